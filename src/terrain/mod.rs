@@ -1,0 +1,7 @@
+//! The terrain engine: heightmaps and the algorithms that shape them; pure Rust, no GPU or XR.
+pub mod error;
+pub mod heightmap;
+pub mod rng;
+
+pub use error::TerrainError;
+pub use heightmap::Heightmap;
