@@ -9,6 +9,7 @@ pub mod heightmap;
 pub mod raster;
 pub mod reference;
 pub mod rng;
+pub mod tiles;
 
 pub use error::TerrainError;
 pub use generator::{Algorithm, Generator, GeneratorConfig};
