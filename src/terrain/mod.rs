@@ -2,6 +2,8 @@
 pub mod error;
 pub mod filter;
 pub mod heightmap;
+pub mod metrics;
+pub mod normals;
 pub mod rng;
 
 pub use error::TerrainError;
