@@ -1,4 +1,5 @@
 //! The terrain engine: heightmaps and the algorithms that shape them; pure Rust, no GPU or XR.
+pub mod diamond_square;
 pub mod error;
 pub mod filter;
 pub mod heightmap;
