@@ -63,15 +63,15 @@ pub fn fir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
 
     for row in cells.chunks_exact_mut(width) {
         let mut prev_input = row[0];
-        for x in 1..width {
-            let input = row[x];
-            row[x] = k * prev_input + keep * input;
+        for cur in row[1..].iter_mut() {
+            let input = *cur;
+            *cur = k * prev_input + keep * input;
             prev_input = input;
         }
         let mut prev_input = row[width - 1];
-        for x in (0..width - 1).rev() {
-            let input = row[x];
-            row[x] = k * prev_input + keep * input;
+        for cur in row[..width - 1].iter_mut().rev() {
+            let input = *cur;
+            *cur = k * prev_input + keep * input;
             prev_input = input;
         }
     }
@@ -290,8 +290,9 @@ mod tests {
     fn fir_output_depends_only_on_the_input_of_each_pass() {
         // One row pass of FIR on [0, 0, 8, 0, 0] with k = 1/2 gives
         // left→right [0, 0, 4, 4, 0], then right→left from that input
-        // [0, 2, 4, 2, 0]; the IIR pass would give [0.6875, 1.375, 2.75, 1.5, 1]. Two rows identical, so the column passes average
-        // equal values and leave them.
+        // [0, 2, 4, 2, 0]; the IIR pass would give [0.6875, 1.375, 2.75, 1.5, 1].
+        // Both rows are identical, so the column passes, k·c + (1 − k)·c with
+        // k = 1/2 and small integers, leave them exactly.
         let row = [0.0, 0.0, 8.0, 0.0, 0.0];
         let mut map =
             Heightmap::from_cells(5, 2, row.iter().chain(row.iter()).copied().collect()).unwrap();
