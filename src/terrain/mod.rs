@@ -1,5 +1,6 @@
 //! The terrain engine: heightmaps and the algorithms that shape them; pure Rust, no GPU or XR.
 pub mod diamond_square;
+pub mod erosion;
 pub mod error;
 pub mod filter;
 pub mod heightmap;
