@@ -2,6 +2,7 @@
 pub mod diamond_square;
 pub mod erosion;
 pub mod error;
+pub mod export;
 pub mod filter;
 pub mod heightmap;
 pub mod metrics;
