@@ -127,9 +127,9 @@ pub fn thermal(map: &mut Heightmap, params: &ThermalParams) -> Result<(), Terrai
         let hardness = params.hardness;
         let cells = map.cells();
         delta.fill(0.0);
-        for i in 0..cells.len() {
+        for (i, x) in (0..cells.len()).zip((0..width).cycle()) {
             let h = cells[i];
-            let neighbours = neighbour_indices(i, width, cells.len());
+            let neighbours = neighbour_indices(i, x, width, cells.len());
             let mut d_max = 0.0f32;
             let mut d_total = 0.0f32;
             for &n in neighbours.iter().flatten() {
@@ -248,13 +248,13 @@ impl HydraulicState {
 
         self.water_delta.fill(0.0);
         self.sediment_delta.fill(0.0);
-        for i in 0..cells.len() {
+        for (i, x) in (0..cells.len()).zip((0..width).cycle()) {
             let water = self.water[i];
             if water <= 0.0 {
                 continue;
             }
             let level = cells[i] + water;
-            let neighbours = neighbour_indices(i, width, cells.len());
+            let neighbours = neighbour_indices(i, x, width, cells.len());
             let mut d_total = 0.0f32;
             let mut level_sum = level;
             let mut lower = 0u8;
@@ -307,9 +307,9 @@ impl HydraulicState {
     }
 }
 
-/// Indices of the left, right, upper and lower neighbours of cell `i`, when inside the map.
-fn neighbour_indices(i: usize, width: usize, len: usize) -> [Option<usize>; 4] {
-    let x = i % width;
+/// Indices of the left, right, upper and lower neighbours of cell `i` (in
+/// column `x`), when inside the map.
+fn neighbour_indices(i: usize, x: usize, width: usize, len: usize) -> [Option<usize>; 4] {
     [
         (x > 0).then(|| i - 1),
         (x + 1 < width).then(|| i + 1),
