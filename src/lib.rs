@@ -1,4 +1,5 @@
 //! holoterrain: a terrain hologram grown frame by frame by a BSP fault engine.
 //!
-//! Layers, dependencies pointing down: `terrain` (the engine, pure).
+//! Layers, dependencies pointing down: `generate` (the offline tool), `terrain` (the engine, pure).
+pub mod generate;
 pub mod terrain;
