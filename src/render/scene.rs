@@ -36,7 +36,7 @@ impl ColourBands {
             sand_to_grass: min_height + quarter,
             grass_to_rock: min_height + 2.0 * quarter,
             rock_to_snow: min_height + 3.0 * quarter,
-            blend: quarter * 0.5,
+            blend: quarter * 0.35,
         }
     }
 }
@@ -69,6 +69,6 @@ mod tests {
             [bands.sand_to_grass, bands.grass_to_rock, bands.rock_to_snow],
             [3.0, 4.0, 5.0]
         );
-        assert_eq!(bands.blend, 0.5);
+        assert_eq!(bands.blend, 0.35);
     }
 }
