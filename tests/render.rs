@@ -132,7 +132,13 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
     }
 }
 
+/// Routes the validation layer's messages (logged by the renderer) to the test output.
+fn init_logging() {
+    let _ = env_logger::builder().is_test(true).try_init();
+}
+
 fn options() -> OffscreenOptions {
+    init_logging();
     OffscreenOptions {
         eye_width: EYE_WIDTH,
         eye_height: EYE_HEIGHT,

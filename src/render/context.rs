@@ -618,6 +618,7 @@ mod tests {
 
     #[test]
     fn validation_counts_an_object_leaked_at_teardown() {
+        let _ = env_logger::builder().is_test(true).try_init();
         let ctx = GpuContext::standalone(true).unwrap();
         let counter = ctx.validation_counter().unwrap();
         // SAFETY: the device is live; the fence is leaked on purpose.
@@ -629,6 +630,43 @@ mod tests {
         assert_eq!(counter.count(), 0);
         drop(ctx);
         assert!(counter.count() > 0, "the leaked fence went unreported");
+    }
+
+    #[test]
+    fn an_external_device_survives_its_context() {
+        let _ = env_logger::builder().is_test(true).try_init();
+        // SAFETY: loading the system's Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.unwrap();
+        let counter = ValidationCounter::default();
+        let instance = create_instance(
+            &entry,
+            &GpuContext::instance_requirements(true),
+            Some(&counter),
+        )
+        .unwrap();
+        let (physical_device, family) = pick_physical_device(&instance).unwrap();
+        let device = create_device(&instance, physical_device, family).unwrap();
+        let ctx = GpuContext::from_external_with_validation(
+            entry.clone(),
+            instance.clone(),
+            physical_device,
+            device.clone(),
+            family,
+        )
+        .unwrap();
+        assert_eq!(ctx.ownership(), Ownership::External);
+        drop(ctx);
+        // SAFETY: the device and instance are still ours to use and destroy;
+        // had the context destroyed them, the layer would report it.
+        unsafe {
+            let fence = device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .unwrap();
+            device.destroy_fence(fence, None);
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
+        assert_eq!(counter.count(), 0, "validation messages (see the log)");
     }
 
     #[test]
