@@ -433,6 +433,22 @@ fn a_grid_with_32_bit_indices_draws_the_same_terrain() {
 }
 
 #[test]
+fn a_new_renderer_starts_flat() {
+    let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(&scene(None)).unwrap();
+    let initial = renderer.read_back().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    let flat = vec![0.0; (GRID_WIDTH * GRID_HEIGHT) as usize];
+    assert_eq!(initial, render_once(options(), &flat));
+    assert_ne!(
+        initial,
+        render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED))
+    );
+}
+
+#[test]
 fn reading_back_before_rendering_is_an_error() {
     let mut renderer = OffscreenRenderer::new(options()).unwrap();
     assert!(matches!(
@@ -444,12 +460,15 @@ fn reading_back_before_rendering_is_an_error() {
 #[test]
 fn heights_of_the_wrong_size_are_rejected() {
     let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
     let too_few = vec![0.0; 10];
     let error = renderer.render(&scene(Some(&too_few))).unwrap_err();
     assert!(matches!(
         error,
         RenderError::HeightCountMismatch { expected, actual: 10 } if expected == (GRID_WIDTH * GRID_HEIGHT) as usize
     ));
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
 }
 
 #[test]

@@ -52,7 +52,8 @@ pub struct FrameScene<'a> {
     /// New heights, row-major, grid width × height values; `Some` only on
     /// frames where they changed (the renderer keeps the last ones).
     pub heights: Option<&'a [f32]>,
-    /// World-space direction from the surface towards the light (need not be unit length).
+    /// World-space direction from the surface towards the light; any
+    /// non-zero length (it is normalised in the shader).
     pub light_dir: Vec3,
     /// Where the colour bands change.
     pub bands: ColourBands,

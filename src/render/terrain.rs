@@ -217,6 +217,14 @@ impl TerrainRenderer {
         let cmd = frame.command_buffer();
         let device = self.ctx.device();
         let height_count = (self.grid_width * self.grid_height) as usize;
+        if let Some(heights) = scene.heights
+            && heights.len() != height_count
+        {
+            return Err(RenderError::HeightCountMismatch {
+                expected: height_count,
+                actual: heights.len(),
+            });
+        }
 
         let uniforms = FrameUniforms {
             view_projection: scene
@@ -235,12 +243,6 @@ impl TerrainRenderer {
         write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms));
 
         if let Some(heights) = scene.heights {
-            if heights.len() != height_count {
-                return Err(RenderError::HeightCountMismatch {
-                    expected: height_count,
-                    actual: heights.len(),
-                });
-            }
             write_mapped(
                 &mut self.height_staging[slot],
                 bytemuck::cast_slice(heights),
