@@ -203,7 +203,8 @@ impl GpuContext {
 
     /// Like [`Self::from_external`], and also counts validation messages through
     /// a debug-utils messenger the context creates (and destroys) on the
-    /// external instance, which must have VK_EXT_debug_utils enabled.
+    /// external instance; fails with `DebugUtilsMissing` unless the instance
+    /// was created with VK_EXT_debug_utils.
     pub fn from_external_with_validation(
         entry: ash::Entry,
         instance: ash::Instance,
@@ -211,10 +212,19 @@ impl GpuContext {
         device: ash::Device,
         queue_family_index: u32,
     ) -> Result<Arc<Self>, RenderError> {
-        // SAFETY: the caller promises the instance has VK_EXT_debug_utils; a
-        // missing entry point surfaces as an error from the loader call below.
-        let debug = unsafe { create_messenger(&entry, &instance, ValidationCounter::default()) }
-            .map_err(|_| RenderError::DebugUtilsMissing)?;
+        // SAFETY: the instance is live. The loader returns no entry point for
+        // an extension the instance was created without.
+        let create_messenger_fn = unsafe {
+            entry.get_instance_proc_addr(
+                instance.handle(),
+                c"vkCreateDebugUtilsMessengerEXT".as_ptr(),
+            )
+        };
+        if create_messenger_fn.is_none() {
+            return Err(RenderError::DebugUtilsMissing);
+        }
+        // SAFETY: VK_EXT_debug_utils is enabled (checked just above).
+        let debug = unsafe { create_messenger(&entry, &instance, ValidationCounter::default()) }?;
         Self::assemble(
             entry,
             instance,
@@ -667,6 +677,29 @@ mod tests {
             instance.destroy_instance(None);
         }
         assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    }
+
+    #[test]
+    fn counting_on_an_instance_without_debug_utils_is_refused() {
+        // SAFETY: loading the system's Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.unwrap();
+        let instance =
+            create_instance(&entry, &GpuContext::instance_requirements(false), None).unwrap();
+        let (physical_device, family) = pick_physical_device(&instance).unwrap();
+        let device = create_device(&instance, physical_device, family).unwrap();
+        let result = GpuContext::from_external_with_validation(
+            entry.clone(),
+            instance.clone(),
+            physical_device,
+            device.clone(),
+            family,
+        );
+        assert!(matches!(result, Err(RenderError::DebugUtilsMissing)));
+        // SAFETY: nothing else uses the device or the instance.
+        unsafe {
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
     }
 
     #[test]
