@@ -1,4 +1,5 @@
 //! holoterrain: a terrain hologram grown frame by frame by a BSP fault engine.
 //!
 //! Layers, dependencies pointing down: `terrain` (the engine, pure).
+pub mod input;
 pub mod terrain;
