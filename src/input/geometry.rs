@@ -1,5 +1,5 @@
 //! Rigid poses, rays and axis-aligned boxes in OpenXR conventions (metres, +Y up, -Z forward).
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec3};
 
 /// A rigid transform: where something is and which way it faces.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,6 +21,20 @@ impl Pose {
             position,
             orientation,
         }
+    }
+
+    /// A pose at `position` looking at `target`, its up as close to +Y as the
+    /// view allows (+Z when looking straight up or down). `None` when the
+    /// two points coincide or are not finite.
+    pub fn looking_at(position: Vec3, target: Vec3) -> Option<Pose> {
+        let back = (position - target).try_normalize()?;
+        let right = Vec3::Y
+            .cross(back)
+            .try_normalize()
+            .or_else(|| Vec3::Z.cross(back).try_normalize())?;
+        let up = back.cross(right);
+        let orientation = Quat::from_mat3(&Mat3::from_cols(right, up, back)).normalize();
+        Some(Pose::new(position, orientation))
     }
 
     /// The direction this pose looks along (its local -Z).
@@ -176,6 +190,21 @@ mod tests {
         let point = Vec3::new(-0.3, 0.4, 0.9);
         let back = pose.inverse().transform_point(pose.transform_point(point));
         assert!(back.abs_diff_eq(point, 1e-5));
+    }
+
+    #[test]
+    fn looking_at_faces_the_target_with_a_level_right_axis() {
+        let pose = Pose::looking_at(Vec3::new(1.0, 2.0, 3.0), Vec3::new(0.0, 1.0, 0.0)).unwrap();
+        let towards = Vec3::new(-1.0, -1.0, -3.0).normalize();
+        assert!(pose.forward().abs_diff_eq(towards, 1e-5));
+        assert!((pose.orientation * Vec3::X).y.abs() < 1e-6);
+        assert!(pose.up().y > 0.0);
+    }
+
+    #[test]
+    fn looking_straight_down_still_gives_a_pose() {
+        let pose = Pose::looking_at(Vec3::Y, Vec3::ZERO).unwrap();
+        assert!(pose.forward().abs_diff_eq(Vec3::NEG_Y, 1e-5));
     }
 
     #[test]
