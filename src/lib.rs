@@ -3,4 +3,5 @@
 //! Layers, dependencies pointing down: `terrain` (the engine, pure).
 pub mod app;
 pub mod input;
+pub mod render;
 pub mod terrain;
