@@ -4,4 +4,5 @@
 pub mod app;
 pub mod input;
 pub mod render;
+pub mod sim;
 pub mod terrain;
