@@ -62,6 +62,24 @@ fn two_air_taps_and_a_tap_reseed_three_times_at_their_frames() {
 }
 
 #[test]
+fn at_90_hz_a_reseed_lands_on_the_first_frame_at_or_after_its_time() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 270,
+        rate: 90.0,
+        ..small_run(out.path(), "select-and-tap.txt")
+    };
+    let report = sim::run(&args).unwrap();
+    let summary: Vec<(u64, &str)> = report
+        .reseeds
+        .iter()
+        .map(|reseed| (reseed.frame, reseed.cause.name()))
+        .collect();
+    // 0.505 s × 90 Hz = frame 45.45 → 46; 2.5 s × 90 Hz = frame 225.
+    assert_eq!(summary, vec![(46, "select"), (225, "tap")]);
+}
+
+#[test]
 fn growth_restarts_at_the_last_reseed() {
     let out = tempfile::tempdir().unwrap();
     let report = sim::run(&small_run(out.path(), "two-airtaps-one-tap.txt")).unwrap();

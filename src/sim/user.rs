@@ -302,3 +302,127 @@ pub fn hand_joints(hand: Hand, index_tip: Vec3, orientation: Quat, gap: f32) -> 
     }
     joints
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::placement::{hologram_bounds, probe_surface};
+    use crate::input::hand::{INDEX_TIP, pinch_distance};
+    use crate::input::{PINCH_END_M, PINCH_START_M, TAP_PRESS_DEPTH_M, TAP_RELEASE_HEIGHT_M};
+
+    const SECOND_NS: i64 = 1_000_000_000;
+
+    fn user(script: &str) -> SimulatedUser {
+        SimulatedUser::new(&Script::parse(script).unwrap(), 320, 240)
+    }
+
+    fn flat() -> Heightmap {
+        Heightmap::flat(9, 9).unwrap()
+    }
+
+    fn hologram() -> Pose {
+        SimulatedUser::expected_hologram()
+    }
+
+    fn right_gap(input: &FrameInput) -> f32 {
+        pinch_distance(&input.hands[Hand::Right.index()].joints.unwrap())
+    }
+
+    #[test]
+    fn synthetic_joints_have_the_requested_pinch_gap() {
+        let joints = hand_joints(
+            Hand::Left,
+            Vec3::new(0.1, 1.2, -0.3),
+            Quat::from_rotation_y(0.5),
+            0.013,
+        );
+        assert!((pinch_distance(&joints) - 0.013).abs() < 1e-5);
+        assert!(joints.iter().all(|joint| joint.radius > 0.0));
+    }
+
+    #[test]
+    fn an_air_tap_pinches_exactly_from_its_time() {
+        let user = user("1.0 airtap right");
+        let at = |time_ns| user.frame_input(time_ns, Some(hologram()), &flat());
+        assert!(right_gap(&at(SECOND_NS - 1)) > PINCH_END_M);
+        assert!(right_gap(&at(SECOND_NS)) < PINCH_START_M);
+        assert!(right_gap(&at(SECOND_NS + HOLD_NS)) > PINCH_END_M);
+    }
+
+    #[test]
+    fn an_air_tap_aims_at_the_hologram() {
+        let user = user("1.0 airtap right");
+        let input = user.frame_input(SECOND_NS, Some(hologram()), &flat());
+        let aim = input.hands[Hand::Right.index()].aim.unwrap();
+        let bounds = hologram_bounds(0.0, 0.0);
+        assert!(
+            bounds
+                .hit(&hologram().ray_to_local(&aim.forward_ray()))
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn an_away_air_tap_turns_aim_and_gaze_off_the_hologram() {
+        let user = user("1.0 airtap right away");
+        let input = user.frame_input(SECOND_NS, Some(hologram()), &flat());
+        let bounds = hologram_bounds(0.0, 0.2);
+        let misses = |pose: Pose| {
+            bounds
+                .hit(&hologram().ray_to_local(&pose.forward_ray()))
+                .is_none()
+        };
+        assert!(misses(input.hands[Hand::Right.index()].aim.unwrap()));
+        assert!(misses(input.head.unwrap()));
+        assert!(right_gap(&input) < PINCH_START_M);
+    }
+
+    #[test]
+    fn the_orbiting_head_looks_at_the_hologram() {
+        let user = user("");
+        let input = user.frame_input(7 * SECOND_NS, Some(hologram()), &flat());
+        let head = input.head.unwrap();
+        let to_centre = (hologram().position - head.position).normalize();
+        assert!(head.forward().abs_diff_eq(to_centre, 1e-5));
+        assert!(head.position.distance(Vec3::new(0.0, EYE_HEIGHT_M, 0.0)) > 0.1);
+    }
+
+    #[test]
+    fn a_tap_hovers_above_then_pokes_in_at_its_time() {
+        let user = user("2.0 tap left 0.25 0.75");
+        let map = flat();
+        let probe_at = |time_ns| {
+            let input = user.frame_input(time_ns, Some(hologram()), &map);
+            let tip = input.hands[Hand::Left.index()].joints.unwrap()[INDEX_TIP]
+                .pose
+                .position;
+            probe_surface(hologram().inverse().transform_point(tip), &map).unwrap()
+        };
+        let hovering = probe_at(2 * SECOND_NS - LEAD_NS);
+        assert!(hovering.height_above_surface > TAP_RELEASE_HEIGHT_M);
+        assert!(probe_at(2 * SECOND_NS - 1).height_above_surface > -TAP_PRESS_DEPTH_M);
+        let poked = probe_at(2 * SECOND_NS);
+        assert!(poked.height_above_surface < -TAP_PRESS_DEPTH_M);
+        assert!((poked.u - 0.25).abs() < 1e-4 && (poked.v - 0.75).abs() < 1e-4);
+    }
+
+    #[test]
+    fn eyes_are_an_ipd_apart() {
+        let input = user("").frame_input(0, None, &flat());
+        let [left, right] = input.views;
+        assert!((left.pose.position.distance(right.pose.position) - IPD_M).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_head_event_pins_the_head() {
+        let user = user("1.0 head 0.5 1.5 0.2 0.0 1.3 -1.0");
+        let input = user.frame_input(3 * SECOND_NS, Some(hologram()), &flat());
+        assert!(
+            input
+                .head
+                .unwrap()
+                .position
+                .abs_diff_eq(Vec3::new(0.5, 1.5, 0.2), 1e-6)
+        );
+    }
+}
