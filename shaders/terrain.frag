@@ -47,8 +47,8 @@ void main() {
     vec3 to_light = normalize(frame.light_dir.xyz);
     float diffuse = max(dot(normal, to_light), 0.0);
     // Sky light from above, dimmer from below, so shadowed slopes keep their colour.
-    float ambient = mix(0.12, 0.3, dot(normal, terrain_up) * 0.5 + 0.5);
-    vec3 lit = colour * (ambient + 0.85 * diffuse);
+    float ambient = mix(0.1, 0.25, dot(normal, terrain_up) * 0.5 + 0.5);
+    vec3 lit = colour * (ambient + 0.8 * diffuse);
 
     out_colour = vec4(ENCODE_SRGB ? linear_to_srgb(lit) : lit, 1.0);
 }

@@ -39,31 +39,60 @@ const CHILD_VAR: &str = "HOLOTERRAIN_RENDER_TEST_CHILD";
 
 // ---------------------------------------------------------------- helpers --
 
-/// A tilted plain rising from a beach to a hill with a ridge across it and a
-/// knoll beside it, heights in about [0.1, 1.1], built with only +, −, × and
-/// max so it is the same on every platform. `shift` moves the hill and ridge
-/// along x (in units of half the grid).
-fn hill_and_ridge(width: u32, height: u32, shift: f32) -> Vec<f32> {
+/// SplitMix64: a tiny generator of its own, so the test terrain never
+/// changes when the engine's generator does.
+struct SplitMix(u64);
+
+impl SplitMix {
+    /// Uniform in [-1, 1).
+    fn signed_unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
+/// A fault-formation landscape on a dome, heights normalised to [0, 1]:
+/// `FAULTS` soft-edged faults (random point and direction, one side up, the
+/// other down, amplitude falling with each fault) defined on the continuous
+/// square, so any grid size samples the same surface. Only +, −, ×, ÷ and
+/// comparisons: the same bits on every platform.
+fn fault_terrain(width: u32, height: u32, seed: u64) -> Vec<f32> {
+    const FAULTS: usize = 150;
+    let mut rng = SplitMix(seed);
+    let faults: Vec<[f64; 4]> = (0..FAULTS)
+        .map(|_| std::array::from_fn(|_| rng.signed_unit()))
+        .collect();
     let mut heights = Vec::with_capacity((width * height) as usize);
     for row in 0..height {
         for col in 0..width {
-            let plain_x = col as f32 / (width - 1) as f32 * 2.0 - 1.0;
-            let z = row as f32 / (height - 1) as f32 * 2.0 - 1.0;
-            let x = plain_x - shift;
-            let plain = 0.08 + 0.16 * (1.0 - plain_x) + 0.1 * (1.0 - z);
-            let hill = (1.0 - (x * x + z * z) * 1.6).max(0.0);
-            let across = z - 0.6 * x + 0.1;
-            let ridge = (1.0 - across * across * 14.0).max(0.0);
-            let knoll_x = x + 0.5;
-            let knoll_z = z - 0.45;
-            let knoll = (1.0 - (knoll_x * knoll_x + knoll_z * knoll_z) * 9.0).max(0.0);
-            heights.push(
-                plain + hill * hill * 0.55 + ridge * ridge * hill * 0.35 + knoll * knoll * 0.25,
-            );
+            let x = col as f64 / (width - 1) as f64 * 2.0 - 1.0;
+            let z = row as f64 / (height - 1) as f64 * 2.0 - 1.0;
+            let dome = (1.0 - (x * x + z * z) * 0.7).max(0.0);
+            let mut h = dome * 0.6;
+            for (index, [px, pz, dx, dz]) in faults.iter().enumerate() {
+                let amplitude = 0.1 * (1.0 - 0.8 * index as f64 / FAULTS as f64);
+                let side = ((x - px) * dz - (z - pz) * dx) * 12.0;
+                h += amplitude * side.clamp(-1.0, 1.0);
+            }
+            heights.push(h);
         }
     }
+    let min = heights.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     heights
+        .iter()
+        .map(|h| ((h - min) / (max - min)) as f32)
+        .collect()
 }
+
+/// The seed of the reference landscape.
+const SEED: u64 = 3;
+/// Another landscape.
+const OTHER_SEED: u64 = 4;
 
 /// Where each eye sits: a head 0.69 m from the hologram's centre, 0.4 m above
 /// it, eyes 0.063 m apart, looking at the centre.
@@ -88,9 +117,9 @@ fn eye_views() -> [EyeView; 2] {
     })
 }
 
-/// The hologram: 0.5 m square, 0.12 m of relief for 1 terrain unit.
+/// The hologram: 0.5 m square, 0.1 m of relief for 1 terrain unit.
 fn model() -> Mat4 {
-    Mat4::from_scale(Vec3::new(0.5, 0.12, 0.5))
+    Mat4::from_scale(Vec3::new(0.5, 0.1, 0.5))
 }
 
 fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
@@ -98,12 +127,18 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         model: model(),
         views: eye_views(),
         heights,
-        light_dir: Vec3::new(-0.5, 0.8, 0.35),
+        light_dir: Vec3::new(-0.7, 0.6, -0.2),
         bands: ColourBands::spread_over(0.0, 1.0),
     }
 }
 
+/// Routes the validation layer's messages (logged by the renderer) to the test output.
+fn init_logging() {
+    let _ = env_logger::builder().is_test(true).try_init();
+}
+
 fn options() -> OffscreenOptions {
+    init_logging();
     OffscreenOptions {
         eye_width: EYE_WIDTH,
         eye_height: EYE_HEIGHT,
@@ -196,9 +231,15 @@ fn assert_matches_reference(name: &str, image: &StereoImage) {
     let reference =
         Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/render/{name}.png"));
     if std::env::var(BLESS_VAR).is_ok_and(|value| value == "1") {
+        std::fs::create_dir_all(reference.parent().unwrap()).unwrap();
         write_png(&reference, width, height, &pixels);
         return;
     }
+    assert!(
+        reference.exists(),
+        "{} is missing: run with {BLESS_VAR}=1 to create it",
+        reference.display()
+    );
     let (ref_width, ref_height, expected) = read_png(&reference);
     assert_eq!(
         (ref_width, ref_height),
@@ -271,13 +312,13 @@ fn is_child() -> bool {
 
 #[test]
 fn fixed_scene_matches_the_reference_image() {
-    let image = render_once(options(), &hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0));
-    assert_matches_reference("hill-and-ridge", &image);
+    let image = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
+    assert_matches_reference("fault-terrain", &image);
 }
 
 #[test]
 fn the_background_is_transparent_black() {
-    let image = render_once(options(), &hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0));
+    let image = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
     let background: Vec<_> = image.left.chunks(4).filter(|p| p[3] != 255).collect();
     assert!(!background.is_empty(), "the terrain fills the whole view");
     assert!(background.iter().all(|p| *p == [0, 0, 0, 0]));
@@ -287,7 +328,7 @@ fn the_background_is_transparent_black() {
 
 #[test]
 fn the_eyes_differ_by_parallax() {
-    let image = render_once(options(), &hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0));
+    let image = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
     assert_ne!(image.left, image.right);
     // Seen from the left eye, the hologram sits further right in the image.
     let left = horizontal_centroid(&image.left, image.width);
@@ -300,8 +341,11 @@ fn the_eyes_differ_by_parallax() {
 
 #[test]
 fn changing_the_heights_changes_the_image() {
-    let first = render_once(options(), &hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0));
-    let moved = render_once(options(), &hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.3));
+    let first = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
+    let moved = render_once(
+        options(),
+        &fault_terrain(GRID_WIDTH, GRID_HEIGHT, OTHER_SEED),
+    );
     let (differing, _) = compare(&side_by_side(&first), &side_by_side(&moved));
     let total = (first.width * first.height * 2) as usize;
     assert!(
@@ -312,8 +356,8 @@ fn changing_the_heights_changes_the_image() {
 
 #[test]
 fn streamed_heights_match_a_fresh_renderer() {
-    let first = hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0);
-    let second = hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, -0.25);
+    let first = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    let second = fault_terrain(GRID_WIDTH, GRID_HEIGHT, OTHER_SEED);
     let mut renderer = OffscreenRenderer::new(options()).unwrap();
     let counter = renderer.validation_counter().unwrap();
     renderer.render(&scene(Some(&first))).unwrap();
@@ -326,8 +370,8 @@ fn streamed_heights_match_a_fresh_renderer() {
 
 #[test]
 fn heights_persist_across_frames_without_new_ones() {
-    let first = hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0);
-    let second = hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, -0.25);
+    let first = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    let second = fault_terrain(GRID_WIDTH, GRID_HEIGHT, OTHER_SEED);
     let mut renderer = OffscreenRenderer::new(options()).unwrap();
     let counter = renderer.validation_counter().unwrap();
     renderer.render(&scene(Some(&first))).unwrap();
@@ -345,7 +389,7 @@ fn heights_persist_across_frames_without_new_ones() {
 
 #[test]
 fn bgra_unorm_and_d32_targets_give_the_same_picture() {
-    let heights = hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0);
+    let heights = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
     let preferred = OffscreenRenderer::new(options()).unwrap();
     assert_eq!(preferred.color_format(), vk::Format::R8G8B8A8_SRGB);
     assert_eq!(preferred.depth_format(), vk::Format::D16_UNORM);
@@ -375,8 +419,8 @@ fn a_grid_with_32_bit_indices_draws_the_same_terrain() {
         grid_height: 257,
         ..options()
     };
-    let fine = render_once(large, &hill_and_ridge(300, 257, 0.0));
-    let coarse = render_once(options(), &hill_and_ridge(GRID_WIDTH, GRID_HEIGHT, 0.0));
+    let fine = render_once(large, &fault_terrain(300, 257, SEED));
+    let coarse = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
     let fine_coverage = covered(&fine.left).count() as f64;
     let coarse_coverage = covered(&coarse.left).count() as f64;
     assert!(
@@ -386,6 +430,22 @@ fn a_grid_with_32_bit_indices_draws_the_same_terrain() {
     let shift = horizontal_centroid(&fine.left, fine.width)
         - horizontal_centroid(&coarse.left, coarse.width);
     assert!(shift.abs() < 0.5, "centroid moved by {shift} pixels");
+}
+
+#[test]
+fn a_new_renderer_starts_flat() {
+    let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(&scene(None)).unwrap();
+    let initial = renderer.read_back().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    let flat = vec![0.0; (GRID_WIDTH * GRID_HEIGHT) as usize];
+    assert_eq!(initial, render_once(options(), &flat));
+    assert_ne!(
+        initial,
+        render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED))
+    );
 }
 
 #[test]
@@ -400,12 +460,15 @@ fn reading_back_before_rendering_is_an_error() {
 #[test]
 fn heights_of_the_wrong_size_are_rejected() {
     let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
     let too_few = vec![0.0; 10];
     let error = renderer.render(&scene(Some(&too_few))).unwrap_err();
     assert!(matches!(
         error,
         RenderError::HeightCountMismatch { expected, actual: 10 } if expected == (GRID_WIDTH * GRID_HEIGHT) as usize
     ));
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
 }
 
 #[test]

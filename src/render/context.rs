@@ -203,7 +203,8 @@ impl GpuContext {
 
     /// Like [`Self::from_external`], and also counts validation messages through
     /// a debug-utils messenger the context creates (and destroys) on the
-    /// external instance, which must have VK_EXT_debug_utils enabled.
+    /// external instance; fails with `DebugUtilsMissing` unless the instance
+    /// was created with VK_EXT_debug_utils.
     pub fn from_external_with_validation(
         entry: ash::Entry,
         instance: ash::Instance,
@@ -211,10 +212,19 @@ impl GpuContext {
         device: ash::Device,
         queue_family_index: u32,
     ) -> Result<Arc<Self>, RenderError> {
-        // SAFETY: the caller promises the instance has VK_EXT_debug_utils; a
-        // missing entry point surfaces as an error from the loader call below.
-        let debug = unsafe { create_messenger(&entry, &instance, ValidationCounter::default()) }
-            .map_err(|_| RenderError::DebugUtilsMissing)?;
+        // SAFETY: the instance is live. The loader returns no entry point for
+        // an extension the instance was created without.
+        let create_messenger_fn = unsafe {
+            entry.get_instance_proc_addr(
+                instance.handle(),
+                c"vkCreateDebugUtilsMessengerEXT".as_ptr(),
+            )
+        };
+        if create_messenger_fn.is_none() {
+            return Err(RenderError::DebugUtilsMissing);
+        }
+        // SAFETY: VK_EXT_debug_utils is enabled (checked just above).
+        let debug = unsafe { create_messenger(&entry, &instance, ValidationCounter::default()) }?;
         Self::assemble(
             entry,
             instance,
@@ -618,6 +628,7 @@ mod tests {
 
     #[test]
     fn validation_counts_an_object_leaked_at_teardown() {
+        let _ = env_logger::builder().is_test(true).try_init();
         let ctx = GpuContext::standalone(true).unwrap();
         let counter = ctx.validation_counter().unwrap();
         // SAFETY: the device is live; the fence is leaked on purpose.
@@ -629,6 +640,66 @@ mod tests {
         assert_eq!(counter.count(), 0);
         drop(ctx);
         assert!(counter.count() > 0, "the leaked fence went unreported");
+    }
+
+    #[test]
+    fn an_external_device_survives_its_context() {
+        let _ = env_logger::builder().is_test(true).try_init();
+        // SAFETY: loading the system's Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.unwrap();
+        let counter = ValidationCounter::default();
+        let instance = create_instance(
+            &entry,
+            &GpuContext::instance_requirements(true),
+            Some(&counter),
+        )
+        .unwrap();
+        let (physical_device, family) = pick_physical_device(&instance).unwrap();
+        let device = create_device(&instance, physical_device, family).unwrap();
+        let ctx = GpuContext::from_external_with_validation(
+            entry.clone(),
+            instance.clone(),
+            physical_device,
+            device.clone(),
+            family,
+        )
+        .unwrap();
+        assert_eq!(ctx.ownership(), Ownership::External);
+        drop(ctx);
+        // SAFETY: the device and instance are still ours to use and destroy;
+        // had the context destroyed them, the layer would report it.
+        unsafe {
+            let fence = device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .unwrap();
+            device.destroy_fence(fence, None);
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
+        assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    }
+
+    #[test]
+    fn counting_on_an_instance_without_debug_utils_is_refused() {
+        // SAFETY: loading the system's Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.unwrap();
+        let instance =
+            create_instance(&entry, &GpuContext::instance_requirements(false), None).unwrap();
+        let (physical_device, family) = pick_physical_device(&instance).unwrap();
+        let device = create_device(&instance, physical_device, family).unwrap();
+        let result = GpuContext::from_external_with_validation(
+            entry.clone(),
+            instance.clone(),
+            physical_device,
+            device.clone(),
+            family,
+        );
+        assert!(matches!(result, Err(RenderError::DebugUtilsMissing)));
+        // SAFETY: nothing else uses the device or the instance.
+        unsafe {
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
     }
 
     #[test]

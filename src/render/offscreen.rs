@@ -75,14 +75,12 @@ pub struct StereoImage {
 struct OffscreenSlot {
     /// Framebuffer and views; dropped before the images they view.
     target: RenderTarget,
-    /// Colour, 2 layers.
-    _color: Image,
-    /// Depth, 2 layers.
+    /// Colour, 2 layers; copied out after each frame.
+    color: Image,
+    /// Depth, 2 layers; only the framebuffer uses it.
     _depth: Image,
     /// Host-visible copy of both colour layers, left then right.
     readback: Buffer,
-    /// The colour image, for the copy out.
-    color_image: vk::Image,
 }
 
 /// Renders stereo frames into its own images and reads them back.
@@ -299,8 +297,7 @@ fn make_slot(
     let target = unsafe { RenderTarget::new(terrain, color.raw(), depth.raw(), extent) }?;
     Ok(OffscreenSlot {
         target,
-        color_image: color.raw(),
-        _color: color,
+        color,
         _depth: depth,
         readback,
     })
@@ -329,7 +326,7 @@ unsafe fn record_copy_out(
         .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(slot.color_image)
+        .image(slot.color.raw())
         .subresource_range(layers);
     let region = vk::BufferImageCopy::default()
         .image_subresource(vk::ImageSubresourceLayers {
@@ -363,7 +360,7 @@ unsafe fn record_copy_out(
         );
         device.cmd_copy_image_to_buffer(
             cmd,
-            slot.color_image,
+            slot.color.raw(),
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             slot.readback.raw(),
             &[region],

@@ -36,7 +36,7 @@ impl ColourBands {
             sand_to_grass: min_height + quarter,
             grass_to_rock: min_height + 2.0 * quarter,
             rock_to_snow: min_height + 3.0 * quarter,
-            blend: quarter * 0.5,
+            blend: quarter * 0.35,
         }
     }
 }
@@ -52,7 +52,8 @@ pub struct FrameScene<'a> {
     /// New heights, row-major, grid width × height values; `Some` only on
     /// frames where they changed (the renderer keeps the last ones).
     pub heights: Option<&'a [f32]>,
-    /// World-space direction from the surface towards the light (need not be unit length).
+    /// World-space direction from the surface towards the light; any
+    /// non-zero length (it is normalised in the shader).
     pub light_dir: Vec3,
     /// Where the colour bands change.
     pub bands: ColourBands,
@@ -69,6 +70,6 @@ mod tests {
             [bands.sand_to_grass, bands.grass_to_rock, bands.rock_to_snow],
             [3.0, 4.0, 5.0]
         );
-        assert_eq!(bands.blend, 0.5);
+        assert_eq!(bands.blend, 0.35);
     }
 }

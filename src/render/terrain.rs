@@ -217,6 +217,14 @@ impl TerrainRenderer {
         let cmd = frame.command_buffer();
         let device = self.ctx.device();
         let height_count = (self.grid_width * self.grid_height) as usize;
+        if let Some(heights) = scene.heights
+            && heights.len() != height_count
+        {
+            return Err(RenderError::HeightCountMismatch {
+                expected: height_count,
+                actual: heights.len(),
+            });
+        }
 
         let uniforms = FrameUniforms {
             view_projection: scene
@@ -235,12 +243,6 @@ impl TerrainRenderer {
         write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms));
 
         if let Some(heights) = scene.heights {
-            if heights.len() != height_count {
-                return Err(RenderError::HeightCountMismatch {
-                    expected: height_count,
-                    actual: heights.len(),
-                });
-            }
             write_mapped(
                 &mut self.height_staging[slot],
                 bytemuck::cast_slice(heights),
@@ -618,13 +620,15 @@ impl Drop for TerrainRenderer {
 }
 
 /// A colour and a depth image of 2 layers each, wrapped as one multiview
-/// framebuffer of a [`TerrainRenderer`]'s render pass. Owns its views and
-/// framebuffer, never the images.
+/// framebuffer of a [`TerrainRenderer`]'s render pass. Owns its framebuffer,
+/// and its views when it made them ([`RenderTarget::new`]); never the images.
 pub struct RenderTarget {
     /// The context the views and framebuffer belong to.
     ctx: Arc<GpuContext>,
     /// 2D-array views of the colour and the depth image.
     views: [vk::ImageView; 2],
+    /// Whether dropping the target destroys `views`.
+    owns_views: bool,
     /// The framebuffer (1 layer: multiview addresses the array layers).
     framebuffer: vk::Framebuffer,
     /// Size of each layer.
@@ -633,7 +637,7 @@ pub struct RenderTarget {
 
 impl RenderTarget {
     /// Views and a framebuffer for drawing with `renderer` into `color_image`
-    /// and `depth_image`.
+    /// and `depth_image` (e.g. OpenXR swapchain images).
     ///
     /// # Safety
     /// Both images must be live on the renderer's device, have at least 2
@@ -646,10 +650,10 @@ impl RenderTarget {
         depth_image: vk::Image,
         extent: vk::Extent2D,
     ) -> Result<Self, RenderError> {
-        let ctx = renderer.ctx.clone();
         let mut target = RenderTarget {
-            ctx,
+            ctx: renderer.ctx.clone(),
             views: [vk::ImageView::null(); 2],
+            owns_views: true,
             framebuffer: vk::Framebuffer::null(),
             extent,
         };
@@ -682,21 +686,49 @@ impl RenderTarget {
             *view = unsafe { target.ctx.device().create_image_view(&view_info, None) }
                 .map_err(vk_error("vkCreateImageView"))?;
         }
+        target.create_framebuffer(renderer)?;
+        Ok(target)
+    }
+
+    /// A framebuffer for drawing with `renderer` into views the caller made
+    /// and keeps (the target does not destroy them).
+    ///
+    /// # Safety
+    /// Both views must be live on the renderer's device, 2D-array views of 2
+    /// layers of `extent` in the renderer's colour and depth formats, of
+    /// images with attachment usage, and must outlive the target.
+    pub unsafe fn from_views(
+        renderer: &TerrainRenderer,
+        color_view: vk::ImageView,
+        depth_view: vk::ImageView,
+        extent: vk::Extent2D,
+    ) -> Result<Self, RenderError> {
+        let mut target = RenderTarget {
+            ctx: renderer.ctx.clone(),
+            views: [color_view, depth_view],
+            owns_views: false,
+            framebuffer: vk::Framebuffer::null(),
+            extent,
+        };
+        target.create_framebuffer(renderer)?;
+        Ok(target)
+    }
+
+    fn create_framebuffer(&mut self, renderer: &TerrainRenderer) -> Result<(), RenderError> {
         let framebuffer_info = vk::FramebufferCreateInfo::default()
             .render_pass(renderer.render_pass)
-            .attachments(&target.views)
-            .width(extent.width)
-            .height(extent.height)
+            .attachments(&self.views)
+            .width(self.extent.width)
+            .height(self.extent.height)
             .layers(1);
-        // SAFETY: the views were just created for this render pass's formats.
-        target.framebuffer = unsafe {
-            target
-                .ctx
+        // SAFETY: the views match this render pass's formats (constructors' contracts).
+        self.framebuffer = unsafe {
+            self.ctx
                 .device()
                 .create_framebuffer(&framebuffer_info, None)
         }
         .map_err(vk_error("vkCreateFramebuffer"))?;
-        Ok(target)
+        Ok(())
     }
 
     /// Size of each eye's layer.
@@ -712,8 +744,10 @@ impl Drop for RenderTarget {
         unsafe {
             let device = self.ctx.device();
             device.destroy_framebuffer(self.framebuffer, None);
-            for view in self.views {
-                device.destroy_image_view(view, None);
+            if self.owns_views {
+                for view in self.views {
+                    device.destroy_image_view(view, None);
+                }
             }
         }
     }
@@ -888,5 +922,103 @@ unsafe fn record_and_wait(
 fn write_at(buffer: &mut Buffer, offset: usize, bytes: &[u8]) {
     if let Some(mapped) = buffer.mapped_mut() {
         mapped[offset..offset + bytes.len()].copy_from_slice(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Mat4, Vec3};
+
+    use super::*;
+    use crate::render::frames::FrameRing;
+    use crate::render::memory::Image;
+    use crate::render::scene::{ColourBands, EyeView};
+
+    fn array_view(
+        ctx: &GpuContext,
+        image: &Image,
+        format: vk::Format,
+        aspect: vk::ImageAspectFlags,
+    ) -> vk::ImageView {
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image.raw())
+            .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
+            .format(format)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: aspect,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: VIEW_COUNT,
+            });
+        // SAFETY: the image is live and has 2 layers of this format.
+        unsafe { ctx.device().create_image_view(&view_info, None) }.unwrap()
+    }
+
+    #[test]
+    fn a_target_on_caller_views_draws_and_leaves_the_views_alone() {
+        let _ = env_logger::builder().is_test(true).try_init();
+        let ctx = GpuContext::standalone(true).unwrap();
+        let counter = ctx.validation_counter().unwrap();
+        let (color_format, depth_format) = (vk::Format::R8G8B8A8_SRGB, vk::Format::D16_UNORM);
+        let mut renderer =
+            TerrainRenderer::new(ctx.clone(), 9, 7, color_format, depth_format).unwrap();
+        let extent = vk::Extent2D {
+            width: 32,
+            height: 24,
+        };
+        let color = Image::new(
+            &ctx,
+            "colour",
+            color_format,
+            extent,
+            VIEW_COUNT,
+            vk::ImageUsageFlags::COLOR_ATTACHMENT,
+        )
+        .unwrap();
+        let depth = Image::new(
+            &ctx,
+            "depth",
+            depth_format,
+            extent,
+            VIEW_COUNT,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        )
+        .unwrap();
+        let color_view = array_view(&ctx, &color, color_format, vk::ImageAspectFlags::COLOR);
+        let depth_view = array_view(&ctx, &depth, depth_format, vk::ImageAspectFlags::DEPTH);
+        // SAFETY: the views fit the renderer and are destroyed after the target.
+        let target =
+            unsafe { RenderTarget::from_views(&renderer, color_view, depth_view, extent) }.unwrap();
+        let mut frames = FrameRing::new(ctx.clone()).unwrap();
+        let heights: Vec<f32> = (0..63).map(|i| i as f32 / 63.0).collect();
+        let eye = EyeView {
+            view: Mat4::from_translation(Vec3::new(0.0, -0.2, -1.0)),
+            projection: crate::render::camera::perspective_from_fov(
+                -0.5, 0.5, 0.4, -0.4, 0.05, 10.0,
+            ),
+        };
+        let scene = FrameScene {
+            model: Mat4::from_scale(Vec3::new(0.5, 0.1, 0.5)),
+            views: [eye, eye],
+            heights: Some(&heights),
+            light_dir: Vec3::Y,
+            bands: ColourBands::spread_over(0.0, 1.0),
+        };
+        for _ in 0..3 {
+            let frame = frames.begin().unwrap();
+            renderer.record(&frame, &target, &scene).unwrap();
+            frames.submit(frame).unwrap();
+        }
+        frames.wait_for_all().unwrap();
+        drop(target);
+        // SAFETY: the GPU is done with the views; the target did not destroy
+        // them, so destroying them here is valid (else the layer reports it).
+        unsafe {
+            ctx.device().destroy_image_view(color_view, None);
+            ctx.device().destroy_image_view(depth_view, None);
+        }
+        drop((frames, color, depth, renderer, ctx));
+        assert_eq!(counter.count(), 0, "validation messages (see the log)");
     }
 }
