@@ -160,3 +160,74 @@ fn validation_off_reports_null() {
     sim::run(&args).unwrap();
     assert!(read_report(out.path())["validation_messages"].is_null());
 }
+
+#[test]
+fn a_missing_script_file_is_named_in_the_error() {
+    let out = tempfile::tempdir().unwrap();
+    let error = sim::run(&small_run(out.path(), "no-such-script.txt")).unwrap_err();
+    assert!(matches!(error, SimError::ReadScript { .. }));
+    assert!(error.to_string().contains("no-such-script.txt"), "{error}");
+}
+
+/// Decodes an RGB PNG: (width, height, pixels).
+fn decode_rgb(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+#[test]
+fn the_final_frame_shows_the_terrain_in_both_eyes_side_by_side() {
+    let out = tempfile::tempdir().unwrap();
+    // Half a second: before that script's glance away (from 0.7 s).
+    let args = SimArgs {
+        frames: 30,
+        ..small_run(out.path(), "airtap-away.txt")
+    };
+    sim::run(&args).unwrap();
+    let (width, height, pixels) = decode_rgb(&out.path().join("frame-00029.png"));
+    assert_eq!((width, height), (128, 48));
+    let eye = |x_range: std::ops::Range<u32>| -> Vec<[u8; 3]> {
+        (0..height)
+            .flat_map(|y| x_range.clone().map(move |x| (y * width + x) as usize * 3))
+            .map(|i| [pixels[i], pixels[i + 1], pixels[i + 2]])
+            .collect()
+    };
+    let (left, right) = (eye(0..64), eye(64..128));
+    let lit = |pixels: &[[u8; 3]]| pixels.iter().filter(|p| **p != [0, 0, 0]).count();
+    // The 0.5 m hologram 1 m away covers a good part of a 45° view.
+    assert!(
+        lit(&left) > left.len() / 10,
+        "left eye shows {} lit pixels",
+        lit(&left)
+    );
+    assert!(
+        lit(&right) > right.len() / 10,
+        "right eye shows {} lit pixels",
+        lit(&right)
+    );
+    assert_ne!(left, right, "the eyes should differ by parallax");
+}
+
+#[test]
+fn an_animated_png_holds_every_snapshot() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 25,
+        every: 10,
+        apng: true,
+        ..small_run(out.path(), "airtap-away.txt")
+    };
+    sim::run(&args).unwrap();
+    let file = std::fs::File::open(out.path().join("growth.png")).unwrap();
+    let reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap();
+    let animation = reader.info().animation_control.unwrap();
+    // Frames 0, 10, 20 and the last, 24.
+    assert_eq!(animation.num_frames, 4);
+}
