@@ -22,7 +22,11 @@ pub fn faults_per_pixel(faults: &[Fault], width: usize, height: usize, acc: &mut
         let (raise, lower) = (to_fixed(fault.raise), to_fixed(fault.lower));
         for y in 0..height {
             for x in 0..width {
-                acc[y * width + x] += if fault.line.is_right(x, y) { raise } else { lower };
+                acc[y * width + x] += if fault.line.is_right(x, y) {
+                    raise
+                } else {
+                    lower
+                };
             }
         }
     }
