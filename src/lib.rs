@@ -1,6 +1,8 @@
 //! holoterrain: a terrain hologram grown frame by frame by a BSP fault engine.
 //!
-//! Layers, dependencies pointing down: `generate` (the offline tool), `terrain` (the engine, pure).
+//! Layers, dependencies pointing down (DESIGN.md): `sim` (the headless
+//! platform) and `generate` (the offline tool); `app` (the frame-loop core);
+//! `input` (gesture recognisers); `render` (Vulkan); `terrain` (the engine).
 pub mod app;
 pub mod generate;
 pub mod input;

@@ -2,6 +2,7 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use holoterrain::generate::{self, GenerateArgs, LazyProgress};
+use holoterrain::sim::{self, SimArgs};
 use std::process::ExitCode;
 
 /// A terrain hologram grown frame by frame by a BSP fault engine.
@@ -14,6 +15,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the headless simulator: the whole frame loop, no headset, no GPU needed.
+    Sim(SimArgs),
     /// Write a heightmap file from the terrain engine.
     Generate(GenerateArgs),
 }
@@ -35,6 +38,16 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Sim(args) => {
+            let report = sim::run(&args)?;
+            eprintln!(
+                "simulated {} frames ({:.1} s), {} reseeds; wrote {}",
+                report.frames,
+                report.seconds,
+                report.reseeds.len(),
+                args.out.display()
+            );
+        }
         Command::Generate(args) => {
             let mut progress = LazyProgress::default();
             let result = generate::run(&args, &mut |done, total| progress.update(done, total));
