@@ -15,8 +15,9 @@ use super::rng::TerrainRng;
 use super::{Heightmap, TerrainError};
 
 /// The most relief a run may build: heights are summed as i64 in units of
-/// 2^-32, which holds about ±2.1e9.
-pub const MAX_TOTAL_RELIEF: f64 = 1e9;
+/// 2^-32, which holds about ±2.1e9, and a difference array entry can
+/// collect twice the relief.
+pub const MAX_TOTAL_RELIEF: f64 = 5e8;
 
 /// Which fault algorithm grows the map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +115,7 @@ impl GeneratorConfig {
             return Err(TerrainError::out_of_range(
                 "amplitude × iterations",
                 step * self.iterations as f64,
-                "at most 1e9 terrain units: lower --amplitude or --iterations",
+                "at most 5e8 terrain units: lower --amplitude or --iterations",
             ));
         }
         if let Some(k) = self.smoothing
