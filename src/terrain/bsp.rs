@@ -165,37 +165,36 @@ impl BspTree {
     pub fn add_to(&self, acc: &mut [i64], width: usize) {
         let rows = acc.len() / width;
         let internal = self.nodes.len();
-        // spans[node * rows + y]: the samples of row y that reach `node`;
-        // nodes past the internal ones are the leaves.
-        let mut spans = vec![(0u32, 0u32); (2 * internal + 1) * rows];
-        spans[..rows].fill((0, width as u32));
-        for (node, &line) in self.nodes.iter().enumerate() {
-            let splitter = RowSplitter::new(line, rows);
-            let (head, tail) = spans.split_at_mut((2 * node + 1) * rows);
-            let parent = &head[node * rows..(node + 1) * rows];
-            let (left, right) = tail[..2 * rows].split_at_mut(rows);
-            for (y, &(lo, hi)) in parent.iter().enumerate() {
-                if lo == hi {
-                    continue;
-                }
-                let (split, right_first) = splitter.split(y, lo as usize, hi as usize);
-                let split = split as u32;
-                if right_first {
-                    right[y] = (lo, split);
-                    left[y] = (split, hi);
-                } else {
-                    left[y] = (lo, split);
-                    right[y] = (split, hi);
-                }
-            }
-        }
+        let splitters: Vec<RowSplitter> = self
+            .nodes
+            .iter()
+            .map(|&l| RowSplitter::new(l, rows))
+            .collect();
         let leaf_offsets: Vec<i64> = (internal..2 * internal + 1)
             .map(|leaf| self.path_offset(leaf))
             .collect();
-        let leaf_spans = &spans[internal * rows..];
+        // spans[node]: the samples of the current row that reach `node`;
+        // indices past the internal nodes are the leaves.
+        let mut spans = vec![(0u32, 0u32); 2 * internal + 1];
         for (y, row) in acc.chunks_exact_mut(width).enumerate() {
-            for (leaf, &offset) in leaf_offsets.iter().enumerate() {
-                let (lo, hi) = leaf_spans[leaf * rows + y];
+            spans[0] = (0, width as u32);
+            for (node, splitter) in splitters.iter().enumerate() {
+                let (lo, hi) = spans[node];
+                let (left, right) = if lo == hi {
+                    ((lo, lo), (lo, lo))
+                } else {
+                    let (split, right_first) = splitter.split(y, lo as usize, hi as usize);
+                    let split = split as u32;
+                    if right_first {
+                        ((split, hi), (lo, split))
+                    } else {
+                        ((lo, split), (split, hi))
+                    }
+                };
+                spans[2 * node + 1] = left;
+                spans[2 * node + 2] = right;
+            }
+            for (&(lo, hi), &offset) in spans[internal..].iter().zip(&leaf_offsets) {
                 for cell in &mut row[lo as usize..hi as usize] {
                     *cell += offset;
                 }

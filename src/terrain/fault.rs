@@ -152,18 +152,30 @@ impl Fault {
 
 /// Adds many faults to a fixed-point accumulator by row spans.
 ///
-/// Constant-displacement faults cost O(rows) each: the step of each row goes
-/// into a per-row difference array, resolved by one prefix-sum pass at the
-/// end. Faults with a distance falloff touch only the band r < R of each row.
+/// Constant-displacement faults wait in a list; resolving walks the map once,
+/// row by row, and for each row drops every waiting fault's step into one
+/// difference array of the row and resolves it with a prefix sum. Each fault
+/// costs O(rows), and the working set of a row stays in cache. Faults with a
+/// distance falloff touch only the band r < R of each row, straight away.
 pub struct FaultRasterizer {
     /// Map width.
     width: usize,
     /// Map height.
     height: usize,
-    /// Per-row difference arrays, `width + 1` entries a row.
+    /// Constant faults waiting for [`FaultRasterizer::resolve_into`].
+    pending: Vec<PendingFault>,
+    /// The difference array of one row, `width + 1` entries.
     steps: Vec<i64>,
-    /// Whether `steps` holds anything to resolve.
-    pending: bool,
+}
+
+/// A constant-displacement fault ready to be split row by row.
+struct PendingFault {
+    /// Where the line crosses each row.
+    splitter: RowSplitter,
+    /// Fixed-point displacement of the right side.
+    raise: i64,
+    /// Fixed-point displacement of the left side.
+    lower: i64,
 }
 
 impl FaultRasterizer {
@@ -171,36 +183,21 @@ impl FaultRasterizer {
         FaultRasterizer {
             width,
             height,
-            steps: vec![0; (width + 1) * height],
-            pending: false,
+            pending: Vec::new(),
+            steps: vec![0; width + 1],
         }
     }
 
     /// Adds one fault; call [`FaultRasterizer::resolve_into`] after the last.
     pub fn add(&mut self, fault: &Fault, acc: &mut [i64]) {
         match fault.falloff_radius {
-            None => self.add_constant(fault),
+            None => self.pending.push(PendingFault {
+                splitter: RowSplitter::new(fault.line, self.height),
+                raise: to_fixed(fault.raise),
+                lower: to_fixed(fault.lower),
+            }),
             Some(radius) => self.add_banded(fault, radius, acc),
         }
-    }
-
-    fn add_constant(&mut self, fault: &Fault) {
-        let raise = to_fixed(fault.raise);
-        let lower = to_fixed(fault.lower);
-        let stride = self.width + 1;
-        let splitter = RowSplitter::new(fault.line, self.height);
-        for y in 0..self.height {
-            let (s, right_first) = splitter.split(y, 0, self.width);
-            let (first, second) = if right_first {
-                (raise, lower)
-            } else {
-                (lower, raise)
-            };
-            let row = &mut self.steps[y * stride..(y + 1) * stride];
-            row[0] += first;
-            row[s] += second - first;
-        }
-        self.pending = true;
     }
 
     fn add_banded(&mut self, fault: &Fault, radius: f64, acc: &mut [i64]) {
@@ -229,26 +226,32 @@ impl FaultRasterizer {
         }
     }
 
-    /// Adds the pending spans to `acc` and clears them.
+    /// Adds the waiting faults to `acc` and forgets them.
     pub fn resolve_into(&mut self, acc: &mut [i64]) {
-        if !self.pending {
+        if self.pending.is_empty() {
             return;
         }
-        let stride = self.width + 1;
-        for (row_steps, row) in self
-            .steps
-            .chunks_exact_mut(stride)
-            .zip(acc.chunks_exact_mut(self.width))
-        {
+        for (y, row) in acc.chunks_exact_mut(self.width).enumerate() {
+            let steps = &mut self.steps;
+            for fault in &self.pending {
+                let (s, right_first) = fault.splitter.split(y, 0, self.width);
+                let (first, second) = if right_first {
+                    (fault.raise, fault.lower)
+                } else {
+                    (fault.lower, fault.raise)
+                };
+                steps[0] += first;
+                steps[s] += second - first;
+            }
             let mut level = 0i64;
-            for (cell, step) in row.iter_mut().zip(row_steps.iter_mut()) {
+            for (cell, step) in row.iter_mut().zip(steps.iter_mut()) {
                 level += *step;
                 *step = 0;
                 *cell += level;
             }
-            row_steps[self.width] = 0;
+            steps[self.width] = 0;
         }
-        self.pending = false;
+        self.pending.clear();
     }
 }
 
