@@ -2,3 +2,4 @@
 //!
 //! Layers, dependencies pointing down: `terrain` (the engine, pure).
 pub mod terrain;
+pub mod xr;

@@ -1,0 +1,443 @@
+//! The OpenXR session and its frame loop: the session state machine, frame
+//! pacing by xrWaitFrame, input while focused, rendering when the runtime
+//! asks, and a clean end on Ctrl-C, `--frames`, or the runtime's request.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use ash::vk;
+use openxr as xr;
+
+use super::XrArgs;
+use super::error::{XrError, xr_call};
+use super::frames::{FrameResources, FrameTargets, record_clear};
+use super::graphics::XrVulkan;
+use super::input::{HandSample, Input};
+use super::report::{CpuTimes, TimingStats, XrReport};
+use super::runtime::Runtime;
+use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
+
+/// The view configuration: two eyes.
+const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
+/// Near plane of the projection, metres; also given to the compositor with depth.
+pub const NEAR_Z: f32 = 0.05;
+/// Far plane of the projection, metres.
+pub const FAR_Z: f32 = 100.0;
+/// How long to idle between event polls while the session is not running.
+const IDLE_POLL: Duration = Duration::from_millis(10);
+
+/// Where the session stands, from the runtime's state events.
+#[derive(Debug, Default)]
+struct Lifecycle {
+    /// Between xrBeginSession and xrEndSession.
+    running: bool,
+    /// The runtime gives us input (FOCUSED).
+    focused: bool,
+    /// xrRequestExitSession was called.
+    exit_requested: bool,
+    /// Every state reported, in order.
+    states_seen: Vec<String>,
+}
+
+/// Installs a Ctrl-C handler that asks the loop to end the session.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let handler_flag = Arc::clone(&flag);
+    if let Err(error) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::Relaxed)) {
+        log::warn!("Ctrl-C will not end the session cleanly: {error}");
+    }
+    flag
+}
+
+/// Creates the runtime, Vulkan and session, runs the loop, tears down in order.
+pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
+    let interrupted = interrupt_flag();
+    let runtime = Runtime::open(args.validation)?;
+    let blend_mode = runtime
+        .instance
+        .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
+        .map_err(xr_call("xrEnumerateEnvironmentBlendModes"))?
+        .first()
+        .copied()
+        .ok_or(XrError::Xr {
+            call: "xrEnumerateEnvironmentBlendModes",
+            result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
+        })?;
+    let vulkan = XrVulkan::create(&runtime, args.validation)?;
+    // SAFETY: the handles come from XrVulkan, created through this instance and
+    // system, and outlive the session (dropped in SessionParts before vulkan).
+    let (session, frame_waiter, frame_stream) = unsafe {
+        runtime
+            .instance
+            .create_session::<xr::Vulkan>(runtime.system, &vulkan.session_create_info())
+    }
+    .map_err(xr_call("xrCreateSession"))?;
+
+    let mut report = XrReport {
+        runtime: runtime.runtime_name.clone(),
+        system: runtime.system_name.clone(),
+        extensions_enabled: runtime.enabled_names.clone(),
+        extensions_missing: runtime.missing_names.clone(),
+        blend_mode: format!("{blend_mode:?}"),
+        ..XrReport::default()
+    };
+    let outcome = SessionParts::create(&runtime, &vulkan, session, &mut report).and_then(|mut parts| {
+        let looped = parts.run_loop(
+            &runtime,
+            &vulkan,
+            frame_waiter,
+            frame_stream,
+            blend_mode,
+            args.frames,
+            &interrupted,
+            &mut report,
+        );
+        let waited = parts.frames.wait_all(&vulkan.device);
+        parts.destroy(&vulkan.device);
+        looped.and(waited)
+    });
+    report.openxr_validation_messages = runtime.validation_messages();
+    report.vulkan_validation_messages = vulkan.validation_messages();
+    report.validation_messages = match (report.openxr_validation_messages, report.vulkan_validation_messages) {
+        (None, None) => None,
+        (openxr, vulkan) => Some(openxr.unwrap_or(0) + vulkan.unwrap_or(0)),
+    };
+    // The session and every OpenXR object are gone; now Vulkan, then the instance.
+    drop(vulkan);
+    drop(runtime);
+    outcome.map(|()| report)
+}
+
+/// The session and what hangs off it; dropped before the Vulkan device.
+struct SessionParts {
+    /// The session.
+    session: xr::Session<xr::Vulkan>,
+    /// The app's reference space (UNBOUNDED_MSFT or LOCAL).
+    base: xr::Space,
+    /// The head (VIEW space).
+    head: xr::Space,
+    /// Actions, pose spaces and hand trackers.
+    input: Input,
+    /// The colour swapchain.
+    colour: StereoSwapchain,
+    /// The depth swapchain, when XR_KHR_composition_layer_depth is on.
+    depth: Option<StereoSwapchain>,
+    /// Command buffers and fences.
+    frames: FrameResources,
+}
+
+impl SessionParts {
+    fn create(
+        runtime: &Runtime,
+        vulkan: &XrVulkan,
+        session: xr::Session<xr::Vulkan>,
+        report: &mut XrReport,
+    ) -> Result<Self, XrError> {
+        let offered = session
+            .enumerate_reference_spaces()
+            .map_err(xr_call("xrEnumerateReferenceSpaces"))?;
+        let space_type = if runtime.extensions.unbounded_space
+            && offered.contains(&xr::ReferenceSpaceType::UNBOUNDED_MSFT)
+        {
+            xr::ReferenceSpaceType::UNBOUNDED_MSFT
+        } else {
+            xr::ReferenceSpaceType::LOCAL
+        };
+        report.reference_space =
+            if space_type == xr::ReferenceSpaceType::LOCAL { "LOCAL" } else { "UNBOUNDED_MSFT" }.into();
+        let base = session
+            .create_reference_space(space_type, xr::Posef::IDENTITY)
+            .map_err(xr_call("xrCreateReferenceSpace"))?;
+        let head = session
+            .create_reference_space(xr::ReferenceSpaceType::VIEW, xr::Posef::IDENTITY)
+            .map_err(xr_call("xrCreateReferenceSpace"))?;
+        let input = Input::create(
+            &runtime.instance,
+            &session,
+            runtime.extensions.hand_interaction,
+            runtime.extensions.hand_tracking && runtime.system_tracks_hands()?,
+        )?;
+        let views = runtime
+            .instance
+            .enumerate_view_configuration_views(runtime.system, VIEW_TYPE)
+            .map_err(xr_call("xrEnumerateViewConfigurationViews"))?;
+        let [left, right] = views.as_slice() else {
+            return Err(XrError::UnequalViews);
+        };
+        if left.recommended_image_rect_width != right.recommended_image_rect_width
+            || left.recommended_image_rect_height != right.recommended_image_rect_height
+        {
+            return Err(XrError::UnequalViews);
+        }
+        let extent = vk::Extent2D {
+            width: left.recommended_image_rect_width,
+            height: left.recommended_image_rect_height,
+        };
+        let mut colour = StereoSwapchain::create(&session, &vulkan.device, SwapchainKind::Colour, extent)?;
+        let depth = if runtime.extensions.composition_depth {
+            match StereoSwapchain::create(&session, &vulkan.device, SwapchainKind::Depth, extent) {
+                Ok(depth) => Some(depth),
+                Err(error) => {
+                    colour.destroy_views(&vulkan.device);
+                    return Err(error);
+                }
+            }
+        } else {
+            None
+        };
+        report.swapchain_formats = std::iter::once(&colour)
+            .chain(depth.as_ref())
+            .map(|swapchain| format!("{:?}", swapchain.format))
+            .collect();
+        let frames = match FrameResources::create(&vulkan.device, vulkan.queue_family_index) {
+            Ok(frames) => frames,
+            Err(error) => {
+                colour.destroy_views(&vulkan.device);
+                if let Some(mut depth) = depth {
+                    depth.destroy_views(&vulkan.device);
+                }
+                return Err(error);
+            }
+        };
+        Ok(Self { session, base, head, input, colour, depth, frames })
+    }
+
+    /// Destroys the Vulkan objects made for the session; frames were waited on.
+    fn destroy(mut self, device: &ash::Device) {
+        self.frames.destroy(device);
+        self.colour.destroy_views(device);
+        if let Some(depth) = &mut self.depth {
+            depth.destroy_views(device);
+        }
+    }
+
+    /// Handles queued events; returns false once the session is over.
+    fn poll_events(
+        &self,
+        instance: &xr::Instance,
+        lifecycle: &mut Lifecycle,
+        events: &mut xr::EventDataBuffer,
+    ) -> Result<bool, XrError> {
+        while let Some(event) = instance.poll_event(events).map_err(xr_call("xrPollEvent"))? {
+            match event {
+                xr::Event::SessionStateChanged(change) => {
+                    let state = change.state();
+                    log::info!("session state {state:?}");
+                    lifecycle.states_seen.push(format!("{state:?}"));
+                    lifecycle.focused = state == xr::SessionState::FOCUSED;
+                    match state {
+                        xr::SessionState::READY => {
+                            self.session.begin(VIEW_TYPE).map_err(xr_call("xrBeginSession"))?;
+                            lifecycle.running = true;
+                        }
+                        xr::SessionState::STOPPING => {
+                            self.session.end().map_err(xr_call("xrEndSession"))?;
+                            lifecycle.running = false;
+                        }
+                        xr::SessionState::EXITING | xr::SessionState::LOSS_PENDING => return Ok(false),
+                        _ => {}
+                    }
+                }
+                xr::Event::InstanceLossPending(_) => {
+                    log::warn!("the OpenXR runtime is going away (instance loss pending)");
+                    lifecycle.states_seen.push("INSTANCE_LOSS_PENDING".into());
+                    return Ok(false);
+                }
+                xr::Event::EventsLost(lost) => {
+                    log::warn!("{} OpenXR events lost", lost.lost_event_count());
+                }
+                _ => {}
+            }
+        }
+        Ok(true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_loop(
+        &mut self,
+        runtime: &Runtime,
+        vulkan: &XrVulkan,
+        mut frame_waiter: xr::FrameWaiter,
+        mut frame_stream: xr::FrameStream<xr::Vulkan>,
+        blend_mode: xr::EnvironmentBlendMode,
+        frame_limit: Option<u64>,
+        interrupted: &AtomicBool,
+        report: &mut XrReport,
+    ) -> Result<(), XrError> {
+        let mut lifecycle = Lifecycle::default();
+        let mut events = xr::EventDataBuffer::new();
+        let mut frame_times_ms = Vec::new();
+        let mut first_display_time = None;
+        let mut last_display_time = None;
+        loop {
+            let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
+            if (quota_reached || interrupted.load(Ordering::Relaxed)) && !lifecycle.exit_requested {
+                match self.session.request_exit() {
+                    Ok(()) => lifecycle.exit_requested = true,
+                    Err(xr::sys::Result::ERROR_SESSION_NOT_RUNNING) => break,
+                    Err(result) => return Err(XrError::Xr { call: "xrRequestExitSession", result }),
+                }
+            }
+            if !self.poll_events(&runtime.instance, &mut lifecycle, &mut events)? {
+                break;
+            }
+            if !lifecycle.running {
+                std::thread::sleep(IDLE_POLL);
+                continue;
+            }
+            let frame_state = frame_waiter.wait().map_err(xr_call("xrWaitFrame"))?;
+            let started = Instant::now();
+            frame_stream.begin().map_err(xr_call("xrBeginFrame"))?;
+            let time = frame_state.predicted_display_time;
+            first_display_time.get_or_insert(time);
+            last_display_time = Some(time);
+
+            if lifecycle.focused {
+                let hands = self.input.sample(&self.session, &self.base, time)?;
+                self.count_selects(&hands, report);
+            }
+            let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
+            if !frame_state.should_render || quota_reached {
+                frame_stream
+                    .end(time, blend_mode, &[])
+                    .map_err(xr_call("xrEndFrame"))?;
+                continue;
+            }
+            self.render_frame(runtime, vulkan, time, blend_mode)?;
+            report.frames += 1;
+            frame_times_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        report.session_states = lifecycle.states_seen;
+        report.cpu_ms = CpuTimes { frame: TimingStats::from_samples(&frame_times_ms) };
+        if let (Some(first), Some(last)) = (first_display_time, last_display_time) {
+            report.seconds = (last.as_nanos() - first.as_nanos()) as f64 / 1e9;
+        }
+        Ok(())
+    }
+
+    fn count_selects(&self, hands: &[HandSample; 2], report: &mut XrReport) {
+        for (index, hand) in hands.iter().enumerate() {
+            if hand.select_pressed {
+                report.select_presses[index] += 1;
+            }
+        }
+    }
+
+    /// Locates the views, records and submits the frame, releases the images
+    /// and ends the frame with a projection layer (with depth when on).
+    fn render_frame(
+        &mut self,
+        runtime: &Runtime,
+        vulkan: &XrVulkan,
+        time: xr::Time,
+        blend_mode: xr::EnvironmentBlendMode,
+    ) -> Result<(), XrError> {
+        let (_, views) = self
+            .session
+            .locate_views(VIEW_TYPE, time, &self.base)
+            .map_err(xr_call("xrLocateViews"))?;
+        let colour_index = self.colour.handle.acquire_image().map_err(xr_call("xrAcquireSwapchainImage"))?;
+        self.colour
+            .handle
+            .wait_image(xr::Duration::INFINITE)
+            .map_err(xr_call("xrWaitSwapchainImage"))?;
+        let depth_target = match &mut self.depth {
+            Some(depth) => {
+                let index = depth.handle.acquire_image().map_err(xr_call("xrAcquireSwapchainImage"))?;
+                depth
+                    .handle
+                    .wait_image(xr::Duration::INFINITE)
+                    .map_err(xr_call("xrWaitSwapchainImage"))?;
+                Some((depth.images[index as usize], depth.format))
+            }
+            None => None,
+        };
+        let targets = FrameTargets { colour: self.colour.images[colour_index as usize], depth: depth_target };
+        let command_buffer = self.frames.begin(&vulkan.device)?;
+        record_clear(&vulkan.device, command_buffer, targets);
+        self.frames.submit(&vulkan.device, vulkan.queue)?;
+        self.colour.handle.release_image().map_err(xr_call("xrReleaseSwapchainImage"))?;
+        if let Some(depth) = &mut self.depth {
+            depth.handle.release_image().map_err(xr_call("xrReleaseSwapchainImage"))?;
+        }
+        self.end_frame(runtime, &views, time, blend_mode)
+    }
+
+    /// xrEndFrame with one projection layer; built from the raw structures
+    /// because the depth info must be chained onto each projection view.
+    fn end_frame(
+        &self,
+        runtime: &Runtime,
+        views: &[xr::View],
+        time: xr::Time,
+        blend_mode: xr::EnvironmentBlendMode,
+    ) -> Result<(), XrError> {
+        let rect = xr::Rect2Di {
+            offset: xr::Offset2Di { x: 0, y: 0 },
+            extent: xr::Extent2Di {
+                width: self.colour.extent.width as i32,
+                height: self.colour.extent.height as i32,
+            },
+        };
+        let sub_image = |swapchain: &StereoSwapchain, layer: u32| xr::sys::SwapchainSubImage {
+            swapchain: swapchain.handle.as_raw(),
+            image_rect: rect,
+            image_array_index: layer,
+        };
+        let depth_infos: Vec<xr::sys::CompositionLayerDepthInfoKHR> = match &self.depth {
+            Some(depth) => (0..VIEW_COUNT)
+                .map(|layer| xr::sys::CompositionLayerDepthInfoKHR {
+                    ty: xr::sys::CompositionLayerDepthInfoKHR::TYPE,
+                    next: std::ptr::null(),
+                    sub_image: sub_image(depth, layer),
+                    min_depth: 0.0,
+                    max_depth: 1.0,
+                    near_z: NEAR_Z,
+                    far_z: FAR_Z,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let projection_views: Vec<xr::sys::CompositionLayerProjectionView> = views
+            .iter()
+            .take(VIEW_COUNT as usize)
+            .enumerate()
+            .map(|(layer, view)| xr::sys::CompositionLayerProjectionView {
+                ty: xr::sys::CompositionLayerProjectionView::TYPE,
+                next: depth_infos
+                    .get(layer)
+                    .map_or(std::ptr::null(), |info| info as *const _ as *const _),
+                pose: view.pose,
+                fov: view.fov,
+                sub_image: sub_image(&self.colour, layer as u32),
+            })
+            .collect();
+        let projection = xr::sys::CompositionLayerProjection {
+            ty: xr::sys::CompositionLayerProjection::TYPE,
+            next: std::ptr::null(),
+            layer_flags: xr::CompositionLayerFlags::BLEND_TEXTURE_SOURCE_ALPHA,
+            space: self.base.as_raw(),
+            view_count: projection_views.len() as u32,
+            views: projection_views.as_ptr(),
+        };
+        let layers = [&projection as *const xr::sys::CompositionLayerProjection
+            as *const xr::sys::CompositionLayerBaseHeader];
+        let end_info = xr::sys::FrameEndInfo {
+            ty: xr::sys::FrameEndInfo::TYPE,
+            next: std::ptr::null(),
+            display_time: time,
+            environment_blend_mode: blend_mode,
+            layer_count: layers.len() as u32,
+            layers: layers.as_ptr(),
+        };
+        // SAFETY: xrBeginFrame was called for this frame through the FrameStream;
+        // every structure above (layer, views, depth infos) lives until the call
+        // returns, and the swapchains and space are alive.
+        let result = unsafe { (runtime.instance.fp().end_frame)(self.session.as_raw(), &end_info) };
+        if result.into_raw() < 0 {
+            return Err(XrError::Xr { call: "xrEndFrame", result });
+        }
+        Ok(())
+    }
+}
