@@ -1,7 +1,19 @@
 //! The terrain engine: heightmaps and the algorithms that shape them; pure Rust, no GPU or XR.
+pub mod bsp;
+pub mod diamond_square;
 pub mod error;
+pub mod fault;
+pub mod filter;
+pub mod fixed;
+pub mod generator;
 pub mod heightmap;
+pub mod metrics;
+pub mod normals;
+pub mod raster;
+pub mod reference;
 pub mod rng;
+pub mod tiles;
 
 pub use error::TerrainError;
+pub use generator::{Algorithm, Generator, GeneratorConfig};
 pub use heightmap::Heightmap;

@@ -1,0 +1,110 @@
+//! What a platform hands the app each frame (`FrameInput`) and what it gets back (`FrameOutput`).
+use glam::Mat4;
+
+use crate::input::{HandJoints, Pose};
+
+/// A view's field of view as four angles in radians from its forward axis,
+/// OpenXR's `XrFovf` convention: left and down are negative for a symmetric view.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fov {
+    /// Angle of the left edge (negative to the left).
+    pub angle_left: f32,
+    /// Angle of the right edge.
+    pub angle_right: f32,
+    /// Angle of the top edge.
+    pub angle_up: f32,
+    /// Angle of the bottom edge (negative below).
+    pub angle_down: f32,
+}
+
+/// One eye's camera for the predicted display time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EyeView {
+    /// Where the eye is and which way it looks.
+    pub pose: Pose,
+    /// How much it sees.
+    pub fov: Fov,
+}
+
+/// One hand's (or its controller's) tracking for this frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct HandInput {
+    /// All 26 joints when hand tracking has them, else `None`.
+    pub joints: Option<HandJoints>,
+    /// The aim pose (`aim/pose`: forward is where the hand points), when located.
+    pub aim: Option<Pose>,
+    /// The select action's current state when the action is active, else `None`.
+    pub select: Option<bool>,
+}
+
+/// Everything the app needs to know about one frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameInput {
+    /// When the frame will be shown, in nanoseconds on the platform's clock.
+    pub display_time_ns: i64,
+    /// The head (view space) pose, `None` until the runtime locates it.
+    pub head: Option<Pose>,
+    /// Left and right hand, in [`crate::input::Hand::index`] order.
+    pub hands: [HandInput; 2],
+    /// Left and right eye.
+    pub views: [EyeView; 2],
+}
+
+/// What made the terrain start over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReseedCause {
+    /// A pinch while the hand's aim ray or the head's gaze hit the hologram.
+    AirTap,
+    /// The index fingertip pushed into the terrain surface.
+    Tap,
+    /// A controller's select button.
+    Select,
+}
+
+impl ReseedCause {
+    /// The lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReseedCause::AirTap => "airtap",
+            ReseedCause::Tap => "tap",
+            ReseedCause::Select => "select",
+        }
+    }
+}
+
+/// Something that happened this frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AppEvent {
+    /// The hologram was placed and pinned at this pose (happens once).
+    Placed {
+        /// The hologram's centre and orientation in the platform's space.
+        pose: Pose,
+    },
+    /// The terrain went flat and started growing from a new seed.
+    Reseeded {
+        /// The new seed.
+        seed: u64,
+        /// What asked for it.
+        cause: ReseedCause,
+    },
+}
+
+/// What to draw this frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameOutput {
+    /// Model-to-space transform of the terrain mesh, `None` until placed
+    /// (nothing to draw yet). The mesh's model space spans x, z in
+    /// [-0.5, 0.5] with heights in terrain units along y; the transform
+    /// scales all three by the hologram's 0.5 m size.
+    pub model: Option<Mat4>,
+    /// True when the heights differ from last frame's and must be uploaded.
+    pub heights_changed: bool,
+    /// What happened this frame, in order.
+    pub events: Vec<AppEvent>,
+    /// Fault iterations applied to the current seed so far.
+    pub iterations_done: usize,
+    /// The cameras to draw with: the input's views, passed through so a
+    /// renderer needs nothing but this output and the heights.
+    pub views: [EyeView; 2],
+}

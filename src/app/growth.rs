@@ -1,0 +1,120 @@
+//! The growth schedule: how many fault iterations are due, from elapsed display time.
+//!
+//! Iterations due = floor(seconds since growth started × rate), capped at the
+//! run's total. The demo grew one iteration per frame at 60 Hz; tying the
+//! count to time instead of frames makes the terrain grow at the same speed
+//! at 60 Hz, 90 Hz or with dropped frames (at 90 Hz a third of the frames
+//! simply apply nothing). Integer nanoseconds keep the count exact: no float
+//! rounding can make two platforms disagree by an iteration.
+
+/// Nanoseconds in a second.
+const NANOS_PER_SECOND: i128 = 1_000_000_000;
+
+/// Growth of one seed, started at a display time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GrowthSchedule {
+    /// Iterations per second of display time.
+    iterations_per_second: u32,
+    /// Display time at which the current growth started, if it has.
+    started_ns: Option<i64>,
+}
+
+impl GrowthSchedule {
+    /// A schedule that has not started yet.
+    pub fn new(iterations_per_second: u32) -> Self {
+        GrowthSchedule {
+            iterations_per_second,
+            started_ns: None,
+        }
+    }
+
+    /// (Re)starts growth at `now_ns`.
+    pub fn start(&mut self, now_ns: i64) {
+        self.started_ns = Some(now_ns);
+    }
+
+    /// Whether growth has started.
+    pub fn has_started(&self) -> bool {
+        self.started_ns.is_some()
+    }
+
+    /// Iterations that should be done by `now_ns`, at most `total`; zero before
+    /// the start (or if the clock runs backwards).
+    pub fn iterations_due(&self, now_ns: i64, total: usize) -> usize {
+        let Some(started_ns) = self.started_ns else {
+            return 0;
+        };
+        let elapsed = (now_ns as i128 - started_ns as i128).max(0);
+        let due = elapsed * self.iterations_per_second as i128 / NANOS_PER_SECOND;
+        usize::try_from(due).map_or(total, |due| due.min(total))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Display time of `frame` at `rate` Hz, rounded up to whole nanoseconds as
+    /// a runtime's clock would report a frame that is at least that late.
+    fn frame_time_ns(frame: i64, rate: i64) -> i64 {
+        (frame * 1_000_000_000 + rate - 1) / rate
+    }
+
+    #[test]
+    fn nothing_is_due_before_the_start() {
+        assert_eq!(
+            GrowthSchedule::new(60).iterations_due(5_000_000_000, 500),
+            0
+        );
+    }
+
+    #[test]
+    fn sixty_and_ninety_hertz_agree_at_the_same_times() {
+        let mut at_60 = GrowthSchedule::new(60);
+        let mut at_90 = GrowthSchedule::new(60);
+        at_60.start(0);
+        at_90.start(0);
+        for second_third in 0..30 {
+            // Every third of a second is a frame of both clocks.
+            let t60 = frame_time_ns(20 * second_third, 60);
+            let t90 = frame_time_ns(30 * second_third, 90);
+            assert_eq!(
+                at_60.iterations_due(t60, 500),
+                at_90.iterations_due(t90, 500)
+            );
+        }
+        assert_eq!(at_90.iterations_due(frame_time_ns(90, 90), 500), 60);
+    }
+
+    #[test]
+    fn sixty_hertz_frames_get_one_iteration_each() {
+        let mut schedule = GrowthSchedule::new(60);
+        schedule.start(1_000);
+        let due: Vec<usize> = (0..5)
+            .map(|frame| schedule.iterations_due(1_000 + frame_time_ns(frame, 60), 500))
+            .collect();
+        assert_eq!(due, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn growth_holds_at_the_total() {
+        let mut schedule = GrowthSchedule::new(60);
+        schedule.start(0);
+        assert_eq!(schedule.iterations_due(60 * 1_000_000_000, 500), 500);
+    }
+
+    #[test]
+    fn a_restart_counts_from_the_new_start() {
+        let mut schedule = GrowthSchedule::new(60);
+        schedule.start(0);
+        schedule.start(2_000_000_000);
+        assert_eq!(schedule.iterations_due(2_500_000_000, 500), 30);
+    }
+
+    #[test]
+    fn a_clock_running_backwards_gives_zero() {
+        let mut schedule = GrowthSchedule::new(60);
+        schedule.start(2_000_000_000);
+        assert_eq!(schedule.iterations_due(1_000_000_000, 500), 0);
+    }
+}

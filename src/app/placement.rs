@@ -1,0 +1,181 @@
+//! Where the hologram goes, its bounds for hit tests, and how points map onto its surface.
+//!
+//! Hologram space: metres, origin at the centre of the terrain's base (height
+//! zero), +Y up, +Z towards the viewer it was placed for. The terrain covers
+//! x, z in [-0.25, 0.25]. Sample (column c, row r) of a W×H heightmap sits at
+//! u = c/(W-1), v = r/(H-1), i.e. at x = (u - 0.5)·0.5 m, z = (v - 0.5)·0.5 m,
+//! y = height·0.5 m: row 0 is the far edge.
+use glam::{Mat3, Mat4, Quat, Vec3};
+
+use crate::input::{Aabb, Pose, SurfaceProbe};
+use crate::terrain::Heightmap;
+
+/// Edge length of the square hologram, in metres; also the metres per terrain height unit.
+pub const HOLOGRAM_SIZE_M: f32 = 0.5;
+/// How far ahead of the head the hologram's centre is placed, horizontally.
+pub const PLACEMENT_DISTANCE_M: f32 = 1.0;
+/// How far below eye level the hologram's centre is placed.
+pub const PLACEMENT_DROP_M: f32 = 0.3;
+
+/// The hologram pose for a head pose: 1 m ahead along the head's horizontal
+/// forward, 0.3 m below the eyes, turned about gravity only so it lies level
+/// however the head is pitched or rolled, its near edge facing the viewer.
+pub fn place_hologram(head: &Pose) -> Pose {
+    let forward = horizontal_forward(head);
+    let position = head.position + forward * PLACEMENT_DISTANCE_M - Vec3::Y * PLACEMENT_DROP_M;
+    // Columns are the hologram's x, y, z axes in space; its -Z looks where the head looks.
+    let back = -forward;
+    let right = Vec3::Y.cross(back);
+    let orientation = Quat::from_mat3(&Mat3::from_cols(right, Vec3::Y, back)).normalize();
+    Pose::new(position, orientation)
+}
+
+/// The head's forward direction flattened onto the floor plane. Looking
+/// straight up or down leaves no horizontal forward; then the top of the
+/// head (looking down) or the chin (looking up) points the way.
+fn horizontal_forward(head: &Pose) -> Vec3 {
+    let forward = head.forward();
+    let flat = Vec3::new(forward.x, 0.0, forward.z);
+    if flat.length_squared() > 1e-6 {
+        return flat.normalize();
+    }
+    let up = head.up() * -forward.y.signum();
+    let flat_up = Vec3::new(up.x, 0.0, up.z);
+    flat_up.try_normalize().unwrap_or(Vec3::NEG_Z)
+}
+
+/// The mesh's model-to-space transform for a hologram pose.
+pub fn model_matrix(pose: &Pose) -> Mat4 {
+    pose.to_mat4() * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M))
+}
+
+/// The box in hologram space that holds the terrain with its relief
+/// (and the base plane, so a flat map has bounds too).
+pub fn hologram_bounds(min_height: f32, max_height: f32) -> Aabb {
+    let half = HOLOGRAM_SIZE_M / 2.0;
+    Aabb::new(
+        Vec3::new(-half, min_height.min(0.0) * HOLOGRAM_SIZE_M, -half),
+        Vec3::new(half, max_height.max(0.0) * HOLOGRAM_SIZE_M, half),
+    )
+}
+
+/// Where a point in hologram space is over the surface, or `None` when it is
+/// not above the terrain's footprint.
+pub fn probe_surface(point: Vec3, heights: &Heightmap) -> Option<SurfaceProbe> {
+    let u = point.x / HOLOGRAM_SIZE_M + 0.5;
+    let v = point.z / HOLOGRAM_SIZE_M + 0.5;
+    if !(0.0..=1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
+        return None;
+    }
+    let surface = sample_bilinear(heights, u, v) * HOLOGRAM_SIZE_M;
+    Some(SurfaceProbe {
+        u,
+        v,
+        height_above_surface: point.y - surface,
+    })
+}
+
+/// The height at (u, v) in [0, 1]², interpolated between the four nearest samples.
+pub fn sample_bilinear(heights: &Heightmap, u: f32, v: f32) -> f32 {
+    let x = u.clamp(0.0, 1.0) * (heights.width() - 1) as f32;
+    let y = v.clamp(0.0, 1.0) * (heights.height() - 1) as f32;
+    let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+    let (x1, y1) = (
+        (x0 + 1).min(heights.width() - 1),
+        (y0 + 1).min(heights.height() - 1),
+    );
+    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+    let top = heights.get(x0, y0) * (1.0 - fx) + heights.get(x1, y0) * fx;
+    let bottom = heights.get(x0, y1) * (1.0 - fx) + heights.get(x1, y1) * fx;
+    top * (1.0 - fy) + bottom * fy
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head_at(position: Vec3, yaw: f32, pitch: f32) -> Pose {
+        Pose::new(
+            position,
+            Quat::from_rotation_y(yaw) * Quat::from_rotation_x(pitch),
+        )
+    }
+
+    fn assert_close(actual: Vec3, expected: Vec3) {
+        assert!(
+            actual.abs_diff_eq(expected, 1e-5),
+            "{actual} is not {expected}"
+        );
+    }
+
+    #[test]
+    fn a_level_head_gets_the_hologram_one_metre_ahead_and_lower() {
+        let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
+        assert_close(pose.position, Vec3::new(0.0, 1.3, -1.0));
+    }
+
+    #[test]
+    fn placement_follows_the_head_yaw() {
+        let eye = Vec3::new(0.5, 1.7, 2.0);
+        for yaw_degrees in [30.0f32, 90.0, 180.0, -135.0] {
+            let yaw = yaw_degrees.to_radians();
+            let pose = place_hologram(&head_at(eye, yaw, 0.0));
+            let ahead = Vec3::new(-yaw.sin(), 0.0, -yaw.cos());
+            assert_close(pose.position, eye + ahead - Vec3::Y * 0.3);
+            assert_close(pose.forward(), ahead);
+        }
+    }
+
+    #[test]
+    fn a_pitched_head_does_not_tilt_or_move_the_hologram_vertically() {
+        let eye = Vec3::new(0.0, 1.6, 0.0);
+        let yaw = 0.4f32;
+        let level = place_hologram(&head_at(eye, yaw, 0.0));
+        for pitch_degrees in [-60.0f32, -20.0, 35.0] {
+            let pitched = place_hologram(&head_at(eye, yaw, pitch_degrees.to_radians()));
+            assert_close(pitched.position, level.position);
+            assert_close(pitched.up(), Vec3::Y);
+            assert_close(pitched.forward(), level.forward());
+        }
+    }
+
+    #[test]
+    fn looking_straight_down_places_ahead_of_the_top_of_the_head() {
+        let head = Pose::new(
+            Vec3::new(0.0, 1.6, 0.0),
+            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+        );
+        let pose = place_hologram(&head);
+        assert_close(pose.position, Vec3::new(0.0, 1.3, -1.0));
+        assert_close(pose.up(), Vec3::Y);
+    }
+
+    #[test]
+    fn model_matrix_puts_model_corners_at_the_hologram_edges() {
+        let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
+        let model = model_matrix(&pose);
+        let far_left = model.transform_point3(Vec3::new(-0.5, 1.0, -0.5));
+        assert_close(far_left, Vec3::new(-0.25, 1.8, -1.25));
+    }
+
+    #[test]
+    fn probe_reads_the_surface_height_under_the_point() {
+        let mut map = Heightmap::flat(3, 3).unwrap();
+        map.set(2, 0, 0.4); // far right corner
+        let probe = probe_surface(Vec3::new(0.25, 0.25, -0.25), &map).unwrap();
+        assert_eq!((probe.u, probe.v), (1.0, 0.0));
+        assert!((probe.height_above_surface - 0.05).abs() < 1e-6);
+    }
+
+    #[test]
+    fn probe_outside_the_footprint_is_none() {
+        let map = Heightmap::flat(3, 3).unwrap();
+        assert_eq!(probe_surface(Vec3::new(0.3, 0.1, 0.0), &map), None);
+    }
+
+    #[test]
+    fn bilinear_sampling_interpolates_between_samples() {
+        let map = Heightmap::from_cells(2, 2, vec![0.0, 1.0, 2.0, 3.0]).unwrap();
+        assert!((sample_bilinear(&map, 0.5, 0.5) - 1.5).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,263 @@
+//! Unit tests of the app's frame loop rules: placement, reseed causes, hit rule, growth.
+use glam::{Quat, Vec3};
+
+use super::*;
+use crate::input::hand::synthetic::hand_with_gap;
+
+const SIDE: usize = 17;
+const SEED: u64 = 7;
+const EYE: Vec3 = Vec3::new(0.0, 1.6, 0.0);
+/// Where the hologram lands for a level head at [`EYE`] looking down -Z.
+const CENTRE: Vec3 = Vec3::new(0.0, 1.3, -1.0);
+
+fn app() -> App {
+    App::new(AppConfig::hololens_demo(SIDE, SIDE, SEED)).unwrap()
+}
+
+fn still_view() -> EyeView {
+    EyeView {
+        pose: Pose::IDENTITY,
+        fov: Fov {
+            angle_left: -0.8,
+            angle_right: 0.8,
+            angle_up: 0.8,
+            angle_down: -0.8,
+        },
+    }
+}
+
+/// A frame at `frame / rate` seconds with a level head at [`EYE`] looking down -Z
+/// and both hands open, untracked controllers.
+fn frame_at(frame: i64, rate: i64) -> FrameInput {
+    FrameInput {
+        display_time_ns: (frame * 1_000_000_000 + rate - 1) / rate,
+        head: Some(Pose::new(EYE, Quat::IDENTITY)),
+        hands: [HandInput::default(); 2],
+        views: [still_view(); 2],
+    }
+}
+
+/// A right hand at `tip` with the given thumb–index gap, aiming at `aim_target`.
+fn right_hand(input: &mut FrameInput, tip: Vec3, gap: f32, aim_target: Vec3) {
+    input.hands[Hand::Right.index()] = HandInput {
+        joints: Some(hand_with_gap(tip, gap)),
+        aim: Pose::looking_at(tip, aim_target),
+        select: Some(false),
+    };
+}
+
+fn reseeds(output: &FrameOutput) -> Vec<ReseedCause> {
+    output
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            AppEvent::Reseeded { cause, .. } => Some(*cause),
+            AppEvent::Placed { .. } => None,
+        })
+        .collect()
+}
+
+/// Runs frames 0.. at 60 Hz, letting `shape` edit each input; the outputs.
+fn run(
+    app: &mut App,
+    frames: i64,
+    mut shape: impl FnMut(i64, &mut FrameInput),
+) -> Vec<FrameOutput> {
+    (0..frames)
+        .map(|frame| {
+            let mut input = frame_at(frame, 60);
+            shape(frame, &mut input);
+            app.update(&input)
+        })
+        .collect()
+}
+
+/// A pinch that opens for frames 0..5, closes at 5 and stays closed.
+fn pinch_gap(frame: i64) -> f32 {
+    if frame < 5 { 0.05 } else { 0.0 }
+}
+
+const HAND: Vec3 = Vec3::new(0.2, 1.2, -0.4);
+const AWAY: Vec3 = Vec3::new(3.0, 1.2, -0.4);
+
+#[test]
+fn nothing_is_placed_or_grown_until_the_head_is_located() {
+    let mut app = app();
+    let outputs = run(&mut app, 10, |_, input| input.head = None);
+    assert!(
+        outputs
+            .iter()
+            .all(|out| out.model.is_none() && out.events.is_empty())
+    );
+    assert_eq!(app.iterations_done(), 0);
+}
+
+#[test]
+fn the_first_located_head_places_the_hologram_once_and_it_stays_pinned() {
+    let mut app = app();
+    let outputs = run(&mut app, 6, |frame, input| {
+        if frame < 2 {
+            input.head = None;
+        } else {
+            let moved = EYE + Vec3::X * frame as f32;
+            input.head = Some(Pose::new(moved, Quat::from_rotation_y(frame as f32)));
+        }
+    });
+    let placed: Vec<Pose> = outputs
+        .iter()
+        .flat_map(|out| &out.events)
+        .filter_map(|event| match event {
+            AppEvent::Placed { pose } => Some(*pose),
+            AppEvent::Reseeded { .. } => None,
+        })
+        .collect();
+    assert_eq!(placed.len(), 1);
+    let expected =
+        placement::place_hologram(&Pose::new(EYE + Vec3::X * 2.0, Quat::from_rotation_y(2.0)));
+    assert_eq!(app.hologram_pose(), Some(expected));
+    assert_eq!(outputs[5].model, Some(placement::model_matrix(&expected)));
+}
+
+#[test]
+fn an_air_tap_aimed_at_the_hologram_reseeds() {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
+        right_hand(input, HAND, pinch_gap(frame), CENTRE);
+    });
+    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
+    assert_eq!(
+        outputs.iter().map(|out| reseeds(out).len()).sum::<usize>(),
+        1
+    );
+}
+
+#[test]
+fn an_air_tap_aimed_away_while_looking_away_does_nothing() {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
+        right_hand(input, HAND, pinch_gap(frame), AWAY);
+    });
+    assert!(outputs.iter().all(|out| reseeds(out).is_empty()));
+    assert_eq!(app.seed(), SEED);
+}
+
+#[test]
+fn an_air_tap_aimed_away_counts_when_the_gaze_hits_the_hologram() {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.head = Some(Pose::looking_at(EYE, CENTRE).unwrap());
+        right_hand(input, HAND, pinch_gap(frame), AWAY);
+    });
+    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
+}
+
+#[test]
+fn a_fingertip_pushed_into_the_surface_taps() {
+    let mut app = app();
+    let outputs = run(&mut app, 12, |frame, input| {
+        // Hover 5 cm above the (barely grown) surface, touch it, push 3 cm in.
+        let height = match frame {
+            0..4 => 0.05,
+            4 => 0.0,
+            _ => -0.03,
+        };
+        right_hand(input, CENTRE + Vec3::new(0.1, height, 0.05), 0.05, AWAY);
+    });
+    let fired: Vec<usize> = (0..outputs.len())
+        .filter(|&i| !reseeds(&outputs[i]).is_empty())
+        .collect();
+    assert_eq!(fired, vec![5]);
+    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::Tap]);
+}
+
+#[test]
+fn holding_select_reseeds_once() {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.hands[Hand::Left.index()].select = Some(frame >= 3);
+    });
+    assert_eq!(reseeds(&outputs[3]), vec![ReseedCause::Select]);
+    assert_eq!(
+        outputs.iter().map(|out| reseeds(out).len()).sum::<usize>(),
+        1
+    );
+}
+
+#[test]
+fn select_before_placement_does_not_reseed() {
+    let mut app = app();
+    let outputs = run(&mut app, 4, |frame, input| {
+        input.head = None;
+        input.hands[Hand::Left.index()].select = Some(frame >= 2);
+    });
+    assert!(outputs.iter().all(|out| reseeds(out).is_empty()));
+}
+
+#[test]
+fn a_reseed_flattens_the_map_and_restarts_growth() {
+    let mut app = app();
+    run(&mut app, 30, |_, _| {});
+    assert_eq!(app.iterations_done(), 29);
+    let mut input = frame_at(30, 60);
+    input.hands[0].select = Some(true);
+    let mut reseeder = frame_at(29, 60);
+    reseeder.hands[0].select = Some(false);
+    app.update(&reseeder);
+    let output = app.update(&input);
+    assert!(output.heights_changed);
+    assert_eq!(output.iterations_done, 0);
+    assert_eq!(app.heightmap().min_max(), (0.0, 0.0));
+    app.update(&frame_at(33, 60));
+    assert_eq!(app.iterations_done(), 3);
+}
+
+#[test]
+fn reseeds_follow_a_reproducible_seed_sequence() {
+    let press_every_ten = |frame: i64, input: &mut FrameInput| {
+        input.hands[1].select = Some(frame % 10 == 5);
+    };
+    let seeds = |app: &mut App| -> Vec<u64> {
+        run(app, 40, press_every_ten)
+            .iter()
+            .flat_map(|out| out.events.clone())
+            .filter_map(|event| match event {
+                AppEvent::Reseeded { seed, .. } => Some(seed),
+                AppEvent::Placed { .. } => None,
+            })
+            .collect()
+    };
+    let first = seeds(&mut app());
+    assert_eq!(first.len(), 4);
+    assert_eq!(first[0], mix(SEED, 1));
+    assert_eq!(first[1], mix(first[0], 2));
+    assert_eq!(first, seeds(&mut app()));
+}
+
+#[test]
+fn growth_at_60_and_90_hz_matches_at_the_same_times() {
+    let mut at_60 = app();
+    let mut at_90 = app();
+    for third_of_a_second in 0..12 {
+        for frame in 20 * third_of_a_second..20 * (third_of_a_second + 1) {
+            at_60.update(&frame_at(frame, 60));
+        }
+        for frame in 30 * third_of_a_second..30 * (third_of_a_second + 1) {
+            at_90.update(&frame_at(frame, 90));
+        }
+        assert_eq!(at_60.iterations_done(), at_90.iterations_done());
+        assert_eq!(at_60.heightmap(), at_90.heightmap());
+    }
+    // The last 90 Hz frame, 359, shows at 3.988 s: 239 iterations due.
+    assert_eq!(at_90.iterations_done(), 239);
+}
+
+#[test]
+fn bounds_grow_with_the_relief() {
+    let mut app = app();
+    run(&mut app, 120, |_, _| {});
+    let (_, high) = app.heightmap().min_max();
+    assert!(high > 0.0);
+    assert!((app.bounds().max.y - high * HOLOGRAM_SIZE_M).abs() < 1e-6);
+}

@@ -1,0 +1,398 @@
+//! BSP fault trees (seed 000): a tree of fault lines cuts the map into cells of constant offset.
+//!
+//! Each sample walks the tree from the root: on the right of a node's line it
+//! gains the level's amplitude and goes right, otherwise it loses it and goes
+//! left; the amplitude halves with depth. Two ways to draw the tree: every
+//! node a random segment (unstructured), or children that leave their
+//! parent's segment between 0.25 and 0.75 of its length, perpendicular to it
+//! turned by up to ±45°, and end at the map border or at the first ancestor
+//! they meet (structured).
+use super::fixed::to_fixed;
+use super::raster::Line;
+use super::rng::TerrainRng;
+
+/// Which of the seed's two tree builders to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeStyle {
+    /// A random segment per node.
+    Unstructured,
+    /// Children grow off their parent's segment.
+    Structured,
+}
+
+/// A complete binary tree of fault lines stored level by level: node `i` has
+/// children `2i + 1` (left) and `2i + 2` (right).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BspTree {
+    /// Number of levels (1 = a single line).
+    depth: u32,
+    /// The segments, `2^depth − 1` of them.
+    nodes: Vec<Line>,
+    /// Fixed-point amplitude of each level: `amplitude / 2^level`.
+    level_amplitude: Vec<i64>,
+}
+
+impl BspTree {
+    /// Draws a tree for a `width` × `height` map. Nodes are drawn in pre-order
+    /// (a node, then its left subtree, then its right), as the seed does.
+    pub fn random(
+        rng: &mut TerrainRng,
+        style: TreeStyle,
+        depth: u32,
+        amplitude: f64,
+        width: usize,
+        height: usize,
+    ) -> Self {
+        assert!(
+            (1..=MAX_DEPTH).contains(&depth),
+            "depth is validated by the caller"
+        );
+        let count = (1usize << depth) - 1;
+        let mut tree = BspTree {
+            depth,
+            nodes: vec![Line::new([0.0; 2], [0.0; 2]); count],
+            level_amplitude: (0..depth)
+                .map(|level| to_fixed(amplitude / (1u64 << level) as f64))
+                .collect(),
+        };
+        let bounds = [(width - 1) as f64, (height - 1) as f64];
+        tree.build(rng, style, 0, bounds);
+        tree
+    }
+
+    /// A tree with the given segments (level order) and amplitude.
+    pub fn from_lines(nodes: Vec<Line>, amplitude: f64) -> Self {
+        let depth = (nodes.len() + 1).trailing_zeros();
+        assert_eq!(
+            nodes.len() + 1,
+            1 << depth,
+            "a complete tree has 2^d - 1 nodes"
+        );
+        BspTree {
+            depth,
+            level_amplitude: (0..depth)
+                .map(|level| to_fixed(amplitude / (1u64 << level) as f64))
+                .collect(),
+            nodes,
+        }
+    }
+
+    fn build(&mut self, rng: &mut TerrainRng, style: TreeStyle, index: usize, bounds: [f64; 2]) {
+        self.nodes[index] = if index == 0 || style == TreeStyle::Unstructured {
+            Line::new(random_point(rng, bounds), random_point(rng, bounds))
+        } else {
+            self.grow_child(rng, index, bounds)
+        };
+        let left = 2 * index + 1;
+        if left < self.nodes.len() {
+            self.build(rng, style, left, bounds);
+            self.build(rng, style, left + 1, bounds);
+        }
+    }
+
+    /// The structured child `index`: starts on its parent between 0.25 and
+    /// 0.75 of the way, leaves perpendicular to it turned by ±45°, and ends at
+    /// the border or at the nearest ancestor segment (not the parent) it meets.
+    fn grow_child(&self, rng: &mut TerrainRng, index: usize, bounds: [f64; 2]) -> Line {
+        let parent_index = (index - 1) / 2;
+        let parent = self.nodes[parent_index];
+        let (px, py) = (
+            parent.end[0] - parent.start[0],
+            parent.end[1] - parent.start[1],
+        );
+        let along = rng.range(0.25, 0.75);
+        let start = [parent.start[0] + along * px, parent.start[1] + along * py];
+        // The right child leaves towards the parent's right (positive perp-dot).
+        let (nx, ny) = if index % 2 == 1 { (-py, px) } else { (py, -px) };
+        let theta = rng.range(-45.0, 45.0).to_radians();
+        let (sin, cos) = (libm::sin(theta), libm::cos(theta));
+        let dir = [nx * cos - ny * sin, nx * sin + ny * cos];
+        if dir == [0.0, 0.0] {
+            return Line::new(start, start);
+        }
+        let mut reach = border_exit(start, dir, bounds);
+        let mut ancestor = parent_index;
+        while ancestor > 0 {
+            ancestor = (ancestor - 1) / 2;
+            if let Some(t) = ray_hits_segment(start, dir, &self.nodes[ancestor])
+                && t < reach
+            {
+                reach = t;
+            }
+        }
+        Line::new(
+            start,
+            [start[0] + reach * dir[0], start[1] + reach * dir[1]],
+        )
+    }
+
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The segments in level order.
+    pub fn lines(&self) -> &[Line] {
+        &self.nodes
+    }
+
+    /// Fixed-point amplitude of `level` (0 = root).
+    pub fn level_amplitude(&self, level: u32) -> i64 {
+        self.level_amplitude[level as usize]
+    }
+
+    /// The fixed-point offset of sample (x, y) found by walking the tree: the
+    /// seed's per-pixel rule, kept for the reference and for single samples.
+    pub fn offset_at(&self, x: usize, y: usize) -> i64 {
+        let mut node = 0;
+        let mut offset = 0;
+        for level in 0..self.depth {
+            let amp = self.level_amplitude[level as usize];
+            if self.nodes[node].is_right(x, y) {
+                offset += amp;
+                node = 2 * node + 2;
+            } else {
+                offset -= amp;
+                node = 2 * node + 1;
+            }
+        }
+        offset
+    }
+
+    /// Adds the tree's offsets to a row-major fixed-point map, one row at a
+    /// time: each node splits its span of the row in two, so a row costs at
+    /// most 2^depth − 1 splits and one pass of additions.
+    pub fn add_to(&self, acc: &mut [i64], width: usize) {
+        for (y, row) in acc.chunks_exact_mut(width).enumerate() {
+            self.add_span(row, y, 0, width, 0, 0, 0);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_span(
+        &self,
+        row: &mut [i64],
+        y: usize,
+        lo: usize,
+        hi: usize,
+        node: usize,
+        level: u32,
+        offset: i64,
+    ) {
+        if lo == hi {
+            return;
+        }
+        if level == self.depth {
+            for cell in &mut row[lo..hi] {
+                *cell += offset;
+            }
+            return;
+        }
+        let amp = self.level_amplitude[level as usize];
+        let (split, right_first) = self.nodes[node].split_row(y, lo, hi);
+        let (right_span, left_span) = if right_first {
+            ((lo, split), (split, hi))
+        } else {
+            ((split, hi), (lo, split))
+        };
+        self.add_span(
+            row,
+            y,
+            right_span.0,
+            right_span.1,
+            2 * node + 2,
+            level + 1,
+            offset + amp,
+        );
+        self.add_span(
+            row,
+            y,
+            left_span.0,
+            left_span.1,
+            2 * node + 1,
+            level + 1,
+            offset - amp,
+        );
+    }
+}
+
+/// Deepest tree accepted: 2^20 nodes is far past any useful terrain.
+pub const MAX_DEPTH: u32 = 20;
+
+fn random_point(rng: &mut TerrainRng, bounds: [f64; 2]) -> [f64; 2] {
+    [rng.range(0.0, bounds[0]), rng.range(0.0, bounds[1])]
+}
+
+/// How far along `dir` a ray from `start` (inside the map) leaves the
+/// rectangle [0, bx] × [0, by].
+fn border_exit(start: [f64; 2], dir: [f64; 2], bounds: [f64; 2]) -> f64 {
+    let mut reach = f64::INFINITY;
+    for axis in 0..2 {
+        let t = if dir[axis] > 0.0 {
+            (bounds[axis] - start[axis]) / dir[axis]
+        } else if dir[axis] < 0.0 {
+            -start[axis] / dir[axis]
+        } else {
+            continue;
+        };
+        reach = reach.min(t.max(0.0));
+    }
+    reach
+}
+
+/// The ray parameter where a ray from `start` along `dir` crosses `segment`,
+/// if it does so ahead of the start.
+fn ray_hits_segment(start: [f64; 2], dir: [f64; 2], segment: &Line) -> Option<f64> {
+    let e = [
+        segment.end[0] - segment.start[0],
+        segment.end[1] - segment.start[1],
+    ];
+    let denom = dir[0] * e[1] - dir[1] * e[0];
+    if denom == 0.0 {
+        return None;
+    }
+    let q = [segment.start[0] - start[0], segment.start[1] - start[1]];
+    let t = (q[0] * e[1] - q[1] * e[0]) / denom;
+    let u = (q[0] * dir[1] - q[1] * dir[0]) / denom;
+    (t > 1e-9 && (0.0..=1.0).contains(&u)).then_some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::reference;
+
+    fn both(tree: &BspTree, width: usize, height: usize) -> (Vec<i64>, Vec<i64>) {
+        let mut fast = vec![0; width * height];
+        tree.add_to(&mut fast, width);
+        let mut slow = vec![0; width * height];
+        reference::bsp_per_pixel(tree, width, height, &mut slow);
+        (fast, slow)
+    }
+
+    #[test]
+    fn unstructured_spans_equal_the_per_pixel_walk() {
+        let mut rng = TerrainRng::new(21);
+        for (w, h) in [(65, 65), (30, 11), (2, 2), (7, 64)] {
+            for depth in 1..=6 {
+                let tree = BspTree::random(&mut rng, TreeStyle::Unstructured, depth, 0.005, w, h);
+                let (fast, slow) = both(&tree, w, h);
+                assert_eq!(fast, slow, "{w}x{h} depth {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn structured_spans_equal_the_per_pixel_walk() {
+        let mut rng = TerrainRng::new(22);
+        for (w, h) in [(65, 65), (80, 33), (3, 90)] {
+            for _ in 0..20 {
+                let tree = BspTree::random(&mut rng, TreeStyle::Structured, 5, 0.005, w, h);
+                let (fast, slow) = both(&tree, w, h);
+                assert_eq!(fast, slow);
+            }
+        }
+    }
+
+    #[test]
+    fn structured_children_start_on_their_parent_and_stay_inside_the_map() {
+        let (w, h) = (120usize, 50usize);
+        let mut rng = TerrainRng::new(5);
+        for _ in 0..50 {
+            let tree = BspTree::random(&mut rng, TreeStyle::Structured, 5, 1.0, w, h);
+            for (i, line) in tree.lines().iter().enumerate().skip(1) {
+                let parent = tree.lines()[(i - 1) / 2];
+                let pd = parent.perp_dot(line.start[0], line.start[1]);
+                let plen = ((parent.end[0] - parent.start[0]).powi(2)
+                    + (parent.end[1] - parent.start[1]).powi(2))
+                .sqrt();
+                assert!(
+                    pd.abs() <= 1e-9 * plen.max(1.0) * plen.max(1.0),
+                    "child {i} starts off its parent"
+                );
+                for p in [line.start, line.end] {
+                    assert!((-1e-9..=(w - 1) as f64 + 1e-9).contains(&p[0]));
+                    assert!((-1e-9..=(h - 1) as f64 + 1e-9).contains(&p[1]));
+                }
+                // The right child (even index) leaves to the parent's right.
+                let side = parent.perp_dot(line.end[0], line.end[1]);
+                if line.start != line.end {
+                    assert_eq!(side > 0.0, i % 2 == 0, "child {i} leaves on the wrong side");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn structured_child_stops_at_the_first_ancestor_it_meets() {
+        // Root: horizontal across the map at y = 10. Its left child starts on
+        // it and heads towards -y ... set up by hand: a grandchild heading
+        // back across the root must end on the root.
+        let root = Line::new([0.0, 10.0], [40.0, 10.0]);
+        let hit = ray_hits_segment([20.0, 2.0], [0.0, 1.0], &root);
+        assert_eq!(hit, Some(8.0));
+        assert_eq!(ray_hits_segment([20.0, 2.0], [0.0, -1.0], &root), None);
+        assert_eq!(border_exit([20.0, 2.0], [0.0, -1.0], [40.0, 20.0]), 2.0);
+    }
+
+    #[test]
+    fn vertical_parent_lines_are_handled() {
+        // The seed's listing divides by dx; a vertical parent must still give
+        // children that start on it.
+        let tree_lines = vec![Line::new([10.0, 0.0], [10.0, 30.0])];
+        let mut tree = BspTree::from_lines(
+            [tree_lines, vec![Line::new([0.0; 2], [0.0; 2]); 2]].concat(),
+            1.0,
+        );
+        let mut rng = TerrainRng::new(1);
+        for child in 1..3 {
+            let line = tree.grow_child(&mut rng, child, [40.0, 30.0]);
+            assert_eq!(line.start[0], 10.0);
+            assert!((7.5..=22.5).contains(&line.start[1]));
+            let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+            assert!(
+                near(line.end[0], 0.0)
+                    || near(line.end[0], 40.0)
+                    || near(line.end[1], 0.0)
+                    || near(line.end[1], 30.0)
+            );
+            tree.nodes[child] = line;
+        }
+        // Along +y, the left side (negative perp-dot) is -x.
+        assert!(
+            tree.nodes[1].end[0] < 10.0,
+            "left child goes to the parent's left"
+        );
+        assert!(
+            tree.nodes[2].end[0] > 10.0,
+            "right child goes to the parent's right"
+        );
+    }
+
+    #[test]
+    fn degenerate_segments_send_everything_left() {
+        let p = [3.0, 3.0];
+        let tree = BspTree::from_lines(vec![Line::new(p, p)], 1.0);
+        let (fast, slow) = both(&tree, 5, 4);
+        assert_eq!(fast, slow);
+        assert!(fast.iter().all(|&v| v == -to_fixed(1.0)));
+    }
+
+    #[test]
+    fn amplitude_halves_with_depth() {
+        let mut rng = TerrainRng::new(2);
+        let tree = BspTree::random(&mut rng, TreeStyle::Unstructured, 3, 0.5, 9, 9);
+        assert_eq!(tree.level_amplitude(0), to_fixed(0.5));
+        assert_eq!(tree.level_amplitude(1), to_fixed(0.25));
+        assert_eq!(tree.level_amplitude(2), to_fixed(0.125));
+        let mut acc = vec![0; 81];
+        tree.add_to(&mut acc, 9);
+        for v in acc {
+            let mag = v.unsigned_abs();
+            assert!(
+                [0.125, 0.375, 0.625, 0.875]
+                    .iter()
+                    .any(|&m| mag == to_fixed(m) as u64)
+            );
+        }
+    }
+}

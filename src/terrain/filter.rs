@@ -1,0 +1,366 @@
+//! Smoothing filters: the demo's two-tap recursive (IIR) pass, its true FIR variant, and a separable Gaussian blur.
+//!
+//! The two-tap filters run four directional passes, in this order: every row
+//! left→right then right→left, then every column top→bottom then bottom→top.
+//! The first sample of each directional pass is left as it is. With
+//! `k` the filter constant, each pass computes `out = k * prev + (1 - k) * cur`:
+//! for the IIR filter (the one the seed's demo runs, under the name
+//! `FIRFilter`) `prev` is the output just written, for the FIR filter it is
+//! the previous *input* sample of the same pass.
+use super::{Heightmap, TerrainError};
+
+/// Largest Gaussian sigma accepted, in samples; the kernel radius is
+/// `ceil(3 * sigma)`, and wider kernels only cost time on maps we can hold.
+pub const MAX_GAUSSIAN_SIGMA: f32 = 1024.0;
+
+/// One pass of the demo's two-tap recursive filter, bit for bit.
+///
+/// Each directional pass feeds on its own output, which makes it an infinite
+/// impulse response filter. The column passes sweep whole rows at a time
+/// (row `y` from row `y - 1`), which performs exactly the per-column
+/// operations in the same order, so the result is bit-identical to walking
+/// each column on its own, but reads memory sequentially.
+pub fn iir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
+    check_filter_constant(k)?;
+    let keep = 1.0 - k;
+    let width = map.width();
+    let cells = map.cells_mut();
+
+    for row in cells.chunks_exact_mut(width) {
+        for x in 1..width {
+            row[x] = k * row[x - 1] + keep * row[x];
+        }
+        for x in (0..width - 1).rev() {
+            row[x] = k * row[x + 1] + keep * row[x];
+        }
+    }
+
+    let rows = cells.len() / width;
+    for y in 1..rows {
+        let (above, rest) = cells.split_at_mut(y * width);
+        let prev = &above[(y - 1) * width..];
+        for (cur, &prev) in rest[..width].iter_mut().zip(prev) {
+            *cur = k * prev + keep * *cur;
+        }
+    }
+    for y in (0..rows - 1).rev() {
+        let (upto, below) = cells.split_at_mut((y + 1) * width);
+        let cur_row = &mut upto[y * width..];
+        for (cur, &prev) in cur_row.iter_mut().zip(&below[..width]) {
+            *cur = k * prev + keep * *cur;
+        }
+    }
+    Ok(())
+}
+
+/// One pass of the true two-tap FIR filter the blog describes: each output
+/// depends only on the pass's input, `out[i] = k * in[i - 1] + (1 - k) * in[i]`.
+pub fn fir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
+    check_filter_constant(k)?;
+    let keep = 1.0 - k;
+    let width = map.width();
+    let cells = map.cells_mut();
+
+    for row in cells.chunks_exact_mut(width) {
+        let mut prev_input = row[0];
+        for cur in row[1..].iter_mut() {
+            let input = *cur;
+            *cur = k * prev_input + keep * input;
+            prev_input = input;
+        }
+        let mut prev_input = row[width - 1];
+        for cur in row[..width - 1].iter_mut().rev() {
+            let input = *cur;
+            *cur = k * prev_input + keep * input;
+            prev_input = input;
+        }
+    }
+
+    // The column passes need the previous row's input, which the pass has
+    // already overwritten, so one row of it is kept aside.
+    let rows = cells.len() / width;
+    let mut prev_inputs = cells[..width].to_vec();
+    for row in cells.chunks_exact_mut(width).skip(1) {
+        for (cur, prev) in row.iter_mut().zip(prev_inputs.iter_mut()) {
+            let input = *cur;
+            *cur = k * *prev + keep * input;
+            *prev = input;
+        }
+    }
+    prev_inputs.copy_from_slice(&cells[(rows - 1) * width..]);
+    for row in cells.chunks_exact_mut(width).rev().skip(1) {
+        for (cur, prev) in row.iter_mut().zip(prev_inputs.iter_mut()) {
+            let input = *cur;
+            *cur = k * *prev + keep * input;
+            *prev = input;
+        }
+    }
+    Ok(())
+}
+
+/// Separable Gaussian blur with standard deviation `sigma` samples.
+///
+/// The kernel has radius `ceil(3 * sigma)` with weights
+/// `exp(-i² / (2 sigma²))` (from `libm`, so every platform gets the same
+/// bits) normalised to sum to one; samples beyond the border take the value
+/// of the nearest border sample. Sums are accumulated in f64.
+pub fn gaussian(map: &mut Heightmap, sigma: f32) -> Result<(), TerrainError> {
+    if !(sigma.is_finite() && sigma > 0.0 && sigma <= MAX_GAUSSIAN_SIGMA) {
+        return Err(TerrainError::out_of_range(
+            "sigma",
+            sigma,
+            "a finite number > 0 and <= 1024",
+        ));
+    }
+    let weights = gaussian_weights(sigma);
+    let radius = (weights.len() - 1) as isize;
+    let width = map.width();
+    let height = map.height();
+    let cells = map.cells_mut();
+
+    let mut line = vec![0.0f32; width];
+    for row in cells.chunks_exact_mut(width) {
+        line.copy_from_slice(row);
+        for (x, out) in row.iter_mut().enumerate() {
+            let mut sum = weights[0] * f64::from(line[x]);
+            for (offset, &weight) in (1..=radius).zip(&weights[1..]) {
+                let left = clamp_index(x as isize - offset, width);
+                let right = clamp_index(x as isize + offset, width);
+                sum += weight * (f64::from(line[left]) + f64::from(line[right]));
+            }
+            *out = sum as f32;
+        }
+    }
+
+    // Vertical pass row by row: each output row is a weighted sum of whole
+    // input rows, so memory is read sequentially.
+    let input = cells.to_vec();
+    let mut sums = vec![0.0f64; width];
+    for y in 0..height {
+        let centre = &input[y * width..(y + 1) * width];
+        for (sum, &h) in sums.iter_mut().zip(centre) {
+            *sum = weights[0] * f64::from(h);
+        }
+        for (offset, &weight) in (1..=radius).zip(&weights[1..]) {
+            let up = clamp_index(y as isize - offset, height) * width;
+            let down = clamp_index(y as isize + offset, height) * width;
+            let up_row = &input[up..up + width];
+            let down_row = &input[down..down + width];
+            for ((sum, &a), &b) in sums.iter_mut().zip(up_row).zip(down_row) {
+                *sum += weight * (f64::from(a) + f64::from(b));
+            }
+        }
+        for (out, &sum) in cells[y * width..(y + 1) * width].iter_mut().zip(&sums) {
+            *out = sum as f32;
+        }
+    }
+    Ok(())
+}
+
+/// The one-sided half of the normalised Gaussian kernel: `weights[i]` for offset ±i.
+fn gaussian_weights(sigma: f32) -> Vec<f64> {
+    let sigma = f64::from(sigma);
+    let radius = libm::ceil(3.0 * sigma) as usize;
+    let two_sigma_sq = 2.0 * sigma * sigma;
+    let raw: Vec<f64> = (0..=radius)
+        .map(|i| libm::exp(-((i * i) as f64) / two_sigma_sq))
+        .collect();
+    let total = raw[0] + 2.0 * raw[1..].iter().sum::<f64>();
+    raw.into_iter().map(|w| w / total).collect()
+}
+
+fn clamp_index(i: isize, len: usize) -> usize {
+    i.clamp(0, len as isize - 1) as usize
+}
+
+fn check_filter_constant(k: f32) -> Result<(), TerrainError> {
+    if (0.0..=1.0).contains(&k) {
+        Ok(())
+    } else {
+        Err(TerrainError::out_of_range("k", k, "between 0 and 1"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::rng::TerrainRng;
+
+    fn random_map(width: usize, height: usize, seed: u64) -> Heightmap {
+        let mut rng = TerrainRng::new(seed);
+        let cells = (0..width * height)
+            .map(|_| rng.range(-1.0, 1.0) as f32)
+            .collect();
+        Heightmap::from_cells(width, height, cells).unwrap()
+    }
+
+    fn bits(map: &Heightmap) -> Vec<u32> {
+        map.cells().iter().map(|h| h.to_bits()).collect()
+    }
+
+    /// The demo's `FIRFilter` transcribed loop for loop, walking each column
+    /// on its own, with the real width and height.
+    fn iir_reference(map: &mut Heightmap, k: f32) {
+        let w = map.width();
+        let h = map.height();
+        let m = map.cells_mut();
+        for y in 0..h {
+            let mut prev = m[y * w];
+            for x in 1..w {
+                m[x + y * w] = k * prev + (1.0 - k) * m[x + y * w];
+                prev = m[x + y * w];
+            }
+            prev = m[(w - 1) + y * w];
+            for x in (0..w - 1).rev() {
+                m[x + y * w] = k * prev + (1.0 - k) * m[x + y * w];
+                prev = m[x + y * w];
+            }
+        }
+        for x in 0..w {
+            let mut prev = m[x];
+            for y in 1..h {
+                m[x + y * w] = k * prev + (1.0 - k) * m[x + y * w];
+                prev = m[x + y * w];
+            }
+            prev = m[x + w * (h - 1)];
+            for y in (0..h - 1).rev() {
+                m[x + y * w] = k * prev + (1.0 - k) * m[x + y * w];
+                prev = m[x + y * w];
+            }
+        }
+    }
+
+    #[test]
+    fn iir_matches_a_hand_computed_3x2_case() {
+        // k = 1/4, out = prev/4 + 3 cur/4, every value exact in f32.
+        // Row 0 [0, 16, 32]: left→right [0, 12, 27]; right→left
+        //   x1 = 27/4 + 3·12/4 = 15.75, x0 = 15.75/4 + 0 = 3.9375.
+        // Row 1 [16, 0, 0]: left→right [16, 4, 1]; right→left
+        //   x1 = 1/4 + 3·4/4 = 3.25, x0 = 3.25/4 + 3·16/4 = 12.8125.
+        // Top→bottom, row 1 = row0/4 + 3 row1/4:
+        //   [0.984375 + 9.609375, 3.9375 + 2.4375, 6.75 + 0.75] = [10.59375, 6.375, 7.5].
+        // Bottom→top, row 0 = row1/4 + 3 row0/4:
+        //   [2.6484375 + 2.953125, 1.59375 + 11.8125, 1.875 + 20.25] = [5.6015625, 13.40625, 22.125].
+        let mut map = Heightmap::from_cells(3, 2, vec![0.0, 16.0, 32.0, 16.0, 0.0, 0.0]).unwrap();
+        iir_two_tap(&mut map, 0.25).unwrap();
+        assert_eq!(
+            map.cells(),
+            &[5.6015625, 13.40625, 22.125, 10.59375, 6.375, 7.5]
+        );
+    }
+
+    #[test]
+    fn iir_is_bit_identical_to_the_per_column_reference() {
+        for (width, height) in [(17, 11), (11, 17), (2, 2), (64, 3)] {
+            let mut fast = random_map(width, height, 5);
+            let mut reference = fast.clone();
+            iir_two_tap(&mut fast, 0.1).unwrap();
+            iir_reference(&mut reference, 0.1);
+            assert_eq!(bits(&fast), bits(&reference), "{width}x{height}");
+        }
+    }
+
+    #[test]
+    fn iir_with_k_one_copies_the_first_sample_over_a_non_square_map() {
+        // With k = 1 each pass copies its first sample along the run: the row
+        // passes spread (0, y) along row y, the column passes spread row 0
+        // down, so every cell ends as the original (0, 0) sample.
+        let mut wide = random_map(7, 3, 11);
+        let first = wide.get(0, 0);
+        iir_two_tap(&mut wide, 1.0).unwrap();
+        assert!(wide.cells().iter().all(|&h| h == first));
+        let mut tall = random_map(3, 7, 12);
+        let first = tall.get(0, 0);
+        iir_two_tap(&mut tall, 1.0).unwrap();
+        assert!(tall.cells().iter().all(|&h| h == first));
+    }
+
+    #[test]
+    fn fir_differs_from_iir_on_a_step() {
+        let step: Vec<f32> = (0..8).map(|x| if x < 4 { 0.0 } else { 1.0 }).collect();
+        let cells: Vec<f32> = step.iter().chain(step.iter()).copied().collect();
+        let mut iir = Heightmap::from_cells(8, 2, cells.clone()).unwrap();
+        let mut fir = Heightmap::from_cells(8, 2, cells).unwrap();
+        iir_two_tap(&mut iir, 0.5).unwrap();
+        fir_two_tap(&mut fir, 0.5).unwrap();
+        assert_ne!(iir.cells(), fir.cells());
+    }
+
+    #[test]
+    fn fir_output_depends_only_on_the_input_of_each_pass() {
+        // One row pass of FIR on [0, 0, 8, 0, 0] with k = 1/2 gives
+        // left→right [0, 0, 4, 4, 0], then right→left from that input
+        // [0, 2, 4, 2, 0]; the IIR pass would give [0.6875, 1.375, 2.75, 1.5, 1].
+        // Both rows are identical, so the column passes, k·c + (1 − k)·c with
+        // k = 1/2 and small integers, leave them exactly.
+        let row = [0.0, 0.0, 8.0, 0.0, 0.0];
+        let mut map =
+            Heightmap::from_cells(5, 2, row.iter().chain(row.iter()).copied().collect()).unwrap();
+        fir_two_tap(&mut map, 0.5).unwrap();
+        assert_eq!(map.row(0), &[0.0, 2.0, 4.0, 2.0, 0.0]);
+        assert_eq!(map.row(1), map.row(0));
+    }
+
+    #[test]
+    fn fir_column_passes_use_the_previous_input_row() {
+        // Column [0, 8, 0] as a 2x3 map of equal columns, k = 1/2:
+        // top→bottom from inputs [0, 8, 0] gives [0, 4, 4]; bottom→top from
+        // [0, 4, 4] gives [2, 4, 4].
+        let mut map = Heightmap::from_cells(2, 3, vec![0.0, 0.0, 8.0, 8.0, 0.0, 0.0]).unwrap();
+        fir_two_tap(&mut map, 0.5).unwrap();
+        assert_eq!(map.cells(), &[2.0, 2.0, 4.0, 4.0, 4.0, 4.0]);
+    }
+
+    #[test]
+    fn a_constant_map_is_unchanged_by_every_filter() {
+        let constant = Heightmap::from_cells(9, 6, vec![0.75; 54]).unwrap();
+        let mut iir = constant.clone();
+        let mut fir = constant.clone();
+        let mut blur = constant.clone();
+        iir_two_tap(&mut iir, 0.3).unwrap();
+        fir_two_tap(&mut fir, 0.3).unwrap();
+        gaussian(&mut blur, 1.5).unwrap();
+        // k·c + (1 − k)·c may round one ulp away from c, hence the tolerance.
+        for map in [&iir, &fir, &blur] {
+            for &h in map.cells() {
+                assert!((h - 0.75).abs() <= 1e-6, "{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn gaussian_preserves_the_sum_far_from_the_borders() {
+        // A spike at the centre of a 41x41 map with sigma 2 (radius 6): the
+        // kernel never reaches a border, so only rounding changes the sum.
+        let mut map = Heightmap::flat(41, 41).unwrap();
+        map.set(20, 20, 100.0);
+        map.set(21, 19, -30.0);
+        gaussian(&mut map, 2.0).unwrap();
+        let sum: f64 = map.cells().iter().map(|&h| f64::from(h)).sum();
+        assert!((sum - 70.0).abs() < 1e-4, "sum {sum}");
+        assert!(map.get(20, 20) < 100.0 && map.get(14, 20) > 0.0);
+        assert_eq!(map.get(13, 20), 0.0, "radius is ceil(3 sigma) = 6");
+    }
+
+    #[test]
+    fn gaussian_blurs_non_square_maps_symmetrically() {
+        let mut map = Heightmap::flat(15, 7).unwrap();
+        map.set(7, 3, 1.0);
+        gaussian(&mut map, 1.0).unwrap();
+        assert_eq!(map.get(6, 3), map.get(8, 3));
+        assert_eq!(map.get(7, 2), map.get(7, 4));
+        // Rows are blurred before columns, so the two axes may round apart.
+        assert!((map.get(6, 3) - map.get(7, 2)).abs() < 1e-7);
+    }
+
+    #[test]
+    fn out_of_range_parameters_are_errors() {
+        let mut map = Heightmap::flat(4, 4).unwrap();
+        assert!(iir_two_tap(&mut map, 1.5).is_err());
+        assert!(fir_two_tap(&mut map, -0.1).is_err());
+        assert!(iir_two_tap(&mut map, f32::NAN).is_err());
+        assert!(gaussian(&mut map, 0.0).is_err());
+        assert!(gaussian(&mut map, f32::INFINITY).is_err());
+        assert!(gaussian(&mut map, f32::NAN).is_err());
+    }
+}
