@@ -69,9 +69,9 @@ pub enum XrError {
     /// The stereo views differ in size, which single-pass multiview cannot draw.
     #[error("the runtime's two views differ in size; single-pass stereo needs equal views")]
     UnequalViews,
-    /// The renderer failed.
-    #[error("renderer: {0}")]
-    Render(String),
+    /// The app core refused its configuration.
+    #[error(transparent)]
+    App(#[from] crate::app::AppError),
     /// The report file could not be written.
     #[error("cannot write the report {path}: {source}")]
     Report {

@@ -16,10 +16,8 @@ pub struct HandSample {
     pub aim: Option<xr::Posef>,
     /// Grip pose when located.
     pub grip: Option<xr::Posef>,
-    /// Whether select went from released to pressed at this sync.
-    pub select_pressed: bool,
-    /// Whether select went from pressed to released at this sync.
-    pub select_released: bool,
+    /// The select action's state when the action is active, else `None`.
+    pub select: Option<bool>,
     /// All 26 joints (pose, radius) when hand tracking located them.
     pub joints: Option<Vec<(xr::Posef, f32)>>,
 }
@@ -183,9 +181,7 @@ impl Input {
                 .select
                 .state(session, self.hand_paths[index])
                 .map_err(xr_call("xrGetActionStateBoolean"))?;
-            let changed = state.is_active && state.changed_since_last_sync;
-            hand.select_pressed = changed && state.current_state;
-            hand.select_released = changed && !state.current_state;
+            hand.select = state.is_active.then_some(state.current_state);
             hand.aim = located_pose(&self.aim_spaces[index], base, time)?;
             hand.grip = located_pose(&self.grip_spaces[index], base, time)?;
             if let Some(trackers) = &self.hand_trackers {

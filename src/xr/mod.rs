@@ -1,6 +1,8 @@
 //! The OpenXR platform (`holoterrain xr`): runs the app inside an OpenXR
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2).
 
+mod anchor;
+mod convert;
 mod error;
 mod frames;
 mod graphics;
@@ -17,7 +19,7 @@ pub use error::XrError;
 pub use report::XrReport;
 
 /// Options of `holoterrain xr`.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct XrArgs {
     /// Stop after this many rendered frames, ending the session properly.
     #[arg(long, value_name = "N")]
@@ -29,6 +31,25 @@ pub struct XrArgs {
     /// validation layer, and count their messages into the report.
     #[arg(long)]
     pub validation: bool,
+    /// The first terrain seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Heightmap size, width x height samples.
+    #[arg(long, value_name = "WxH", default_value = "257x257", value_parser = parse_size)]
+    pub size: (usize, usize),
+}
+
+/// Parses "WxH" (e.g. "257x257") into (width, height).
+fn parse_size(text: &str) -> Result<(usize, usize), String> {
+    let (width, height) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WxH such as 257x257, got {text:?}"))?;
+    let parse = |part: &str| {
+        part.trim()
+            .parse::<usize>()
+            .map_err(|error| format!("bad size {text:?}: {error}"))
+    };
+    Ok((parse(width)?, parse(height)?))
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it;
@@ -39,4 +60,19 @@ pub fn run(args: &XrArgs) -> Result<XrReport, XrError> {
         report.write(path)?;
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_parses_width_and_height() {
+        assert_eq!(parse_size("129x65"), Ok((129, 65)));
+    }
+
+    #[test]
+    fn size_without_separator_is_rejected() {
+        assert!(parse_size("257").is_err());
+    }
 }

@@ -5,6 +5,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::error::XrError;
+use crate::app::ReseedCause;
+use crate::input::Pose;
 
 /// Median, 95th percentile and maximum of a per-frame duration, in ms.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -33,13 +35,69 @@ impl TimingStats {
     }
 }
 
-/// What an OpenXR run did.
+/// One reseed, as the simulator's report.json lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReseedRecord {
+    /// Index of the rendered frame it happened on (0-based).
+    pub frame: u64,
+    /// Seconds of display time since the first frame.
+    pub time: f64,
+    /// "airtap", "tap" or "select".
+    pub cause: ReseedCause,
+    /// The new seed.
+    pub seed: u64,
+}
+
+/// A pose in the report: position in metres, orientation as a quaternion x, y, z, w.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PoseRecord {
+    /// Position in the app's reference space, metres.
+    pub position: [f32; 3],
+    /// Orientation quaternion (x, y, z, w).
+    pub orientation: [f32; 4],
+}
+
+impl From<Pose> for PoseRecord {
+    fn from(pose: Pose) -> Self {
+        Self { position: pose.position.to_array(), orientation: pose.orientation.to_array() }
+    }
+}
+
+/// Per-frame CPU times, ms.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct CpuTimes {
+    /// `App::update`: gestures, placement, growth.
+    pub update: TimingStats,
+    /// Recording and submitting the frame's GPU work and ending the frame.
+    pub render: TimingStats,
+}
+
+/// What an OpenXR run did: the simulator's report.json fields plus the
+/// session's own (states, runtime, extensions, formats).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct XrReport {
     /// Frames rendered and submitted with a projection layer.
     pub frames: u64,
-    /// Seconds from the first to the last predicted display time.
+    /// Seconds of display time from the first to the last frame.
     pub seconds: f64,
+    /// Every seed grown, the first one included, in order.
+    pub seeds: Vec<u64>,
+    /// Every reseed, in order.
+    pub reseeds: Vec<ReseedRecord>,
+    /// Fault iterations applied to the current seed at the end.
+    pub iterations: usize,
+    /// Where the hologram was placed (before any anchor refinement); null if never.
+    pub hologram_pose: Option<PoseRecord>,
+    /// Per-frame CPU times.
+    pub cpu_ms: CpuTimes,
+    /// OpenXR plus Vulkan validation messages; null when validation is off.
+    pub validation_messages: Option<u64>,
+    /// OpenXR core-validation / debug-utils messages; null when not listening.
+    pub openxr_validation_messages: Option<u64>,
+    /// Vulkan validation-layer messages; null when the layer is off.
+    pub vulkan_validation_messages: Option<u64>,
+    /// Whether the OpenXR core validation layer was on.
+    pub core_validation_layer: bool,
     /// Session states in the order the runtime reported them, e.g. "READY".
     pub session_states: Vec<String>,
     /// Runtime name and version.
@@ -50,29 +108,16 @@ pub struct XrReport {
     pub extensions_enabled: Vec<String>,
     /// Optional extensions the runtime did not offer.
     pub extensions_missing: Vec<String>,
+    /// Whether hand joints were tracked (XR_EXT_hand_tracking on a system with hands).
+    pub hand_tracking: bool,
+    /// Whether the hologram was pinned with an XR_MSFT_spatial_anchor.
+    pub anchored: bool,
     /// Environment blend mode used, e.g. "OPAQUE" or "ADDITIVE".
     pub blend_mode: String,
     /// Reference space used: "UNBOUNDED_MSFT" or "LOCAL".
     pub reference_space: String,
     /// Colour and depth swapchain formats, e.g. "R8G8B8A8_SRGB".
     pub swapchain_formats: Vec<String>,
-    /// Select presses seen per hand (left, right) while focused.
-    pub select_presses: [u64; 2],
-    /// Per-frame CPU time of the whole frame between xrWaitFrame's return and xrEndFrame, ms.
-    pub cpu_ms: CpuTimes,
-    /// OpenXR plus Vulkan validation messages; null when validation is off.
-    pub validation_messages: Option<u64>,
-    /// OpenXR core-validation / debug-utils messages; null when not listening.
-    pub openxr_validation_messages: Option<u64>,
-    /// Vulkan validation-layer messages; null when the layer is off.
-    pub vulkan_validation_messages: Option<u64>,
-}
-
-/// Per-frame CPU times.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct CpuTimes {
-    /// From xrWaitFrame's return to xrEndFrame's return.
-    pub frame: TimingStats,
 }
 
 impl XrReport {

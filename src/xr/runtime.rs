@@ -17,14 +17,10 @@ pub struct EnabledExtensions {
     pub hand_tracking: bool,
     /// XR_MSFT_hand_interaction: the hand interaction profile (air-tap select).
     pub hand_interaction: bool,
-    /// XR_MSFT_spatial_anchor: pin the hologram with an anchor.
-    pub spatial_anchor: bool,
     /// XR_MSFT_unbounded_reference_space: world-scale reference space.
     pub unbounded_space: bool,
     /// XR_KHR_composition_layer_depth: submit depth with the projection layer.
     pub composition_depth: bool,
-    /// XR_EXT_debug_utils: messenger for validation messages.
-    pub debug_utils: bool,
 }
 
 /// The loaded runtime: instance, system and what was negotiated.
@@ -160,10 +156,8 @@ impl Runtime {
             extensions: EnabledExtensions {
                 hand_tracking: wanted.ext_hand_tracking,
                 hand_interaction: wanted.msft_hand_interaction,
-                spatial_anchor: wanted.msft_spatial_anchor,
                 unbounded_space: wanted.msft_unbounded_reference_space,
                 composition_depth: wanted.khr_composition_layer_depth,
-                debug_utils: wanted.ext_debug_utils,
             },
             enabled_names,
             missing_names,

@@ -13,8 +13,11 @@ use super::XrArgs;
 use super::error::{XrError, xr_call};
 use super::frames::{FrameResources, FrameTargets, record_clear};
 use super::graphics::XrVulkan;
-use super::input::{HandSample, Input};
-use super::report::{CpuTimes, TimingStats, XrReport};
+use super::anchor::AnchorSpace;
+use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
+use super::input::{HandSample, Input, located_pose};
+use super::report::{CpuTimes, ReseedRecord, TimingStats, XrReport};
+use crate::app::{App, AppConfig, AppEvent, FrameInput, HandInput};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
 
@@ -80,9 +83,12 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         extensions_enabled: runtime.enabled_names.clone(),
         extensions_missing: runtime.missing_names.clone(),
         blend_mode: format!("{blend_mode:?}"),
+        core_validation_layer: runtime.core_validation,
         ..XrReport::default()
     };
-    let outcome = SessionParts::create(&runtime, &vulkan, session, &mut report).and_then(|mut parts| {
+    let app = App::new(AppConfig::hololens_demo(args.size.0, args.size.1, args.seed))?;
+    report.seeds.push(app.seed());
+    let outcome = SessionParts::create(&runtime, &vulkan, session, app, &mut report).and_then(|mut parts| {
         let looped = parts.run_loop(
             &runtime,
             &vulkan,
@@ -125,6 +131,10 @@ struct SessionParts {
     depth: Option<StereoSwapchain>,
     /// Command buffers and fences.
     frames: FrameResources,
+    /// The app core: placement, gestures, growth.
+    app: App,
+    /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
+    anchor: Option<AnchorSpace>,
 }
 
 impl SessionParts {
@@ -132,6 +142,7 @@ impl SessionParts {
         runtime: &Runtime,
         vulkan: &XrVulkan,
         session: xr::Session<xr::Vulkan>,
+        app: App,
         report: &mut XrReport,
     ) -> Result<Self, XrError> {
         let offered = session
@@ -152,11 +163,12 @@ impl SessionParts {
         let head = session
             .create_reference_space(xr::ReferenceSpaceType::VIEW, xr::Posef::IDENTITY)
             .map_err(xr_call("xrCreateReferenceSpace"))?;
+        report.hand_tracking = runtime.system_tracks_hands()?;
         let input = Input::create(
             &runtime.instance,
             &session,
             runtime.extensions.hand_interaction,
-            runtime.extensions.hand_tracking && runtime.system_tracks_hands()?,
+            report.hand_tracking,
         )?;
         let views = runtime
             .instance
@@ -200,11 +212,12 @@ impl SessionParts {
                 return Err(error);
             }
         };
-        Ok(Self { session, base, head, input, colour, depth, frames })
+        Ok(Self { session, base, head, input, colour, depth, frames, app, anchor: None })
     }
 
     /// Destroys the Vulkan objects made for the session; frames were waited on.
     fn destroy(mut self, device: &ash::Device) {
+        self.anchor = None;
         self.frames.destroy(device);
         self.colour.destroy_views(device);
         if let Some(depth) = &mut self.depth {
@@ -267,7 +280,8 @@ impl SessionParts {
     ) -> Result<(), XrError> {
         let mut lifecycle = Lifecycle::default();
         let mut events = xr::EventDataBuffer::new();
-        let mut frame_times_ms = Vec::new();
+        let mut update_ms = Vec::new();
+        let mut render_ms = Vec::new();
         let mut first_display_time = None;
         let mut last_display_time = None;
         loop {
@@ -287,16 +301,48 @@ impl SessionParts {
                 continue;
             }
             let frame_state = frame_waiter.wait().map_err(xr_call("xrWaitFrame"))?;
-            let started = Instant::now();
             frame_stream.begin().map_err(xr_call("xrBeginFrame"))?;
             let time = frame_state.predicted_display_time;
-            first_display_time.get_or_insert(time);
+            let first = *first_display_time.get_or_insert(time);
             last_display_time = Some(time);
 
-            if lifecycle.focused {
-                let hands = self.input.sample(&self.session, &self.base, time)?;
-                self.count_selects(&hands, report);
+            let update_started = Instant::now();
+            let (_, views) = self
+                .session
+                .locate_views(VIEW_TYPE, time, &self.base)
+                .map_err(xr_call("xrLocateViews"))?;
+            let hands = if lifecycle.focused {
+                self.input.sample(&self.session, &self.base, time)?
+            } else {
+                Default::default()
+            };
+            let output = self.update_app(time, &views, &hands)?;
+            for event in &output.events {
+                match *event {
+                    AppEvent::Placed { pose } => {
+                        report.hologram_pose = Some(pose.into());
+                        self.anchor = AnchorSpace::create(&self.session, &self.base, pose_to_xr(&pose), time)?;
+                        report.anchored = self.anchor.is_some();
+                    }
+                    AppEvent::Reseeded { seed, cause } => {
+                        log::info!("reseeded ({}) with seed {seed}", cause.name());
+                        report.seeds.push(seed);
+                        report.reseeds.push(ReseedRecord {
+                            frame: report.frames,
+                            time: (time.as_nanos() - first.as_nanos()) as f64 / 1e9,
+                            cause,
+                            seed,
+                        });
+                        if lifecycle.focused {
+                            for hand in 0..hands.len() {
+                                self.input.pulse(&self.session, hand)?;
+                            }
+                        }
+                    }
+                }
             }
+            update_ms.push(update_started.elapsed().as_secs_f64() * 1000.0);
+
             let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
             if !frame_state.should_render || quota_reached {
                 frame_stream
@@ -304,24 +350,46 @@ impl SessionParts {
                     .map_err(xr_call("xrEndFrame"))?;
                 continue;
             }
-            self.render_frame(runtime, vulkan, time, blend_mode)?;
+            let render_started = Instant::now();
+            self.render_frame(runtime, vulkan, &views, time, blend_mode)?;
+            render_ms.push(render_started.elapsed().as_secs_f64() * 1000.0);
             report.frames += 1;
-            frame_times_ms.push(started.elapsed().as_secs_f64() * 1000.0);
         }
         report.session_states = lifecycle.states_seen;
-        report.cpu_ms = CpuTimes { frame: TimingStats::from_samples(&frame_times_ms) };
+        report.cpu_ms = CpuTimes {
+            update: TimingStats::from_samples(&update_ms),
+            render: TimingStats::from_samples(&render_ms),
+        };
+        report.iterations = self.app.iterations_done();
         if let (Some(first), Some(last)) = (first_display_time, last_display_time) {
             report.seconds = (last.as_nanos() - first.as_nanos()) as f64 / 1e9;
         }
         Ok(())
     }
 
-    fn count_selects(&self, hands: &[HandSample; 2], report: &mut XrReport) {
-        for (index, hand) in hands.iter().enumerate() {
-            if hand.select_pressed {
-                report.select_presses[index] += 1;
-            }
-        }
+    /// Builds the app's frame input from the runtime's tracking and runs one update.
+    fn update_app(
+        &mut self,
+        time: xr::Time,
+        views: &[xr::View],
+        hands: &[HandSample; 2],
+    ) -> Result<crate::app::FrameOutput, XrError> {
+        let [left_view, right_view] = views else {
+            return Err(XrError::UnequalViews);
+        };
+        let head = located_pose(&self.head, &self.base, time)?.map(pose_from_xr);
+        let hand_input = |sample: &HandSample| HandInput {
+            joints: sample.joints.as_deref().and_then(joints_from_xr),
+            aim: sample.aim.map(pose_from_xr),
+            select: sample.select,
+        };
+        let input = FrameInput {
+            display_time_ns: time.as_nanos(),
+            head,
+            hands: [hand_input(&hands[0]), hand_input(&hands[1])],
+            views: [eye_from_xr(left_view), eye_from_xr(right_view)],
+        };
+        Ok(self.app.update(&input))
     }
 
     /// Locates the views, records and submits the frame, releases the images
@@ -330,13 +398,10 @@ impl SessionParts {
         &mut self,
         runtime: &Runtime,
         vulkan: &XrVulkan,
+        views: &[xr::View],
         time: xr::Time,
         blend_mode: xr::EnvironmentBlendMode,
     ) -> Result<(), XrError> {
-        let (_, views) = self
-            .session
-            .locate_views(VIEW_TYPE, time, &self.base)
-            .map_err(xr_call("xrLocateViews"))?;
         let colour_index = self.colour.handle.acquire_image().map_err(xr_call("xrAcquireSwapchainImage"))?;
         self.colour
             .handle
@@ -361,7 +426,7 @@ impl SessionParts {
         if let Some(depth) = &mut self.depth {
             depth.handle.release_image().map_err(xr_call("xrReleaseSwapchainImage"))?;
         }
-        self.end_frame(runtime, &views, time, blend_mode)
+        self.end_frame(runtime, views, time, blend_mode)
     }
 
     /// xrEndFrame with one projection layer; built from the raw structures
