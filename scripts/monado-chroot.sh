@@ -47,6 +47,9 @@ unmount_all() {
 }
 
 prepare() {
+    if [ -f "$MARKER" ]; then
+        return 0
+    fi
     [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
     command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
     mkdir -p "$(dirname "$CHROOT_DIR")"

@@ -42,7 +42,9 @@ impl AnchorSpace {
             (functions.create_spatial_anchor)(session.as_raw(), &anchor_info, &mut anchor)
         };
         if result == xr::sys::Result::ERROR_CREATE_SPATIAL_ANCHOR_FAILED_MSFT {
-            log::warn!("the runtime could not create a spatial anchor; the hologram stays at a fixed pose");
+            log::warn!(
+                "the runtime could not create a spatial anchor; the hologram stays at a fixed pose"
+            );
             return Ok(None);
         }
         if result.into_raw() < 0 {
@@ -68,7 +70,11 @@ impl AnchorSpace {
         // and destroys it on drop, which happens before the anchor is destroyed.
         let space = unsafe { xr::Space::reference_from_raw(session.clone(), raw_space) };
         log::info!("hologram pinned with a spatial anchor");
-        Ok(Some(Self { space, anchor, functions }))
+        Ok(Some(Self {
+            space,
+            anchor,
+            functions,
+        }))
     }
 }
 

@@ -4,13 +4,17 @@ use glam::{Quat, Vec3};
 use openxr as xr;
 
 use crate::app::{EyeView, Fov};
-use crate::input::hand::{HandJoints, JOINT_COUNT, Joint};
 use crate::input::Pose;
+use crate::input::hand::{HandJoints, JOINT_COUNT, Joint};
 
 /// An OpenXR pose as the app's pose.
 pub fn pose_from_xr(pose: xr::Posef) -> Pose {
     let xr::Quaternionf { x, y, z, w } = pose.orientation;
-    let xr::Vector3f { x: px, y: py, z: pz } = pose.position;
+    let xr::Vector3f {
+        x: px,
+        y: py,
+        z: pz,
+    } = pose.position;
     Pose::new(Vec3::new(px, py, pz), Quat::from_xyzw(x, y, z, w))
 }
 
@@ -23,7 +27,11 @@ pub fn pose_to_xr(pose: &Pose) -> xr::Posef {
             z: pose.orientation.z,
             w: pose.orientation.w,
         },
-        position: xr::Vector3f { x: pose.position.x, y: pose.position.y, z: pose.position.z },
+        position: xr::Vector3f {
+            x: pose.position.x,
+            y: pose.position.y,
+            z: pose.position.z,
+        },
     }
 }
 
@@ -46,9 +54,15 @@ pub fn joints_from_xr(joints: &[(xr::Posef, f32)]) -> Option<HandJoints> {
     if joints.len() != JOINT_COUNT {
         return None;
     }
-    let mut out = [Joint { pose: Pose::IDENTITY, radius: 0.0 }; JOINT_COUNT];
+    let mut out = [Joint {
+        pose: Pose::IDENTITY,
+        radius: 0.0,
+    }; JOINT_COUNT];
     for (slot, (pose, radius)) in out.iter_mut().zip(joints) {
-        *slot = Joint { pose: pose_from_xr(*pose), radius: *radius };
+        *slot = Joint {
+            pose: pose_from_xr(*pose),
+            radius: *radius,
+        };
     }
     Some(out)
 }
@@ -69,11 +83,23 @@ mod tests {
     #[test]
     fn openxr_quaternion_order_is_xyzw() {
         let posef = xr::Posef {
-            orientation: xr::Quaternionf { x: 0.0, y: 1.0, z: 0.0, w: 0.0 },
-            position: xr::Vector3f { x: 0.0, y: 0.0, z: 0.0 },
+            orientation: xr::Quaternionf {
+                x: 0.0,
+                y: 1.0,
+                z: 0.0,
+                w: 0.0,
+            },
+            position: xr::Vector3f {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+            },
         };
         let forward = pose_from_xr(posef).forward();
-        assert!((forward - Vec3::Z).length() < 1e-6, "half turn about Y faces +Z, got {forward}");
+        assert!(
+            (forward - Vec3::Z).length() < 1e-6,
+            "half turn about Y faces +Z, got {forward}"
+        );
     }
 
     #[test]

@@ -40,7 +40,12 @@ impl FrameResources {
         // SAFETY: the device is live; the pool is destroyed in destroy().
         let pool = unsafe { device.create_command_pool(&pool_info, None) }
             .map_err(vk_call("vkCreateCommandPool"))?;
-        let mut resources = Self { pool, command_buffers: Vec::new(), fences: Vec::new(), slot: 0 };
+        let mut resources = Self {
+            pool,
+            command_buffers: Vec::new(),
+            fences: Vec::new(),
+            slot: 0,
+        };
         let allocate_info = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
             .level(vk::CommandBufferLevel::PRIMARY)
@@ -76,7 +81,9 @@ impl FrameResources {
             device
                 .wait_for_fences(&[fence], true, u64::MAX)
                 .map_err(vk_call("vkWaitForFences"))?;
-            device.reset_fences(&[fence]).map_err(vk_call("vkResetFences"))?;
+            device
+                .reset_fences(&[fence])
+                .map_err(vk_call("vkResetFences"))?;
         }
         let command_buffer = self.command_buffers[self.slot];
         // SAFETY: the fence wait above guarantees the buffer is no longer pending.
@@ -102,7 +109,9 @@ impl FrameResources {
         let submit = vk::SubmitInfo::default().command_buffers(&command_buffers);
         // SAFETY: the buffer is recording (begin() ran) and its fence is unsignalled.
         unsafe {
-            device.end_command_buffer(command_buffer).map_err(vk_call("vkEndCommandBuffer"))?;
+            device
+                .end_command_buffer(command_buffer)
+                .map_err(vk_call("vkEndCommandBuffer"))?;
             device
                 .queue_submit(queue, &[submit], self.fences[self.slot])
                 .map_err(vk_call("vkQueueSubmit"))?;
@@ -137,7 +146,11 @@ impl FrameResources {
 /// Records clears of both layers of the frame's images to transparent black
 /// (see-through on additive displays) and far depth, leaving them in the
 /// attachment layouts the runtime expects at release.
-pub fn record_clear(device: &ash::Device, command_buffer: vk::CommandBuffer, targets: FrameTargets) {
+pub fn record_clear(
+    device: &ash::Device,
+    command_buffer: vk::CommandBuffer,
+    targets: FrameTargets,
+) {
     let colour_range = vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,
         base_mip_level: 0,
@@ -171,7 +184,10 @@ pub fn record_clear(device: &ash::Device, command_buffer: vk::CommandBuffer, tar
         if format == vk::Format::D24_UNORM_S8_UINT || format == vk::Format::D32_SFLOAT_S8_UINT {
             aspect |= vk::ImageAspectFlags::STENCIL;
         }
-        let range = vk::ImageSubresourceRange { aspect_mask: aspect, ..colour_range };
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: aspect,
+            ..colour_range
+        };
         to_transfer.push(
             vk::ImageMemoryBarrier::default()
                 .old_layout(vk::ImageLayout::UNDEFINED)
@@ -211,7 +227,9 @@ pub fn record_clear(device: &ash::Device, command_buffer: vk::CommandBuffer, tar
             command_buffer,
             targets.colour,
             vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            &vk::ClearColorValue { float32: [0.0, 0.0, 0.0, 0.0] },
+            &vk::ClearColorValue {
+                float32: [0.0, 0.0, 0.0, 0.0],
+            },
             &[colour_range],
         );
         if let Some((image, range)) = depth_range {
@@ -219,7 +237,10 @@ pub fn record_clear(device: &ash::Device, command_buffer: vk::CommandBuffer, tar
                 command_buffer,
                 image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &vk::ClearDepthStencilValue { depth: 1.0, stencil: 0 },
+                &vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
+                },
                 &[range],
             );
         }

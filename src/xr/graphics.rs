@@ -83,9 +83,10 @@ impl XrVulkan {
         let raw_instance = unsafe {
             runtime.instance.create_vulkan_instance(
                 runtime.system,
-                std::mem::transmute::<vk::PFN_vkGetInstanceProcAddr, xr::sys::platform::VkGetInstanceProcAddr>(
-                    entry.static_fn().get_instance_proc_addr,
-                ),
+                std::mem::transmute::<
+                    vk::PFN_vkGetInstanceProcAddr,
+                    xr::sys::platform::VkGetInstanceProcAddr,
+                >(entry.static_fn().get_instance_proc_addr),
                 &instance_info as *const vk::InstanceCreateInfo<'_> as *const _,
             )
         }
@@ -95,8 +96,9 @@ impl XrVulkan {
             result: vk::Result::from_raw(raw),
         })?;
         // SAFETY: raw_instance is the live VkInstance the runtime just created with this loader.
-        let instance =
-            unsafe { ash::Instance::load(entry.static_fn(), vk::Instance::from_raw(raw_instance as _)) };
+        let instance = unsafe {
+            ash::Instance::load(entry.static_fn(), vk::Instance::from_raw(raw_instance as _))
+        };
 
         let counter = Box::<MessageCounter>::default();
         let messenger = if layer_present {
@@ -140,12 +142,11 @@ impl XrVulkan {
             });
         }
         // SAFETY: as above.
-        let queue_family_index = unsafe {
-            instance.get_physical_device_queue_family_properties(physical_device)
-        }
-        .iter()
-        .position(|family| family.queue_flags.contains(vk::QueueFlags::GRAPHICS))
-        .ok_or(XrError::NoGraphicsQueue)? as u32;
+        let queue_family_index =
+            unsafe { instance.get_physical_device_queue_family_properties(physical_device) }
+                .iter()
+                .position(|family| family.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+                .ok_or(XrError::NoGraphicsQueue)? as u32;
         log::info!(
             "Vulkan device: {}",
             properties
@@ -166,9 +167,10 @@ impl XrVulkan {
         let raw_device = unsafe {
             runtime.instance.create_vulkan_device(
                 runtime.system,
-                std::mem::transmute::<vk::PFN_vkGetInstanceProcAddr, xr::sys::platform::VkGetInstanceProcAddr>(
-                    entry.static_fn().get_instance_proc_addr,
-                ),
+                std::mem::transmute::<
+                    vk::PFN_vkGetInstanceProcAddr,
+                    xr::sys::platform::VkGetInstanceProcAddr,
+                >(entry.static_fn().get_instance_proc_addr),
                 physical_device.as_raw() as _,
                 &device_info as *const vk::DeviceCreateInfo<'_> as *const _,
             )
@@ -179,7 +181,8 @@ impl XrVulkan {
             result: vk::Result::from_raw(raw),
         })?;
         // SAFETY: raw_device is the live VkDevice just created on this instance.
-        let device = unsafe { ash::Device::load(instance.fp_v1_0(), vk::Device::from_raw(raw_device as _)) };
+        let device =
+            unsafe { ash::Device::load(instance.fp_v1_0(), vk::Device::from_raw(raw_device as _)) };
         // SAFETY: the device was created with one queue in this family.
         let queue = unsafe { device.get_device_queue(queue_family_index, 0) };
         Ok(Self {

@@ -48,29 +48,59 @@ fn profile_bindings(hand_interaction: bool) -> Vec<(&'static str, [&'static str;
     let mut profiles = vec![
         (
             "/interaction_profiles/khr/simple_controller",
-            ["input/select/click", "input/aim/pose", "input/grip/pose", "output/haptic"],
+            [
+                "input/select/click",
+                "input/aim/pose",
+                "input/grip/pose",
+                "output/haptic",
+            ],
         ),
         (
             "/interaction_profiles/valve/index_controller",
-            ["input/trigger/click", "input/aim/pose", "input/grip/pose", "output/haptic"],
+            [
+                "input/trigger/click",
+                "input/aim/pose",
+                "input/grip/pose",
+                "output/haptic",
+            ],
         ),
         (
             "/interaction_profiles/oculus/touch_controller",
-            ["input/trigger/value", "input/aim/pose", "input/grip/pose", "output/haptic"],
+            [
+                "input/trigger/value",
+                "input/aim/pose",
+                "input/grip/pose",
+                "output/haptic",
+            ],
         ),
         (
             "/interaction_profiles/htc/vive_controller",
-            ["input/trigger/click", "input/aim/pose", "input/grip/pose", "output/haptic"],
+            [
+                "input/trigger/click",
+                "input/aim/pose",
+                "input/grip/pose",
+                "output/haptic",
+            ],
         ),
         (
             "/interaction_profiles/microsoft/motion_controller",
-            ["input/trigger/value", "input/aim/pose", "input/grip/pose", "output/haptic"],
+            [
+                "input/trigger/value",
+                "input/aim/pose",
+                "input/grip/pose",
+                "output/haptic",
+            ],
         ),
     ];
     if hand_interaction {
         profiles.push((
             "/interaction_profiles/microsoft/hand_interaction",
-            ["input/select/value", "input/aim/pose", "input/grip/pose", ""],
+            [
+                "input/select/value",
+                "input/aim/pose",
+                "input/grip/pose",
+                "",
+            ],
         ));
     }
     profiles
@@ -86,8 +116,12 @@ impl Input {
         hand_tracking: bool,
     ) -> Result<Self, XrError> {
         let hand_paths = [
-            instance.string_to_path(HANDS[0]).map_err(xr_call("xrStringToPath"))?,
-            instance.string_to_path(HANDS[1]).map_err(xr_call("xrStringToPath"))?,
+            instance
+                .string_to_path(HANDS[0])
+                .map_err(xr_call("xrStringToPath"))?,
+            instance
+                .string_to_path(HANDS[1])
+                .map_err(xr_call("xrStringToPath"))?,
         ];
         let action_set = instance
             .create_action_set("holoterrain", "holoterrain", 0)
@@ -122,9 +156,12 @@ impl Input {
                     bindings.push(xr::Binding::new(&haptic, path(haptic_suffix)?));
                 }
             }
-            let profile_path = instance.string_to_path(profile).map_err(xr_call("xrStringToPath"))?;
+            let profile_path = instance
+                .string_to_path(profile)
+                .map_err(xr_call("xrStringToPath"))?;
             // A runtime may reject a profile it does not know; the others still apply.
-            if let Err(result) = instance.suggest_interaction_profile_bindings(profile_path, &bindings)
+            if let Err(result) =
+                instance.suggest_interaction_profile_bindings(profile_path, &bindings)
             {
                 log::warn!("bindings for {profile} not accepted: {result}");
             }
@@ -196,7 +233,12 @@ impl Input {
                             )
                         })
                     })
-                    .map(|joints| joints.iter().map(|joint| (joint.pose, joint.radius)).collect());
+                    .map(|joints| {
+                        joints
+                            .iter()
+                            .map(|joint| (joint.pose, joint.radius))
+                            .collect()
+                    });
             }
         }
         Ok(hands)
@@ -222,7 +264,10 @@ pub fn located_pose(
 ) -> Result<Option<xr::Posef>, XrError> {
     let location = space.locate(base, time).map_err(xr_call("xrLocateSpace"))?;
     let valid = xr::SpaceLocationFlags::POSITION_VALID | xr::SpaceLocationFlags::ORIENTATION_VALID;
-    Ok(location.location_flags.contains(valid).then_some(location.pose))
+    Ok(location
+        .location_flags
+        .contains(valid)
+        .then_some(location.pose))
 }
 
 #[cfg(test)]

@@ -31,7 +31,11 @@ impl TimingStats {
             let index = (fraction * sorted.len() as f64).ceil() as usize;
             sorted[index.clamp(1, sorted.len()) - 1]
         };
-        Self { median: rank(0.5), p95: rank(0.95), max: sorted[sorted.len() - 1] }
+        Self {
+            median: rank(0.5),
+            p95: rank(0.95),
+            max: sorted[sorted.len() - 1],
+        }
     }
 }
 
@@ -59,7 +63,10 @@ pub struct PoseRecord {
 
 impl From<Pose> for PoseRecord {
     fn from(pose: Pose) -> Self {
-        Self { position: pose.position.to_array(), orientation: pose.orientation.to_array() }
+        Self {
+            position: pose.position.to_array(),
+            orientation: pose.orientation.to_array(),
+        }
     }
 }
 
@@ -124,14 +131,21 @@ impl XrReport {
     /// Writes the report as pretty JSON, replacing `path` atomically so no
     /// half-written file is left behind.
     pub fn write(&self, path: &Path) -> Result<(), XrError> {
-        let report_error = |source| XrError::Report { path: path.to_owned(), source };
+        let report_error = |source| XrError::Report {
+            path: path.to_owned(),
+            source,
+        };
         let json = serde_json::to_string_pretty(self)
             .map_err(|error| report_error(std::io::Error::other(error)))?;
-        let directory = path.parent().filter(|parent| !parent.as_os_str().is_empty());
+        let directory = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty());
         let mut temporary = tempfile::NamedTempFile::new_in(directory.unwrap_or(Path::new(".")))
             .map_err(report_error)?;
         std::io::Write::write_all(&mut temporary, json.as_bytes()).map_err(report_error)?;
-        temporary.persist(path).map_err(|error| report_error(error.error))?;
+        temporary
+            .persist(path)
+            .map_err(|error| report_error(error.error))?;
         Ok(())
     }
 }
@@ -144,7 +158,14 @@ mod tests {
     fn timing_stats_take_median_p95_and_max() {
         let samples: Vec<f64> = (1..=100).map(f64::from).collect();
         let stats = TimingStats::from_samples(&samples);
-        assert_eq!(stats, TimingStats { median: 50.0, p95: 95.0, max: 100.0 });
+        assert_eq!(
+            stats,
+            TimingStats {
+                median: 50.0,
+                p95: 95.0,
+                max: 100.0
+            }
+        );
     }
 
     #[test]
@@ -156,7 +177,10 @@ mod tests {
     fn report_is_written_as_json_with_the_frame_count() {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("report.json");
-        let report = XrReport { frames: 7, ..XrReport::default() };
+        let report = XrReport {
+            frames: 7,
+            ..XrReport::default()
+        };
         report.write(&path).unwrap();
         let value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

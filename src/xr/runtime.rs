@@ -54,9 +54,7 @@ impl Runtime {
         // SAFETY: libopenxr_loader.so.1 is the Khronos loader (or a conforming
         // one); its entry points are what the openxr crate expects.
         let entry = unsafe { xr::Entry::load(&()) }.map_err(|_| XrError::LoaderMissing)?;
-        let available = entry
-            .enumerate_extensions()
-            .map_err(XrError::NoRuntime)?;
+        let available = entry.enumerate_extensions().map_err(XrError::NoRuntime)?;
         if !available.khr_vulkan_enable2 {
             return Err(XrError::NoVulkanSupport);
         }
@@ -72,7 +70,11 @@ impl Runtime {
                 missing_names.push(name.to_owned());
             }
         };
-        note("XR_EXT_hand_tracking", available.ext_hand_tracking, &mut wanted.ext_hand_tracking);
+        note(
+            "XR_EXT_hand_tracking",
+            available.ext_hand_tracking,
+            &mut wanted.ext_hand_tracking,
+        );
         note(
             "XR_MSFT_hand_interaction",
             available.msft_hand_interaction,
@@ -93,8 +95,15 @@ impl Runtime {
             available.khr_composition_layer_depth,
             &mut wanted.khr_composition_layer_depth,
         );
-        note("XR_EXT_debug_utils", available.ext_debug_utils, &mut wanted.ext_debug_utils);
-        log::info!("OpenXR extensions enabled: XR_KHR_vulkan_enable2 {}", enabled_names.join(" "));
+        note(
+            "XR_EXT_debug_utils",
+            available.ext_debug_utils,
+            &mut wanted.ext_debug_utils,
+        );
+        log::info!(
+            "OpenXR extensions enabled: XR_KHR_vulkan_enable2 {}",
+            enabled_names.join(" ")
+        );
         if !missing_names.is_empty() {
             log::info!("OpenXR extensions not offered: {}", missing_names.join(" "));
         }
@@ -109,7 +118,11 @@ impl Runtime {
                 "--validation: the OpenXR core validation layer is not installed (Debian: openxr-layer-corevalidation)"
             );
         }
-        let layers: &[&str] = if core_validation { &[CORE_VALIDATION_LAYER] } else { &[] };
+        let layers: &[&str] = if core_validation {
+            &[CORE_VALIDATION_LAYER]
+        } else {
+            &[]
+        };
 
         let instance = entry
             .create_instance(
@@ -128,9 +141,14 @@ impl Runtime {
                 xr::sys::Result::ERROR_RUNTIME_UNAVAILABLE
                 | xr::sys::Result::ERROR_RUNTIME_FAILURE
                 | xr::sys::Result::ERROR_INSTANCE_LOST => XrError::NoRuntime(result),
-                other => XrError::Xr { call: "xrCreateInstance", result: other },
+                other => XrError::Xr {
+                    call: "xrCreateInstance",
+                    result: other,
+                },
             })?;
-        let properties = instance.properties().map_err(xr_call("xrGetInstanceProperties"))?;
+        let properties = instance
+            .properties()
+            .map_err(xr_call("xrGetInstanceProperties"))?;
         let runtime_name = format!("{} {}", properties.runtime_name, properties.runtime_version);
         log::info!("OpenXR runtime: {runtime_name}");
 
@@ -220,16 +238,20 @@ fn create_messenger(
         (debug_utils.create_debug_utils_messenger)(instance.as_raw(), &create_info, &mut messenger)
     };
     if result.into_raw() < 0 {
-        return Err(XrError::Xr { call: "xrCreateDebugUtilsMessengerEXT", result });
+        return Err(XrError::Xr {
+            call: "xrCreateDebugUtilsMessengerEXT",
+            result,
+        });
     }
     Ok(messenger)
 }
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        if let (Some(messenger), Some(debug_utils)) =
-            (self.messenger.take(), self.instance.exts().ext_debug_utils.as_ref())
-        {
+        if let (Some(messenger), Some(debug_utils)) = (
+            self.messenger.take(),
+            self.instance.exts().ext_debug_utils.as_ref(),
+        ) {
             // SAFETY: the messenger was created on this instance, which is still alive.
             unsafe {
                 (debug_utils.destroy_debug_utils_messenger)(messenger);

@@ -10,16 +10,16 @@ use ash::vk;
 use openxr as xr;
 
 use super::XrArgs;
+use super::anchor::AnchorSpace;
+use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
 use super::frames::{FrameResources, FrameTargets, record_clear};
 use super::graphics::XrVulkan;
-use super::anchor::AnchorSpace;
-use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::input::{HandSample, Input, located_pose};
 use super::report::{CpuTimes, ReseedRecord, TimingStats, XrReport};
-use crate::app::{App, AppConfig, AppEvent, FrameInput, HandInput};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
+use crate::app::{App, AppConfig, AppEvent, FrameInput, HandInput};
 
 /// The view configuration: two eyes.
 const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
@@ -86,26 +86,34 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         core_validation_layer: runtime.core_validation,
         ..XrReport::default()
     };
-    let app = App::new(AppConfig::hololens_demo(args.size.0, args.size.1, args.seed))?;
+    let app = App::new(AppConfig::hololens_demo(
+        args.size.0,
+        args.size.1,
+        args.seed,
+    ))?;
     report.seeds.push(app.seed());
-    let outcome = SessionParts::create(&runtime, &vulkan, session, app, &mut report).and_then(|mut parts| {
-        let looped = parts.run_loop(
-            &runtime,
-            &vulkan,
-            frame_waiter,
-            frame_stream,
-            blend_mode,
-            args.frames,
-            &interrupted,
-            &mut report,
-        );
-        let waited = parts.frames.wait_all(&vulkan.device);
-        parts.destroy(&vulkan.device);
-        looped.and(waited)
-    });
+    let outcome =
+        SessionParts::create(&runtime, &vulkan, session, app, &mut report).and_then(|mut parts| {
+            let looped = parts.run_loop(
+                &runtime,
+                &vulkan,
+                frame_waiter,
+                frame_stream,
+                blend_mode,
+                args.frames,
+                &interrupted,
+                &mut report,
+            );
+            let waited = parts.frames.wait_all(&vulkan.device);
+            parts.destroy(&vulkan.device);
+            looped.and(waited)
+        });
     report.openxr_validation_messages = runtime.validation_messages();
     report.vulkan_validation_messages = vulkan.validation_messages();
-    report.validation_messages = match (report.openxr_validation_messages, report.vulkan_validation_messages) {
+    report.validation_messages = match (
+        report.openxr_validation_messages,
+        report.vulkan_validation_messages,
+    ) {
         (None, None) => None,
         (openxr, vulkan) => Some(openxr.unwrap_or(0) + vulkan.unwrap_or(0)),
     };
@@ -155,8 +163,12 @@ impl SessionParts {
         } else {
             xr::ReferenceSpaceType::LOCAL
         };
-        report.reference_space =
-            if space_type == xr::ReferenceSpaceType::LOCAL { "LOCAL" } else { "UNBOUNDED_MSFT" }.into();
+        report.reference_space = if space_type == xr::ReferenceSpaceType::LOCAL {
+            "LOCAL"
+        } else {
+            "UNBOUNDED_MSFT"
+        }
+        .into();
         let base = session
             .create_reference_space(space_type, xr::Posef::IDENTITY)
             .map_err(xr_call("xrCreateReferenceSpace"))?;
@@ -186,7 +198,8 @@ impl SessionParts {
             width: left.recommended_image_rect_width,
             height: left.recommended_image_rect_height,
         };
-        let mut colour = StereoSwapchain::create(&session, &vulkan.device, SwapchainKind::Colour, extent)?;
+        let mut colour =
+            StereoSwapchain::create(&session, &vulkan.device, SwapchainKind::Colour, extent)?;
         let depth = if runtime.extensions.composition_depth {
             match StereoSwapchain::create(&session, &vulkan.device, SwapchainKind::Depth, extent) {
                 Ok(depth) => Some(depth),
@@ -212,7 +225,17 @@ impl SessionParts {
                 return Err(error);
             }
         };
-        Ok(Self { session, base, head, input, colour, depth, frames, app, anchor: None })
+        Ok(Self {
+            session,
+            base,
+            head,
+            input,
+            colour,
+            depth,
+            frames,
+            app,
+            anchor: None,
+        })
     }
 
     /// Destroys the Vulkan objects made for the session; frames were waited on.
@@ -232,7 +255,10 @@ impl SessionParts {
         lifecycle: &mut Lifecycle,
         events: &mut xr::EventDataBuffer,
     ) -> Result<bool, XrError> {
-        while let Some(event) = instance.poll_event(events).map_err(xr_call("xrPollEvent"))? {
+        while let Some(event) = instance
+            .poll_event(events)
+            .map_err(xr_call("xrPollEvent"))?
+        {
             match event {
                 xr::Event::SessionStateChanged(change) => {
                     let state = change.state();
@@ -241,14 +267,18 @@ impl SessionParts {
                     lifecycle.focused = state == xr::SessionState::FOCUSED;
                     match state {
                         xr::SessionState::READY => {
-                            self.session.begin(VIEW_TYPE).map_err(xr_call("xrBeginSession"))?;
+                            self.session
+                                .begin(VIEW_TYPE)
+                                .map_err(xr_call("xrBeginSession"))?;
                             lifecycle.running = true;
                         }
                         xr::SessionState::STOPPING => {
                             self.session.end().map_err(xr_call("xrEndSession"))?;
                             lifecycle.running = false;
                         }
-                        xr::SessionState::EXITING | xr::SessionState::LOSS_PENDING => return Ok(false),
+                        xr::SessionState::EXITING | xr::SessionState::LOSS_PENDING => {
+                            return Ok(false);
+                        }
                         _ => {}
                     }
                 }
@@ -290,7 +320,12 @@ impl SessionParts {
                 match self.session.request_exit() {
                     Ok(()) => lifecycle.exit_requested = true,
                     Err(xr::sys::Result::ERROR_SESSION_NOT_RUNNING) => break,
-                    Err(result) => return Err(XrError::Xr { call: "xrRequestExitSession", result }),
+                    Err(result) => {
+                        return Err(XrError::Xr {
+                            call: "xrRequestExitSession",
+                            result,
+                        });
+                    }
                 }
             }
             if !self.poll_events(&runtime.instance, &mut lifecycle, &mut events)? {
@@ -321,7 +356,12 @@ impl SessionParts {
                 match *event {
                     AppEvent::Placed { pose } => {
                         report.hologram_pose = Some(pose.into());
-                        self.anchor = AnchorSpace::create(&self.session, &self.base, pose_to_xr(&pose), time)?;
+                        self.anchor = AnchorSpace::create(
+                            &self.session,
+                            &self.base,
+                            pose_to_xr(&pose),
+                            time,
+                        )?;
                         report.anchored = self.anchor.is_some();
                     }
                     AppEvent::Reseeded { seed, cause } => {
@@ -402,14 +442,21 @@ impl SessionParts {
         time: xr::Time,
         blend_mode: xr::EnvironmentBlendMode,
     ) -> Result<(), XrError> {
-        let colour_index = self.colour.handle.acquire_image().map_err(xr_call("xrAcquireSwapchainImage"))?;
+        let colour_index = self
+            .colour
+            .handle
+            .acquire_image()
+            .map_err(xr_call("xrAcquireSwapchainImage"))?;
         self.colour
             .handle
             .wait_image(xr::Duration::INFINITE)
             .map_err(xr_call("xrWaitSwapchainImage"))?;
         let depth_target = match &mut self.depth {
             Some(depth) => {
-                let index = depth.handle.acquire_image().map_err(xr_call("xrAcquireSwapchainImage"))?;
+                let index = depth
+                    .handle
+                    .acquire_image()
+                    .map_err(xr_call("xrAcquireSwapchainImage"))?;
                 depth
                     .handle
                     .wait_image(xr::Duration::INFINITE)
@@ -418,13 +465,22 @@ impl SessionParts {
             }
             None => None,
         };
-        let targets = FrameTargets { colour: self.colour.images[colour_index as usize], depth: depth_target };
+        let targets = FrameTargets {
+            colour: self.colour.images[colour_index as usize],
+            depth: depth_target,
+        };
         let command_buffer = self.frames.begin(&vulkan.device)?;
         record_clear(&vulkan.device, command_buffer, targets);
         self.frames.submit(&vulkan.device, vulkan.queue)?;
-        self.colour.handle.release_image().map_err(xr_call("xrReleaseSwapchainImage"))?;
+        self.colour
+            .handle
+            .release_image()
+            .map_err(xr_call("xrReleaseSwapchainImage"))?;
         if let Some(depth) = &mut self.depth {
-            depth.handle.release_image().map_err(xr_call("xrReleaseSwapchainImage"))?;
+            depth
+                .handle
+                .release_image()
+                .map_err(xr_call("xrReleaseSwapchainImage"))?;
         }
         self.end_frame(runtime, views, time, blend_mode)
     }
@@ -501,7 +557,10 @@ impl SessionParts {
         // returns, and the swapchains and space are alive.
         let result = unsafe { (runtime.instance.fp().end_frame)(self.session.as_raw(), &end_info) };
         if result.into_raw() < 0 {
-            return Err(XrError::Xr { call: "xrEndFrame", result });
+            return Err(XrError::Xr {
+                call: "xrEndFrame",
+                result,
+            });
         }
         Ok(())
     }

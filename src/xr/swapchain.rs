@@ -20,8 +20,11 @@ const COLOUR_FORMATS: [vk::Format; 4] = [
 ];
 
 /// Depth formats in order of preference: HoloLens 2 wants D16 for depth submission.
-const DEPTH_FORMATS: [vk::Format; 3] =
-    [vk::Format::D16_UNORM, vk::Format::D32_SFLOAT, vk::Format::D24_UNORM_S8_UINT];
+const DEPTH_FORMATS: [vk::Format; 3] = [
+    vk::Format::D16_UNORM,
+    vk::Format::D32_SFLOAT,
+    vk::Format::D24_UNORM_S8_UINT,
+];
 
 /// One swapchain with its images and a 2-layer array view of each.
 pub struct StereoSwapchain {
@@ -82,7 +85,11 @@ impl StereoSwapchain {
         };
         let format = choose_format(&offered, preferred)
             .ok_or(XrError::NoSwapchainFormat { kind: kind_name })?;
-        log::info!("{kind_name} swapchain: {format:?}, {}x{} x2 layers", extent.width, extent.height);
+        log::info!(
+            "{kind_name} swapchain: {format:?}, {}x{} x2 layers",
+            extent.width,
+            extent.height
+        );
         let handle = session
             .create_swapchain(&xr::SwapchainCreateInfo {
                 create_flags: xr::SwapchainCreateFlags::EMPTY,
@@ -102,7 +109,13 @@ impl StereoSwapchain {
             .into_iter()
             .map(vk::Image::from_raw)
             .collect();
-        let mut swapchain = Self { handle, format, images, views: Vec::new(), extent };
+        let mut swapchain = Self {
+            handle,
+            format,
+            images,
+            views: Vec::new(),
+            extent,
+        };
         for index in 0..swapchain.images.len() {
             let view_info = vk::ImageViewCreateInfo::default()
                 .image(swapchain.images[index])
@@ -147,7 +160,10 @@ mod tests {
             vk::Format::B8G8R8A8_UNORM.as_raw() as u32,
             vk::Format::R8G8B8A8_SRGB.as_raw() as u32,
         ];
-        assert_eq!(choose_format(&offered, &COLOUR_FORMATS), Some(vk::Format::R8G8B8A8_SRGB));
+        assert_eq!(
+            choose_format(&offered, &COLOUR_FORMATS),
+            Some(vk::Format::R8G8B8A8_SRGB)
+        );
     }
 
     #[test]
@@ -156,7 +172,10 @@ mod tests {
             vk::Format::D32_SFLOAT.as_raw() as u32,
             vk::Format::D16_UNORM.as_raw() as u32,
         ];
-        assert_eq!(choose_format(&offered, &DEPTH_FORMATS), Some(vk::Format::D16_UNORM));
+        assert_eq!(
+            choose_format(&offered, &DEPTH_FORMATS),
+            Some(vk::Format::D16_UNORM)
+        );
     }
 
     #[test]

@@ -36,7 +36,9 @@ unsafe fn message_text(text: *const std::ffi::c_char) -> String {
         return String::from("(no message)");
     }
     // SAFETY: the caller guarantees a valid NUL-terminated string.
-    unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(text) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The XR_EXT_debug_utils callback: counts warnings and errors.
