@@ -3,5 +3,6 @@
 //! Layers, dependencies pointing down: `terrain` (the engine, pure).
 pub mod app;
 pub mod input;
+pub mod render;
 pub mod terrain;
 pub mod xr;

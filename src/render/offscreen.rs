@@ -1,0 +1,472 @@
+//! Offscreen stereo rendering for the simulator and tests: owns a device,
+//! the terrain renderer, per-slot 2-layer images and read-back buffers.
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::context::{GpuContext, ValidationCounter};
+use super::error::RenderError;
+use super::formats::{
+    COLOR_FORMAT_PREFERENCE, DEPTH_FORMAT_PREFERENCE, choose_color_format, choose_depth_format,
+    is_bgra,
+};
+use super::frames::{FRAMES_IN_FLIGHT, FrameRing};
+use super::memory::{Buffer, Image};
+use super::scene::FrameScene;
+use super::terrain::{RenderTarget, TerrainRenderer, VIEW_COUNT};
+
+/// Bytes per RGBA8 / BGRA8 pixel.
+const BYTES_PER_PIXEL: usize = 4;
+
+/// Formats to force instead of the preferred ones the device supports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TargetFormats {
+    /// Colour format (one of `formats::COLOR_FORMAT_PREFERENCE`); `None` picks the best supported.
+    pub color: Option<vk::Format>,
+    /// Depth format (one of `formats::DEPTH_FORMAT_PREFERENCE`); `None` picks the best supported.
+    pub depth: Option<vk::Format>,
+}
+
+/// How to set up an [`OffscreenRenderer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffscreenOptions {
+    /// Width of each eye's image, in pixels.
+    pub eye_width: u32,
+    /// Height of each eye's image, in pixels.
+    pub eye_height: u32,
+    /// Heightmap samples per row.
+    pub grid_width: u32,
+    /// Heightmap rows.
+    pub grid_height: u32,
+    /// Turn on VK_LAYER_KHRONOS_validation and count its messages.
+    pub validation: bool,
+    /// Target formats; the default picks sRGB colour and D16 depth when supported.
+    pub formats: TargetFormats,
+}
+
+impl Default for OffscreenOptions {
+    fn default() -> Self {
+        OffscreenOptions {
+            eye_width: 320,
+            eye_height: 240,
+            grid_width: 257,
+            grid_height: 257,
+            validation: false,
+            formats: TargetFormats::default(),
+        }
+    }
+}
+
+/// Both eyes' pixels, RGBA8, rows top to bottom, sRGB-encoded as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StereoImage {
+    /// Pixels per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// The left eye, width × height × 4 bytes.
+    pub left: Vec<u8>,
+    /// The right eye, width × height × 4 bytes.
+    pub right: Vec<u8>,
+}
+
+/// One frame slot's images and read-back buffer.
+struct OffscreenSlot {
+    /// Framebuffer and views; dropped before the images they view.
+    target: RenderTarget,
+    /// Colour, 2 layers; copied out after each frame.
+    color: Image,
+    /// Depth, 2 layers; only the framebuffer uses it.
+    _depth: Image,
+    /// Host-visible copy of both colour layers, left then right.
+    readback: Buffer,
+}
+
+/// Renders stereo frames into its own images and reads them back.
+pub struct OffscreenRenderer {
+    /// Per-slot images; dropped first (after Drop waited for the GPU).
+    slots: Vec<OffscreenSlot>,
+    /// Command buffers and fences.
+    frames: FrameRing,
+    /// The terrain pass.
+    terrain: TerrainRenderer,
+    /// The device.
+    ctx: Arc<GpuContext>,
+    /// Pixels per eye row.
+    eye_width: u32,
+    /// Eye rows.
+    eye_height: u32,
+}
+
+impl OffscreenRenderer {
+    /// A renderer on a device of its own.
+    pub fn new(options: OffscreenOptions) -> Result<Self, RenderError> {
+        if options.eye_width == 0 || options.eye_height == 0 {
+            return Err(RenderError::InvalidOptions(format!(
+                "eye images must not be empty, got {}×{}",
+                options.eye_width, options.eye_height
+            )));
+        }
+        let ctx = GpuContext::standalone(options.validation)?;
+        let color_format = pick_format(
+            &ctx,
+            options.formats.color,
+            &COLOR_FORMAT_PREFERENCE,
+            vk::FormatFeatureFlags::COLOR_ATTACHMENT | vk::FormatFeatureFlags::TRANSFER_SRC,
+            choose_color_format,
+            "colour",
+        )?;
+        let depth_format = pick_format(
+            &ctx,
+            options.formats.depth,
+            &DEPTH_FORMAT_PREFERENCE,
+            vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT,
+            choose_depth_format,
+            "depth",
+        )?;
+        let terrain = TerrainRenderer::new(
+            ctx.clone(),
+            options.grid_width,
+            options.grid_height,
+            color_format,
+            depth_format,
+        )?;
+        let extent = vk::Extent2D {
+            width: options.eye_width,
+            height: options.eye_height,
+        };
+        let slots = (0..FRAMES_IN_FLIGHT)
+            .map(|_| make_slot(&ctx, &terrain, extent))
+            .collect::<Result<Vec<_>, _>>()?;
+        let frames = FrameRing::new(ctx.clone())?;
+        Ok(OffscreenRenderer {
+            slots,
+            frames,
+            terrain,
+            ctx,
+            eye_width: options.eye_width,
+            eye_height: options.eye_height,
+        })
+    }
+
+    /// Records and submits one frame; waits only for the frame slot's
+    /// previous use, never for this frame.
+    pub fn render(&mut self, scene: &FrameScene) -> Result<(), RenderError> {
+        let frame = self.frames.begin()?;
+        let slot = &self.slots[frame.slot()];
+        self.terrain.record(&frame, &slot.target, scene)?;
+        // SAFETY: the command buffer is recording; the slot's image and
+        // buffer are not used by any other frame in flight.
+        unsafe {
+            record_copy_out(
+                self.ctx.device(),
+                frame.command_buffer(),
+                slot,
+                self.eye_width,
+                self.eye_height,
+            )
+        };
+        self.frames.submit(frame)
+    }
+
+    /// Waits for the most recent frame and returns its pixels.
+    pub fn read_back(&mut self) -> Result<StereoImage, RenderError> {
+        let slot = self
+            .frames
+            .last_submitted()
+            .ok_or(RenderError::NothingRendered)?;
+        self.frames.wait_for_slot(slot)?;
+        let bytes = self.slots[slot].readback.mapped().ok_or_else(|| {
+            RenderError::InvalidOptions("the read-back buffer is not host-visible".into())
+        })?;
+        let eye_bytes = self.eye_width as usize * self.eye_height as usize * BYTES_PER_PIXEL;
+        let mut left = bytes[..eye_bytes].to_vec();
+        let mut right = bytes[eye_bytes..2 * eye_bytes].to_vec();
+        if is_bgra(self.terrain.color_format()) {
+            for pixel in left.chunks_exact_mut(4).chain(right.chunks_exact_mut(4)) {
+                pixel.swap(0, 2);
+            }
+        }
+        Ok(StereoImage {
+            width: self.eye_width,
+            height: self.eye_height,
+            left,
+            right,
+        })
+    }
+
+    /// Validation warnings and errors so far; `None` when validation is off.
+    pub fn validation_messages(&self) -> Option<u64> {
+        self.ctx.validation_messages()
+    }
+
+    /// A counter that stays readable after the renderer is dropped, so a
+    /// caller can check that teardown (leak checks) was clean too.
+    pub fn validation_counter(&self) -> Option<ValidationCounter> {
+        self.ctx.validation_counter()
+    }
+
+    /// The colour format in use.
+    pub fn color_format(&self) -> vk::Format {
+        self.terrain.color_format()
+    }
+
+    /// The depth format in use.
+    pub fn depth_format(&self) -> vk::Format {
+        self.terrain.depth_format()
+    }
+
+    /// The device's name (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
+    pub fn device_name(&self) -> &str {
+        self.ctx.device_name()
+    }
+}
+
+impl Drop for OffscreenRenderer {
+    fn drop(&mut self) {
+        // The slots' images drop before the frame ring, so wait here.
+        if let Err(error) = self.frames.wait_for_all() {
+            log::error!("waiting for frames at teardown failed: {error}");
+        }
+    }
+}
+
+/// `forced` if the device supports it, else the best supported of `preference`.
+fn pick_format(
+    ctx: &GpuContext,
+    forced: Option<vk::Format>,
+    preference: &[vk::Format],
+    features: vk::FormatFeatureFlags,
+    choose: fn(&[vk::Format]) -> Option<vk::Format>,
+    what: &str,
+) -> Result<vk::Format, RenderError> {
+    let supported: Vec<_> = preference
+        .iter()
+        .copied()
+        .filter(|&format| ctx.supports_format(format, features))
+        .collect();
+    let chosen = match forced {
+        Some(format) if supported.contains(&format) => Some(format),
+        Some(format) => {
+            return Err(RenderError::UnsuitableDevice {
+                device: ctx.device_name().into(),
+                missing: format!("{what} format {format:?} as a render target"),
+            });
+        }
+        None => choose(&supported),
+    };
+    chosen.ok_or_else(|| RenderError::UnsuitableDevice {
+        device: ctx.device_name().into(),
+        missing: format!("a {what} format usable as a render target"),
+    })
+}
+
+fn make_slot(
+    ctx: &Arc<GpuContext>,
+    terrain: &TerrainRenderer,
+    extent: vk::Extent2D,
+) -> Result<OffscreenSlot, RenderError> {
+    let color = Image::new(
+        ctx,
+        "offscreen colour",
+        terrain.color_format(),
+        extent,
+        VIEW_COUNT,
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+    )?;
+    let depth = Image::new(
+        ctx,
+        "offscreen depth",
+        terrain.depth_format(),
+        extent,
+        VIEW_COUNT,
+        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+    )?;
+    let readback = Buffer::new(
+        ctx,
+        "offscreen read-back",
+        (extent.width as usize * extent.height as usize * BYTES_PER_PIXEL * VIEW_COUNT as usize)
+            as u64,
+        vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuToCpu,
+    )?;
+    // SAFETY: both images were just made with 2 layers of `extent`, the
+    // renderer's formats and attachment usage; the slot keeps them alive
+    // longer than the target (field order).
+    let target = unsafe { RenderTarget::new(terrain, color.raw(), depth.raw(), extent) }?;
+    Ok(OffscreenSlot {
+        target,
+        color,
+        _depth: depth,
+        readback,
+    })
+}
+
+/// # Safety
+/// `cmd` is recording, right after the terrain pass drew into `slot`.
+unsafe fn record_copy_out(
+    device: &ash::Device,
+    cmd: vk::CommandBuffer,
+    slot: &OffscreenSlot,
+    width: u32,
+    height: u32,
+) {
+    let layers = vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: VIEW_COUNT,
+    };
+    let to_transfer = vk::ImageMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+        .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(slot.color.raw())
+        .subresource_range(layers);
+    let region = vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: VIEW_COUNT,
+        })
+        .image_extent(vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        });
+    let to_host = vk::BufferMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .buffer(slot.readback.raw())
+        .size(vk::WHOLE_SIZE);
+    // SAFETY: per this function's contract.
+    unsafe {
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &[to_transfer],
+        );
+        device.cmd_copy_image_to_buffer(
+            cmd,
+            slot.color.raw(),
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            slot.readback.raw(),
+            &[region],
+        );
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[to_host],
+            &[],
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    use glam::{Mat4, Vec3};
+
+    use super::*;
+    use crate::render::camera::perspective_from_fov;
+    use crate::render::scene::{ColourBands, EyeView};
+
+    /// Counts heap allocations made by Rust code on threads that asked for it,
+    /// so a test can prove the frame loop allocates nothing.
+    struct CountingAllocator;
+
+    thread_local! {
+        /// Whether allocations on this thread are being counted.
+        static COUNTING: Cell<bool> = const { Cell::new(false) };
+        /// Allocations counted on this thread.
+        static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    // SAFETY: forwards every call to the system allocator unchanged.
+    unsafe impl GlobalAlloc for CountingAllocator {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            if COUNTING.with(Cell::get) {
+                ALLOCATIONS.with(|count| count.set(count.get() + 1));
+            }
+            // SAFETY: same contract as this function.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: same contract as this function.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            if COUNTING.with(Cell::get) {
+                ALLOCATIONS.with(|count| count.set(count.get() + 1));
+            }
+            // SAFETY: same contract as this function.
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+    /// Heap allocations `run` makes on this thread.
+    fn allocations_during(run: impl FnOnce()) -> usize {
+        ALLOCATIONS.with(|count| count.set(0));
+        COUNTING.with(|counting| counting.set(true));
+        run();
+        COUNTING.with(|counting| counting.set(false));
+        ALLOCATIONS.with(Cell::get)
+    }
+
+    #[test]
+    fn rendering_a_frame_does_not_allocate() {
+        let mut renderer = OffscreenRenderer::new(OffscreenOptions {
+            eye_width: 64,
+            eye_height: 48,
+            grid_width: 33,
+            grid_height: 17,
+            ..OffscreenOptions::default()
+        })
+        .unwrap();
+        let heights: Vec<f32> = (0..33 * 17).map(|i| (i % 7) as f32 * 0.1).collect();
+        let eye = EyeView {
+            view: Mat4::from_translation(Vec3::new(0.0, -0.2, -1.0)),
+            projection: perspective_from_fov(-0.5, 0.5, 0.4, -0.4, 0.05, 10.0),
+        };
+        let with_heights = FrameScene {
+            model: Mat4::from_scale(Vec3::new(0.5, 0.1, 0.5)),
+            views: [eye, eye],
+            heights: Some(&heights),
+            light_dir: Vec3::Y,
+            bands: ColourBands::spread_over(0.0, 1.0),
+        };
+        let without_heights = FrameScene {
+            heights: None,
+            ..with_heights
+        };
+        let allocations = allocations_during(|| {
+            for _ in 0..3 {
+                renderer.render(&with_heights).unwrap();
+                renderer.render(&without_heights).unwrap();
+            }
+        });
+        assert_eq!(allocations, 0);
+    }
+}

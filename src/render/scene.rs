@@ -1,0 +1,75 @@
+//! What one frame draws: the hologram's transform, both eyes, new heights
+//! (when they changed), the light and the colour bands.
+use glam::{Mat4, Vec3};
+
+/// One eye's camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EyeView {
+    /// World → eye (see `camera::view_from_pose`).
+    pub view: Mat4,
+    /// Eye → Vulkan clip space (see `camera::perspective_from_fov`).
+    pub projection: Mat4,
+}
+
+/// Heights, in terrain units, where the colour bands meet: sand below
+/// `sand_to_grass`, then grass, rock from `grass_to_rock`, snow above
+/// `rock_to_snow`. Each change blends smoothly over `blend` terrain units.
+/// Independently of height, steep slopes show rock instead of grass or snow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColourBands {
+    /// Where sand turns into grass.
+    pub sand_to_grass: f32,
+    /// Where grass turns into rock.
+    pub grass_to_rock: f32,
+    /// Where rock turns into snow.
+    pub rock_to_snow: f32,
+    /// Width of each blend zone.
+    pub blend: f32,
+}
+
+impl ColourBands {
+    /// The thesis' rule (seed 003 §3.7.1): split the height range into four
+    /// equal bands, blending across a band's width around each boundary.
+    pub fn spread_over(min_height: f32, max_height: f32) -> Self {
+        let quarter = (max_height - min_height) / 4.0;
+        ColourBands {
+            sand_to_grass: min_height + quarter,
+            grass_to_rock: min_height + 2.0 * quarter,
+            rock_to_snow: min_height + 3.0 * quarter,
+            blend: quarter * 0.35,
+        }
+    }
+}
+
+/// Everything one stereo frame needs.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameScene<'a> {
+    /// Model → world: maps the grid's [-0.5, 0.5] square and its heights
+    /// (terrain units) to metres in the reference space.
+    pub model: Mat4,
+    /// Left eye (view 0), then right eye (view 1).
+    pub views: [EyeView; 2],
+    /// New heights, row-major, grid width × height values; `Some` only on
+    /// frames where they changed (the renderer keeps the last ones).
+    pub heights: Option<&'a [f32]>,
+    /// World-space direction from the surface towards the light; any
+    /// non-zero length (it is normalised in the shader).
+    pub light_dir: Vec3,
+    /// Where the colour bands change.
+    pub bands: ColourBands,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_split_the_height_range_in_quarters() {
+        let bands = ColourBands::spread_over(2.0, 6.0);
+        assert_eq!(
+            [bands.sand_to_grass, bands.grass_to_rock, bands.rock_to_snow],
+            [3.0, 4.0, 5.0]
+        );
+        assert_eq!(bands.blend, 0.35);
+    }
+}

@@ -1,0 +1,593 @@
+//! The Vulkan renderer on a real driver (Mesa lavapipe in CI): reference
+//! images, stereo parallax, height streaming, format choice, error messages,
+//! and shader sources that provably match the committed SPIR-V. Every GPU test
+//! runs with the Khronos validation layer and allows no message at all,
+//! teardown (leak checks) included.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ash::vk;
+use glam::{Mat3, Mat4, Quat, Vec3};
+use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
+use holoterrain::render::{
+    ColourBands, EyeView, FrameScene, OffscreenOptions, OffscreenRenderer, RenderError,
+    StereoImage, TargetFormats,
+};
+
+/// Eye image size of the reference renders.
+const EYE_WIDTH: u32 = 160;
+const EYE_HEIGHT: u32 = 120;
+/// Heightmap size of the reference renders (under 65 536 vertices: 16-bit indices).
+const GRID_WIDTH: u32 = 97;
+const GRID_HEIGHT: u32 = 81;
+
+/// A channel may differ by this much from the reference without counting as
+/// a difference: covers rounding differences between lavapipe/LLVM versions
+/// (sRGB encoding, interpolation) while any change of band colour, lighting
+/// or geometry moves channels by far more.
+const CHANNEL_TOLERANCE: u8 = 8;
+/// At most this fraction of pixels may exceed `CHANNEL_TOLERANCE`: pixels
+/// along silhouettes and band edges can flip when rasterisation rounds
+/// differently, a shifted or recoloured terrain changes several percent.
+const MAX_DIFFERING_FRACTION: f64 = 0.005;
+
+/// Set to 1 to rewrite the reference images from the current output.
+const BLESS_VAR: &str = "HOLOTERRAIN_BLESS";
+
+/// Set in the child process of the missing-driver and missing-layer tests.
+const CHILD_VAR: &str = "HOLOTERRAIN_RENDER_TEST_CHILD";
+
+// ---------------------------------------------------------------- helpers --
+
+/// SplitMix64: a tiny generator of its own, so the test terrain never
+/// changes when the engine's generator does.
+struct SplitMix(u64);
+
+impl SplitMix {
+    /// Uniform in [-1, 1).
+    fn signed_unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
+/// A fault-formation landscape on a dome, heights normalised to [0, 1]:
+/// `FAULTS` soft-edged faults (random point and direction, one side up, the
+/// other down, amplitude falling with each fault) defined on the continuous
+/// square, so any grid size samples the same surface. Only +, −, ×, ÷ and
+/// comparisons: the same bits on every platform.
+fn fault_terrain(width: u32, height: u32, seed: u64) -> Vec<f32> {
+    const FAULTS: usize = 150;
+    let mut rng = SplitMix(seed);
+    let faults: Vec<[f64; 4]> = (0..FAULTS)
+        .map(|_| std::array::from_fn(|_| rng.signed_unit()))
+        .collect();
+    let mut heights = Vec::with_capacity((width * height) as usize);
+    for row in 0..height {
+        for col in 0..width {
+            let x = col as f64 / (width - 1) as f64 * 2.0 - 1.0;
+            let z = row as f64 / (height - 1) as f64 * 2.0 - 1.0;
+            let dome = (1.0 - (x * x + z * z) * 0.7).max(0.0);
+            let mut h = dome * 0.6;
+            for (index, [px, pz, dx, dz]) in faults.iter().enumerate() {
+                let amplitude = 0.1 * (1.0 - 0.8 * index as f64 / FAULTS as f64);
+                let side = ((x - px) * dz - (z - pz) * dx) * 12.0;
+                h += amplitude * side.clamp(-1.0, 1.0);
+            }
+            heights.push(h);
+        }
+    }
+    let min = heights.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    heights
+        .iter()
+        .map(|h| ((h - min) / (max - min)) as f32)
+        .collect()
+}
+
+/// The seed of the reference landscape.
+const SEED: u64 = 3;
+/// Another landscape.
+const OTHER_SEED: u64 = 4;
+
+/// Where each eye sits: a head 0.69 m from the hologram's centre, 0.4 m above
+/// it, eyes 0.063 m apart, looking at the centre.
+fn eye_views() -> [EyeView; 2] {
+    let head = Vec3::new(0.0, 0.4, 0.56);
+    let target = Vec3::new(0.0, 0.02, 0.0);
+    // The eye looks down its −Z axis, with +Y as close to world up as possible.
+    let backward = (head - target).normalize();
+    let right = Vec3::Y.cross(backward).normalize();
+    let orientation = Quat::from_mat3(&Mat3::from_cols(right, backward.cross(right), backward));
+    let half_ipd = 0.0315;
+    // A slightly asymmetric field of view, as headsets report per eye.
+    let fovs = [(-0.62, 0.56), (-0.56, 0.62)];
+    let offsets = [-half_ipd, half_ipd];
+    std::array::from_fn(|eye| {
+        let position = head + orientation * Vec3::new(offsets[eye], 0.0, 0.0);
+        let (left, right) = fovs[eye];
+        EyeView {
+            view: view_from_pose(position, orientation),
+            projection: perspective_from_fov(left, right, 0.45, -0.45, 0.05, 20.0),
+        }
+    })
+}
+
+/// The hologram: 0.5 m square, 0.1 m of relief for 1 terrain unit.
+fn model() -> Mat4 {
+    Mat4::from_scale(Vec3::new(0.5, 0.1, 0.5))
+}
+
+fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
+    FrameScene {
+        model: model(),
+        views: eye_views(),
+        heights,
+        light_dir: Vec3::new(-0.7, 0.6, -0.2),
+        bands: ColourBands::spread_over(0.0, 1.0),
+    }
+}
+
+/// Routes the validation layer's messages (logged by the renderer) to the test output.
+fn init_logging() {
+    let _ = env_logger::builder().is_test(true).try_init();
+}
+
+fn options() -> OffscreenOptions {
+    init_logging();
+    OffscreenOptions {
+        eye_width: EYE_WIDTH,
+        eye_height: EYE_HEIGHT,
+        grid_width: GRID_WIDTH,
+        grid_height: GRID_HEIGHT,
+        validation: true,
+        formats: TargetFormats::default(),
+    }
+}
+
+/// Renders one frame of `heights` with a fresh renderer made from `options`,
+/// and checks the validation layer stayed silent, teardown included.
+fn render_once(options: OffscreenOptions, heights: &[f32]) -> StereoImage {
+    let mut renderer = OffscreenRenderer::new(options).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(&scene(Some(heights))).unwrap();
+    let image = renderer.read_back().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    image
+}
+
+fn output_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/render-test-output");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Both eyes side by side, left eye first.
+fn side_by_side(image: &StereoImage) -> Vec<u8> {
+    let row_bytes = image.width as usize * 4;
+    let mut pixels = Vec::with_capacity(image.left.len() * 2);
+    for (left, right) in image
+        .left
+        .chunks(row_bytes)
+        .zip(image.right.chunks(row_bytes))
+    {
+        pixels.extend_from_slice(left);
+        pixels.extend_from_slice(right);
+    }
+    pixels
+}
+
+fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) {
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(rgba)
+        .unwrap();
+}
+
+fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// How many pixels differ by more than `CHANNEL_TOLERANCE` in some channel,
+/// and a diff image (red where they do, grey elsewhere).
+fn compare(actual: &[u8], expected: &[u8]) -> (usize, Vec<u8>) {
+    let mut differing = 0;
+    let mut diff = Vec::with_capacity(actual.len());
+    for (a, e) in actual.chunks(4).zip(expected.chunks(4)) {
+        let worst = a.iter().zip(e).map(|(a, e)| a.abs_diff(*e)).max().unwrap();
+        if worst > CHANNEL_TOLERANCE {
+            differing += 1;
+            diff.extend_from_slice(&[255, 0, 0, 255]);
+        } else {
+            let grey = a[0] / 3 + a[1] / 3 + a[2] / 3;
+            diff.extend_from_slice(&[grey / 2, grey / 2, grey / 2, 255]);
+        }
+    }
+    (differing, diff)
+}
+
+/// Compares with `tests/data/render/<name>.png` (or rewrites it when
+/// blessing); on failure writes the actual image and a diff under
+/// target/render-test-output/.
+fn assert_matches_reference(name: &str, image: &StereoImage) {
+    let pixels = side_by_side(image);
+    let (width, height) = (image.width * 2, image.height);
+    let reference =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/render/{name}.png"));
+    if std::env::var(BLESS_VAR).is_ok_and(|value| value == "1") {
+        std::fs::create_dir_all(reference.parent().unwrap()).unwrap();
+        write_png(&reference, width, height, &pixels);
+        return;
+    }
+    assert!(
+        reference.exists(),
+        "{} is missing: run with {BLESS_VAR}=1 to create it",
+        reference.display()
+    );
+    let (ref_width, ref_height, expected) = read_png(&reference);
+    assert_eq!(
+        (ref_width, ref_height),
+        (width, height),
+        "reference image size"
+    );
+    let (differing, diff) = compare(&pixels, &expected);
+    let allowed = (MAX_DIFFERING_FRACTION * (width * height) as f64) as usize;
+    if differing > allowed {
+        let dir = output_dir();
+        write_png(
+            &dir.join(format!("{name}-actual.png")),
+            width,
+            height,
+            &pixels,
+        );
+        write_png(&dir.join(format!("{name}-diff.png")), width, height, &diff);
+        panic!(
+            "{differing} pixels differ from {} by more than {CHANNEL_TOLERANCE} (allowed: {allowed}); \
+             actual and diff images are in {}",
+            reference.display(),
+            dir.display()
+        );
+    }
+}
+
+/// Pixels the terrain covers (alpha 1; the clear colour has alpha 0).
+fn covered(pixels: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    pixels
+        .chunks(4)
+        .enumerate()
+        .filter(|(_, p)| p[3] == 255)
+        .map(|(i, _)| i)
+}
+
+/// Mean column of the covered pixels.
+fn horizontal_centroid(pixels: &[u8], width: u32) -> f64 {
+    let columns: Vec<f64> = covered(pixels)
+        .map(|i| (i % width as usize) as f64)
+        .collect();
+    assert!(!columns.is_empty(), "the terrain is not visible");
+    columns.iter().sum::<f64>() / columns.len() as f64
+}
+
+/// Runs the test named `test` in a child process with `env` set, and returns
+/// its combined output; the child does the real check.
+fn run_child(test: &str, env: &[(&str, &str)]) -> String {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", test, "--nocapture", "--test-threads=1"]);
+    command.env(CHILD_VAR, "1");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "child test failed:\n{text}");
+    assert!(text.contains("1 passed"), "child test did not run:\n{text}");
+    text
+}
+
+fn is_child() -> bool {
+    std::env::var_os(CHILD_VAR).is_some()
+}
+
+// ------------------------------------------------------------------ tests --
+
+#[test]
+fn fixed_scene_matches_the_reference_image() {
+    let image = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
+    assert_matches_reference("fault-terrain", &image);
+}
+
+#[test]
+fn the_background_is_transparent_black() {
+    let image = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
+    let background: Vec<_> = image.left.chunks(4).filter(|p| p[3] != 255).collect();
+    assert!(!background.is_empty(), "the terrain fills the whole view");
+    assert!(background.iter().all(|p| *p == [0, 0, 0, 0]));
+    // Top-left corner: above the terrain's far edge.
+    assert_eq!(&image.right[..4], &[0, 0, 0, 0]);
+}
+
+#[test]
+fn the_eyes_differ_by_parallax() {
+    let image = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
+    assert_ne!(image.left, image.right);
+    // Seen from the left eye, the hologram sits further right in the image.
+    let left = horizontal_centroid(&image.left, image.width);
+    let right = horizontal_centroid(&image.right, image.width);
+    assert!(
+        left > right + 1.0,
+        "left-eye centroid {left}, right-eye centroid {right}"
+    );
+}
+
+#[test]
+fn changing_the_heights_changes_the_image() {
+    let first = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
+    let moved = render_once(
+        options(),
+        &fault_terrain(GRID_WIDTH, GRID_HEIGHT, OTHER_SEED),
+    );
+    let (differing, _) = compare(&side_by_side(&first), &side_by_side(&moved));
+    let total = (first.width * first.height * 2) as usize;
+    assert!(
+        differing * 20 > total,
+        "only {differing} of {total} pixels changed"
+    );
+}
+
+#[test]
+fn streamed_heights_match_a_fresh_renderer() {
+    let first = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    let second = fault_terrain(GRID_WIDTH, GRID_HEIGHT, OTHER_SEED);
+    let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(&scene(Some(&first))).unwrap();
+    renderer.render(&scene(Some(&second))).unwrap();
+    let streamed = renderer.read_back().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    assert_eq!(streamed, render_once(options(), &second));
+}
+
+#[test]
+fn heights_persist_across_frames_without_new_ones() {
+    let first = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    let second = fault_terrain(GRID_WIDTH, GRID_HEIGHT, OTHER_SEED);
+    let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(&scene(Some(&first))).unwrap();
+    renderer.render(&scene(Some(&second))).unwrap();
+    let expected = renderer.read_back().unwrap();
+    // Go round the ring of frames in flight more than once.
+    for _ in 0..3 {
+        renderer.render(&scene(None)).unwrap();
+    }
+    let kept = renderer.read_back().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    assert_eq!(kept, expected);
+}
+
+#[test]
+fn bgra_unorm_and_d32_targets_give_the_same_picture() {
+    let heights = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    let preferred = OffscreenRenderer::new(options()).unwrap();
+    assert_eq!(preferred.color_format(), vk::Format::R8G8B8A8_SRGB);
+    assert_eq!(preferred.depth_format(), vk::Format::D16_UNORM);
+    drop(preferred);
+    let forced = OffscreenOptions {
+        formats: TargetFormats {
+            color: Some(vk::Format::B8G8R8A8_UNORM),
+            depth: Some(vk::Format::D32_SFLOAT),
+        },
+        ..options()
+    };
+    let srgb = side_by_side(&render_once(options(), &heights));
+    let unorm = side_by_side(&render_once(forced, &heights));
+    let (differing, _) = compare(&unorm, &srgb);
+    let allowed = (MAX_DIFFERING_FRACTION * (srgb.len() / 4) as f64) as usize;
+    assert!(
+        differing <= allowed,
+        "{differing} pixels differ (allowed {allowed})"
+    );
+}
+
+#[test]
+fn a_grid_with_32_bit_indices_draws_the_same_terrain() {
+    // 300 × 257 samples: 77 100 vertices, past what 16-bit indices address.
+    let large = OffscreenOptions {
+        grid_width: 300,
+        grid_height: 257,
+        ..options()
+    };
+    let fine = render_once(large, &fault_terrain(300, 257, SEED));
+    let coarse = render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED));
+    let fine_coverage = covered(&fine.left).count() as f64;
+    let coarse_coverage = covered(&coarse.left).count() as f64;
+    assert!(
+        (fine_coverage / coarse_coverage - 1.0).abs() < 0.02,
+        "coverage {fine_coverage} vs {coarse_coverage}"
+    );
+    let shift = horizontal_centroid(&fine.left, fine.width)
+        - horizontal_centroid(&coarse.left, coarse.width);
+    assert!(shift.abs() < 0.5, "centroid moved by {shift} pixels");
+}
+
+#[test]
+fn a_new_renderer_starts_flat() {
+    let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(&scene(None)).unwrap();
+    let initial = renderer.read_back().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    let flat = vec![0.0; (GRID_WIDTH * GRID_HEIGHT) as usize];
+    assert_eq!(initial, render_once(options(), &flat));
+    assert_ne!(
+        initial,
+        render_once(options(), &fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED))
+    );
+}
+
+#[test]
+fn reading_back_before_rendering_is_an_error() {
+    let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    assert!(matches!(
+        renderer.read_back(),
+        Err(RenderError::NothingRendered)
+    ));
+}
+
+#[test]
+fn heights_of_the_wrong_size_are_rejected() {
+    let mut renderer = OffscreenRenderer::new(options()).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    let too_few = vec![0.0; 10];
+    let error = renderer.render(&scene(Some(&too_few))).unwrap_err();
+    assert!(matches!(
+        error,
+        RenderError::HeightCountMismatch { expected, actual: 10 } if expected == (GRID_WIDTH * GRID_HEIGHT) as usize
+    ));
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+}
+
+#[test]
+fn validation_messages_are_none_without_validation() {
+    let renderer = OffscreenRenderer::new(OffscreenOptions {
+        validation: false,
+        ..options()
+    })
+    .unwrap();
+    assert_eq!(renderer.validation_messages(), None);
+}
+
+#[test]
+fn missing_vulkan_driver_names_the_package_to_install() {
+    if is_child() {
+        let error = OffscreenRenderer::new(options())
+            .err()
+            .expect("no driver, yet a renderer");
+        assert!(
+            matches!(error, RenderError::NoVulkanDriver { .. }),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("apt-get install mesa-vulkan-drivers"),
+            "{message}"
+        );
+        assert!(!message.contains('\n'));
+        return;
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let no_icd = empty.path().join("none.json");
+    let no_icd = no_icd.to_str().unwrap();
+    run_child(
+        "missing_vulkan_driver_names_the_package_to_install",
+        &[("VK_ICD_FILENAMES", no_icd), ("VK_DRIVER_FILES", no_icd)],
+    );
+}
+
+#[test]
+fn missing_validation_layer_names_the_package_to_install() {
+    if is_child() {
+        let error = OffscreenRenderer::new(options())
+            .err()
+            .expect("no layer, yet a renderer");
+        assert!(
+            matches!(error, RenderError::ValidationLayerMissing),
+            "{error}"
+        );
+        assert!(error.to_string().contains("vulkan-validationlayers"));
+        return;
+    }
+    let empty = tempfile::tempdir().unwrap();
+    run_child(
+        "missing_validation_layer_names_the_package_to_install",
+        &[("VK_LAYER_PATH", empty.path().to_str().unwrap())],
+    );
+}
+
+/// The shader stages committed as SPIR-V.
+const SHADERS: [&str; 2] = ["terrain.vert", "terrain.frag"];
+
+/// Whether `tool` runs; in CI a missing tool is a failure, not a skip.
+fn tool_available(tool: &str) -> bool {
+    let found = Command::new(tool).arg("--version").output().is_ok();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{tool} is missing in CI (Debian/Ubuntu: glslang-tools, spirv-tools)"
+        );
+        eprintln!("skipping: {tool} is not installed");
+    }
+    found
+}
+
+#[test]
+fn committed_spirv_matches_the_shader_sources() {
+    if !tool_available("glslangValidator") {
+        return;
+    }
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let fresh_dir = tempfile::tempdir().unwrap();
+    for shader in SHADERS {
+        let fresh = fresh_dir.path().join(format!("{shader}.spv"));
+        let status = Command::new("glslangValidator")
+            .args(["-V", "--target-env", "vulkan1.1", "-o"])
+            .arg(&fresh)
+            .arg(shaders.join(shader))
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{shader}: {}",
+            String::from_utf8_lossy(&status.stdout)
+        );
+        let committed = std::fs::read(shaders.join(format!("{shader}.spv"))).unwrap();
+        assert!(
+            committed == std::fs::read(&fresh).unwrap(),
+            "shaders/{shader}.spv is stale: run scripts/compile-shaders.sh"
+        );
+    }
+}
+
+#[test]
+fn committed_spirv_passes_spirv_val() {
+    if !tool_available("spirv-val") {
+        return;
+    }
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    for shader in SHADERS {
+        let output = Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1"])
+            .arg(shaders.join(format!("{shader}.spv")))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{shader}.spv: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
