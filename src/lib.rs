@@ -1,8 +1,12 @@
 //! holoterrain: a terrain hologram grown frame by frame by a BSP fault engine.
 //!
-//! Layers, dependencies pointing down: `terrain` (the engine, pure).
+//! Layers, dependencies pointing down (DESIGN.md): `sim` (the headless
+//! platform) and `generate` (the offline tool); `app` (the frame-loop core);
+//! `input` (gesture recognisers); `render` (Vulkan); `terrain` (the engine).
 pub mod app;
+pub mod generate;
 pub mod input;
 pub mod render;
+pub mod sim;
 pub mod terrain;
 pub mod xr;

@@ -1,3 +1,89 @@
-fn main() {
-    println!("Hello, world!");
+//! The `holoterrain` command line: parse arguments, pick a platform, run.
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use holoterrain::generate::{self, GenerateArgs, LazyProgress};
+use holoterrain::sim::{self, SimArgs};
+use std::process::ExitCode;
+
+/// A terrain hologram grown frame by frame by a BSP fault engine.
+#[derive(Debug, Parser)]
+#[command(name = "holoterrain", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the headless simulator: the whole frame loop, no headset, no GPU needed.
+    Sim(SimArgs),
+    /// Write a heightmap file from the terrain engine.
+    Generate(GenerateArgs),
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Sim(args) => {
+            let report = sim::run(&args)?;
+            eprintln!(
+                "simulated {} frames ({:.1} s), {} reseeds; wrote {}",
+                report.frames,
+                report.seconds,
+                report.reseeds.len(),
+                args.out.display()
+            );
+        }
+        Command::Generate(args) => {
+            let mut progress = LazyProgress::default();
+            let result = generate::run(&args, &mut |done, total| progress.update(done, total));
+            progress.finish();
+            let generated = result?;
+            if args.stats {
+                println!("{}", generate::stats_text(&generated.metrics));
+            }
+            eprintln!("wrote {}", generated.out.display());
+        }
+    }
+    Ok(())
+}
+
+/// Help and version go to stdout as usual; a usage error is cut to its one
+/// line, with where to look for more.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let rendered = e.render().to_string();
+    let first = rendered
+        .lines()
+        .next()
+        .unwrap_or("error: invalid arguments");
+    eprintln!("{first} (see holoterrain --help)");
+    ExitCode::from(2)
 }

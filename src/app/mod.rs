@@ -23,7 +23,7 @@ pub mod placement;
 use thiserror::Error;
 
 use crate::input::hand::INDEX_TIP;
-use crate::input::{Aabb, AirTapRecognizer, Hand, Pose, Ray, SelectRecognizer, TapRecognizer};
+use crate::input::{Aabb, AirTapRecognizer, Hand, Pose, SelectRecognizer, TapRecognizer};
 use crate::terrain::rng::mix;
 use crate::terrain::{Generator, GeneratorConfig, Heightmap, TerrainError};
 
@@ -160,15 +160,23 @@ impl App {
         let hologram = self.hologram;
         let bounds = self.bounds;
         let heights = self.generator.heightmap();
-        let hits =
-            |ray: Ray| hologram.is_some_and(|pose| bounds.hit(&pose.ray_to_local(&ray)).is_some());
-        let gaze_hits = input.head.is_some_and(|head| hits(head.forward_ray()));
+        // A pose with NaNs in it could slip through the slab test, so only
+        // finite poses can aim.
+        let hits = |from: &Pose| {
+            from.is_finite()
+                && hologram.is_some_and(|pose| {
+                    bounds
+                        .hit(&pose.ray_to_local(&from.forward_ray()))
+                        .is_some()
+                })
+        };
+        let gaze_hits = input.head.as_ref().is_some_and(hits);
         let mut cause = None;
         for hand in Hand::BOTH {
             let hand_input = &input.hands[hand.index()];
             let recognizers = &mut self.recognizers[hand.index()];
             let air_tap = recognizers.air_tap.update(hand_input.joints.as_ref(), || {
-                gaze_hits || hand_input.aim.is_some_and(|aim| hits(aim.forward_ray()))
+                gaze_hits || hand_input.aim.as_ref().is_some_and(hits)
             });
             let probe = hologram
                 .zip(hand_input.joints.as_ref())

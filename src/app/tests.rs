@@ -154,6 +154,19 @@ fn an_air_tap_aimed_away_counts_when_the_gaze_hits_the_hologram() {
 }
 
 #[test]
+fn an_air_tap_with_a_nan_aim_does_nothing() {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
+        right_hand(input, HAND, pinch_gap(frame), CENTRE);
+        if let Some(aim) = input.hands[Hand::Right.index()].aim.as_mut() {
+            aim.orientation.x = f32::NAN;
+        }
+    });
+    assert!(outputs.iter().all(|out| reseeds(out).is_empty()));
+}
+
+#[test]
 fn a_fingertip_pushed_into_the_surface_taps() {
     let mut app = app();
     let outputs = run(&mut app, 12, |frame, input| {

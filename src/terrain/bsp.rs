@@ -8,7 +8,7 @@
 //! turned by up to ±45°, and end at the map border or at the first ancestor
 //! they meet (structured).
 use super::fixed::to_fixed;
-use super::raster::Line;
+use super::raster::{Line, RowSplitter};
 use super::rng::TerrainRng;
 
 /// Which of the seed's two tree builders to use.
@@ -158,60 +158,64 @@ impl BspTree {
         offset
     }
 
-    /// Adds the tree's offsets to a row-major fixed-point map, one row at a
-    /// time: each node splits its span of the row in two, so a row costs at
-    /// most 2^depth − 1 splits and one pass of additions.
+    /// Adds the tree's offsets to a row-major fixed-point map. Each node's
+    /// line splits, row by row, the span its parent handed it into its two
+    /// children's spans; the leaves then add their constant offset to their
+    /// spans. A row costs at most 2^depth − 1 splits and one pass of additions.
     pub fn add_to(&self, acc: &mut [i64], width: usize) {
+        let rows = acc.len() / width;
+        let internal = self.nodes.len();
+        // spans[node * rows + y]: the samples of row y that reach `node`;
+        // nodes past the internal ones are the leaves.
+        let mut spans = vec![(0u32, 0u32); (2 * internal + 1) * rows];
+        spans[..rows].fill((0, width as u32));
+        for (node, &line) in self.nodes.iter().enumerate() {
+            let splitter = RowSplitter::new(line, rows);
+            let (head, tail) = spans.split_at_mut((2 * node + 1) * rows);
+            let parent = &head[node * rows..(node + 1) * rows];
+            let (left, right) = tail[..2 * rows].split_at_mut(rows);
+            for (y, &(lo, hi)) in parent.iter().enumerate() {
+                if lo == hi {
+                    continue;
+                }
+                let (split, right_first) = splitter.split(y, lo as usize, hi as usize);
+                let split = split as u32;
+                if right_first {
+                    right[y] = (lo, split);
+                    left[y] = (split, hi);
+                } else {
+                    left[y] = (lo, split);
+                    right[y] = (split, hi);
+                }
+            }
+        }
+        let leaf_offsets: Vec<i64> = (internal..2 * internal + 1)
+            .map(|leaf| self.path_offset(leaf))
+            .collect();
+        let leaf_spans = &spans[internal * rows..];
         for (y, row) in acc.chunks_exact_mut(width).enumerate() {
-            self.add_span(row, y, 0, width, 0, 0, 0);
+            for (leaf, &offset) in leaf_offsets.iter().enumerate() {
+                let (lo, hi) = leaf_spans[leaf * rows + y];
+                for cell in &mut row[lo as usize..hi as usize] {
+                    *cell += offset;
+                }
+            }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn add_span(
-        &self,
-        row: &mut [i64],
-        y: usize,
-        lo: usize,
-        hi: usize,
-        node: usize,
-        level: u32,
-        offset: i64,
-    ) {
-        if lo == hi {
-            return;
+    /// The offset every sample reaching `leaf` (an index past the internal
+    /// nodes, in the same numbering) collects on its way down.
+    fn path_offset(&self, leaf: usize) -> i64 {
+        let mut offset = 0;
+        let mut node = leaf;
+        let mut level = self.depth;
+        while node > 0 {
+            level -= 1;
+            let amp = self.level_amplitude[level as usize];
+            offset += if node % 2 == 0 { amp } else { -amp };
+            node = (node - 1) / 2;
         }
-        if level == self.depth {
-            for cell in &mut row[lo..hi] {
-                *cell += offset;
-            }
-            return;
-        }
-        let amp = self.level_amplitude[level as usize];
-        let (split, right_first) = self.nodes[node].split_row(y, lo, hi);
-        let (right_span, left_span) = if right_first {
-            ((lo, split), (split, hi))
-        } else {
-            ((split, hi), (lo, split))
-        };
-        self.add_span(
-            row,
-            y,
-            right_span.0,
-            right_span.1,
-            2 * node + 2,
-            level + 1,
-            offset + amp,
-        );
-        self.add_span(
-            row,
-            y,
-            left_span.0,
-            left_span.1,
-            2 * node + 1,
-            level + 1,
-            offset - amp,
-        );
+        offset
     }
 }
 

@@ -74,7 +74,11 @@ fn full_grid(side: usize, roughness: f32, seed: u64) -> Vec<f32> {
             }
         }
         for y in (0..side).step_by(half) {
-            let first_x = if (y / half).is_multiple_of(2) { half } else { 0 };
+            let first_x = if (y / half).is_multiple_of(2) {
+                half
+            } else {
+                0
+            };
             for x in (first_x..side).step_by(step) {
                 let mut sum = 0.0f32;
                 let mut count = 0u8;

@@ -1,7 +1,7 @@
 //! Classic fault formation (seeds 001, 002): random lines, one side raised, the other lowered.
 use super::TerrainError;
 use super::fixed::to_fixed;
-use super::raster::Line;
+use super::raster::{Line, RowSplitter};
 use super::rng::TerrainRng;
 
 /// How a random fault line is chosen.
@@ -188,8 +188,9 @@ impl FaultRasterizer {
         let raise = to_fixed(fault.raise);
         let lower = to_fixed(fault.lower);
         let stride = self.width + 1;
+        let splitter = RowSplitter::new(fault.line, self.height);
         for y in 0..self.height {
-            let (s, right_first) = fault.line.split_row(y, 0, self.width);
+            let (s, right_first) = splitter.split(y, 0, self.width);
             let (first, second) = if right_first {
                 (raise, lower)
             } else {

@@ -1,7 +1,9 @@
 //! The terrain engine: heightmaps and the algorithms that shape them; pure Rust, no GPU or XR.
 pub mod bsp;
 pub mod diamond_square;
+pub mod erosion;
 pub mod error;
+pub mod export;
 pub mod fault;
 pub mod filter;
 pub mod fixed;

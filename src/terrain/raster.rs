@@ -4,8 +4,9 @@
 //! fixed row its rounded value is monotone in x (each floating-point step is
 //! a monotone rounding of a monotone function), so the samples on one side of
 //! a line form one contiguous run of each row. [`Line::split_row`] finds where
-//! the run ends from the line equation and then confirms it with the very same
-//! side test, so the fast span rasteriser and a per-pixel walk agree exactly.
+//! the run ends from the line equation, and whenever that crossing lies within
+//! rounding distance of a sample it confirms the split with the very same side
+//! test, so the fast span rasteriser and a per-pixel walk agree exactly.
 
 /// An infinite line through `start` towards `end`, in sample coordinates
 /// (x = column, y = row). A line whose two points coincide has every sample
@@ -39,23 +40,89 @@ impl Line {
     /// one side and `s..hi` on the other. Returns `(s, right_first)`, where
     /// `right_first` tells whether `lo..s` is the right side.
     pub fn split_row(&self, y: usize, lo: usize, hi: usize) -> (usize, bool) {
-        let dy = self.end[1] - self.start[1];
-        // With dy > 0 the perp-dot grows with x: left samples come first.
-        let right_first = dy < 0.0;
-        if dy == 0.0 {
-            let right = self.is_right(lo, y);
+        RowSplitter::new(*self, y + 1).split(y, lo, hi)
+    }
+}
+
+/// A line prepared for splitting many rows: the per-line divisions and
+/// error bounds are worked out once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowSplitter {
+    /// The line whose side test is the ground truth.
+    line: Line,
+    /// dx / dy: how far the crossing moves per row; zero for horizontal lines.
+    run_per_row: f64,
+    /// Whether the right side comes first along a row (dy < 0).
+    right_first: bool,
+    /// Whether the line is horizontal (dy = 0): a row is all on one side.
+    horizontal: bool,
+    /// How close (in samples) a computed crossing may come to a sample
+    /// before the side test must decide.
+    margin: f64,
+}
+
+impl RowSplitter {
+    /// Prepares `line` for rows `0..rows`.
+    pub fn new(line: Line, rows: usize) -> Self {
+        let dx = line.end[0] - line.start[0];
+        let dy = line.end[1] - line.start[1];
+        let run_per_row = if dy == 0.0 { 0.0 } else { dx / dy };
+        // The crossing sx + (y − sy)·dx/dy and the side test are each off by
+        // a few units in the last place of |sx| + |(y − sy)·dx/dy| (and of the
+        // crossing itself), and |y − sy| ≤ |sy| + rows. A margin a million
+        // times that error leaves no doubt.
+        let far_run = run_per_row.abs() * (line.start[1].abs() + rows as f64);
+        let margin = 1e-9 * (2.0 * line.start[0].abs() + 2.0 * far_run + 1.0);
+        RowSplitter {
+            line,
+            run_per_row,
+            right_first: dy < 0.0,
+            horizontal: dy == 0.0,
+            margin,
+        }
+    }
+
+    /// As [`Line::split_row`].
+    pub fn split(&self, y: usize, lo: usize, hi: usize) -> (usize, bool) {
+        let right_first = self.right_first;
+        if self.horizontal {
+            let right = self.line.is_right(lo, y);
             return (if right == right_first { hi } else { lo }, right_first);
         }
-        let dx = self.end[0] - self.start[0];
-        let crossing = self.start[0] + dx * (y as f64 - self.start[1]) / dy;
-        // First sample past the crossing, as a guess to be confirmed below.
+        let crossing = self.line.start[0] + (y as f64 - self.line.start[1]) * self.run_per_row;
+        // The split is the first sample past the crossing; decided without a
+        // side test when the crossing is clearly between two samples or
+        // clearly outside the span.
+        if crossing < lo as f64 - 1.0 - self.margin {
+            return (lo, right_first);
+        }
+        if crossing > hi as f64 + self.margin {
+            return (hi, right_first);
+        }
+        if crossing >= lo as f64 - 1.0 {
+            // Truncation is floor here: crossing + 1 ≥ 0.
+            let below = (crossing + 1.0) as i64 as f64 - 1.0;
+            if crossing - below > self.margin && below + 1.0 - crossing > self.margin {
+                return (
+                    (below + 1.0).clamp(lo as f64, hi as f64) as usize,
+                    right_first,
+                );
+            }
+        }
+        self.split_by_side_test(y, lo, hi, crossing)
+    }
+
+    /// The exact split, starting from the crossing as a guess and moving it
+    /// until the side test confirms it.
+    fn split_by_side_test(&self, y: usize, lo: usize, hi: usize, crossing: f64) -> (usize, bool) {
+        let right_first = self.right_first;
         let guess = if crossing.is_nan() {
             lo as f64
         } else {
             crossing.floor() + 1.0
         };
         let mut s = guess.clamp(lo as f64, hi as f64) as usize;
-        let starts_other_side = |x: usize| self.is_right(x, y) != right_first;
+        let starts_other_side = |x: usize| self.line.is_right(x, y) != right_first;
         while s > lo && starts_other_side(s - 1) {
             s -= 1;
         }
@@ -90,6 +157,18 @@ mod tests {
                 [rng.range(-5.0, 40.0), rng.range(-5.0, 30.0)],
             );
             check_against_per_pixel(line, 33, 21);
+        }
+    }
+
+    #[test]
+    fn lines_through_sample_points_split_like_the_side_test() {
+        // Integer end points put many crossings exactly on samples, where the
+        // split must come from the side test itself.
+        let mut rng = crate::terrain::rng::TerrainRng::new(4);
+        for _ in 0..500 {
+            let mut p = || [rng.below(30) as f64, rng.below(20) as f64];
+            let line = Line::new(p(), p());
+            check_against_per_pixel(line, 30, 20);
         }
     }
 

@@ -5,13 +5,28 @@
 //! benchmarks time both in the same run.
 use super::bsp::BspTree;
 use super::fault::Fault;
+use super::fixed::to_fixed;
 
-/// Adds each fault to every sample by the side test alone.
+/// Adds each fault to every sample by the side test (and, for faults with a
+/// distance falloff, the weight) of that sample.
 pub fn faults_per_pixel(faults: &[Fault], width: usize, height: usize, acc: &mut [i64]) {
     for fault in faults {
+        if fault.falloff_radius.is_some() {
+            for y in 0..height {
+                for x in 0..width {
+                    acc[y * width + x] += fault.displacement_at(x, y);
+                }
+            }
+            continue;
+        }
+        let (raise, lower) = (to_fixed(fault.raise), to_fixed(fault.lower));
         for y in 0..height {
             for x in 0..width {
-                acc[y * width + x] += fault.displacement_at(x, y);
+                acc[y * width + x] += if fault.line.is_right(x, y) {
+                    raise
+                } else {
+                    lower
+                };
             }
         }
     }

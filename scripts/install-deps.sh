@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the tests need, if any are missing.
+# Run as root on Debian 12 (or Ubuntu); as another user it names what to install.
+set -euo pipefail
+
+packages=(
+  mesa-vulkan-drivers      # lavapipe: Vulkan on the CPU, for GPU tests without a GPU
+  libvulkan1               # the Vulkan loader
+  vulkan-validationlayers  # VK_LAYER_KHRONOS_validation: tests require zero messages
+  glslang-tools            # glslangValidator: proves the committed SPIR-V matches its GLSL
+  spirv-tools              # spirv-val
+  libopenxr-loader1        # the OpenXR loader the xr platform opens
+  openxr-layer-corevalidation
+  debootstrap              # builds the Debian trixie chroot that holds Monado
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "error: missing packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, then formatting, lints and every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+cargo fmt --all -- --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --locked

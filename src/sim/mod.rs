@@ -1,0 +1,517 @@
+//! `holoterrain sim`: the headless simulator — a virtual clock, a simulated user and offscreen stereo rendering driving the same app core as the headset.
+//!
+//! Each frame: the simulated user ([`user::SimulatedUser`]) turns the
+//! gesture script into head, eye and hand-joint poses; [`App::update`] runs
+//! the real recognisers, placement and growth; the offscreen renderer draws
+//! both eyes. Every `--every` frames (and on the last) both eyes are written
+//! side by side as a PNG; at the end, `report.json`.
+pub mod output;
+pub mod script;
+pub mod user;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Instant;
+
+use glam::Vec3;
+use thiserror::Error;
+
+use crate::app::{App, AppConfig, AppError, AppEvent, EyeView};
+use crate::render::camera::{perspective_from_fov, view_from_pose};
+use crate::render::scene::{ColourBands, EyeView as RenderEyeView, FrameScene};
+use crate::render::{OffscreenOptions, OffscreenRenderer, RenderError};
+use output::{ApngWriter, CpuTimes, ReseedRecord, TimingStats};
+pub use output::{PoseRecord, SimReport};
+use script::{Script, ScriptError};
+use user::SimulatedUser;
+
+/// Largest heightmap side the simulator accepts.
+pub const MAX_MAP_SIDE: usize = 8193;
+/// Smallest and largest per-eye image side.
+pub const EYE_SIDE_RANGE: (u32, u32) = (16, 4096);
+/// Frame rates the simulator accepts, Hz.
+pub const RATE_RANGE: (f64, f64) = (10.0, 1000.0);
+/// Most frames one run may simulate.
+pub const MAX_FRAMES: u64 = 1_000_000;
+/// Near clipping plane, metres.
+const NEAR_M: f32 = 0.05;
+/// Far clipping plane, metres.
+const FAR_M: f32 = 100.0;
+/// Direction towards the sun, in the room: high and from the front left.
+const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
+/// The heights the colour bands are spread over: about the relief a full
+/// demo growth reaches, so a young terrain is mostly sand and grass and
+/// snow appears only as it matures.
+const BAND_RANGE: (f32, f32) = (0.0, 0.2);
+
+/// A width × height pair given as `WxH` on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    /// First number.
+    pub width: u32,
+    /// Second number.
+    pub height: u32,
+}
+
+impl FromStr for Size {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (width, height) = text
+            .split_once(['x', 'X'])
+            .ok_or_else(|| format!("`{text}` is not WIDTHxHEIGHT (e.g. 257x257)"))?;
+        let parse = |part: &str| {
+            part.trim().parse::<u32>().map_err(|_| {
+                format!("`{text}` is not WIDTHxHEIGHT with whole numbers (e.g. 257x257)")
+            })
+        };
+        Ok(Size {
+            width: parse(width)?,
+            height: parse(height)?,
+        })
+    }
+}
+
+impl std::fmt::Display for Size {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}", self.width, self.height)
+    }
+}
+
+/// Options of `holoterrain sim`; with none it runs a short demo (growth,
+/// one air-tap reseed half way, more growth) into `sim-out/`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct SimArgs {
+    /// Frames to simulate.
+    #[arg(long, default_value_t = 360)]
+    pub frames: u64,
+    /// Virtual display rate, Hz.
+    #[arg(long, default_value_t = 60.0)]
+    pub rate: f64,
+    /// Heightmap size, WIDTHxHEIGHT samples.
+    #[arg(long, default_value = "257x257")]
+    pub size: Size,
+    /// Image size of each eye, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "320x240")]
+    pub resolution: Size,
+    /// Gesture script (see docs/simulator.md); default: one air-tap at half time.
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "sim-out")]
+    pub out: PathBuf,
+    /// Write a PNG every N frames (the last frame is always written).
+    #[arg(long, default_value_t = 30)]
+    pub every: u64,
+    /// Also write growth.png, an animated PNG of the snapshots.
+    #[arg(long)]
+    pub apng: bool,
+    /// Turn on the Vulkan validation layer and count its messages.
+    #[arg(long)]
+    pub validation: bool,
+    /// The first terrain seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl Default for SimArgs {
+    fn default() -> Self {
+        SimArgs {
+            frames: 360,
+            rate: 60.0,
+            size: Size {
+                width: 257,
+                height: 257,
+            },
+            resolution: Size {
+                width: 320,
+                height: 240,
+            },
+            script: None,
+            out: PathBuf::from("sim-out"),
+            every: 30,
+            apng: false,
+            validation: false,
+            seed: 1,
+        }
+    }
+}
+
+/// Why a simulator run failed; each message is one line naming the problem.
+#[derive(Debug, Error)]
+pub enum SimError {
+    /// A flag's value is out of range.
+    #[error("--{flag}: {problem}")]
+    InvalidArgument {
+        /// The flag, without dashes.
+        flag: &'static str,
+        /// What is wrong with its value and what is allowed.
+        problem: String,
+    },
+    /// The script file could not be read.
+    #[error("cannot read the gesture script {path}: {source}")]
+    ReadScript {
+        /// The script's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The script has a bad line.
+    #[error("gesture script {path}, {source}")]
+    Script {
+        /// The script's path.
+        path: PathBuf,
+        /// The line and what is wrong with it.
+        source: ScriptError,
+    },
+    /// An output file or folder could not be written.
+    #[error("cannot write {path}: {source}")]
+    Output {
+        /// What was being written.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A PNG could not be encoded.
+    #[error("cannot encode {path}: {source}")]
+    Png {
+        /// The image being written.
+        path: PathBuf,
+        /// Why.
+        source: png::EncodingError,
+    },
+    /// The app could not start.
+    #[error(transparent)]
+    App(#[from] AppError),
+    /// Rendering failed (including: no Vulkan driver).
+    #[error(transparent)]
+    Render(#[from] RenderError),
+}
+
+impl SimError {
+    fn output(path: &Path, source: std::io::Error) -> Self {
+        SimError::Output {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn png(path: &Path, source: png::EncodingError) -> Self {
+        SimError::Png {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn invalid(flag: &'static str, problem: impl Into<String>) -> Self {
+        SimError::InvalidArgument {
+            flag,
+            problem: problem.into(),
+        }
+    }
+}
+
+/// Checks every flag, naming the first that is out of range.
+pub fn validate(args: &SimArgs) -> Result<(), SimError> {
+    if !(1..=MAX_FRAMES).contains(&args.frames) {
+        return Err(SimError::invalid(
+            "frames",
+            format!("must be 1 to {MAX_FRAMES}, got {}", args.frames),
+        ));
+    }
+    if !(RATE_RANGE.0..=RATE_RANGE.1).contains(&args.rate) {
+        return Err(SimError::invalid(
+            "rate",
+            format!(
+                "must be {} to {} Hz, got {}",
+                RATE_RANGE.0, RATE_RANGE.1, args.rate
+            ),
+        ));
+    }
+    let map_sides = 2..=MAX_MAP_SIDE as u32;
+    if !map_sides.contains(&args.size.width) || !map_sides.contains(&args.size.height) {
+        return Err(SimError::invalid(
+            "size",
+            format!(
+                "each side must be 2 to {MAX_MAP_SIDE} samples, got {}",
+                args.size
+            ),
+        ));
+    }
+    let eye_sides = EYE_SIDE_RANGE.0..=EYE_SIDE_RANGE.1;
+    if !eye_sides.contains(&args.resolution.width) || !eye_sides.contains(&args.resolution.height) {
+        return Err(SimError::invalid(
+            "resolution",
+            format!(
+                "each side must be {} to {} pixels, got {}",
+                EYE_SIDE_RANGE.0, EYE_SIDE_RANGE.1, args.resolution
+            ),
+        ));
+    }
+    if args.every == 0 {
+        return Err(SimError::invalid("every", "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Display time of `frame` at `rate` Hz in nanoseconds, rounded up so the
+/// frame at a scripted time t is the first whose time is at or after t.
+pub fn frame_time_ns(frame: u64, rate: f64) -> i64 {
+    (frame as f64 * 1e9 / rate).ceil() as i64
+}
+
+/// Whether `frame` is written as a PNG (and into the APNG).
+fn is_snapshot(frame: u64, args: &SimArgs) -> bool {
+    frame.is_multiple_of(args.every) || frame + 1 == args.frames
+}
+
+/// Loads the script named by `--script`, or the demo's single air-tap at half time.
+fn load_script(args: &SimArgs) -> Result<Script, SimError> {
+    let Some(path) = &args.script else {
+        return Ok(Script::single_air_tap(args.frames as f64 / args.rate / 2.0));
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| SimError::ReadScript {
+        path: path.clone(),
+        source,
+    })?;
+    Script::parse(&text).map_err(|source| SimError::Script {
+        path: path.clone(),
+        source,
+    })
+}
+
+/// The renderer's camera for one of the app's eye views.
+fn render_view(eye: &EyeView) -> RenderEyeView {
+    RenderEyeView {
+        view: view_from_pose(eye.pose.position, eye.pose.orientation),
+        projection: perspective_from_fov(
+            eye.fov.angle_left,
+            eye.fov.angle_right,
+            eye.fov.angle_up,
+            eye.fov.angle_down,
+            NEAR_M,
+            FAR_M,
+        ),
+    }
+}
+
+/// Milliseconds since `start`.
+fn elapsed_ms(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// Runs the simulator; writes the images and, on success only, report.json.
+pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
+    validate(args)?;
+    // Clear the last run's outputs before anything else can fail, so no
+    // stale report.json survives a failed run.
+    output::prepare_out_dir(&args.out)?;
+    let script = load_script(args)?;
+
+    let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
+    let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
+    let mut renderer = OffscreenRenderer::new(OffscreenOptions {
+        eye_width: args.resolution.width,
+        eye_height: args.resolution.height,
+        grid_width: args.size.width,
+        grid_height: args.size.height,
+        validation: args.validation,
+        ..OffscreenOptions::default()
+    })?;
+    let user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
+    let mut apng = if args.apng {
+        let snapshots = (0..args.frames)
+            .filter(|&frame| is_snapshot(frame, args))
+            .count();
+        let delay = (
+            args.every.min(u16::MAX as u64) as u16,
+            args.rate.round() as u16,
+        );
+        Some(ApngWriter::create(
+            &args.out,
+            args.resolution.width * 2,
+            args.resolution.height,
+            u32::try_from(snapshots).unwrap_or(u32::MAX),
+            delay,
+        )?)
+    } else {
+        None
+    };
+
+    let mut seeds = vec![app.seed()];
+    let mut reseeds = Vec::new();
+    let mut update_ms = Vec::with_capacity(args.frames as usize);
+    let mut render_ms = Vec::with_capacity(args.frames as usize);
+    let mut uploaded_once = false;
+    for frame in 0..args.frames {
+        let time_ns = frame_time_ns(frame, args.rate);
+        let input = user.frame_input(time_ns, app.hologram_pose(), app.heightmap());
+        let started = Instant::now();
+        let output = app.update(&input);
+        update_ms.push(elapsed_ms(started));
+        for event in &output.events {
+            if let AppEvent::Reseeded { seed, cause } = *event {
+                seeds.push(seed);
+                reseeds.push(ReseedRecord {
+                    frame,
+                    time: time_ns as f64 * 1e-9,
+                    cause,
+                    seed,
+                });
+            }
+        }
+        // The simulated head is located from the first frame, so this only
+        // skips frames if a platform change ever left the hologram unplaced.
+        let Some(model) = output.model else {
+            continue;
+        };
+        let upload = output.heights_changed || !uploaded_once;
+        let scene = FrameScene {
+            model,
+            views: output.views.map(|eye| render_view(&eye)),
+            heights: upload.then(|| app.heightmap().cells()),
+            light_dir: LIGHT_DIR,
+            bands: ColourBands::spread_over(BAND_RANGE.0, BAND_RANGE.1),
+        };
+        let started = Instant::now();
+        renderer.render(&scene)?;
+        render_ms.push(elapsed_ms(started));
+        uploaded_once = true;
+
+        if is_snapshot(frame, args) {
+            let image = renderer.read_back()?;
+            let rgb = output::side_by_side_rgb(&image);
+            let name = output::frame_file_name(frame);
+            let png =
+                output::encode_png(image.width * 2, image.height, &rgb, &args.out.join(&name))?;
+            output::write_atomically(&args.out, &name, &png)?;
+            if let Some(apng) = apng.as_mut() {
+                apng.add_frame(&rgb)?;
+            }
+        }
+    }
+    let validation = renderer.validation_counter();
+    drop(renderer);
+    if let Some(apng) = apng {
+        apng.finish()?;
+    }
+
+    let report = SimReport {
+        frames: args.frames,
+        seconds: args.frames as f64 / args.rate,
+        seeds,
+        reseeds,
+        iterations: app.iterations_done(),
+        hologram_pose: app.hologram_pose().map(PoseRecord::from),
+        cpu_ms: CpuTimes {
+            update: TimingStats::of(&update_ms),
+            render: TimingStats::of(&render_ms),
+        },
+        validation_messages: validation.map(|counter| counter.count()),
+    };
+    let json = serde_json::to_vec_pretty(&report).map_err(|error| {
+        SimError::output(
+            &args.out.join(output::REPORT_FILE),
+            std::io::Error::other(error),
+        )
+    })?;
+    output::write_atomically(&args.out, output::REPORT_FILE, &json)?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_as_width_x_height() {
+        assert_eq!(
+            "513x257".parse::<Size>(),
+            Ok(Size {
+                width: 513,
+                height: 257
+            })
+        );
+        assert!("513".parse::<Size>().is_err());
+        assert!("axb".parse::<Size>().is_err());
+    }
+
+    #[test]
+    fn zero_frames_are_rejected_naming_the_flag() {
+        let args = SimArgs {
+            frames: 0,
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--frames:")
+        );
+    }
+
+    #[test]
+    fn a_one_sample_map_side_is_rejected() {
+        let args = SimArgs {
+            size: Size {
+                width: 1,
+                height: 64,
+            },
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--size:")
+        );
+    }
+
+    #[test]
+    fn an_absurd_rate_is_rejected() {
+        for rate in [0.0, 5000.0, f64::NAN] {
+            let args = SimArgs {
+                rate,
+                ..SimArgs::default()
+            };
+            assert!(
+                validate(&args)
+                    .unwrap_err()
+                    .to_string()
+                    .starts_with("--rate:")
+            );
+        }
+    }
+
+    #[test]
+    fn a_huge_resolution_is_rejected() {
+        let args = SimArgs {
+            resolution: Size {
+                width: 10_000,
+                height: 240,
+            },
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--resolution:")
+        );
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        assert!(validate(&SimArgs::default()).is_ok());
+    }
+
+    #[test]
+    fn the_frame_at_a_scripted_time_is_the_first_at_or_after_it() {
+        let frame_of = |seconds: f64, rate: f64| {
+            (0..).find(|&frame| frame_time_ns(frame, rate) >= user::seconds_to_ns(seconds))
+        };
+        assert_eq!(frame_of(1.0, 60.0), Some(60));
+        assert_eq!(frame_of(2.5, 90.0), Some(225));
+        assert_eq!(frame_of(0.01, 60.0), Some(1));
+    }
+}

@@ -1,0 +1,309 @@
+//! The simulator's output folder: side-by-side stereo PNGs, the growth APNG and report.json, each written to a temp file and renamed into place.
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tempfile::{NamedTempFile, TempPath};
+
+use super::SimError;
+use crate::app::ReseedCause;
+use crate::input::Pose;
+use crate::render::StereoImage;
+
+/// Name of the machine-readable report.
+pub const REPORT_FILE: &str = "report.json";
+/// Name of the animated PNG.
+pub const APNG_FILE: &str = "growth.png";
+
+/// The file name of the snapshot of `frame`.
+pub fn frame_file_name(frame: u64) -> String {
+    format!("frame-{frame:05}.png")
+}
+
+/// Whether `name` is a file this simulator writes.
+fn is_sim_output(name: &str) -> bool {
+    name == REPORT_FILE
+        || name == APNG_FILE
+        || name
+            .strip_prefix("frame-")
+            .and_then(|rest| rest.strip_suffix(".png"))
+            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Creates the output folder and removes what an earlier run left there, so
+/// a failed run cannot leave an old report.json or stale frames that look
+/// like its own. Files the simulator did not write are left alone.
+pub fn prepare_out_dir(dir: &Path) -> Result<(), SimError> {
+    fs::create_dir_all(dir).map_err(|source| SimError::output(dir, source))?;
+    let entries = fs::read_dir(dir).map_err(|source| SimError::output(dir, source))?;
+    for entry in entries {
+        let entry = entry.map_err(|source| SimError::output(dir, source))?;
+        let name = entry.file_name();
+        if name.to_str().is_some_and(is_sim_output) {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|source| SimError::output(&path, source))?;
+        }
+    }
+    Ok(())
+}
+
+/// A temp file in `dir` that becomes a normal, readable file when persisted.
+fn temp_file_in(dir: &Path) -> std::io::Result<NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".holoterrain-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Temp files are private (0600) by default; outputs are ordinary files.
+        builder.permissions(fs::Permissions::from_mode(0o644));
+    }
+    builder.tempfile_in(dir)
+}
+
+/// Writes `bytes` to `dir/name` through a temp file in the same folder.
+pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, SimError> {
+    let path = dir.join(name);
+    let mut temp = temp_file_in(dir).map_err(|source| SimError::output(dir, source))?;
+    temp.write_all(bytes)
+        .and_then(|()| temp.flush())
+        .map_err(|source| SimError::output(&path, source))?;
+    temp.persist(&path)
+        .map_err(|error| SimError::output(&path, error.error))?;
+    Ok(path)
+}
+
+/// Both eyes side by side, left eye on the left, as opaque RGB (the clear
+/// colour is transparent black; black is what an additive display shows as see-through).
+pub fn side_by_side_rgb(image: &StereoImage) -> Vec<u8> {
+    let width = image.width as usize;
+    let mut rgb = Vec::with_capacity(width * 2 * image.height as usize * 3);
+    for (left_row, right_row) in image
+        .left
+        .chunks_exact(width * 4)
+        .zip(image.right.chunks_exact(width * 4))
+    {
+        for pixel in left_row.chunks_exact(4).chain(right_row.chunks_exact(4)) {
+            rgb.extend_from_slice(&pixel[..3]);
+        }
+    }
+    rgb
+}
+
+/// Encodes an RGB8 image as PNG bytes.
+pub fn encode_png(width: u32, height: u32, rgb: &[u8], path: &Path) -> Result<Vec<u8>, SimError> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|source| SimError::png(path, source))?;
+    writer
+        .write_image_data(rgb)
+        .map_err(|source| SimError::png(path, source))?;
+    writer
+        .finish()
+        .map_err(|source| SimError::png(path, source))?;
+    Ok(bytes)
+}
+
+/// An animated PNG being written frame by frame into a temp file, renamed
+/// into place only when every frame is in.
+pub struct ApngWriter {
+    /// The encoder, writing into the temp file.
+    writer: png::Writer<BufWriter<File>>,
+    /// The temp file, deleted if the writer is dropped unfinished.
+    temp: TempPath,
+    /// Where it goes when finished.
+    path: PathBuf,
+}
+
+impl ApngWriter {
+    /// Starts `dir/APNG_FILE` with `frames` frames of `width`×`height` RGB,
+    /// each shown for `delay_num / delay_den` seconds, looping forever.
+    pub fn create(
+        dir: &Path,
+        width: u32,
+        height: u32,
+        frames: u32,
+        (delay_num, delay_den): (u16, u16),
+    ) -> Result<Self, SimError> {
+        let path = dir.join(APNG_FILE);
+        let (file, temp) = temp_file_in(dir)
+            .map_err(|source| SimError::output(dir, source))?
+            .into_parts();
+        let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
+        encoder
+            .set_animated(frames, 0)
+            .and_then(|()| encoder.set_frame_delay(delay_num, delay_den))
+            .map_err(|source| SimError::png(&path, source))?;
+        let writer = encoder
+            .write_header()
+            .map_err(|source| SimError::png(&path, source))?;
+        Ok(ApngWriter { writer, temp, path })
+    }
+
+    /// Appends one frame.
+    pub fn add_frame(&mut self, rgb: &[u8]) -> Result<(), SimError> {
+        self.writer
+            .write_image_data(rgb)
+            .map_err(|source| SimError::png(&self.path, source))
+    }
+
+    /// Finishes the file and renames it into place.
+    pub fn finish(self) -> Result<PathBuf, SimError> {
+        let ApngWriter { writer, temp, path } = self;
+        writer
+            .finish()
+            .map_err(|source| SimError::png(&path, source))?;
+        temp.persist(&path)
+            .map_err(|error| SimError::output(&path, error.error))?;
+        Ok(path)
+    }
+}
+
+/// Spread of a set of per-frame timings, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TimingStats {
+    /// Half the frames took at most this long.
+    pub median: f64,
+    /// 95 % of the frames took at most this long.
+    pub p95: f64,
+    /// The slowest frame.
+    pub max: f64,
+}
+
+impl TimingStats {
+    /// Statistics of `samples` (milliseconds), nearest-rank percentiles; all
+    /// zero when there are none.
+    pub fn of(samples: &[f64]) -> Self {
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let rank = |fraction: f64| {
+            let index = ((fraction * sorted.len() as f64).ceil() as usize)
+                .clamp(1, sorted.len().max(1))
+                - 1;
+            sorted.get(index).copied().unwrap_or(0.0)
+        };
+        TimingStats {
+            median: rank(0.5),
+            p95: rank(0.95),
+            max: sorted.last().copied().unwrap_or(0.0),
+        }
+    }
+}
+
+/// CPU time per frame of the two halves of the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CpuTimes {
+    /// `App::update`: gestures, placement, growth.
+    pub update: TimingStats,
+    /// Recording and submitting the frame (including any wait for its slot).
+    pub render: TimingStats,
+}
+
+/// One reseed as the report lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReseedRecord {
+    /// Frame index (0-based) on which it happened.
+    pub frame: u64,
+    /// That frame's display time, seconds from the first frame.
+    pub time: f64,
+    /// What caused it.
+    pub cause: ReseedCause,
+    /// The new seed.
+    pub seed: u64,
+}
+
+/// A pose as the report lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PoseRecord {
+    /// Position in metres, x y z.
+    pub position: [f32; 3],
+    /// Orientation quaternion, x y z w.
+    pub orientation: [f32; 4],
+}
+
+impl From<Pose> for PoseRecord {
+    fn from(pose: Pose) -> Self {
+        PoseRecord {
+            position: pose.position.to_array(),
+            orientation: pose.orientation.to_array(),
+        }
+    }
+}
+
+/// What a simulator run did: the content of report.json.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SimReport {
+    /// Frames simulated.
+    pub frames: u64,
+    /// Simulated seconds (frames / rate).
+    pub seconds: f64,
+    /// Every seed grown, the first one then one per reseed.
+    pub seeds: Vec<u64>,
+    /// The reseeds in order.
+    pub reseeds: Vec<ReseedRecord>,
+    /// Iterations applied to the last seed by the final frame.
+    pub iterations: usize,
+    /// Where the hologram was pinned (null if it never was).
+    pub hologram_pose: Option<PoseRecord>,
+    /// Per-frame CPU times.
+    pub cpu_ms: CpuTimes,
+    /// Vulkan validation messages; null when validation was off.
+    pub validation_messages: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let samples: Vec<f64> = (1..=20).map(f64::from).collect();
+        let stats = TimingStats::of(&samples);
+        assert_eq!((stats.median, stats.p95, stats.max), (10.0, 19.0, 20.0));
+    }
+
+    #[test]
+    fn only_simulator_files_count_as_outputs() {
+        assert!(is_sim_output("frame-00030.png"));
+        assert!(is_sim_output("report.json"));
+        assert!(!is_sim_output("frame-.png"));
+        assert!(!is_sim_output("notes.txt"));
+    }
+
+    #[test]
+    fn preparing_removes_stale_outputs_only() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(REPORT_FILE), "{}").unwrap();
+        fs::write(dir.path().join("frame-00001.png"), "x").unwrap();
+        fs::write(dir.path().join("mine.txt"), "keep").unwrap();
+        prepare_out_dir(dir.path()).unwrap();
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, vec!["mine.txt"]);
+    }
+
+    #[test]
+    fn side_by_side_puts_the_left_eye_first_and_drops_alpha() {
+        let image = StereoImage {
+            width: 1,
+            height: 2,
+            left: vec![1, 2, 3, 255, 4, 5, 6, 255],
+            right: vec![7, 8, 9, 0, 10, 11, 12, 0],
+        };
+        assert_eq!(
+            side_by_side_rgb(&image),
+            vec![1, 2, 3, 7, 8, 9, 4, 5, 6, 10, 11, 12]
+        );
+    }
+}

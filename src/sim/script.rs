@@ -1,0 +1,337 @@
+//! The gesture script: a text file of timed events (air-taps, taps, selects, head moves) that drive the simulated user.
+//!
+//! One event per line; `#` starts a comment; blank lines are ignored.
+//! ```text
+//! 1.0 airtap right            # pinch while aiming at the hologram
+//! 3.0 airtap right away       # pinch aimed (and looking) elsewhere: no reseed
+//! 2.5 tap left 0.2 0.7        # index tip pushes into the surface at (u, v)
+//! 4.0 select right            # controller select press
+//! 6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0   # head moves to (x y z), looks at (x y z)
+//! ```
+//! Times are seconds of simulated time from the first frame.
+use std::fmt;
+
+use glam::Vec3;
+use thiserror::Error;
+
+use crate::input::Hand;
+
+/// Latest time a script may use, so a typo cannot schedule an event in the year 3000.
+pub const MAX_TIME_S: f64 = 86_400.0;
+
+/// What the simulated user does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// Pinch thumb and index of `hand`.
+    AirTap {
+        /// Which hand pinches.
+        hand: Hand,
+        /// True when hand and head point away from the hologram.
+        away: bool,
+    },
+    /// Push the index tip of `hand` into the terrain at (u, v).
+    Tap {
+        /// Which hand taps.
+        hand: Hand,
+        /// Across the terrain, 0..1 left to right.
+        u: f32,
+        /// Along the terrain, 0..1 far to near.
+        v: f32,
+    },
+    /// Press the select button of the controller in `hand`.
+    Select {
+        /// Which controller.
+        hand: Hand,
+    },
+    /// Move the head to `position`, looking at `look_at`, and stop orbiting.
+    Head {
+        /// Where the head goes (metres).
+        position: Vec3,
+        /// The point it looks at.
+        look_at: Vec3,
+    },
+}
+
+/// One line of the script.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScriptEvent {
+    /// When it happens, in seconds from the first frame.
+    pub time_s: f64,
+    /// What happens.
+    pub action: Action,
+    /// The line it came from (1-based), for messages.
+    pub line: usize,
+}
+
+/// A parsed script, events in time order (lines with equal times keep file order).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Script {
+    /// The events.
+    pub events: Vec<ScriptEvent>,
+}
+
+/// A line that is not an event.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error("line {line}: {problem}; expected {expected}")]
+pub struct ScriptError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+    /// What the line should look like.
+    pub expected: &'static str,
+}
+
+const ANY_EVENT: &str = "`TIME airtap|tap|select|head ...`, e.g. `1.0 airtap right`";
+const AIRTAP: &str = "`TIME airtap left|right [away]`";
+const TAP: &str = "`TIME tap left|right U V` with U and V in 0..1";
+const SELECT: &str = "`TIME select left|right`";
+const HEAD: &str = "`TIME head X Y Z LOOK_X LOOK_Y LOOK_Z` (metres)";
+
+impl Script {
+    /// Parses script text.
+    pub fn parse(text: &str) -> Result<Script, ScriptError> {
+        let mut events = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            let content = raw.split('#').next().unwrap_or_default();
+            let words: Vec<&str> = content.split_whitespace().collect();
+            if words.is_empty() {
+                continue;
+            }
+            events.push(parse_event(index + 1, &words)?);
+        }
+        events.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
+        Ok(Script { events })
+    }
+
+    /// A script with one air-tap of the right hand at `time_s`.
+    pub fn single_air_tap(time_s: f64) -> Script {
+        Script {
+            events: vec![ScriptEvent {
+                time_s,
+                action: Action::AirTap {
+                    hand: Hand::Right,
+                    away: false,
+                },
+                line: 0,
+            }],
+        }
+    }
+}
+
+/// Builds the error for `line`.
+fn error(line: usize, problem: impl fmt::Display, expected: &'static str) -> ScriptError {
+    ScriptError {
+        line,
+        problem: problem.to_string(),
+        expected,
+    }
+}
+
+fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> {
+    let time_s: f64 = words[0].parse().map_err(|_| {
+        error(
+            line,
+            format!("`{}` is not a time in seconds", words[0]),
+            ANY_EVENT,
+        )
+    })?;
+    if !(0.0..=MAX_TIME_S).contains(&time_s) {
+        return Err(error(
+            line,
+            format!("time {time_s} is outside 0..{MAX_TIME_S} s"),
+            ANY_EVENT,
+        ));
+    }
+    let Some(&kind) = words.get(1) else {
+        return Err(error(line, "a time with no event", ANY_EVENT));
+    };
+    let args = &words[2..];
+    let action = match kind {
+        "airtap" => match args {
+            [hand] => Action::AirTap {
+                hand: parse_hand(line, hand, AIRTAP)?,
+                away: false,
+            },
+            [hand, "away"] => Action::AirTap {
+                hand: parse_hand(line, hand, AIRTAP)?,
+                away: true,
+            },
+            _ => {
+                return Err(error(
+                    line,
+                    format!(
+                        "airtap takes a hand and an optional `away`, got `{}`",
+                        args.join(" ")
+                    ),
+                    AIRTAP,
+                ));
+            }
+        },
+        "tap" => match args {
+            [hand, u, v] => Action::Tap {
+                hand: parse_hand(line, hand, TAP)?,
+                u: parse_unit(line, u, TAP)?,
+                v: parse_unit(line, v, TAP)?,
+            },
+            _ => {
+                return Err(error(
+                    line,
+                    format!(
+                        "tap takes a hand and two coordinates, got `{}`",
+                        args.join(" ")
+                    ),
+                    TAP,
+                ));
+            }
+        },
+        "select" => match args {
+            [hand] => Action::Select {
+                hand: parse_hand(line, hand, SELECT)?,
+            },
+            _ => {
+                return Err(error(
+                    line,
+                    format!("select takes one hand, got `{}`", args.join(" ")),
+                    SELECT,
+                ));
+            }
+        },
+        "head" => {
+            if args.len() != 6 {
+                return Err(error(
+                    line,
+                    format!("head takes 6 numbers, got {}", args.len()),
+                    HEAD,
+                ));
+            }
+            let mut numbers = [0.0f32; 6];
+            for (number, word) in numbers.iter_mut().zip(args) {
+                *number = word
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|value| value.is_finite() && value.abs() <= 1000.0)
+                    .ok_or_else(|| {
+                        error(
+                            line,
+                            format!("`{word}` is not a coordinate in metres"),
+                            HEAD,
+                        )
+                    })?;
+            }
+            let position = Vec3::new(numbers[0], numbers[1], numbers[2]);
+            let look_at = Vec3::new(numbers[3], numbers[4], numbers[5]);
+            if position.distance(look_at) < 1e-3 {
+                return Err(error(
+                    line,
+                    "the head cannot look at its own position",
+                    HEAD,
+                ));
+            }
+            Action::Head { position, look_at }
+        }
+        other => return Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),
+    };
+    Ok(ScriptEvent {
+        time_s,
+        action,
+        line,
+    })
+}
+
+fn parse_hand(line: usize, word: &str, expected: &'static str) -> Result<Hand, ScriptError> {
+    match word {
+        "left" => Ok(Hand::Left),
+        "right" => Ok(Hand::Right),
+        other => Err(error(line, format!("`{other}` is not a hand"), expected)),
+    }
+}
+
+fn parse_unit(line: usize, word: &str, expected: &'static str) -> Result<f32, ScriptError> {
+    word.parse::<f32>()
+        .ok()
+        .filter(|value| (0.0..=1.0).contains(value))
+        .ok_or_else(|| {
+            error(
+                line,
+                format!("`{word}` is not a coordinate in 0..1"),
+                expected,
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_event_kind_and_skips_comments() {
+        let script = Script::parse(
+            "# a comment\n\n1.0 airtap right\n3.0 airtap left away # trailing\n2.5 tap left 0.2 0.7\n4 select right\n6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0\n",
+        )
+        .unwrap();
+        let actions: Vec<Action> = script.events.iter().map(|event| event.action).collect();
+        assert_eq!(
+            actions,
+            vec![
+                Action::AirTap {
+                    hand: Hand::Right,
+                    away: false
+                },
+                Action::Tap {
+                    hand: Hand::Left,
+                    u: 0.2,
+                    v: 0.7
+                },
+                Action::AirTap {
+                    hand: Hand::Left,
+                    away: true
+                },
+                Action::Select { hand: Hand::Right },
+                Action::Head {
+                    position: Vec3::new(0.0, 1.6, 0.5),
+                    look_at: Vec3::new(0.0, 1.0, -1.0)
+                },
+            ]
+        );
+        assert_eq!(script.events[1].line, 5);
+    }
+
+    #[test]
+    fn a_bad_line_names_its_number() {
+        let error = Script::parse("1.0 airtap right\n\n2.0 wave right\n").unwrap_err();
+        assert_eq!(error.line, 3);
+        assert!(
+            error
+                .to_string()
+                .starts_with("line 3: unknown event `wave`")
+        );
+    }
+
+    #[test]
+    fn a_tap_outside_the_terrain_is_rejected() {
+        let error = Script::parse("1.0 tap left 1.2 0.5").unwrap_err();
+        assert_eq!((error.line, error.expected), (1, TAP));
+    }
+
+    #[test]
+    fn a_missing_time_is_rejected() {
+        assert_eq!(Script::parse("airtap right").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn a_negative_time_is_rejected() {
+        assert!(Script::parse("-1 select left").is_err());
+    }
+
+    #[test]
+    fn a_short_head_line_is_rejected() {
+        let error = Script::parse("1 head 0 1.6 0").unwrap_err();
+        assert_eq!(error.expected, HEAD);
+    }
+
+    #[test]
+    fn an_unknown_hand_is_rejected() {
+        assert!(Script::parse("1 select middle").is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! `holoterrain generate` end to end: outputs, determinism, and errors on bad input.
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn holoterrain(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn same_arguments_give_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["generate", "--size", "65x40", "--seed", "9", "--out"];
+    for name in ["a.png", "b.png"] {
+        let out = holoterrain(&[&args[..], &[name]].concat(), dir.path());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let a = std::fs::read(dir.path().join("a.png")).unwrap();
+    assert_eq!(a, std::fs::read(dir.path().join("b.png")).unwrap());
+    let out = holoterrain(
+        &[&args[..3], &["--seed", "10", "--out", "c.png"]].concat(),
+        dir.path(),
+    );
+    assert!(out.status.success());
+    assert_ne!(a, std::fs::read(dir.path().join("c.png")).unwrap());
+}
+
+#[test]
+fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
+    let dir = tempfile::tempdir().unwrap();
+    for (algorithm, format, name, len) in [
+        ("fault", "raw16", "f.raw", Some(33 * 17 * 2)),
+        ("bsp", "pgm", "b.pgm", None),
+        ("bsp-structured", "png8", "s.png", None),
+        ("diamond-square", "png16", "d.png", None),
+    ] {
+        let out = holoterrain(
+            &[
+                "generate",
+                "--algorithm",
+                algorithm,
+                "--size",
+                "33x17",
+                "--iterations",
+                "50",
+                "--format",
+                format,
+                "--out",
+                name,
+            ],
+            dir.path(),
+        );
+        assert!(
+            out.status.success(),
+            "{algorithm}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(dir.path().join(name)).unwrap();
+        if let Some(len) = len {
+            assert_eq!(bytes.len(), len);
+        }
+        if format == "pgm" {
+            assert!(bytes.starts_with(b"P5"));
+        }
+    }
+}
+
+#[test]
+fn stats_json_has_the_documented_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(
+        &[
+            "generate",
+            "--size",
+            "40x40",
+            "--stats",
+            "--stats-json",
+            "s.json",
+            "--out",
+            "h.png",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success());
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+    for key in [
+        "min",
+        "max",
+        "mean",
+        "erosion_score",
+        "hypsometric_integral",
+    ] {
+        assert!(json[key].is_number(), "{key} missing from {json}");
+    }
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("hypsometric integral"), "{printed}");
+    assert!(json["max"].as_f64().unwrap() > json["min"].as_f64().unwrap());
+}
+
+#[test]
+fn neighbouring_tiles_written_as_raw16_share_their_edge() {
+    let dir = tempfile::tempdir().unwrap();
+    for (tile, name) in [("1,0", "b.raw"), ("0,0", "a.raw")] {
+        let out = holoterrain(
+            &[
+                "generate", "--tile", tile, "--size", "20x10", "--format", "raw16", "--out", name,
+            ],
+            dir.path(),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let read = |name: &str| -> Vec<u16> {
+        std::fs::read(dir.path().join(name))
+            .unwrap()
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect()
+    };
+    let (a, b) = (read("a.raw"), read("b.raw"));
+    for y in 0..10 {
+        assert_eq!(a[y * 20 + 19], b[y * 20], "row {y}");
+    }
+}
+
+/// Each bad invocation: one line on stderr, a non-zero exit, no file left behind.
+#[test]
+fn bad_input_gets_one_error_line_and_leaves_no_file() {
+    let cases: &[&[&str]] = &[
+        &["generate", "--size", "1x5"],
+        &["generate", "--size", "big"],
+        &["generate", "--depth", "0"],
+        &["generate", "--depth", "64"],
+        &["generate", "--iterations", "0"],
+        &["generate", "--format", "jpeg"],
+        &["generate", "--algorithm", "perlin"],
+        &["generate", "--filter", "1.5"],
+        &["generate", "--gaussian", "-1"],
+        &["generate", "--amplitude", "nan"],
+        &["generate", "--tile", "0,0", "--gaussian", "2"],
+        &["generate", "--tile", "0,0", "--algorithm", "bsp"],
+        &["generate", "--tile", "x"],
+        &["generate", "--thermal", "1", "--talus", "-1"],
+        &["generate", "--out", "missing-dir/h.png"],
+    ];
+    for case in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out = holoterrain(case, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{case:?} succeeded");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{case:?}: {stderr}");
+        assert!(stderr.starts_with("error:"), "{case:?}: {stderr}");
+        assert!(
+            files_in(dir.path()).is_empty(),
+            "{case:?} left {:?}",
+            files_in(dir.path())
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! End-to-end runs of the headless simulator through `sim::run`: scripted gestures in, report.json out.
+use std::path::{Path, PathBuf};
+
+use holoterrain::sim::{self, SimArgs, SimError, Size};
+
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/scripts")
+        .join(name)
+}
+
+/// A small, quick run: 4 s at 60 Hz, tiny images, one PNG at the end.
+fn small_run(out: &Path, script_name: &str) -> SimArgs {
+    SimArgs {
+        frames: 240,
+        size: Size {
+            width: 65,
+            height: 65,
+        },
+        resolution: Size {
+            width: 64,
+            height: 48,
+        },
+        script: Some(script(script_name)),
+        out: out.to_path_buf(),
+        every: 1000,
+        ..SimArgs::default()
+    }
+}
+
+fn read_report(out: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn two_air_taps_and_a_tap_reseed_three_times_at_their_frames() {
+    let out = tempfile::tempdir().unwrap();
+    sim::run(&small_run(out.path(), "two-airtaps-one-tap.txt")).unwrap();
+    let report = read_report(out.path());
+    let reseeds = report["reseeds"].as_array().unwrap();
+    let summary: Vec<(u64, &str)> = reseeds
+        .iter()
+        .map(|r| (r["frame"].as_u64().unwrap(), r["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(summary, vec![(60, "airtap"), (120, "tap"), (180, "airtap")]);
+    let times: Vec<f64> = reseeds
+        .iter()
+        .map(|r| r["time"].as_f64().unwrap())
+        .collect();
+    for (time, expected) in times.iter().zip([1.0, 2.0, 3.0]) {
+        assert!(
+            (time - expected).abs() < 1e-6,
+            "reseed at {time} s, expected {expected} s"
+        );
+    }
+    let seeds = report["seeds"].as_array().unwrap();
+    assert_eq!(seeds.len(), 4);
+    for (reseed, seed) in reseeds.iter().zip(&seeds[1..]) {
+        assert_eq!(&reseed["seed"], seed);
+    }
+}
+
+#[test]
+fn at_90_hz_a_reseed_lands_on_the_first_frame_at_or_after_its_time() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 270,
+        rate: 90.0,
+        ..small_run(out.path(), "select-and-tap.txt")
+    };
+    let report = sim::run(&args).unwrap();
+    let summary: Vec<(u64, &str)> = report
+        .reseeds
+        .iter()
+        .map(|reseed| (reseed.frame, reseed.cause.name()))
+        .collect();
+    // 0.505 s × 90 Hz = frame 45.45 → 46; 2.5 s × 90 Hz = frame 225.
+    assert_eq!(summary, vec![(46, "select"), (225, "tap")]);
+}
+
+#[test]
+fn growth_restarts_at_the_last_reseed() {
+    let out = tempfile::tempdir().unwrap();
+    let report = sim::run(&small_run(out.path(), "two-airtaps-one-tap.txt")).unwrap();
+    // Last reseed on frame 180, last frame 239: 59 frames of growth at 60 Hz.
+    assert_eq!(report.iterations, 59);
+}
+
+#[test]
+fn an_air_tap_aimed_away_does_not_reseed() {
+    let out = tempfile::tempdir().unwrap();
+    let report = sim::run(&small_run(out.path(), "airtap-away.txt")).unwrap();
+    assert!(report.reseeds.is_empty());
+    assert_eq!(
+        read_report(out.path())["seeds"].as_array().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn a_bad_script_line_fails_with_its_line_number_and_no_report() {
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("report.json"), "{\"stale\": true}").unwrap();
+    let error = sim::run(&small_run(out.path(), "bad-line.txt")).unwrap_err();
+    assert!(matches!(error, SimError::Script { .. }));
+    assert!(
+        error.to_string().contains("line 3: unknown event `wave`"),
+        "{error}"
+    );
+    assert!(!out.path().join("report.json").exists());
+}
+
+#[test]
+fn the_last_frame_is_always_written() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 10,
+        every: 4,
+        ..small_run(out.path(), "airtap-away.txt")
+    };
+    sim::run(&args).unwrap();
+    let mut frames: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with("frame-"))
+        .collect();
+    frames.sort();
+    assert_eq!(
+        frames,
+        vec![
+            "frame-00000.png",
+            "frame-00004.png",
+            "frame-00008.png",
+            "frame-00009.png"
+        ]
+    );
+}
+
+#[test]
+fn validation_on_reports_zero_messages() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 30,
+        validation: true,
+        ..small_run(out.path(), "two-airtaps-one-tap.txt")
+    };
+    let report = sim::run(&args).unwrap();
+    assert_eq!(report.validation_messages, Some(0));
+    assert_eq!(read_report(out.path())["validation_messages"], 0);
+}
+
+#[test]
+fn validation_off_reports_null() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 2,
+        ..small_run(out.path(), "airtap-away.txt")
+    };
+    sim::run(&args).unwrap();
+    assert!(read_report(out.path())["validation_messages"].is_null());
+}
+
+#[test]
+fn a_missing_script_file_is_named_in_the_error() {
+    let out = tempfile::tempdir().unwrap();
+    let error = sim::run(&small_run(out.path(), "no-such-script.txt")).unwrap_err();
+    assert!(matches!(error, SimError::ReadScript { .. }));
+    assert!(error.to_string().contains("no-such-script.txt"), "{error}");
+}
+
+/// Decodes an RGB PNG: (width, height, pixels).
+fn decode_rgb(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+#[test]
+fn the_final_frame_shows_the_terrain_in_both_eyes_side_by_side() {
+    let out = tempfile::tempdir().unwrap();
+    // Half a second: before that script's glance away (from 0.7 s).
+    let args = SimArgs {
+        frames: 30,
+        ..small_run(out.path(), "airtap-away.txt")
+    };
+    sim::run(&args).unwrap();
+    let (width, height, pixels) = decode_rgb(&out.path().join("frame-00029.png"));
+    assert_eq!((width, height), (128, 48));
+    let eye = |x_range: std::ops::Range<u32>| -> Vec<[u8; 3]> {
+        (0..height)
+            .flat_map(|y| x_range.clone().map(move |x| (y * width + x) as usize * 3))
+            .map(|i| [pixels[i], pixels[i + 1], pixels[i + 2]])
+            .collect()
+    };
+    let (left, right) = (eye(0..64), eye(64..128));
+    let lit = |pixels: &[[u8; 3]]| pixels.iter().filter(|p| **p != [0, 0, 0]).count();
+    // The 0.5 m hologram 1 m away covers a good part of a 45° view.
+    assert!(
+        lit(&left) > left.len() / 10,
+        "left eye shows {} lit pixels",
+        lit(&left)
+    );
+    assert!(
+        lit(&right) > right.len() / 10,
+        "right eye shows {} lit pixels",
+        lit(&right)
+    );
+    assert_ne!(left, right, "the eyes should differ by parallax");
+}
+
+#[test]
+fn an_animated_png_holds_every_snapshot() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 25,
+        every: 10,
+        apng: true,
+        ..small_run(out.path(), "airtap-away.txt")
+    };
+    sim::run(&args).unwrap();
+    let file = std::fs::File::open(out.path().join("growth.png")).unwrap();
+    let reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap();
+    let animation = reader.info().animation_control.unwrap();
+    // Frames 0, 10, 20 and the last, 24.
+    assert_eq!(animation.num_frames, 4);
+}
