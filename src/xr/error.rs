@@ -69,6 +69,9 @@ pub enum XrError {
     /// The stereo views differ in size, which single-pass multiview cannot draw.
     #[error("the runtime's two views differ in size; single-pass stereo needs equal views")]
     UnequalViews,
+    /// The renderer failed.
+    #[error(transparent)]
+    Render(#[from] crate::render::RenderError),
     /// The app core refused its configuration.
     #[error(transparent)]
     App(#[from] crate::app::AppError),

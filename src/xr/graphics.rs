@@ -1,20 +1,18 @@
 //! Vulkan through the runtime (XR_KHR_vulkan_enable2): the instance and
-//! device the OpenXR runtime asks for, plus the Khronos validation layer and
-//! its messenger when `--validation` is on.
+//! device the OpenXR runtime creates for us, with what the renderer needs
+//! (`GpuContext::instance_requirements` / `device_requirements`), and their
+//! hand-over to the renderer (`GpuContext::from_external`).
 
-use std::ffi::{CStr, c_char};
+use std::ffi::c_char;
+use std::sync::Arc;
 
 use ash::vk::{self, Handle};
 use openxr as xr;
 
 use super::error::{XrError, vk_call, xr_call};
 use super::runtime::Runtime;
-use super::validation::{MessageCounter, vk_debug_callback};
-
-/// Vulkan 1.1: the first version with multiview in core.
-const VULKAN_VERSION: u32 = vk::API_VERSION_1_1;
-/// The Khronos Vulkan validation layer.
-const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+use crate::render::GpuContext;
+use crate::render::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
 
 /// The Vulkan objects created through the runtime, destroyed in `Drop`.
 pub struct XrVulkan {
@@ -28,28 +26,24 @@ pub struct XrVulkan {
     pub device: ash::Device,
     /// The graphics queue family.
     pub queue_family_index: u32,
-    /// The graphics queue (index 0 of that family).
-    pub queue: vk::Queue,
-    /// The validation messenger, when `--validation` found the layer.
-    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
-    /// Counts validation messages; boxed so its address stays put.
-    counter: Box<MessageCounter>,
+    /// Whether the instance has the validation layer and VK_EXT_debug_utils.
+    pub validation: bool,
 }
 
 impl XrVulkan {
     /// Creates the instance and device through the runtime.
     pub fn create(runtime: &Runtime, validation: bool) -> Result<Self, XrError> {
-        let requirements = runtime
+        let xr_requirements = runtime
             .instance
             .graphics_requirements::<xr::Vulkan>(runtime.system)
             .map_err(xr_call("xrGetVulkanGraphicsRequirements2KHR"))?;
         let wanted = xr::Version::new(1, 1, 0);
-        if wanted < requirements.min_api_version_supported
-            || wanted.major() > requirements.max_api_version_supported.major()
+        if wanted < xr_requirements.min_api_version_supported
+            || wanted.major() > xr_requirements.max_api_version_supported.major()
         {
             return Err(XrError::VulkanVersion {
-                min: requirements.min_api_version_supported,
-                max: requirements.max_api_version_supported,
+                min: xr_requirements.min_api_version_supported,
+                max: xr_requirements.max_api_version_supported,
             });
         }
         // SAFETY: loads the system's Vulkan loader, which follows the Vulkan ABI.
@@ -60,19 +54,20 @@ impl XrVulkan {
                 "--validation: VK_LAYER_KHRONOS_validation is not installed (Debian: vulkan-validationlayers)"
             );
         }
-        let layers: Vec<*const c_char> = if layer_present {
-            vec![VALIDATION_LAYER.as_ptr()]
-        } else {
-            Vec::new()
-        };
-        let extensions: Vec<*const c_char> = if layer_present {
-            vec![ash::ext::debug_utils::NAME.as_ptr()]
-        } else {
-            Vec::new()
-        };
+        let requirements = GpuContext::instance_requirements(layer_present);
+        let layers: Vec<*const c_char> = requirements
+            .layers
+            .iter()
+            .map(|name| name.as_ptr())
+            .collect();
+        let extensions: Vec<*const c_char> = requirements
+            .extensions
+            .iter()
+            .map(|name| name.as_ptr())
+            .collect();
         let app_info = vk::ApplicationInfo::default()
             .application_name(c"holoterrain")
-            .api_version(VULKAN_VERSION);
+            .api_version(requirements.api_version.max(VULKAN_API_VERSION));
         let instance_info = vk::InstanceCreateInfo::default()
             .application_info(&app_info)
             .enabled_layer_names(&layers)
@@ -100,30 +95,6 @@ impl XrVulkan {
             ash::Instance::load(entry.static_fn(), vk::Instance::from_raw(raw_instance as _))
         };
 
-        let counter = Box::<MessageCounter>::default();
-        let messenger = if layer_present {
-            let debug_utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-                .message_severity(
-                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-                )
-                .message_type(
-                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-                )
-                .pfn_user_callback(Some(vk_debug_callback))
-                .user_data(&*counter as *const MessageCounter as *mut _);
-            // SAFETY: the instance enabled VK_EXT_debug_utils; the counter is boxed
-            // in self and outlives the messenger, destroyed in Drop.
-            let handle = unsafe { debug_utils.create_debug_utils_messenger(&messenger_info, None) }
-                .map_err(vk_call("vkCreateDebugUtilsMessengerEXT"))?;
-            Some((debug_utils, handle))
-        } else {
-            None
-        };
-
         // SAFETY: the instance was created through xrCreateVulkanInstanceKHR, as
         // XR_KHR_vulkan_enable2 requires.
         let raw_physical = unsafe {
@@ -135,10 +106,10 @@ impl XrVulkan {
         let physical_device = vk::PhysicalDevice::from_raw(raw_physical as _);
         // SAFETY: physical_device belongs to this live instance.
         let properties = unsafe { instance.get_physical_device_properties(physical_device) };
-        if properties.api_version < VULKAN_VERSION {
+        if properties.api_version < VULKAN_API_VERSION {
             return Err(XrError::VulkanVersion {
-                min: requirements.min_api_version_supported,
-                max: requirements.max_api_version_supported,
+                min: xr_requirements.min_api_version_supported,
+                max: xr_requirements.max_api_version_supported,
             });
         }
         // SAFETY: as above.
@@ -159,10 +130,16 @@ impl XrVulkan {
         let queue_infos = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family_index)
             .queue_priorities(&priorities)];
-        let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default().multiview(true);
+        let mut device_requirements = GpuContext::device_requirements();
+        let device_extensions: Vec<*const c_char> = device_requirements
+            .extensions
+            .iter()
+            .map(|name| name.as_ptr())
+            .collect();
         let device_info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_infos)
-            .push_next(&mut multiview);
+            .enabled_extension_names(&device_extensions)
+            .push_next(&mut device_requirements.multiview_features);
         // SAFETY: as for the instance; device_info and its chain live across the call.
         let raw_device = unsafe {
             runtime.instance.create_vulkan_device(
@@ -183,17 +160,13 @@ impl XrVulkan {
         // SAFETY: raw_device is the live VkDevice just created on this instance.
         let device =
             unsafe { ash::Device::load(instance.fp_v1_0(), vk::Device::from_raw(raw_device as _)) };
-        // SAFETY: the device was created with one queue in this family.
-        let queue = unsafe { device.get_device_queue(queue_family_index, 0) };
         Ok(Self {
             entry,
             instance,
             physical_device,
             device,
             queue_family_index,
-            queue,
-            messenger,
-            counter,
+            validation: layer_present,
         })
     }
 
@@ -208,9 +181,32 @@ impl XrVulkan {
         }
     }
 
-    /// Vulkan validation messages so far; `None` when validation is off.
-    pub fn validation_messages(&self) -> Option<u64> {
-        self.messenger.as_ref().map(|_| self.counter.count())
+    /// The renderer's context on these objects (which stay ours to destroy),
+    /// counting validation messages when the layer is on.
+    pub fn gpu_context(&self) -> Result<Arc<GpuContext>, XrError> {
+        let (entry, instance, device) = (
+            self.entry.clone(),
+            self.instance.clone(),
+            self.device.clone(),
+        );
+        let context = if self.validation {
+            GpuContext::from_external_with_validation(
+                entry,
+                instance,
+                self.physical_device,
+                device,
+                self.queue_family_index,
+            )
+        } else {
+            GpuContext::from_external(
+                entry,
+                instance,
+                self.physical_device,
+                device,
+                self.queue_family_index,
+            )
+        };
+        Ok(context?)
     }
 }
 
@@ -226,14 +222,11 @@ fn has_validation_layer(entry: &ash::Entry) -> Result<bool, XrError> {
 
 impl Drop for XrVulkan {
     fn drop(&mut self) {
-        // SAFETY: the OpenXR session using this device was dropped before us
-        // (Session owns XrVulkan last), and every frame's fence has been
-        // waited on, so nothing uses the device or instance any more.
+        // SAFETY: run_session drops the renderer, its GpuContext and the
+        // OpenXR session (and every object made from them) before this, after
+        // waiting for every frame, so nothing uses the device or instance.
         unsafe {
             self.device.destroy_device(None);
-            if let Some((debug_utils, messenger)) = self.messenger.take() {
-                debug_utils.destroy_debug_utils_messenger(messenger, None);
-            }
             self.instance.destroy_instance(None);
         }
     }

@@ -4,7 +4,6 @@
 mod anchor;
 mod convert;
 mod error;
-mod frames;
 mod graphics;
 mod input;
 mod report;
@@ -14,6 +13,8 @@ mod swapchain;
 mod validation;
 
 use std::path::PathBuf;
+
+use crate::sim::Size;
 
 pub use error::XrError;
 pub use report::XrReport;
@@ -35,21 +36,8 @@ pub struct XrArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Heightmap size, width x height samples.
-    #[arg(long, value_name = "WxH", default_value = "257x257", value_parser = parse_size)]
-    pub size: (usize, usize),
-}
-
-/// Parses "WxH" (e.g. "257x257") into (width, height).
-fn parse_size(text: &str) -> Result<(usize, usize), String> {
-    let (width, height) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("expected WxH such as 257x257, got {text:?}"))?;
-    let parse = |part: &str| {
-        part.trim()
-            .parse::<usize>()
-            .map_err(|error| format!("bad size {text:?}: {error}"))
-    };
-    Ok((parse(width)?, parse(height)?))
+    #[arg(long, value_name = "WxH", default_value = "257x257")]
+    pub size: Size,
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it;
@@ -60,19 +48,4 @@ pub fn run(args: &XrArgs) -> Result<XrReport, XrError> {
         report.write(path)?;
     }
     Ok(report)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn size_parses_width_and_height() {
-        assert_eq!(parse_size("129x65"), Ok((129, 65)));
-    }
-
-    #[test]
-    fn size_without_separator_is_rejected() {
-        assert!(parse_size("257").is_err());
-    }
 }

@@ -1,32 +1,44 @@
 //! The OpenXR session and its frame loop: the session state machine, frame
-//! pacing by xrWaitFrame, input while focused, rendering when the runtime
-//! asks, and a clean end on Ctrl-C, `--frames`, or the runtime's request.
+//! pacing by xrWaitFrame, input while focused, the app core each frame,
+//! rendering when the runtime asks, and a clean end on Ctrl-C, `--frames`,
+//! or the runtime's request.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use ash::vk;
+use glam::{Mat4, Vec3};
 use openxr as xr;
 
 use super::XrArgs;
 use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
-use super::frames::{FrameResources, FrameTargets, record_clear};
 use super::graphics::XrVulkan;
 use super::input::{HandSample, Input, located_pose};
 use super::report::{CpuTimes, ReseedRecord, TimingStats, XrReport};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
-use crate::app::{App, AppConfig, AppEvent, FrameInput, HandInput};
+use crate::app::placement::model_matrix;
+use crate::app::{App, AppConfig, AppEvent, EyeView, FrameInput, FrameOutput, HandInput};
+use crate::render::camera::{perspective_from_fov, view_from_pose};
+use crate::render::{
+    ColourBands, EyeView as RenderEyeView, FrameRing, FrameScene, GpuContext, RenderTarget,
+    TerrainRenderer,
+};
 
 /// The view configuration: two eyes.
 const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
 /// Near plane of the projection, metres; also given to the compositor with depth.
-pub const NEAR_Z: f32 = 0.05;
+const NEAR_Z: f32 = 0.05;
 /// Far plane of the projection, metres.
-pub const FAR_Z: f32 = 100.0;
+const FAR_Z: f32 = 100.0;
+/// Direction towards the light in the room: high, from the front left (as in the simulator).
+const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
+/// Heights the colour bands spread over: the relief a full demo growth
+/// reaches (as in the simulator, so both show the same colours).
+const BAND_RANGE: (f32, f32) = (0.0, 0.2);
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
 
@@ -53,7 +65,10 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     flag
 }
 
-/// Creates the runtime, Vulkan and session, runs the loop, tears down in order.
+/// Creates the runtime, Vulkan, renderer and session, runs the loop, and
+/// tears down in order: renderer objects on swapchain images, then the
+/// OpenXR session and its spaces, then the renderer's context, then the
+/// Vulkan device and instance, then the OpenXR instance.
 pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
     let interrupted = interrupt_flag();
     let runtime = Runtime::open(args.validation)?;
@@ -68,15 +83,13 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
             result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
         })?;
     let vulkan = XrVulkan::create(&runtime, args.validation)?;
-    // SAFETY: the handles come from XrVulkan, created through this instance and
-    // system, and outlive the session (dropped in SessionParts before vulkan).
-    let (session, frame_waiter, frame_stream) = unsafe {
-        runtime
-            .instance
-            .create_session::<xr::Vulkan>(runtime.system, &vulkan.session_create_info())
-    }
-    .map_err(xr_call("xrCreateSession"))?;
-
+    let gpu = vulkan.gpu_context()?;
+    let vulkan_validation = gpu.validation_counter();
+    let app = App::new(AppConfig::hololens_demo(
+        args.size.width as usize,
+        args.size.height as usize,
+        args.seed,
+    ))?;
     let mut report = XrReport {
         runtime: runtime.runtime_name.clone(),
         system: runtime.system_name.clone(),
@@ -84,19 +97,21 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         extensions_missing: runtime.missing_names.clone(),
         blend_mode: format!("{blend_mode:?}"),
         core_validation_layer: runtime.core_validation,
+        seeds: vec![app.seed()],
         ..XrReport::default()
     };
-    let app = App::new(AppConfig::hololens_demo(
-        args.size.0,
-        args.size.1,
-        args.seed,
-    ))?;
-    report.seeds.push(app.seed());
+    // SAFETY: the handles come from XrVulkan, created through this instance and
+    // system; the session (inside SessionParts) is dropped before XrVulkan.
+    let (session, frame_waiter, frame_stream) = unsafe {
+        runtime
+            .instance
+            .create_session::<xr::Vulkan>(runtime.system, &vulkan.session_create_info())
+    }
+    .map_err(xr_call("xrCreateSession"))?;
     let outcome =
-        SessionParts::create(&runtime, &vulkan, session, app, &mut report).and_then(|mut parts| {
+        SessionParts::create(&runtime, &gpu, session, app, &mut report).and_then(|mut parts| {
             let looped = parts.run_loop(
                 &runtime,
-                &vulkan,
                 frame_waiter,
                 frame_stream,
                 blend_mode,
@@ -104,12 +119,13 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
                 &interrupted,
                 &mut report,
             );
-            let waited = parts.frames.wait_all(&vulkan.device);
-            parts.destroy(&vulkan.device);
+            let waited = parts.ring.wait_for_all().map_err(XrError::from);
+            drop(parts);
             looped.and(waited)
         });
+    drop(gpu);
     report.openxr_validation_messages = runtime.validation_messages();
-    report.vulkan_validation_messages = vulkan.validation_messages();
+    report.vulkan_validation_messages = vulkan_validation.map(|counter| counter.count());
     report.validation_messages = match (
         report.openxr_validation_messages,
         report.vulkan_validation_messages,
@@ -117,38 +133,48 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         (None, None) => None,
         (openxr, vulkan) => Some(openxr.unwrap_or(0) + vulkan.unwrap_or(0)),
     };
-    // The session and every OpenXR object are gone; now Vulkan, then the instance.
     drop(vulkan);
     drop(runtime);
     outcome.map(|()| report)
 }
 
-/// The session and what hangs off it; dropped before the Vulkan device.
+/// The session and what hangs off it. Fields drop in declaration order:
+/// framebuffers and views on the swapchain images first, then the renderer,
+/// then OpenXR's objects, the session last.
 struct SessionParts {
-    /// The session.
-    session: xr::Session<xr::Vulkan>,
-    /// The app's reference space (UNBOUNDED_MSFT or LOCAL).
-    base: xr::Space,
-    /// The head (VIEW space).
-    head: xr::Space,
-    /// Actions, pose spaces and hand trackers.
-    input: Input,
-    /// The colour swapchain.
-    colour: StereoSwapchain,
-    /// The depth swapchain, when XR_KHR_composition_layer_depth is on.
-    depth: Option<StereoSwapchain>,
-    /// Command buffers and fences.
-    frames: FrameResources,
-    /// The app core: placement, gestures, growth.
-    app: App,
+    /// One render target per (colour image, depth image) pair, indexed
+    /// `colour_index * depth image count + depth_index`.
+    targets: Vec<RenderTarget>,
+    /// Draws the terrain into a target.
+    renderer: TerrainRenderer,
+    /// Command buffers and fences of the frames in flight.
+    ring: FrameRing,
     /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
     anchor: Option<AnchorSpace>,
+    /// Actions, pose spaces and hand trackers.
+    input: Input,
+    /// The head (VIEW space).
+    head: xr::Space,
+    /// The app's reference space (UNBOUNDED_MSFT or LOCAL).
+    base: xr::Space,
+    /// The colour swapchain.
+    colour: StereoSwapchain,
+    /// The depth swapchain (the renderer always needs depth).
+    depth: StereoSwapchain,
+    /// Whether depth is submitted to the compositor (XR_KHR_composition_layer_depth).
+    submit_depth: bool,
+    /// The session.
+    session: xr::Session<xr::Vulkan>,
+    /// The app core: placement, gestures, growth.
+    app: App,
+    /// Whether the renderer has the current heights.
+    heights_uploaded: bool,
 }
 
 impl SessionParts {
     fn create(
         runtime: &Runtime,
-        vulkan: &XrVulkan,
+        gpu: &Arc<GpuContext>,
         session: xr::Session<xr::Vulkan>,
         app: App,
         report: &mut XrReport,
@@ -198,54 +224,47 @@ impl SessionParts {
             width: left.recommended_image_rect_width,
             height: left.recommended_image_rect_height,
         };
-        let mut colour =
-            StereoSwapchain::create(&session, &vulkan.device, SwapchainKind::Colour, extent)?;
-        let depth = if runtime.extensions.composition_depth {
-            match StereoSwapchain::create(&session, &vulkan.device, SwapchainKind::Depth, extent) {
-                Ok(depth) => Some(depth),
-                Err(error) => {
-                    colour.destroy_views(&vulkan.device);
-                    return Err(error);
-                }
+        let colour = StereoSwapchain::create(&session, SwapchainKind::Colour, extent)?;
+        let depth = StereoSwapchain::create(&session, SwapchainKind::Depth, extent)?;
+        report.swapchain_formats = vec![
+            format!("{:?}", colour.format),
+            format!("{:?}", depth.format),
+        ];
+        let (width, height) = (app.heightmap().width(), app.heightmap().height());
+        let renderer = TerrainRenderer::new(
+            Arc::clone(gpu),
+            width as u32,
+            height as u32,
+            colour.format,
+            depth.format,
+        )?;
+        let mut targets = Vec::with_capacity(colour.images.len() * depth.images.len());
+        for &colour_image in &colour.images {
+            for &depth_image in &depth.images {
+                // SAFETY: both images are live swapchain images of this device with
+                // 2 layers of `extent`, the renderer's formats and attachment usage;
+                // the targets are dropped before the swapchains (field order).
+                targets.push(unsafe {
+                    RenderTarget::new(&renderer, colour_image, depth_image, extent)
+                }?);
             }
-        } else {
-            None
-        };
-        report.swapchain_formats = std::iter::once(&colour)
-            .chain(depth.as_ref())
-            .map(|swapchain| format!("{:?}", swapchain.format))
-            .collect();
-        let frames = match FrameResources::create(&vulkan.device, vulkan.queue_family_index) {
-            Ok(frames) => frames,
-            Err(error) => {
-                colour.destroy_views(&vulkan.device);
-                if let Some(mut depth) = depth {
-                    depth.destroy_views(&vulkan.device);
-                }
-                return Err(error);
-            }
-        };
+        }
+        let ring = FrameRing::new(Arc::clone(gpu))?;
         Ok(Self {
-            session,
-            base,
-            head,
+            targets,
+            renderer,
+            ring,
+            anchor: None,
             input,
+            head,
+            base,
             colour,
             depth,
-            frames,
+            submit_depth: runtime.extensions.composition_depth,
+            session,
             app,
-            anchor: None,
+            heights_uploaded: false,
         })
-    }
-
-    /// Destroys the Vulkan objects made for the session; frames were waited on.
-    fn destroy(mut self, device: &ash::Device) {
-        self.anchor = None;
-        self.frames.destroy(device);
-        self.colour.destroy_views(device);
-        if let Some(depth) = &mut self.depth {
-            depth.destroy_views(device);
-        }
     }
 
     /// Handles queued events; returns false once the session is over.
@@ -300,7 +319,6 @@ impl SessionParts {
     fn run_loop(
         &mut self,
         runtime: &Runtime,
-        vulkan: &XrVulkan,
         mut frame_waiter: xr::FrameWaiter,
         mut frame_stream: xr::FrameStream<xr::Vulkan>,
         blend_mode: xr::EnvironmentBlendMode,
@@ -381,19 +399,21 @@ impl SessionParts {
                     }
                 }
             }
+            let model = self.hologram_model(&output, time)?;
             update_ms.push(update_started.elapsed().as_secs_f64() * 1000.0);
 
             let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
-            if !frame_state.should_render || quota_reached {
-                frame_stream
+            match model {
+                Some(model) if frame_state.should_render && !quota_reached => {
+                    let render_started = Instant::now();
+                    self.render_frame(runtime, &output, model, &views, time, blend_mode)?;
+                    render_ms.push(render_started.elapsed().as_secs_f64() * 1000.0);
+                    report.frames += 1;
+                }
+                _ => frame_stream
                     .end(time, blend_mode, &[])
-                    .map_err(xr_call("xrEndFrame"))?;
-                continue;
+                    .map_err(xr_call("xrEndFrame"))?,
             }
-            let render_started = Instant::now();
-            self.render_frame(runtime, vulkan, &views, time, blend_mode)?;
-            render_ms.push(render_started.elapsed().as_secs_f64() * 1000.0);
-            report.frames += 1;
         }
         report.session_states = lifecycle.states_seen;
         report.cpu_ms = CpuTimes {
@@ -407,13 +427,28 @@ impl SessionParts {
         Ok(())
     }
 
+    /// Where to draw the terrain: at the anchor as the runtime now locates
+    /// it, else where the app pinned it; `None` before placement.
+    fn hologram_model(
+        &self,
+        output: &FrameOutput,
+        time: xr::Time,
+    ) -> Result<Option<Mat4>, XrError> {
+        if let Some(anchor) = &self.anchor
+            && let Some(pose) = located_pose(&anchor.space, &self.base, time)?
+        {
+            return Ok(Some(model_matrix(&pose_from_xr(pose))));
+        }
+        Ok(output.model)
+    }
+
     /// Builds the app's frame input from the runtime's tracking and runs one update.
     fn update_app(
         &mut self,
         time: xr::Time,
         views: &[xr::View],
         hands: &[HandSample; 2],
-    ) -> Result<crate::app::FrameOutput, XrError> {
+    ) -> Result<FrameOutput, XrError> {
         let [left_view, right_view] = views else {
             return Err(XrError::UnequalViews);
         };
@@ -432,12 +467,13 @@ impl SessionParts {
         Ok(self.app.update(&input))
     }
 
-    /// Locates the views, records and submits the frame, releases the images
-    /// and ends the frame with a projection layer (with depth when on).
+    /// Acquires the swapchain images, records and submits the terrain,
+    /// releases the images and ends the frame with a projection layer.
     fn render_frame(
         &mut self,
         runtime: &Runtime,
-        vulkan: &XrVulkan,
+        output: &FrameOutput,
+        model: Mat4,
         views: &[xr::View],
         time: xr::Time,
         blend_mode: xr::EnvironmentBlendMode,
@@ -446,42 +482,41 @@ impl SessionParts {
             .colour
             .handle
             .acquire_image()
-            .map_err(xr_call("xrAcquireSwapchainImage"))?;
+            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
+        let depth_index = self
+            .depth
+            .handle
+            .acquire_image()
+            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
         self.colour
             .handle
             .wait_image(xr::Duration::INFINITE)
             .map_err(xr_call("xrWaitSwapchainImage"))?;
-        let depth_target = match &mut self.depth {
-            Some(depth) => {
-                let index = depth
-                    .handle
-                    .acquire_image()
-                    .map_err(xr_call("xrAcquireSwapchainImage"))?;
-                depth
-                    .handle
-                    .wait_image(xr::Duration::INFINITE)
-                    .map_err(xr_call("xrWaitSwapchainImage"))?;
-                Some((depth.images[index as usize], depth.format))
-            }
-            None => None,
+        self.depth
+            .handle
+            .wait_image(xr::Duration::INFINITE)
+            .map_err(xr_call("xrWaitSwapchainImage"))?;
+        let upload = output.heights_changed || !self.heights_uploaded;
+        let scene = FrameScene {
+            model,
+            views: output.views.map(|eye| render_view(&eye)),
+            heights: upload.then(|| self.app.heightmap().cells()),
+            light_dir: LIGHT_DIR,
+            bands: ColourBands::spread_over(BAND_RANGE.0, BAND_RANGE.1),
         };
-        let targets = FrameTargets {
-            colour: self.colour.images[colour_index as usize],
-            depth: depth_target,
-        };
-        let command_buffer = self.frames.begin(&vulkan.device)?;
-        record_clear(&vulkan.device, command_buffer, targets);
-        self.frames.submit(&vulkan.device, vulkan.queue)?;
+        let target = &self.targets[colour_index * self.depth.images.len() + depth_index];
+        let frame = self.ring.begin()?;
+        self.renderer.record(&frame, target, &scene)?;
+        self.ring.submit(frame)?;
+        self.heights_uploaded = true;
         self.colour
             .handle
             .release_image()
             .map_err(xr_call("xrReleaseSwapchainImage"))?;
-        if let Some(depth) = &mut self.depth {
-            depth
-                .handle
-                .release_image()
-                .map_err(xr_call("xrReleaseSwapchainImage"))?;
-        }
+        self.depth
+            .handle
+            .release_image()
+            .map_err(xr_call("xrReleaseSwapchainImage"))?;
         self.end_frame(runtime, views, time, blend_mode)
     }
 
@@ -506,20 +541,21 @@ impl SessionParts {
             image_rect: rect,
             image_array_index: layer,
         };
-        let depth_infos: Vec<xr::sys::CompositionLayerDepthInfoKHR> = match &self.depth {
-            Some(depth) => (0..VIEW_COUNT)
-                .map(|layer| xr::sys::CompositionLayerDepthInfoKHR {
-                    ty: xr::sys::CompositionLayerDepthInfoKHR::TYPE,
-                    next: std::ptr::null(),
-                    sub_image: sub_image(depth, layer),
-                    min_depth: 0.0,
-                    max_depth: 1.0,
-                    near_z: NEAR_Z,
-                    far_z: FAR_Z,
-                })
-                .collect(),
-            None => Vec::new(),
-        };
+        let depth_infos: Vec<xr::sys::CompositionLayerDepthInfoKHR> =
+            match self.submit_depth.then_some(&self.depth) {
+                Some(depth) => (0..VIEW_COUNT)
+                    .map(|layer| xr::sys::CompositionLayerDepthInfoKHR {
+                        ty: xr::sys::CompositionLayerDepthInfoKHR::TYPE,
+                        next: std::ptr::null(),
+                        sub_image: sub_image(depth, layer),
+                        min_depth: 0.0,
+                        max_depth: 1.0,
+                        near_z: NEAR_Z,
+                        far_z: FAR_Z,
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
         let projection_views: Vec<xr::sys::CompositionLayerProjectionView> = views
             .iter()
             .take(VIEW_COUNT as usize)
@@ -563,5 +599,20 @@ impl SessionParts {
             });
         }
         Ok(())
+    }
+}
+
+/// The renderer's camera for one of the app's eye views.
+fn render_view(eye: &EyeView) -> RenderEyeView {
+    RenderEyeView {
+        view: view_from_pose(eye.pose.position, eye.pose.orientation),
+        projection: perspective_from_fov(
+            eye.fov.angle_left,
+            eye.fov.angle_right,
+            eye.fov.angle_up,
+            eye.fov.angle_down,
+            NEAR_Z,
+            FAR_Z,
+        ),
     }
 }

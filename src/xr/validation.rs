@@ -1,10 +1,9 @@
-//! Counters for validation messages: OpenXR core validation (through
-//! XR_EXT_debug_utils) and the Khronos Vulkan validation layer.
+//! Counting OpenXR validation messages (the core validation layer reports
+//! through XR_EXT_debug_utils); the renderer counts Vulkan's.
 
 use std::ffi::{CStr, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ash::vk;
 use openxr as xr;
 
 /// Messages counted by one debug messenger; lives in a `Box` whose address
@@ -64,29 +63,4 @@ pub unsafe extern "system" fn xr_debug_callback(
         counter.record("OpenXR", &text);
     }
     xr::sys::FALSE
-}
-
-/// The VK_EXT_debug_utils callback: counts warnings and errors.
-///
-/// # Safety
-/// Called by the Vulkan loader with valid callback data and the
-/// `MessageCounter` pointer given at messenger creation.
-pub unsafe extern "system" fn vk_debug_callback(
-    _severity: vk::DebugUtilsMessageSeverityFlagsEXT,
-    _types: vk::DebugUtilsMessageTypeFlagsEXT,
-    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-    user_data: *mut c_void,
-) -> vk::Bool32 {
-    // SAFETY: user_data is the boxed MessageCounter that outlives the messenger,
-    // and data is valid for the duration of the callback (VK_EXT_debug_utils).
-    unsafe {
-        let counter = &*(user_data as *const MessageCounter);
-        let text = if data.is_null() {
-            String::from("(no data)")
-        } else {
-            message_text((*data).p_message)
-        };
-        counter.record("Vulkan", &text);
-    }
-    vk::FALSE
 }
