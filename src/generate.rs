@@ -202,10 +202,10 @@ pub fn run(
         .unwrap_or_else(|| PathBuf::from(format!("heightmap.{}", args.format.extension())));
     let bytes = export::encode(&map, args.format, range)?;
     let metrics = metrics(&map);
-    let stats_json = match &args.stats_json {
-        Some(path) => Some((path, stats_json(&metrics))),
-        None => None,
-    };
+    let stats_json = args
+        .stats_json
+        .as_ref()
+        .map(|path| (path, stats_json(&metrics)));
     // Both files are written to temporaries and renamed, so a failure leaves neither half-written.
     export::write_atomically(&out, &bytes)?;
     if let Some((path, json)) = stats_json {
@@ -250,7 +250,7 @@ fn build(
         AlgorithmArg::Fault | AlgorithmArg::Bsp | AlgorithmArg::BspStructured => {
             let config = fault_config(args, algorithm)?;
             let mut generator = Generator::new(config, args.seed)?;
-            generator.run_to_end(|done, total| progress(done, total));
+            generator.run_to_end(progress);
             generator.into_heightmap()
         }
     };

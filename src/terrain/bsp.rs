@@ -212,7 +212,7 @@ impl BspTree {
         while node > 0 {
             level -= 1;
             let amp = self.level_amplitude[level as usize];
-            offset += if node % 2 == 0 { amp } else { -amp };
+            offset += if node.is_multiple_of(2) { amp } else { -amp };
             node = (node - 1) / 2;
         }
         offset

@@ -14,6 +14,11 @@ use super::fixed::to_f32;
 use super::rng::TerrainRng;
 use super::{Heightmap, TerrainError};
 
+/// The most relief a run may build: heights are summed as i64 in units of
+/// 2^-32, which holds about ±2.1e9, and a difference array entry can
+/// collect twice the relief.
+pub const MAX_TOTAL_RELIEF: f64 = 5e8;
+
 /// Which fault algorithm grows the map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
@@ -95,6 +100,22 @@ impl GeneratorConfig {
                 "amplitude",
                 self.amplitude,
                 "a finite number of magnitude at most 1e6",
+            ));
+        }
+        // Fixed-point sums hold ±2^31 terrain units; keep every run far inside.
+        let step = match self.algorithm {
+            Algorithm::Fault => self
+                .fault
+                .displacement_max
+                .abs()
+                .max(self.fault.displacement_min.abs()),
+            Algorithm::Bsp | Algorithm::BspStructured => 2.0 * f64::from(self.amplitude.abs()),
+        };
+        if step * self.iterations as f64 > MAX_TOTAL_RELIEF {
+            return Err(TerrainError::out_of_range(
+                "amplitude × iterations",
+                step * self.iterations as f64,
+                "at most 5e8 terrain units: lower --amplitude or --iterations",
             ));
         }
         if let Some(k) = self.smoothing
