@@ -2,10 +2,12 @@
 //!
 //! Layers, dependencies pointing down (DESIGN.md): `sim` (the headless
 //! platform) and `generate` (the offline tool); `app` (the frame-loop core);
-//! `input` (gesture recognisers); `render` (Vulkan); `terrain` (the engine).
+//! `input` (gesture recognisers); `render` (Vulkan); `terrain` (the engine);
+//! `xr` (the OpenXR platform, beside `sim`).
 pub mod app;
 pub mod generate;
 pub mod input;
 pub mod render;
 pub mod sim;
 pub mod terrain;
+pub mod xr;

@@ -1,0 +1,96 @@
+//! Errors of the OpenXR platform, each naming what is wrong and what to do.
+
+use std::path::PathBuf;
+
+use ash::vk;
+use openxr as xr;
+
+/// Everything that can stop `holoterrain xr`.
+#[derive(Debug, thiserror::Error)]
+pub enum XrError {
+    /// The OpenXR loader library could not be opened.
+    #[error(
+        "no OpenXR loader (libopenxr_loader.so.1): install it (Debian/Ubuntu: apt-get install libopenxr-loader1) and an OpenXR runtime such as Monado; `holoterrain sim` runs without one"
+    )]
+    LoaderMissing,
+    /// The loader found no active runtime.
+    #[error(
+        "no OpenXR runtime is active ({0}): install and start one (e.g. Monado: apt-get install monado-service libopenxr1-monado, then run monado-service), or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
+    )]
+    NoRuntime(xr::sys::Result),
+    /// The runtime has no head-mounted display to offer.
+    #[error(
+        "the OpenXR runtime has no headset available ({0}): connect and switch on the headset, or start the runtime's simulated device (Monado: SIMULATED_ENABLE=1)"
+    )]
+    NoHeadset(xr::sys::Result),
+    /// The runtime cannot share Vulkan images with the app.
+    #[error(
+        "the OpenXR runtime does not offer XR_KHR_vulkan_enable2; holoterrain renders with Vulkan only (on a D3D-only runtime such as HoloLens 2 add the OpenXR-Vk-D3D12 layer, see docs/xr.md)"
+    )]
+    NoVulkanSupport,
+    /// An OpenXR call failed.
+    #[error("OpenXR call {call} failed: {result}")]
+    Xr {
+        /// The OpenXR function that failed.
+        call: &'static str,
+        /// What it returned.
+        result: xr::sys::Result,
+    },
+    /// The Vulkan loader library could not be opened.
+    #[error(
+        "no Vulkan loader: install libvulkan1 and a Vulkan driver (Debian/Ubuntu: mesa-vulkan-drivers)"
+    )]
+    VulkanLoaderMissing,
+    /// A Vulkan call failed.
+    #[error("Vulkan call {call} failed: {result}")]
+    Vulkan {
+        /// The Vulkan function that failed.
+        call: &'static str,
+        /// What it returned.
+        result: vk::Result,
+    },
+    /// The runtime's Vulkan version range excludes the Vulkan 1.1 that multiview needs.
+    #[error("the OpenXR runtime accepts Vulkan {min}..{max}, holoterrain needs Vulkan 1.1")]
+    VulkanVersion {
+        /// Lowest Vulkan version the runtime supports.
+        min: xr::Version,
+        /// Highest Vulkan version the runtime supports.
+        max: xr::Version,
+    },
+    /// The chosen device has no graphics queue.
+    #[error("the Vulkan device the OpenXR runtime chose has no graphics queue")]
+    NoGraphicsQueue,
+    /// No swapchain format the renderer can draw into.
+    #[error("the OpenXR runtime offers no {kind} swapchain format holoterrain can render to")]
+    NoSwapchainFormat {
+        /// "colour" or "depth".
+        kind: &'static str,
+    },
+    /// The stereo views differ in size, which single-pass multiview cannot draw.
+    #[error("the runtime's two views differ in size; single-pass stereo needs equal views")]
+    UnequalViews,
+    /// The renderer failed.
+    #[error(transparent)]
+    Render(#[from] crate::render::RenderError),
+    /// The app core refused its configuration.
+    #[error(transparent)]
+    App(#[from] crate::app::AppError),
+    /// The report file could not be written.
+    #[error("cannot write the report {path}: {source}")]
+    Report {
+        /// The report path.
+        path: PathBuf,
+        /// Why writing failed.
+        source: std::io::Error,
+    },
+}
+
+/// Builds a closure that wraps an OpenXR result into [`XrError::Xr`] for `call`.
+pub(crate) fn xr_call(call: &'static str) -> impl FnOnce(xr::sys::Result) -> XrError {
+    move |result| XrError::Xr { call, result }
+}
+
+/// Builds a closure that wraps a Vulkan result into [`XrError::Vulkan`] for `call`.
+pub(crate) fn vk_call(call: &'static str) -> impl FnOnce(vk::Result) -> XrError {
+    move |result| XrError::Vulkan { call, result }
+}

@@ -1,0 +1,51 @@
+//! The OpenXR platform (`holoterrain xr`): runs the app inside an OpenXR
+//! session on a runtime with Vulkan (XR_KHR_vulkan_enable2).
+
+mod anchor;
+mod convert;
+mod error;
+mod graphics;
+mod input;
+mod report;
+mod runtime;
+mod session;
+mod swapchain;
+mod validation;
+
+use std::path::PathBuf;
+
+use crate::sim::Size;
+
+pub use error::XrError;
+pub use report::XrReport;
+
+/// Options of `holoterrain xr`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct XrArgs {
+    /// Stop after this many rendered frames, ending the session properly.
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u64>,
+    /// Write the run report (JSON) to this file when the session ends.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Turn on the OpenXR core validation layer and the Khronos Vulkan
+    /// validation layer, and count their messages into the report.
+    #[arg(long)]
+    pub validation: bool,
+    /// The first terrain seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Heightmap size, width x height samples.
+    #[arg(long, value_name = "WxH", default_value = "257x257")]
+    pub size: Size,
+}
+
+/// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it;
+/// writes the report when asked and returns it.
+pub fn run(args: &XrArgs) -> Result<XrReport, XrError> {
+    let report = session::run_session(args)?;
+    if let Some(path) = &args.report {
+        report.write(path)?;
+    }
+    Ok(report)
+}

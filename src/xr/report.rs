@@ -1,0 +1,190 @@
+//! The machine-readable run report of an OpenXR session.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::error::XrError;
+use crate::app::ReseedCause;
+use crate::input::Pose;
+
+/// Median, 95th percentile and maximum of a per-frame duration, in ms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct TimingStats {
+    /// Median.
+    pub median: f64,
+    /// 95th percentile (nearest rank).
+    pub p95: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+impl TimingStats {
+    /// Summarises samples in milliseconds; zeros when there are none.
+    pub fn from_samples(samples: &[f64]) -> Self {
+        if samples.is_empty() {
+            return Self::default();
+        }
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let rank = |fraction: f64| {
+            let index = (fraction * sorted.len() as f64).ceil() as usize;
+            sorted[index.clamp(1, sorted.len()) - 1]
+        };
+        Self {
+            median: rank(0.5),
+            p95: rank(0.95),
+            max: sorted[sorted.len() - 1],
+        }
+    }
+}
+
+/// One reseed, as the simulator's report.json lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReseedRecord {
+    /// Index of the rendered frame it happened on (0-based).
+    pub frame: u64,
+    /// Seconds of display time since the first frame.
+    pub time: f64,
+    /// "airtap", "tap" or "select".
+    pub cause: ReseedCause,
+    /// The new seed.
+    pub seed: u64,
+}
+
+/// A pose in the report: position in metres, orientation as a quaternion x, y, z, w.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PoseRecord {
+    /// Position in the app's reference space, metres.
+    pub position: [f32; 3],
+    /// Orientation quaternion (x, y, z, w).
+    pub orientation: [f32; 4],
+}
+
+impl From<Pose> for PoseRecord {
+    fn from(pose: Pose) -> Self {
+        Self {
+            position: pose.position.to_array(),
+            orientation: pose.orientation.to_array(),
+        }
+    }
+}
+
+/// Per-frame CPU times, ms.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct CpuTimes {
+    /// `App::update`: gestures, placement, growth.
+    pub update: TimingStats,
+    /// Recording and submitting the frame's GPU work and ending the frame.
+    pub render: TimingStats,
+}
+
+/// What an OpenXR run did: the simulator's report.json fields plus the
+/// session's own (states, runtime, extensions, formats).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct XrReport {
+    /// Frames rendered and submitted with a projection layer.
+    pub frames: u64,
+    /// Seconds of display time from the first to the last frame.
+    pub seconds: f64,
+    /// Every seed grown, the first one included, in order.
+    pub seeds: Vec<u64>,
+    /// Every reseed, in order.
+    pub reseeds: Vec<ReseedRecord>,
+    /// Fault iterations applied to the current seed at the end.
+    pub iterations: usize,
+    /// Where the hologram was placed (before any anchor refinement); null if never.
+    pub hologram_pose: Option<PoseRecord>,
+    /// Per-frame CPU times.
+    pub cpu_ms: CpuTimes,
+    /// OpenXR plus Vulkan validation messages; null when validation is off.
+    pub validation_messages: Option<u64>,
+    /// OpenXR core-validation / debug-utils messages; null when not listening.
+    pub openxr_validation_messages: Option<u64>,
+    /// Vulkan validation-layer messages; null when the layer is off.
+    pub vulkan_validation_messages: Option<u64>,
+    /// Whether the OpenXR core validation layer was on.
+    pub core_validation_layer: bool,
+    /// Session states in the order the runtime reported them, e.g. "READY".
+    pub session_states: Vec<String>,
+    /// Runtime name and version.
+    pub runtime: String,
+    /// The headset system's name.
+    pub system: String,
+    /// Optional extensions enabled (XR_KHR_vulkan_enable2 is always on).
+    pub extensions_enabled: Vec<String>,
+    /// Optional extensions the runtime did not offer.
+    pub extensions_missing: Vec<String>,
+    /// Whether hand joints were tracked (XR_EXT_hand_tracking on a system with hands).
+    pub hand_tracking: bool,
+    /// Whether the hologram was pinned with an XR_MSFT_spatial_anchor.
+    pub anchored: bool,
+    /// Environment blend mode used, e.g. "OPAQUE" or "ADDITIVE".
+    pub blend_mode: String,
+    /// Reference space used: "UNBOUNDED_MSFT" or "LOCAL".
+    pub reference_space: String,
+    /// Colour and depth swapchain formats, e.g. "R8G8B8A8_SRGB".
+    pub swapchain_formats: Vec<String>,
+}
+
+impl XrReport {
+    /// Writes the report as pretty JSON, replacing `path` atomically so no
+    /// half-written file is left behind.
+    pub fn write(&self, path: &Path) -> Result<(), XrError> {
+        let report_error = |source| XrError::Report {
+            path: path.to_owned(),
+            source,
+        };
+        let json = serde_json::to_string_pretty(self)
+            .map_err(|error| report_error(std::io::Error::other(error)))?;
+        let directory = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty());
+        let mut temporary = tempfile::NamedTempFile::new_in(directory.unwrap_or(Path::new(".")))
+            .map_err(report_error)?;
+        std::io::Write::write_all(&mut temporary, json.as_bytes()).map_err(report_error)?;
+        temporary
+            .persist(path)
+            .map_err(|error| report_error(error.error))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_stats_take_median_p95_and_max() {
+        let samples: Vec<f64> = (1..=100).map(f64::from).collect();
+        let stats = TimingStats::from_samples(&samples);
+        assert_eq!(
+            stats,
+            TimingStats {
+                median: 50.0,
+                p95: 95.0,
+                max: 100.0
+            }
+        );
+    }
+
+    #[test]
+    fn timing_stats_of_no_samples_are_zero() {
+        assert_eq!(TimingStats::from_samples(&[]), TimingStats::default());
+    }
+
+    #[test]
+    fn report_is_written_as_json_with_the_frame_count() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("report.json");
+        let report = XrReport {
+            frames: 7,
+            ..XrReport::default()
+        };
+        report.write(&path).unwrap();
+        let value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(value["frames"], 7);
+        assert!(value["validation_messages"].is_null());
+    }
+}

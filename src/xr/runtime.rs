@@ -1,0 +1,261 @@
+//! The OpenXR instance: loader, runtime, extension negotiation, the headset
+//! system and (with `--validation`) the core validation layer and its messenger.
+
+use openxr as xr;
+use xr::sys::Handle as _;
+
+use super::error::{XrError, xr_call};
+use super::validation::{MessageCounter, xr_debug_callback};
+
+/// The OpenXR core validation layer's name.
+const CORE_VALIDATION_LAYER: &str = "XR_APILAYER_LUNARG_core_validation";
+
+/// Which optional extensions the runtime offered and we enabled.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EnabledExtensions {
+    /// XR_EXT_hand_tracking: articulated hand joints.
+    pub hand_tracking: bool,
+    /// XR_MSFT_hand_interaction: the hand interaction profile (air-tap select).
+    pub hand_interaction: bool,
+    /// XR_MSFT_unbounded_reference_space: world-scale reference space.
+    pub unbounded_space: bool,
+    /// XR_KHR_composition_layer_depth: submit depth with the projection layer.
+    pub composition_depth: bool,
+}
+
+/// The loaded runtime: instance, system and what was negotiated.
+pub struct Runtime {
+    /// The OpenXR instance.
+    pub instance: xr::Instance,
+    /// The head-mounted display system.
+    pub system: xr::SystemId,
+    /// The optional extensions that are on.
+    pub extensions: EnabledExtensions,
+    /// Names of the optional extensions that are on.
+    pub enabled_names: Vec<String>,
+    /// Names of the optional extensions the runtime lacks.
+    pub missing_names: Vec<String>,
+    /// Runtime name and version, e.g. "Monado(XRT) by Collabora et al 25.0.0".
+    pub runtime_name: String,
+    /// The system's name, e.g. "Monado: Simulated HMD".
+    pub system_name: String,
+    /// Whether the OpenXR core validation layer is on.
+    pub core_validation: bool,
+    /// The debug-utils messenger, destroyed in `Drop` before the instance.
+    messenger: Option<xr::sys::DebugUtilsMessengerEXT>,
+    /// Counts the messenger's messages; boxed so its address stays put.
+    counter: Box<MessageCounter>,
+}
+
+impl Runtime {
+    /// Loads the loader, creates the instance with every useful extension the
+    /// runtime offers, and finds the headset.
+    pub fn open(validation: bool) -> Result<Self, XrError> {
+        // SAFETY: libopenxr_loader.so.1 is the Khronos loader (or a conforming
+        // one); its entry points are what the openxr crate expects.
+        let entry = unsafe { xr::Entry::load(&()) }.map_err(|_| XrError::LoaderMissing)?;
+        let available = entry.enumerate_extensions().map_err(XrError::NoRuntime)?;
+        if !available.khr_vulkan_enable2 {
+            return Err(XrError::NoVulkanSupport);
+        }
+        let mut wanted = xr::ExtensionSet::default();
+        wanted.khr_vulkan_enable2 = true;
+        let mut enabled_names = Vec::new();
+        let mut missing_names = Vec::new();
+        let mut note = |name: &str, offered: bool, flag: &mut bool| {
+            *flag = offered;
+            if offered {
+                enabled_names.push(name.to_owned());
+            } else {
+                missing_names.push(name.to_owned());
+            }
+        };
+        note(
+            "XR_EXT_hand_tracking",
+            available.ext_hand_tracking,
+            &mut wanted.ext_hand_tracking,
+        );
+        note(
+            "XR_MSFT_hand_interaction",
+            available.msft_hand_interaction,
+            &mut wanted.msft_hand_interaction,
+        );
+        note(
+            "XR_MSFT_spatial_anchor",
+            available.msft_spatial_anchor,
+            &mut wanted.msft_spatial_anchor,
+        );
+        note(
+            "XR_MSFT_unbounded_reference_space",
+            available.msft_unbounded_reference_space,
+            &mut wanted.msft_unbounded_reference_space,
+        );
+        note(
+            "XR_KHR_composition_layer_depth",
+            available.khr_composition_layer_depth,
+            &mut wanted.khr_composition_layer_depth,
+        );
+        note(
+            "XR_EXT_debug_utils",
+            available.ext_debug_utils,
+            &mut wanted.ext_debug_utils,
+        );
+        log::info!(
+            "OpenXR extensions enabled: XR_KHR_vulkan_enable2 {}",
+            enabled_names.join(" ")
+        );
+        if !missing_names.is_empty() {
+            log::info!("OpenXR extensions not offered: {}", missing_names.join(" "));
+        }
+
+        let layers_offered = entry.enumerate_layers().map_err(XrError::NoRuntime)?;
+        let core_validation = validation
+            && layers_offered
+                .iter()
+                .any(|layer| layer.layer_name == CORE_VALIDATION_LAYER);
+        if validation && !core_validation {
+            log::warn!(
+                "--validation: the OpenXR core validation layer is not installed (Debian: openxr-layer-corevalidation)"
+            );
+        }
+        let layers: &[&str] = if core_validation {
+            &[CORE_VALIDATION_LAYER]
+        } else {
+            &[]
+        };
+
+        let instance = entry
+            .create_instance(
+                &xr::ApplicationInfo {
+                    application_name: "holoterrain",
+                    application_version: 1,
+                    engine_name: "holoterrain",
+                    engine_version: 1,
+                    api_version: xr::Version::new(1, 0, 0),
+                },
+                &wanted,
+                layers,
+                &(),
+            )
+            .map_err(|result| match result {
+                xr::sys::Result::ERROR_RUNTIME_UNAVAILABLE
+                | xr::sys::Result::ERROR_RUNTIME_FAILURE
+                | xr::sys::Result::ERROR_INSTANCE_LOST => XrError::NoRuntime(result),
+                other => XrError::Xr {
+                    call: "xrCreateInstance",
+                    result: other,
+                },
+            })?;
+        let properties = instance
+            .properties()
+            .map_err(xr_call("xrGetInstanceProperties"))?;
+        let runtime_name = format!("{} {}", properties.runtime_name, properties.runtime_version);
+        log::info!("OpenXR runtime: {runtime_name}");
+
+        let counter = Box::<MessageCounter>::default();
+        let messenger = if validation && wanted.ext_debug_utils {
+            Some(create_messenger(&instance, &counter)?)
+        } else {
+            None
+        };
+
+        let system = instance
+            .system(xr::FormFactor::HEAD_MOUNTED_DISPLAY)
+            .map_err(XrError::NoHeadset)?;
+        let system_name = instance
+            .system_properties(system)
+            .map_err(xr_call("xrGetSystemProperties"))?
+            .system_name;
+        log::info!("OpenXR system: {system_name}");
+
+        Ok(Self {
+            instance,
+            system,
+            extensions: EnabledExtensions {
+                hand_tracking: wanted.ext_hand_tracking,
+                hand_interaction: wanted.msft_hand_interaction,
+                unbounded_space: wanted.msft_unbounded_reference_space,
+                composition_depth: wanted.khr_composition_layer_depth,
+            },
+            enabled_names,
+            missing_names,
+            runtime_name,
+            system_name,
+            core_validation,
+            messenger,
+            counter,
+        })
+    }
+
+    /// Whether XR_EXT_hand_tracking is on and this system actually tracks hands.
+    pub fn system_tracks_hands(&self) -> Result<bool, XrError> {
+        if !self.extensions.hand_tracking {
+            return Ok(false);
+        }
+        let tracks = self
+            .instance
+            .supports_hand_tracking(self.system)
+            .map_err(xr_call("xrGetSystemProperties"))?;
+        if !tracks {
+            log::info!("XR_EXT_hand_tracking is offered but this system tracks no hands");
+        }
+        Ok(tracks)
+    }
+
+    /// OpenXR validation messages so far; `None` when no messenger listens.
+    pub fn validation_messages(&self) -> Option<u64> {
+        self.messenger.map(|_| self.counter.count())
+    }
+}
+
+/// Registers a messenger that counts every warning and error.
+fn create_messenger(
+    instance: &xr::Instance,
+    counter: &MessageCounter,
+) -> Result<xr::sys::DebugUtilsMessengerEXT, XrError> {
+    let Some(debug_utils) = instance.exts().ext_debug_utils.as_ref() else {
+        return Err(XrError::Xr {
+            call: "xrCreateDebugUtilsMessengerEXT",
+            result: xr::sys::Result::ERROR_EXTENSION_NOT_PRESENT,
+        });
+    };
+    let create_info = xr::sys::DebugUtilsMessengerCreateInfoEXT {
+        ty: xr::sys::DebugUtilsMessengerCreateInfoEXT::TYPE,
+        next: std::ptr::null(),
+        message_severities: xr::sys::DebugUtilsMessageSeverityFlagsEXT::WARNING
+            | xr::sys::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+        message_types: xr::sys::DebugUtilsMessageTypeFlagsEXT::GENERAL
+            | xr::sys::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+            | xr::sys::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE
+            | xr::sys::DebugUtilsMessageTypeFlagsEXT::CONFORMANCE,
+        user_callback: Some(xr_debug_callback),
+        user_data: counter as *const MessageCounter as *mut _,
+    };
+    let mut messenger = xr::sys::DebugUtilsMessengerEXT::from_raw(0);
+    // SAFETY: the instance is live and enabled XR_EXT_debug_utils; the counter
+    // is boxed in the Runtime and outlives the messenger, destroyed in Drop.
+    let result = unsafe {
+        (debug_utils.create_debug_utils_messenger)(instance.as_raw(), &create_info, &mut messenger)
+    };
+    if result.into_raw() < 0 {
+        return Err(XrError::Xr {
+            call: "xrCreateDebugUtilsMessengerEXT",
+            result,
+        });
+    }
+    Ok(messenger)
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let (Some(messenger), Some(debug_utils)) = (
+            self.messenger.take(),
+            self.instance.exts().ext_debug_utils.as_ref(),
+        ) {
+            // SAFETY: the messenger was created on this instance, which is still alive.
+            unsafe {
+                (debug_utils.destroy_debug_utils_messenger)(messenger);
+            }
+        }
+    }
+}

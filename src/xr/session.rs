@@ -1,0 +1,618 @@
+//! The OpenXR session and its frame loop: the session state machine, frame
+//! pacing by xrWaitFrame, input while focused, the app core each frame,
+//! rendering when the runtime asks, and a clean end on Ctrl-C, `--frames`,
+//! or the runtime's request.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use ash::vk;
+use glam::{Mat4, Vec3};
+use openxr as xr;
+
+use super::XrArgs;
+use super::anchor::AnchorSpace;
+use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
+use super::error::{XrError, xr_call};
+use super::graphics::XrVulkan;
+use super::input::{HandSample, Input, located_pose};
+use super::report::{CpuTimes, ReseedRecord, TimingStats, XrReport};
+use super::runtime::Runtime;
+use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
+use crate::app::placement::model_matrix;
+use crate::app::{App, AppConfig, AppEvent, EyeView, FrameInput, FrameOutput, HandInput};
+use crate::render::camera::{perspective_from_fov, view_from_pose};
+use crate::render::{
+    ColourBands, EyeView as RenderEyeView, FrameRing, FrameScene, GpuContext, RenderTarget,
+    TerrainRenderer,
+};
+
+/// The view configuration: two eyes.
+const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
+/// Near plane of the projection, metres; also given to the compositor with depth.
+const NEAR_Z: f32 = 0.05;
+/// Far plane of the projection, metres.
+const FAR_Z: f32 = 100.0;
+/// Direction towards the light in the room: high, from the front left (as in the simulator).
+const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
+/// Heights the colour bands spread over: the relief a full demo growth
+/// reaches (as in the simulator, so both show the same colours).
+const BAND_RANGE: (f32, f32) = (0.0, 0.2);
+/// How long to idle between event polls while the session is not running.
+const IDLE_POLL: Duration = Duration::from_millis(10);
+
+/// Where the session stands, from the runtime's state events.
+#[derive(Debug, Default)]
+struct Lifecycle {
+    /// Between xrBeginSession and xrEndSession.
+    running: bool,
+    /// The runtime gives us input (FOCUSED).
+    focused: bool,
+    /// xrRequestExitSession was called.
+    exit_requested: bool,
+    /// Every state reported, in order.
+    states_seen: Vec<String>,
+}
+
+/// Installs a Ctrl-C handler that asks the loop to end the session.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let handler_flag = Arc::clone(&flag);
+    if let Err(error) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::Relaxed)) {
+        log::warn!("Ctrl-C will not end the session cleanly: {error}");
+    }
+    flag
+}
+
+/// Creates the runtime, Vulkan, renderer and session, runs the loop, and
+/// tears down in order: renderer objects on swapchain images, then the
+/// OpenXR session and its spaces, then the renderer's context, then the
+/// Vulkan device and instance, then the OpenXR instance.
+pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
+    let interrupted = interrupt_flag();
+    let runtime = Runtime::open(args.validation)?;
+    let blend_mode = runtime
+        .instance
+        .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
+        .map_err(xr_call("xrEnumerateEnvironmentBlendModes"))?
+        .first()
+        .copied()
+        .ok_or(XrError::Xr {
+            call: "xrEnumerateEnvironmentBlendModes",
+            result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
+        })?;
+    let vulkan = XrVulkan::create(&runtime, args.validation)?;
+    let gpu = vulkan.gpu_context()?;
+    let vulkan_validation = gpu.validation_counter();
+    let app = App::new(AppConfig::hololens_demo(
+        args.size.width as usize,
+        args.size.height as usize,
+        args.seed,
+    ))?;
+    let mut report = XrReport {
+        runtime: runtime.runtime_name.clone(),
+        system: runtime.system_name.clone(),
+        extensions_enabled: runtime.enabled_names.clone(),
+        extensions_missing: runtime.missing_names.clone(),
+        blend_mode: format!("{blend_mode:?}"),
+        core_validation_layer: runtime.core_validation,
+        seeds: vec![app.seed()],
+        ..XrReport::default()
+    };
+    // SAFETY: the handles come from XrVulkan, created through this instance and
+    // system; the session (inside SessionParts) is dropped before XrVulkan.
+    let (session, frame_waiter, frame_stream) = unsafe {
+        runtime
+            .instance
+            .create_session::<xr::Vulkan>(runtime.system, &vulkan.session_create_info())
+    }
+    .map_err(xr_call("xrCreateSession"))?;
+    let outcome =
+        SessionParts::create(&runtime, &gpu, session, app, &mut report).and_then(|mut parts| {
+            let looped = parts.run_loop(
+                &runtime,
+                frame_waiter,
+                frame_stream,
+                blend_mode,
+                args.frames,
+                &interrupted,
+                &mut report,
+            );
+            let waited = parts.ring.wait_for_all().map_err(XrError::from);
+            drop(parts);
+            looped.and(waited)
+        });
+    drop(gpu);
+    report.openxr_validation_messages = runtime.validation_messages();
+    report.vulkan_validation_messages = vulkan_validation.map(|counter| counter.count());
+    report.validation_messages = match (
+        report.openxr_validation_messages,
+        report.vulkan_validation_messages,
+    ) {
+        (None, None) => None,
+        (openxr, vulkan) => Some(openxr.unwrap_or(0) + vulkan.unwrap_or(0)),
+    };
+    drop(vulkan);
+    drop(runtime);
+    outcome.map(|()| report)
+}
+
+/// The session and what hangs off it. Fields drop in declaration order:
+/// framebuffers and views on the swapchain images first, then the renderer,
+/// then OpenXR's objects, the session last.
+struct SessionParts {
+    /// One render target per (colour image, depth image) pair, indexed
+    /// `colour_index * depth image count + depth_index`.
+    targets: Vec<RenderTarget>,
+    /// Draws the terrain into a target.
+    renderer: TerrainRenderer,
+    /// Command buffers and fences of the frames in flight.
+    ring: FrameRing,
+    /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
+    anchor: Option<AnchorSpace>,
+    /// Actions, pose spaces and hand trackers.
+    input: Input,
+    /// The head (VIEW space).
+    head: xr::Space,
+    /// The app's reference space (UNBOUNDED_MSFT or LOCAL).
+    base: xr::Space,
+    /// The colour swapchain.
+    colour: StereoSwapchain,
+    /// The depth swapchain (the renderer always needs depth).
+    depth: StereoSwapchain,
+    /// Whether depth is submitted to the compositor (XR_KHR_composition_layer_depth).
+    submit_depth: bool,
+    /// The session.
+    session: xr::Session<xr::Vulkan>,
+    /// The app core: placement, gestures, growth.
+    app: App,
+    /// Whether the renderer has the current heights.
+    heights_uploaded: bool,
+}
+
+impl SessionParts {
+    fn create(
+        runtime: &Runtime,
+        gpu: &Arc<GpuContext>,
+        session: xr::Session<xr::Vulkan>,
+        app: App,
+        report: &mut XrReport,
+    ) -> Result<Self, XrError> {
+        let offered = session
+            .enumerate_reference_spaces()
+            .map_err(xr_call("xrEnumerateReferenceSpaces"))?;
+        let space_type = if runtime.extensions.unbounded_space
+            && offered.contains(&xr::ReferenceSpaceType::UNBOUNDED_MSFT)
+        {
+            xr::ReferenceSpaceType::UNBOUNDED_MSFT
+        } else {
+            xr::ReferenceSpaceType::LOCAL
+        };
+        report.reference_space = if space_type == xr::ReferenceSpaceType::LOCAL {
+            "LOCAL"
+        } else {
+            "UNBOUNDED_MSFT"
+        }
+        .into();
+        let base = session
+            .create_reference_space(space_type, xr::Posef::IDENTITY)
+            .map_err(xr_call("xrCreateReferenceSpace"))?;
+        let head = session
+            .create_reference_space(xr::ReferenceSpaceType::VIEW, xr::Posef::IDENTITY)
+            .map_err(xr_call("xrCreateReferenceSpace"))?;
+        report.hand_tracking = runtime.system_tracks_hands()?;
+        let input = Input::create(
+            &runtime.instance,
+            &session,
+            runtime.extensions.hand_interaction,
+            report.hand_tracking,
+        )?;
+        let views = runtime
+            .instance
+            .enumerate_view_configuration_views(runtime.system, VIEW_TYPE)
+            .map_err(xr_call("xrEnumerateViewConfigurationViews"))?;
+        let [left, right] = views.as_slice() else {
+            return Err(XrError::UnequalViews);
+        };
+        if left.recommended_image_rect_width != right.recommended_image_rect_width
+            || left.recommended_image_rect_height != right.recommended_image_rect_height
+        {
+            return Err(XrError::UnequalViews);
+        }
+        let extent = vk::Extent2D {
+            width: left.recommended_image_rect_width,
+            height: left.recommended_image_rect_height,
+        };
+        let colour = StereoSwapchain::create(&session, SwapchainKind::Colour, extent)?;
+        let depth = StereoSwapchain::create(&session, SwapchainKind::Depth, extent)?;
+        report.swapchain_formats = vec![
+            format!("{:?}", colour.format),
+            format!("{:?}", depth.format),
+        ];
+        let (width, height) = (app.heightmap().width(), app.heightmap().height());
+        let renderer = TerrainRenderer::new(
+            Arc::clone(gpu),
+            width as u32,
+            height as u32,
+            colour.format,
+            depth.format,
+        )?;
+        let mut targets = Vec::with_capacity(colour.images.len() * depth.images.len());
+        for &colour_image in &colour.images {
+            for &depth_image in &depth.images {
+                // SAFETY: both images are live swapchain images of this device with
+                // 2 layers of `extent`, the renderer's formats and attachment usage;
+                // the targets are dropped before the swapchains (field order).
+                targets.push(unsafe {
+                    RenderTarget::new(&renderer, colour_image, depth_image, extent)
+                }?);
+            }
+        }
+        let ring = FrameRing::new(Arc::clone(gpu))?;
+        Ok(Self {
+            targets,
+            renderer,
+            ring,
+            anchor: None,
+            input,
+            head,
+            base,
+            colour,
+            depth,
+            submit_depth: runtime.extensions.composition_depth,
+            session,
+            app,
+            heights_uploaded: false,
+        })
+    }
+
+    /// Handles queued events; returns false once the session is over.
+    fn poll_events(
+        &self,
+        instance: &xr::Instance,
+        lifecycle: &mut Lifecycle,
+        events: &mut xr::EventDataBuffer,
+    ) -> Result<bool, XrError> {
+        while let Some(event) = instance
+            .poll_event(events)
+            .map_err(xr_call("xrPollEvent"))?
+        {
+            match event {
+                xr::Event::SessionStateChanged(change) => {
+                    let state = change.state();
+                    log::info!("session state {state:?}");
+                    lifecycle.states_seen.push(format!("{state:?}"));
+                    lifecycle.focused = state == xr::SessionState::FOCUSED;
+                    match state {
+                        xr::SessionState::READY => {
+                            self.session
+                                .begin(VIEW_TYPE)
+                                .map_err(xr_call("xrBeginSession"))?;
+                            lifecycle.running = true;
+                        }
+                        xr::SessionState::STOPPING => {
+                            self.session.end().map_err(xr_call("xrEndSession"))?;
+                            lifecycle.running = false;
+                        }
+                        xr::SessionState::EXITING | xr::SessionState::LOSS_PENDING => {
+                            return Ok(false);
+                        }
+                        _ => {}
+                    }
+                }
+                xr::Event::InstanceLossPending(_) => {
+                    log::warn!("the OpenXR runtime is going away (instance loss pending)");
+                    lifecycle.states_seen.push("INSTANCE_LOSS_PENDING".into());
+                    return Ok(false);
+                }
+                xr::Event::EventsLost(lost) => {
+                    log::warn!("{} OpenXR events lost", lost.lost_event_count());
+                }
+                _ => {}
+            }
+        }
+        Ok(true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_loop(
+        &mut self,
+        runtime: &Runtime,
+        mut frame_waiter: xr::FrameWaiter,
+        mut frame_stream: xr::FrameStream<xr::Vulkan>,
+        blend_mode: xr::EnvironmentBlendMode,
+        frame_limit: Option<u64>,
+        interrupted: &AtomicBool,
+        report: &mut XrReport,
+    ) -> Result<(), XrError> {
+        let mut lifecycle = Lifecycle::default();
+        let mut events = xr::EventDataBuffer::new();
+        let mut update_ms = Vec::new();
+        let mut render_ms = Vec::new();
+        let mut first_display_time = None;
+        let mut last_display_time = None;
+        loop {
+            let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
+            if (quota_reached || interrupted.load(Ordering::Relaxed)) && !lifecycle.exit_requested {
+                match self.session.request_exit() {
+                    Ok(()) => lifecycle.exit_requested = true,
+                    Err(xr::sys::Result::ERROR_SESSION_NOT_RUNNING) => break,
+                    Err(result) => {
+                        return Err(XrError::Xr {
+                            call: "xrRequestExitSession",
+                            result,
+                        });
+                    }
+                }
+            }
+            if !self.poll_events(&runtime.instance, &mut lifecycle, &mut events)? {
+                break;
+            }
+            if !lifecycle.running {
+                std::thread::sleep(IDLE_POLL);
+                continue;
+            }
+            let frame_state = frame_waiter.wait().map_err(xr_call("xrWaitFrame"))?;
+            frame_stream.begin().map_err(xr_call("xrBeginFrame"))?;
+            let time = frame_state.predicted_display_time;
+            let first = *first_display_time.get_or_insert(time);
+            last_display_time = Some(time);
+
+            let update_started = Instant::now();
+            let (_, views) = self
+                .session
+                .locate_views(VIEW_TYPE, time, &self.base)
+                .map_err(xr_call("xrLocateViews"))?;
+            let hands = if lifecycle.focused {
+                self.input.sample(&self.session, &self.base, time)?
+            } else {
+                Default::default()
+            };
+            let output = self.update_app(time, &views, &hands)?;
+            for event in &output.events {
+                match *event {
+                    AppEvent::Placed { pose } => {
+                        report.hologram_pose = Some(pose.into());
+                        self.anchor = AnchorSpace::create(
+                            &self.session,
+                            &self.base,
+                            pose_to_xr(&pose),
+                            time,
+                        )?;
+                        report.anchored = self.anchor.is_some();
+                    }
+                    AppEvent::Reseeded { seed, cause } => {
+                        log::info!("reseeded ({}) with seed {seed}", cause.name());
+                        report.seeds.push(seed);
+                        report.reseeds.push(ReseedRecord {
+                            frame: report.frames,
+                            time: (time.as_nanos() - first.as_nanos()) as f64 / 1e9,
+                            cause,
+                            seed,
+                        });
+                        if lifecycle.focused {
+                            for hand in 0..hands.len() {
+                                self.input.pulse(&self.session, hand)?;
+                            }
+                        }
+                    }
+                }
+            }
+            let model = self.hologram_model(&output, time)?;
+            update_ms.push(update_started.elapsed().as_secs_f64() * 1000.0);
+
+            let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
+            match model {
+                Some(model) if frame_state.should_render && !quota_reached => {
+                    let render_started = Instant::now();
+                    self.render_frame(runtime, &output, model, &views, time, blend_mode)?;
+                    render_ms.push(render_started.elapsed().as_secs_f64() * 1000.0);
+                    report.frames += 1;
+                }
+                _ => frame_stream
+                    .end(time, blend_mode, &[])
+                    .map_err(xr_call("xrEndFrame"))?,
+            }
+        }
+        report.session_states = lifecycle.states_seen;
+        report.cpu_ms = CpuTimes {
+            update: TimingStats::from_samples(&update_ms),
+            render: TimingStats::from_samples(&render_ms),
+        };
+        report.iterations = self.app.iterations_done();
+        if let (Some(first), Some(last)) = (first_display_time, last_display_time) {
+            report.seconds = (last.as_nanos() - first.as_nanos()) as f64 / 1e9;
+        }
+        Ok(())
+    }
+
+    /// Where to draw the terrain: at the anchor as the runtime now locates
+    /// it, else where the app pinned it; `None` before placement.
+    fn hologram_model(
+        &self,
+        output: &FrameOutput,
+        time: xr::Time,
+    ) -> Result<Option<Mat4>, XrError> {
+        if let Some(anchor) = &self.anchor
+            && let Some(pose) = located_pose(&anchor.space, &self.base, time)?
+        {
+            return Ok(Some(model_matrix(&pose_from_xr(pose))));
+        }
+        Ok(output.model)
+    }
+
+    /// Builds the app's frame input from the runtime's tracking and runs one update.
+    fn update_app(
+        &mut self,
+        time: xr::Time,
+        views: &[xr::View],
+        hands: &[HandSample; 2],
+    ) -> Result<FrameOutput, XrError> {
+        let [left_view, right_view] = views else {
+            return Err(XrError::UnequalViews);
+        };
+        let head = located_pose(&self.head, &self.base, time)?.map(pose_from_xr);
+        let hand_input = |sample: &HandSample| HandInput {
+            joints: sample.joints.as_deref().and_then(joints_from_xr),
+            aim: sample.aim.map(pose_from_xr),
+            select: sample.select,
+        };
+        let input = FrameInput {
+            display_time_ns: time.as_nanos(),
+            head,
+            hands: [hand_input(&hands[0]), hand_input(&hands[1])],
+            views: [eye_from_xr(left_view), eye_from_xr(right_view)],
+        };
+        Ok(self.app.update(&input))
+    }
+
+    /// Acquires the swapchain images, records and submits the terrain,
+    /// releases the images and ends the frame with a projection layer.
+    fn render_frame(
+        &mut self,
+        runtime: &Runtime,
+        output: &FrameOutput,
+        model: Mat4,
+        views: &[xr::View],
+        time: xr::Time,
+        blend_mode: xr::EnvironmentBlendMode,
+    ) -> Result<(), XrError> {
+        let colour_index = self
+            .colour
+            .handle
+            .acquire_image()
+            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
+        let depth_index = self
+            .depth
+            .handle
+            .acquire_image()
+            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
+        self.colour
+            .handle
+            .wait_image(xr::Duration::INFINITE)
+            .map_err(xr_call("xrWaitSwapchainImage"))?;
+        self.depth
+            .handle
+            .wait_image(xr::Duration::INFINITE)
+            .map_err(xr_call("xrWaitSwapchainImage"))?;
+        let upload = output.heights_changed || !self.heights_uploaded;
+        let scene = FrameScene {
+            model,
+            views: output.views.map(|eye| render_view(&eye)),
+            heights: upload.then(|| self.app.heightmap().cells()),
+            light_dir: LIGHT_DIR,
+            bands: ColourBands::spread_over(BAND_RANGE.0, BAND_RANGE.1),
+        };
+        let target = &self.targets[colour_index * self.depth.images.len() + depth_index];
+        let frame = self.ring.begin()?;
+        self.renderer.record(&frame, target, &scene)?;
+        self.ring.submit(frame)?;
+        self.heights_uploaded = true;
+        self.colour
+            .handle
+            .release_image()
+            .map_err(xr_call("xrReleaseSwapchainImage"))?;
+        self.depth
+            .handle
+            .release_image()
+            .map_err(xr_call("xrReleaseSwapchainImage"))?;
+        self.end_frame(runtime, views, time, blend_mode)
+    }
+
+    /// xrEndFrame with one projection layer; built from the raw structures
+    /// because the depth info must be chained onto each projection view.
+    fn end_frame(
+        &self,
+        runtime: &Runtime,
+        views: &[xr::View],
+        time: xr::Time,
+        blend_mode: xr::EnvironmentBlendMode,
+    ) -> Result<(), XrError> {
+        let rect = xr::Rect2Di {
+            offset: xr::Offset2Di { x: 0, y: 0 },
+            extent: xr::Extent2Di {
+                width: self.colour.extent.width as i32,
+                height: self.colour.extent.height as i32,
+            },
+        };
+        let sub_image = |swapchain: &StereoSwapchain, layer: u32| xr::sys::SwapchainSubImage {
+            swapchain: swapchain.handle.as_raw(),
+            image_rect: rect,
+            image_array_index: layer,
+        };
+        let depth_infos: Vec<xr::sys::CompositionLayerDepthInfoKHR> =
+            match self.submit_depth.then_some(&self.depth) {
+                Some(depth) => (0..VIEW_COUNT)
+                    .map(|layer| xr::sys::CompositionLayerDepthInfoKHR {
+                        ty: xr::sys::CompositionLayerDepthInfoKHR::TYPE,
+                        next: std::ptr::null(),
+                        sub_image: sub_image(depth, layer),
+                        min_depth: 0.0,
+                        max_depth: 1.0,
+                        near_z: NEAR_Z,
+                        far_z: FAR_Z,
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
+        let projection_views: Vec<xr::sys::CompositionLayerProjectionView> = views
+            .iter()
+            .take(VIEW_COUNT as usize)
+            .enumerate()
+            .map(|(layer, view)| xr::sys::CompositionLayerProjectionView {
+                ty: xr::sys::CompositionLayerProjectionView::TYPE,
+                next: depth_infos
+                    .get(layer)
+                    .map_or(std::ptr::null(), |info| info as *const _ as *const _),
+                pose: view.pose,
+                fov: view.fov,
+                sub_image: sub_image(&self.colour, layer as u32),
+            })
+            .collect();
+        let projection = xr::sys::CompositionLayerProjection {
+            ty: xr::sys::CompositionLayerProjection::TYPE,
+            next: std::ptr::null(),
+            layer_flags: xr::CompositionLayerFlags::BLEND_TEXTURE_SOURCE_ALPHA,
+            space: self.base.as_raw(),
+            view_count: projection_views.len() as u32,
+            views: projection_views.as_ptr(),
+        };
+        let layers = [&projection as *const xr::sys::CompositionLayerProjection
+            as *const xr::sys::CompositionLayerBaseHeader];
+        let end_info = xr::sys::FrameEndInfo {
+            ty: xr::sys::FrameEndInfo::TYPE,
+            next: std::ptr::null(),
+            display_time: time,
+            environment_blend_mode: blend_mode,
+            layer_count: layers.len() as u32,
+            layers: layers.as_ptr(),
+        };
+        // SAFETY: xrBeginFrame was called for this frame through the FrameStream;
+        // every structure above (layer, views, depth infos) lives until the call
+        // returns, and the swapchains and space are alive.
+        let result = unsafe { (runtime.instance.fp().end_frame)(self.session.as_raw(), &end_info) };
+        if result.into_raw() < 0 {
+            return Err(XrError::Xr {
+                call: "xrEndFrame",
+                result,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The renderer's camera for one of the app's eye views.
+fn render_view(eye: &EyeView) -> RenderEyeView {
+    RenderEyeView {
+        view: view_from_pose(eye.pose.position, eye.pose.orientation),
+        projection: perspective_from_fov(
+            eye.fov.angle_left,
+            eye.fov.angle_right,
+            eye.fov.angle_up,
+            eye.fov.angle_down,
+            NEAR_Z,
+            FAR_Z,
+        ),
+    }
+}

@@ -1,0 +1,166 @@
+//! Running holoterrain inside the Monado chroot (scripts/monado-chroot.sh):
+//! preparing it once, deciding whether these tests can run here, and
+//! finding the app's process to interrupt it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// The chroot script, from the repository root.
+pub fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/monado-chroot.sh")
+}
+
+/// The holoterrain binary under test.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_holoterrain"))
+}
+
+/// Whether a skipped precondition must fail the test instead (env CI set).
+fn must_run() -> bool {
+    std::env::var_os("CI").is_some()
+}
+
+/// Skips (returns false, printing why) or, in CI, panics.
+pub fn skip(reason: &str) -> bool {
+    assert!(
+        !must_run(),
+        "CI is set, so this test must run, but: {reason}"
+    );
+    eprintln!("SKIPPED: {reason}");
+    false
+}
+
+/// Whether the binary has the `xr` subcommand (main.rs wires it).
+pub fn binary_has_xr() -> bool {
+    Command::new(binary())
+        .args(["xr", "--help"])
+        .output()
+        .is_ok_and(|output| {
+            output.status.success() && String::from_utf8_lossy(&output.stdout).contains("--frames")
+        })
+        || skip(
+            "the holoterrain binary has no `xr` subcommand (main.rs does not wire holoterrain::xr yet)",
+        )
+}
+
+/// Prepares the chroot (once; later calls return at once). False, after
+/// printing why, when it cannot be made here (not root, no mirror).
+pub fn chroot_ready() -> bool {
+    if !binary_has_xr() {
+        return false;
+    }
+    let output = Command::new(script()).arg("prepare").output();
+    match output {
+        Ok(output) if output.status.success() => true,
+        Ok(output) => skip(&format!(
+            "the Monado chroot cannot be prepared: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )),
+        Err(error) => skip(&format!("cannot run {}: {error}", script().display())),
+    }
+}
+
+/// Which Monado configuration the service runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode {
+    /// SIMULATED_ENABLE=1: a simulated HMD, no controllers.
+    Simulated,
+    /// P_OVERRIDE_ACTIVE_CONFIG=remote: remote HMD and controllers on TCP 4242.
+    Remote,
+}
+
+/// Starts `holoterrain xr ARGS` inside the chroot with the service in `mode`,
+/// binding the binary's directory and `scratch` (same paths inside). Output is piped.
+pub fn spawn_xr(mode: Mode, scratch: &Path, args: &[&str]) -> Child {
+    let binary = binary();
+    let binary_dir = binary.parent().expect("binary has a directory");
+    let mode_name = match mode {
+        Mode::Simulated => "simulated",
+        Mode::Remote => "remote",
+    };
+    Command::new(script())
+        .args(["run", "--mode", mode_name, "--bind"])
+        .arg(binary_dir)
+        .arg("--bind")
+        .arg(scratch)
+        .args(["--", "env", "RUST_LOG=info"])
+        .arg(&binary)
+        .arg("xr")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start scripts/monado-chroot.sh")
+}
+
+/// A scratch directory under the target dir (bindable into the chroot).
+pub fn scratch_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch directory")
+}
+
+/// The id of the holoterrain process descended from `ancestor`, if running.
+pub fn find_app_process(ancestor: u32) -> Option<u32> {
+    let parent_of = |pid: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name is in parentheses and may hold spaces: skip past it.
+        let after_name = &stat[stat.rfind(')')? + 2..];
+        after_name.split_whitespace().nth(1)?.parse().ok()
+    };
+    let descends = |mut pid: u32| {
+        while pid > 1 {
+            if pid == ancestor {
+                return true;
+            }
+            match parent_of(pid) {
+                Some(parent) => pid = parent,
+                None => return false,
+            }
+        }
+        false
+    };
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+            (exe.file_name()? == "holoterrain" && descends(pid)).then_some(pid)
+        })
+}
+
+/// Sends SIGINT (what Ctrl-C sends) to `pid`.
+pub fn interrupt(pid: u32) {
+    let status = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -INT {pid} failed");
+}
+
+/// A `holoterrain xr` run in the chroot that is interrupted (and waited
+/// for) if the test panics before it ends, so no session outlives its test.
+pub struct XrRun {
+    /// The chroot script's process.
+    pub child: Child,
+}
+
+impl XrRun {
+    /// Interrupts the app as Ctrl-C would and waits for the run to end.
+    pub fn interrupt_and_wait(&mut self) -> std::process::ExitStatus {
+        let app = find_app_process(self.child.id()).expect("holoterrain is running in the chroot");
+        interrupt(app);
+        self.child.wait().expect("wait for the chroot run")
+    }
+}
+
+impl Drop for XrRun {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            if let Some(app) = find_app_process(self.child.id()) {
+                interrupt(app);
+            }
+            let _ = self.child.wait();
+        }
+    }
+}

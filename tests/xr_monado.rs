@@ -1,0 +1,471 @@
+//! `holoterrain xr` against Monado, a real OpenXR runtime, headless in a
+//! Debian trixie chroot (scripts/monado-chroot.sh): the session lifecycle
+//! with the simulated HMD, input injected through Monado's remote driver,
+//! and the error when there is no runtime at all.
+//!
+//! Needs root and the Debian mirror the first time (the chroot is cached);
+//! without them the tests print why they are skipped, unless env CI is set,
+//! when they fail instead.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Command, ExitStatus};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use support::monado::{self, Mode, XrRun};
+use support::monado_remote::{
+    self, ControllerState, PACKET_SIZE, RemoteClient, RemotePose, RemoteState,
+};
+
+/// Frames the simulated-HMD runs render.
+const SIMULATED_FRAMES: u64 = 60;
+/// The remote driver's port.
+const REMOTE_PORT: u16 = 4242;
+/// How long to wait for the service and the session (the chroot run lock may
+/// first wait for another test's run).
+const PATIENCE: Duration = Duration::from_secs(300);
+
+/// One chroot run at a time within this test binary: the remote tests'
+/// clients must reach their own run's service, not another test's.
+static CHROOT_RUNS: Mutex<()> = Mutex::new(());
+
+fn one_run_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    CHROOT_RUNS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The combined output lines of a child, kept and streamed.
+struct Output {
+    /// Every line so far, stdout and stderr interleaved as read.
+    lines: Arc<Mutex<Vec<String>>>,
+    /// Each line as it arrives.
+    arrivals: Receiver<String>,
+}
+
+impl Output {
+    fn collect(child: &mut std::process::Child) -> Self {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let (sender, arrivals) = mpsc::channel();
+        let readers: Vec<Box<dyn std::io::Read + Send>> = vec![
+            Box::new(child.stdout.take().expect("piped stdout")),
+            Box::new(child.stderr.take().expect("piped stderr")),
+        ];
+        for reader in readers {
+            let lines = Arc::clone(&lines);
+            let sender = sender.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(reader).lines().map_while(Result::ok) {
+                    lines.lock().unwrap().push(line.clone());
+                    let _ = sender.send(line);
+                }
+            });
+        }
+        Self { lines, arrivals }
+    }
+
+    /// Waits until a line containing `needle` arrives.
+    fn wait_for(&self, needle: &str) {
+        loop {
+            match self.arrivals.recv_timeout(PATIENCE) {
+                Ok(line) if line.contains(needle) => return,
+                Ok(_) => {}
+                Err(error) => panic!(
+                    "no line with {needle:?} ({error}); output:\n{}",
+                    self.text()
+                ),
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+}
+
+fn read_report(path: &std::path::Path, output: &str) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| {
+        panic!(
+            "no report at {} ({error}); output:\n{output}",
+            path.display()
+        )
+    });
+    serde_json::from_str(&text).expect("report is JSON")
+}
+
+/// Runs `holoterrain xr --frames N --validation` on the simulated HMD.
+fn run_simulated() -> Option<(ExitStatus, Value, String)> {
+    if !monado::chroot_ready() {
+        return None;
+    }
+    let _turn = one_run_at_a_time();
+    let scratch = monado::scratch_dir();
+    let report_path = scratch.path().join("report.json");
+    let frames = SIMULATED_FRAMES.to_string();
+    let mut child = monado::spawn_xr(
+        Mode::Simulated,
+        scratch.path(),
+        &[
+            "--frames",
+            &frames,
+            "--validation",
+            "--report",
+            report_path.to_str().unwrap(),
+        ],
+    );
+    let output = Output::collect(&mut child);
+    let status = child.wait().expect("wait for the chroot run");
+    // Let the reader threads drain the pipes.
+    while output
+        .arrivals
+        .recv_timeout(Duration::from_millis(200))
+        .is_ok()
+    {}
+    let text = output.text();
+    let report = read_report(&report_path, &text);
+    Some((status, report, text))
+}
+
+fn states(report: &Value) -> Vec<&str> {
+    report["session_states"]
+        .as_array()
+        .expect("session_states")
+        .iter()
+        .map(|state| state.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn simulated_hmd_session_reaches_focused_renders_grows_and_exits() {
+    let Some((status, report, output)) = run_simulated() else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    let states = states(&report);
+    for expected in ["READY", "SYNCHRONIZED", "VISIBLE", "FOCUSED", "STOPPING"] {
+        assert!(
+            states.contains(&expected),
+            "{expected} missing from {states:?}"
+        );
+    }
+    assert_eq!(
+        states.last(),
+        Some(&"EXITING"),
+        "the session must end by EXITING"
+    );
+    assert_eq!(report["frames"], SIMULATED_FRAMES, "frames rendered");
+    assert!(
+        report["iterations"].as_u64().unwrap() > 0,
+        "the terrain grew: {report}"
+    );
+    assert!(
+        report["hologram_pose"].is_object(),
+        "hologram placed: {report}"
+    );
+    assert!(
+        report["reseeds"].as_array().unwrap().is_empty(),
+        "nobody asked for a reseed"
+    );
+}
+
+#[test]
+fn simulated_hmd_session_leaves_both_validation_layers_silent() {
+    let Some((status, report, output)) = run_simulated() else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    assert_eq!(
+        report["core_validation_layer"], true,
+        "the OpenXR core validation layer ran"
+    );
+    assert_eq!(report["openxr_validation_messages"], 0, "output:\n{output}");
+    assert_eq!(report["vulkan_validation_messages"], 0, "output:\n{output}");
+    // The core validation layer also writes its findings to stdout.
+    for marker in ["VALID_ERROR", "VALID_WARNING"] {
+        assert!(!output.contains(marker), "{marker} in output:\n{output}");
+    }
+}
+
+/// Head looking 60 degrees up, so the gaze ray cannot hit the hologram.
+fn head_looking_up() -> RemotePose {
+    let half = 30.0_f32.to_radians();
+    RemotePose {
+        position: [0.0, 1.6, 0.0],
+        orientation: [half.sin(), 0.0, 0.0, half.cos()],
+    }
+}
+
+/// Where the right hand pinches from: ahead of the body, above the hologram.
+const PINCH_HAND_POSITION: [f32; 3] = [0.15, 1.45, -0.55];
+/// The hologram's centre in Monado's tracking space: 1 m ahead of the
+/// starting head (0, 1.6, 0) and 0.3 m below it.
+const HOLOGRAM_CENTRE: [f32; 3] = [0.0, 1.3, -1.0];
+
+fn pause(seconds: f32) {
+    std::thread::sleep(Duration::from_secs_f32(seconds));
+}
+
+/// Runs `holoterrain xr` on the remote driver, plays `gestures` once the
+/// session is focused, then ends it with Ctrl-C (SIGINT). Returns the exit
+/// status and the report.
+fn run_remote(gestures: impl FnOnce(&RemoteClient)) -> Option<(ExitStatus, Value, String)> {
+    if !monado::chroot_ready() {
+        return None;
+    }
+    let _turn = one_run_at_a_time();
+    let scratch = monado::scratch_dir();
+    let report_path = scratch.path().join("report.json");
+    let mut run = XrRun {
+        child: monado::spawn_xr(
+            Mode::Remote,
+            scratch.path(),
+            &["--report", report_path.to_str().unwrap()],
+        ),
+    };
+    let output = Output::collect(&mut run.child);
+    let address = SocketAddr::from(([127, 0, 0, 1], REMOTE_PORT));
+    let client =
+        RemoteClient::connect(address, PATIENCE).expect("connect to Monado's remote driver");
+    output.wait_for("session state FOCUSED");
+    // Let the first frames place the hologram and the hands be tracked.
+    pause(1.0);
+    gestures(&client);
+    pause(0.5);
+    let sent = client.finish().expect("the remote client sent its packets");
+    assert!(sent > 0, "packets sent");
+    let status = run.interrupt_and_wait();
+    while output
+        .arrivals
+        .recv_timeout(Duration::from_millis(200))
+        .is_ok()
+    {}
+    let text = output.text();
+    let report = read_report(&report_path, &text);
+    Some((status, report, text))
+}
+
+fn reseed_causes(report: &Value) -> Vec<&str> {
+    report["reseeds"]
+        .as_array()
+        .expect("reseeds")
+        .iter()
+        .map(|reseed| reseed["cause"].as_str().unwrap())
+        .collect()
+}
+
+fn pinch(client: &RemoteClient, direction: [f32; 3]) {
+    client.update(|state| {
+        state.head = head_looking_up();
+        state.right.pose = RemotePose::aiming(PINCH_HAND_POSITION, direction);
+    });
+    pause(1.0);
+    client.update(|state| state.right.hand_curl = [0.0, 0.0, 0.0, 1.0, 1.0]);
+    pause(0.8);
+    client.update(|state| state.right.hand_curl = [0.0; 5]);
+    pause(1.0);
+}
+
+#[test]
+fn right_trigger_reseeds_once_per_press() {
+    let Some((status, report, output)) = run_remote(|client| {
+        for _ in 0..2 {
+            client.update(|state| state.right.trigger = true);
+            pause(0.6);
+            client.update(|state| state.right.trigger = false);
+            pause(0.8);
+        }
+    }) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    assert_eq!(
+        reseed_causes(&report),
+        ["select", "select"],
+        "report: {report}"
+    );
+}
+
+#[test]
+fn pinch_aimed_at_the_hologram_is_an_air_tap_reseed() {
+    let towards = std::array::from_fn(|axis| HOLOGRAM_CENTRE[axis] - PINCH_HAND_POSITION[axis]);
+    let Some((status, report, output)) = run_remote(|client| pinch(client, towards)) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    assert_eq!(
+        report["hand_tracking"], true,
+        "the remote driver tracks hands"
+    );
+    assert_eq!(reseed_causes(&report), ["airtap"], "report: {report}");
+}
+
+#[test]
+fn pinch_aimed_away_from_the_hologram_does_not_reseed() {
+    let Some((status, report, output)) = run_remote(|client| pinch(client, [0.3, 1.0, 0.0])) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    assert_eq!(
+        report["hand_tracking"], true,
+        "the remote driver tracks hands"
+    );
+    assert!(reseed_causes(&report).is_empty(), "report: {report}");
+}
+
+#[test]
+fn ctrl_c_ends_the_session_through_stopping_and_exiting() {
+    let Some((status, report, output)) = run_remote(|_| {}) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    let states = states(&report);
+    let focused = states
+        .iter()
+        .position(|state| *state == "FOCUSED")
+        .expect("FOCUSED");
+    let stopping = states
+        .iter()
+        .position(|state| *state == "STOPPING")
+        .expect("STOPPING");
+    assert!(focused < stopping, "{states:?}");
+    assert_eq!(states.last(), Some(&"EXITING"), "{states:?}");
+}
+
+#[test]
+fn without_a_runtime_one_line_names_what_to_install_and_the_exit_fails() {
+    if !monado::binary_has_xr() {
+        return;
+    }
+    let output = Command::new(monado::binary())
+        .arg("xr")
+        .env(
+            "XR_RUNTIME_JSON",
+            "/nonexistent/holoterrain-no-runtime.json",
+        )
+        .output()
+        .expect("run holoterrain xr");
+    assert!(!output.status.success(), "must fail without a runtime");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The OpenXR loader logs its own diagnostics, each starting "Error [".
+    let ours: Vec<&str> = stderr
+        .lines()
+        .filter(|line| !line.starts_with("Error ["))
+        .collect();
+    assert_eq!(ours.len(), 1, "one line from holoterrain, got:\n{stderr}");
+    let line = ours[0];
+    assert!(
+        line.contains("holoterrain sim"),
+        "points to the simulator: {line}"
+    );
+    assert!(
+        line.contains("XR_RUNTIME_JSON") || line.contains("libopenxr-loader1"),
+        "says what to install or start: {line}"
+    );
+}
+
+#[test]
+fn remote_packet_offsets_match_the_c_layout() {
+    let scratch = monado::scratch_dir();
+    let program = scratch.path().join("remote_layout");
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/remote_layout.c");
+    match Command::new("cc")
+        .arg(source)
+        .arg("-o")
+        .arg(&program)
+        .status()
+    {
+        Ok(status) if status.success() => {}
+        _ => {
+            monado::skip("no working C compiler (cc) to check the packet layout");
+            return;
+        }
+    }
+    let printed = Command::new(&program)
+        .output()
+        .expect("run the layout program");
+    let layout: std::collections::HashMap<String, usize> = String::from_utf8(printed.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let (name, value) = line.split_once(' ').unwrap();
+            (name.to_owned(), value.parse().unwrap())
+        })
+        .collect();
+    let expected = [
+        ("packet", PACKET_SIZE),
+        ("controller", monado_remote::CONTROLLER_SIZE),
+        ("head", monado_remote::HEAD_OFFSET),
+        ("head_center", monado_remote::HEAD_CENTER_OFFSET),
+        ("left", monado_remote::LEFT_OFFSET),
+        ("right", monado_remote::RIGHT_OFFSET),
+        ("hand_curl", monado_remote::HAND_CURL),
+        ("trigger_value", monado_remote::TRIGGER_VALUE),
+        ("hand_tracking_active", monado_remote::HAND_TRACKING_ACTIVE),
+        ("active", monado_remote::ACTIVE),
+        ("trigger_click", monado_remote::TRIGGER_CLICK),
+        ("trigger_touch", monado_remote::TRIGGER_TOUCH),
+    ];
+    for (name, offset) in expected {
+        assert_eq!(layout[name], offset, "{name}");
+    }
+}
+
+#[test]
+fn remote_packet_carries_the_right_trigger_and_curls_at_their_offsets() {
+    let mut state = RemoteState::default();
+    state.right = ControllerState {
+        trigger: true,
+        hand_curl: [0.0, 0.0, 0.0, 0.5, 0.25],
+        ..state.right
+    };
+    let packet = state.encode();
+    let float_at =
+        |offset: usize| f32::from_le_bytes(packet[offset..offset + 4].try_into().unwrap());
+    let right = monado_remote::RIGHT_OFFSET;
+    assert_eq!(&packet[..8], b"mndrmt3\0");
+    assert_eq!(packet[right + monado_remote::TRIGGER_CLICK], 1);
+    assert_eq!(
+        packet[monado_remote::LEFT_OFFSET + monado_remote::TRIGGER_CLICK],
+        0
+    );
+    assert_eq!(float_at(right + monado_remote::TRIGGER_VALUE), 1.0);
+    assert_eq!(
+        float_at(right + monado_remote::HAND_CURL + 3 * 4),
+        0.5,
+        "index curl"
+    );
+    assert_eq!(
+        float_at(right + monado_remote::HAND_CURL + 4 * 4),
+        0.25,
+        "thumb curl"
+    );
+    assert_eq!(float_at(right + 16), 0.2, "right controller x position");
+}
+
+#[test]
+fn aiming_pose_turns_forward_onto_the_direction() {
+    let pose = RemotePose::aiming([0.0; 3], [1.0, 0.0, 0.0]);
+    let [x, y, z, w] = pose.orientation;
+    // Rotate -Z by the quaternion: v' = v + 2w(q x v) + 2 q x (q x v).
+    let v = [0.0_f32, 0.0, -1.0];
+    let cross = |a: [f32; 3], b: [f32; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let q = [x, y, z];
+    let t = cross(q, v).map(|c| 2.0 * c);
+    let u = cross(q, t);
+    let rotated: Vec<f32> = (0..3).map(|i| v[i] + w * t[i] + u[i]).collect();
+    assert!(
+        (rotated[0] - 1.0).abs() < 1e-5 && rotated[1].abs() < 1e-5 && rotated[2].abs() < 1e-5,
+        "{rotated:?}"
+    );
+}
