@@ -3,6 +3,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use holoterrain::generate::{self, GenerateArgs, LazyProgress};
 use holoterrain::sim::{self, SimArgs};
+use holoterrain::xr::{self, XrArgs};
 use std::process::ExitCode;
 
 /// A terrain hologram grown frame by frame by a BSP fault engine.
@@ -17,6 +18,8 @@ struct Cli {
 enum Command {
     /// Run the headless simulator: the whole frame loop, no headset, no GPU needed.
     Sim(SimArgs),
+    /// Run in an OpenXR session: a headset, or Monado (see docs/xr.md).
+    Xr(XrArgs),
     /// Write a heightmap file from the terrain engine.
     Generate(GenerateArgs),
 }
@@ -46,6 +49,15 @@ fn run(cli: Cli) -> Result<()> {
                 report.seconds,
                 report.reseeds.len(),
                 args.out.display()
+            );
+        }
+        Command::Xr(args) => {
+            let report = xr::run(&args)?;
+            eprintln!(
+                "xr: {} frames rendered, {} reseeds, session states {}",
+                report.frames,
+                report.reseeds.len(),
+                report.session_states.join(" ")
             );
         }
         Command::Generate(args) => {

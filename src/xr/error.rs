@@ -15,7 +15,7 @@ pub enum XrError {
     LoaderMissing,
     /// The loader found no active runtime.
     #[error(
-        "no OpenXR runtime is active ({0}): install and start one (e.g. Monado: apt-get install monado-service libopenxr1-monado, then run monado-service), or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
+        "no OpenXR runtime is active ({0}): install and start one (e.g. Monado, packaged in Debian 13 and Ubuntu as monado-service and libopenxr1-monado: start monado-service), or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
     )]
     NoRuntime(xr::sys::Result),
     /// The runtime has no head-mounted display to offer.

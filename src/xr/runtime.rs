@@ -50,7 +50,15 @@ pub struct Runtime {
 impl Runtime {
     /// Loads the loader, creates the instance with every useful extension the
     /// runtime offers, and finds the headset.
+    /// Must be called while the process has a single thread.
     pub fn open(validation: bool) -> Result<Self, XrError> {
+        if std::env::var_os("XR_LOADER_DEBUG").is_none() {
+            // The loader prints its own multi-line diagnostics on stderr when
+            // no runtime is found; our error says the same in one line.
+            // SAFETY: called from `xr::run` before any other thread starts, so
+            // nothing reads or writes the environment concurrently.
+            unsafe { std::env::set_var("XR_LOADER_DEBUG", "none") };
+        }
         // SAFETY: libopenxr_loader.so.1 is the Khronos loader (or a conforming
         // one); its entry points are what the openxr crate expects.
         let entry = unsafe { xr::Entry::load(&()) }.map_err(|_| XrError::LoaderMissing)?;

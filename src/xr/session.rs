@@ -70,8 +70,10 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 /// OpenXR session and its spaces, then the renderer's context, then the
 /// Vulkan device and instance, then the OpenXR instance.
 pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
-    let interrupted = interrupt_flag();
+    // Opened before the Ctrl-C handler's thread exists: opening may set an
+    // environment variable, which is only sound while one thread runs.
     let runtime = Runtime::open(args.validation)?;
+    let interrupted = interrupt_flag();
     let blend_mode = runtime
         .instance
         .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
