@@ -1,4 +1,5 @@
 //! `holoterrain generate`: offline heightmap generation and export from the same engine.
+use crate::size::Size;
 use crate::terrain::erosion::{self, HydraulicParams, ThermalParams};
 use crate::terrain::export::{self, ExportError, Format};
 use crate::terrain::fault::{FaultParams, LineChoice};
@@ -56,28 +57,6 @@ pub enum ShapingArg {
     Demo,
     /// None: faults only.
     None,
-}
-
-/// A `WxH` size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Size {
-    /// Samples along x.
-    pub width: usize,
-    /// Samples along y.
-    pub height: usize,
-}
-
-impl std::str::FromStr for Size {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("expected WxH with both sides at least 2, e.g. 257x257, got `{s}`");
-        let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-        let width: usize = w.trim().parse().map_err(|_| bad())?;
-        let height: usize = h.trim().parse().map_err(|_| bad())?;
-        crate::terrain::heightmap::check_size(width, height).map_err(|e| e.to_string())?;
-        Ok(Size { width, height })
-    }
 }
 
 /// A tile index `I,J`.
@@ -234,7 +213,7 @@ fn build(
     args: &GenerateArgs,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Heightmap, Option<(f32, f32)>), GenerateError> {
-    let Size { width, height } = args.size;
+    let (width, height) = (args.size.width as usize, args.size.height as usize);
     let algorithm = args.algorithm.unwrap_or(if args.tile.is_some() {
         AlgorithmArg::Fault
     } else {
@@ -263,7 +242,7 @@ fn fault_config(
     args: &GenerateArgs,
     algorithm: AlgorithmArg,
 ) -> Result<GeneratorConfig, GenerateError> {
-    let Size { width, height } = args.size;
+    let (width, height) = (args.size.width as usize, args.size.height as usize);
     let is_fault = algorithm == AlgorithmArg::Fault;
     let iterations = args.iterations.unwrap_or(if is_fault { 1000 } else { 500 });
     if !(1..=MAX_ITERATIONS).contains(&iterations) {
@@ -327,7 +306,12 @@ fn build_tile(
         ));
     }
     let world = TileWorld::new(args.seed, f64::from(args.amplitude.unwrap_or(1.0)));
-    let map = world.tile(tile.i, tile.j, args.size.width, args.size.height)?;
+    let map = world.tile(
+        tile.i,
+        tile.j,
+        args.size.width as usize,
+        args.size.height as usize,
+    )?;
     Ok((map, world.export_range()))
 }
 

@@ -5,9 +5,11 @@
 //! `input` (gesture recognisers); `render` (Vulkan); `terrain` (the engine);
 //! `xr` (the OpenXR platform, beside `sim`).
 pub mod app;
+pub mod atomic_file;
 pub mod generate;
 pub mod input;
 pub mod render;
 pub mod sim;
+pub mod size;
 pub mod terrain;
 pub mod xr;

@@ -1,7 +1,8 @@
 //! End-to-end runs of the headless simulator through `sim::run`: scripted gestures in, report.json out.
 use std::path::{Path, PathBuf};
 
-use holoterrain::sim::{self, SimArgs, SimError, Size};
+use holoterrain::sim::{self, SimArgs, SimError};
+use holoterrain::size::Size;
 
 fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

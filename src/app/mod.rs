@@ -19,6 +19,7 @@
 pub mod frame;
 pub mod growth;
 pub mod placement;
+pub mod report;
 
 use thiserror::Error;
 

@@ -10,18 +10,19 @@ pub mod script;
 pub mod user;
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::Instant;
 
 use glam::Vec3;
 use thiserror::Error;
 
+use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
 use crate::app::{App, AppConfig, AppError, AppEvent, EyeView};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::{ColourBands, EyeView as RenderEyeView, FrameScene};
 use crate::render::{OffscreenOptions, OffscreenRenderer, RenderError};
-use output::{ApngWriter, CpuTimes, ReseedRecord, TimingStats};
-pub use output::{PoseRecord, SimReport};
+use crate::size::Size;
+use output::ApngWriter;
+pub use output::SimReport;
 use script::{Script, ScriptError};
 use user::SimulatedUser;
 
@@ -43,40 +44,6 @@ const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
 /// demo growth reaches, so a young terrain is mostly sand and grass and
 /// snow appears only as it matures.
 const BAND_RANGE: (f32, f32) = (0.0, 0.2);
-
-/// A width × height pair given as `WxH` on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Size {
-    /// First number.
-    pub width: u32,
-    /// Second number.
-    pub height: u32,
-}
-
-impl FromStr for Size {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let (width, height) = text
-            .split_once(['x', 'X'])
-            .ok_or_else(|| format!("`{text}` is not WIDTHxHEIGHT (e.g. 257x257)"))?;
-        let parse = |part: &str| {
-            part.trim().parse::<u32>().map_err(|_| {
-                format!("`{text}` is not WIDTHxHEIGHT with whole numbers (e.g. 257x257)")
-            })
-        };
-        Ok(Size {
-            width: parse(width)?,
-            height: parse(height)?,
-        })
-    }
-}
-
-impl std::fmt::Display for Size {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}x{}", self.width, self.height)
-    }
-}
 
 /// Options of `holoterrain sim`; with none it runs a short demo (growth,
 /// one air-tap reseed half way, more growth) into `sim-out/`.
@@ -422,19 +389,6 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_parse_as_width_x_height() {
-        assert_eq!(
-            "513x257".parse::<Size>(),
-            Ok(Size {
-                width: 513,
-                height: 257
-            })
-        );
-        assert!("513".parse::<Size>().is_err());
-        assert!("axb".parse::<Size>().is_err());
-    }
 
     #[test]
     fn zero_frames_are_rejected_naming_the_flag() {

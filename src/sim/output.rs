@@ -1,14 +1,14 @@
 //! The simulator's output folder: side-by-side stereo PNGs, the growth APNG and report.json, each written to a temp file and renamed into place.
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use tempfile::{NamedTempFile, TempPath};
+use tempfile::TempPath;
 
 use super::SimError;
-use crate::app::ReseedCause;
-use crate::input::Pose;
+use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord};
+use crate::atomic_file;
 use crate::render::StereoImage;
 
 /// Name of the machine-readable report.
@@ -48,28 +48,10 @@ pub fn prepare_out_dir(dir: &Path) -> Result<(), SimError> {
     Ok(())
 }
 
-/// A temp file in `dir` that becomes a normal, readable file when persisted.
-fn temp_file_in(dir: &Path) -> std::io::Result<NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".holoterrain-");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Temp files are private (0600) by default; outputs are ordinary files.
-        builder.permissions(fs::Permissions::from_mode(0o644));
-    }
-    builder.tempfile_in(dir)
-}
-
 /// Writes `bytes` to `dir/name` through a temp file in the same folder.
 pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, SimError> {
     let path = dir.join(name);
-    let mut temp = temp_file_in(dir).map_err(|source| SimError::output(dir, source))?;
-    temp.write_all(bytes)
-        .and_then(|()| temp.flush())
-        .map_err(|source| SimError::output(&path, source))?;
-    temp.persist(&path)
-        .map_err(|error| SimError::output(&path, error.error))?;
+    atomic_file::write(&path, bytes).map_err(|source| SimError::output(&path, source))?;
     Ok(path)
 }
 
@@ -131,7 +113,7 @@ impl ApngWriter {
         (delay_num, delay_den): (u16, u16),
     ) -> Result<Self, SimError> {
         let path = dir.join(APNG_FILE);
-        let (file, temp) = temp_file_in(dir)
+        let (file, temp) = atomic_file::temp_file_in(dir)
             .map_err(|source| SimError::output(dir, source))?
             .into_parts();
         let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
@@ -167,77 +149,6 @@ impl ApngWriter {
     }
 }
 
-/// Spread of a set of per-frame timings, in milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct TimingStats {
-    /// Half the frames took at most this long.
-    pub median: f64,
-    /// 95 % of the frames took at most this long.
-    pub p95: f64,
-    /// The slowest frame.
-    pub max: f64,
-}
-
-impl TimingStats {
-    /// Statistics of `samples` (milliseconds), nearest-rank percentiles; all
-    /// zero when there are none.
-    pub fn of(samples: &[f64]) -> Self {
-        let mut sorted = samples.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let rank = |fraction: f64| {
-            let index = ((fraction * sorted.len() as f64).ceil() as usize)
-                .clamp(1, sorted.len().max(1))
-                - 1;
-            sorted.get(index).copied().unwrap_or(0.0)
-        };
-        TimingStats {
-            median: rank(0.5),
-            p95: rank(0.95),
-            max: sorted.last().copied().unwrap_or(0.0),
-        }
-    }
-}
-
-/// CPU time per frame of the two halves of the loop.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct CpuTimes {
-    /// `App::update`: gestures, placement, growth.
-    pub update: TimingStats,
-    /// Recording and submitting the frame (including any wait for its slot).
-    pub render: TimingStats,
-}
-
-/// One reseed as the report lists it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ReseedRecord {
-    /// Frame index (0-based) on which it happened.
-    pub frame: u64,
-    /// That frame's display time, seconds from the first frame.
-    pub time: f64,
-    /// What caused it.
-    pub cause: ReseedCause,
-    /// The new seed.
-    pub seed: u64,
-}
-
-/// A pose as the report lists it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PoseRecord {
-    /// Position in metres, x y z.
-    pub position: [f32; 3],
-    /// Orientation quaternion, x y z w.
-    pub orientation: [f32; 4],
-}
-
-impl From<Pose> for PoseRecord {
-    fn from(pose: Pose) -> Self {
-        PoseRecord {
-            position: pose.position.to_array(),
-            orientation: pose.orientation.to_array(),
-        }
-    }
-}
-
 /// What a simulator run did: the content of report.json.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SimReport {
@@ -262,13 +173,6 @@ pub struct SimReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentiles_use_nearest_rank() {
-        let samples: Vec<f64> = (1..=20).map(f64::from).collect();
-        let stats = TimingStats::of(&samples);
-        assert_eq!((stats.median, stats.p95, stats.max), (10.0, 19.0, 20.0));
-    }
 
     #[test]
     fn only_simulator_files_count_as_outputs() {

@@ -5,7 +5,6 @@
 //! seamless tiles a fixed range given by the caller (heights outside it are
 //! clamped), since normalising each tile on its own would break the seams.
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -211,11 +210,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
         path: path.to_path_buf(),
         error,
     };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
-    file.write_all(bytes).map_err(io_error)?;
-    file.as_file().sync_all().map_err(io_error)?;
-    file.persist(path).map_err(|e| io_error(e.error))?;
-    Ok(())
+    crate::atomic_file::write(path, bytes).map_err(io_error)
 }
 
 #[cfg(test)]

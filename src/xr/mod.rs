@@ -14,7 +14,7 @@ mod validation;
 
 use std::path::PathBuf;
 
-use crate::sim::Size;
+use crate::size::Size;
 
 pub use error::XrError;
 pub use report::XrReport;

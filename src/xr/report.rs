@@ -5,79 +5,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::error::XrError;
-use crate::app::ReseedCause;
-use crate::input::Pose;
-
-/// Median, 95th percentile and maximum of a per-frame duration, in ms.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct TimingStats {
-    /// Median.
-    pub median: f64,
-    /// 95th percentile (nearest rank).
-    pub p95: f64,
-    /// Maximum.
-    pub max: f64,
-}
-
-impl TimingStats {
-    /// Summarises samples in milliseconds; zeros when there are none.
-    pub fn from_samples(samples: &[f64]) -> Self {
-        if samples.is_empty() {
-            return Self::default();
-        }
-        let mut sorted = samples.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let rank = |fraction: f64| {
-            let index = (fraction * sorted.len() as f64).ceil() as usize;
-            sorted[index.clamp(1, sorted.len()) - 1]
-        };
-        Self {
-            median: rank(0.5),
-            p95: rank(0.95),
-            max: sorted[sorted.len() - 1],
-        }
-    }
-}
-
-/// One reseed, as the simulator's report.json lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ReseedRecord {
-    /// Index of the rendered frame it happened on (0-based).
-    pub frame: u64,
-    /// Seconds of display time since the first frame.
-    pub time: f64,
-    /// "airtap", "tap" or "select".
-    pub cause: ReseedCause,
-    /// The new seed.
-    pub seed: u64,
-}
-
-/// A pose in the report: position in metres, orientation as a quaternion x, y, z, w.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PoseRecord {
-    /// Position in the app's reference space, metres.
-    pub position: [f32; 3],
-    /// Orientation quaternion (x, y, z, w).
-    pub orientation: [f32; 4],
-}
-
-impl From<Pose> for PoseRecord {
-    fn from(pose: Pose) -> Self {
-        Self {
-            position: pose.position.to_array(),
-            orientation: pose.orientation.to_array(),
-        }
-    }
-}
-
-/// Per-frame CPU times, ms.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct CpuTimes {
-    /// `App::update`: gestures, placement, growth.
-    pub update: TimingStats,
-    /// Recording and submitting the frame's GPU work and ending the frame.
-    pub render: TimingStats,
-}
+use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord};
+use crate::atomic_file;
 
 /// What an OpenXR run did: the simulator's report.json fields plus the
 /// session's own (states, runtime, extensions, formats).
@@ -137,15 +66,7 @@ impl XrReport {
         };
         let json = serde_json::to_string_pretty(self)
             .map_err(|error| report_error(std::io::Error::other(error)))?;
-        let directory = path
-            .parent()
-            .filter(|parent| !parent.as_os_str().is_empty());
-        let mut temporary = tempfile::NamedTempFile::new_in(directory.unwrap_or(Path::new(".")))
-            .map_err(report_error)?;
-        std::io::Write::write_all(&mut temporary, json.as_bytes()).map_err(report_error)?;
-        temporary
-            .persist(path)
-            .map_err(|error| report_error(error.error))?;
+        atomic_file::write(path, json.as_bytes()).map_err(report_error)?;
         Ok(())
     }
 }
@@ -153,25 +74,6 @@ impl XrReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timing_stats_take_median_p95_and_max() {
-        let samples: Vec<f64> = (1..=100).map(f64::from).collect();
-        let stats = TimingStats::from_samples(&samples);
-        assert_eq!(
-            stats,
-            TimingStats {
-                median: 50.0,
-                p95: 95.0,
-                max: 100.0
-            }
-        );
-    }
-
-    #[test]
-    fn timing_stats_of_no_samples_are_zero() {
-        assert_eq!(TimingStats::from_samples(&[]), TimingStats::default());
-    }
 
     #[test]
     fn report_is_written_as_json_with_the_frame_count() {

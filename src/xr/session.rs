@@ -17,10 +17,11 @@ use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
 use super::graphics::XrVulkan;
 use super::input::{HandSample, Input, located_pose};
-use super::report::{CpuTimes, ReseedRecord, TimingStats, XrReport};
+use super::report::XrReport;
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
 use crate::app::placement::model_matrix;
+use crate::app::report::{CpuTimes, ReseedRecord, TimingStats};
 use crate::app::{App, AppConfig, AppEvent, EyeView, FrameInput, FrameOutput, HandInput};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::{
@@ -419,8 +420,8 @@ impl SessionParts {
         }
         report.session_states = lifecycle.states_seen;
         report.cpu_ms = CpuTimes {
-            update: TimingStats::from_samples(&update_ms),
-            render: TimingStats::from_samples(&render_ms),
+            update: TimingStats::of(&update_ms),
+            render: TimingStats::of(&render_ms),
         };
         report.iterations = self.app.iterations_done();
         if let (Some(first), Some(last)) = (first_display_time, last_display_time) {

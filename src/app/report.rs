@@ -1,0 +1,110 @@
+//! What a run reports, on either platform: reseeds, the hologram's pose, per-frame CPU times.
+//!
+//! The simulator's report.json and `holoterrain xr --report` share these
+//! records, so one reader understands both.
+use serde::Serialize;
+
+use super::ReseedCause;
+use crate::input::Pose;
+
+/// Spread of a set of per-frame timings, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct TimingStats {
+    /// Half the frames took at most this long.
+    pub median: f64,
+    /// 95 % of the frames took at most this long.
+    pub p95: f64,
+    /// The slowest frame.
+    pub max: f64,
+}
+
+impl TimingStats {
+    /// Statistics of `samples` (milliseconds), nearest-rank percentiles; all
+    /// zero when there are none.
+    pub fn of(samples: &[f64]) -> Self {
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let rank = |fraction: f64| {
+            let index = ((fraction * sorted.len() as f64).ceil() as usize)
+                .clamp(1, sorted.len().max(1))
+                - 1;
+            sorted.get(index).copied().unwrap_or(0.0)
+        };
+        TimingStats {
+            median: rank(0.5),
+            p95: rank(0.95),
+            max: sorted.last().copied().unwrap_or(0.0),
+        }
+    }
+}
+
+/// CPU time per frame of the two halves of the loop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct CpuTimes {
+    /// `App::update`: gestures, placement, growth.
+    pub update: TimingStats,
+    /// Recording and submitting the frame (including any wait for its slot).
+    pub render: TimingStats,
+}
+
+/// One reseed as the report lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReseedRecord {
+    /// Frame index (0-based) on which it happened.
+    pub frame: u64,
+    /// That frame's display time, seconds from the first frame.
+    pub time: f64,
+    /// What caused it.
+    pub cause: ReseedCause,
+    /// The new seed.
+    pub seed: u64,
+}
+
+/// A pose as the report lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PoseRecord {
+    /// Position in metres, x y z.
+    pub position: [f32; 3],
+    /// Orientation quaternion, x y z w.
+    pub orientation: [f32; 4],
+}
+
+impl From<Pose> for PoseRecord {
+    fn from(pose: Pose) -> Self {
+        PoseRecord {
+            position: pose.position.to_array(),
+            orientation: pose.orientation.to_array(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_stats_take_median_p95_and_max() {
+        let samples: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        let stats = TimingStats::of(&samples);
+        assert_eq!(
+            stats,
+            TimingStats {
+                median: 50.0,
+                p95: 95.0,
+                max: 100.0
+            }
+        );
+    }
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let samples: Vec<f64> = (1..=20).map(f64::from).collect();
+        let stats = TimingStats::of(&samples);
+        assert_eq!((stats.median, stats.p95, stats.max), (10.0, 19.0, 20.0));
+    }
+
+    #[test]
+    fn timing_stats_of_no_samples_are_zero() {
+        assert_eq!(TimingStats::of(&[]), TimingStats::default());
+    }
+}
