@@ -55,8 +55,8 @@ fn run(cli: Cli) -> Result<()> {
             let report = xr::run(&args)?;
             eprintln!(
                 "xr: {} frames rendered, {} reseeds, session states {}",
-                report.frames,
-                report.reseeds.len(),
+                report.run.frames,
+                report.run.reseeds.len(),
                 report.session_states.join(" ")
             );
         }

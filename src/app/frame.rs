@@ -2,6 +2,8 @@
 use glam::Mat4;
 
 use crate::input::{HandJoints, Pose};
+use crate::render::camera::{perspective_from_fov, view_from_pose};
+use crate::render::scene::EyeView as RenderEyeView;
 
 /// A view's field of view as four angles in radians from its forward axis,
 /// OpenXR's `XrFovf` convention: left and down are negative for a symmetric view.
@@ -24,6 +26,28 @@ pub struct EyeView {
     pub pose: Pose,
     /// How much it sees.
     pub fov: Fov,
+}
+
+/// Near clipping plane of every eye, metres: closer than a hand held up.
+pub const NEAR_M: f32 = 0.05;
+/// Far clipping plane, metres: past any room.
+pub const FAR_M: f32 = 100.0;
+
+impl EyeView {
+    /// The renderer's view and projection matrices for this eye.
+    pub fn render_view(&self) -> RenderEyeView {
+        RenderEyeView {
+            view: view_from_pose(self.pose.position, self.pose.orientation),
+            projection: perspective_from_fov(
+                self.fov.angle_left,
+                self.fov.angle_right,
+                self.fov.angle_up,
+                self.fov.angle_down,
+                NEAR_M,
+                FAR_M,
+            ),
+        }
+    }
 }
 
 /// One hand's (or its controller's) tracking for this frame.

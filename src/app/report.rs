@@ -78,6 +78,28 @@ impl From<Pose> for PoseRecord {
     }
 }
 
+/// What a run did, on either platform: the simulator's report.json, and the
+/// first fields of `holoterrain xr --report`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunReport {
+    /// Frames simulated.
+    pub frames: u64,
+    /// Simulated seconds (frames / rate).
+    pub seconds: f64,
+    /// Every seed grown, the first one then one per reseed.
+    pub seeds: Vec<u64>,
+    /// The reseeds in order.
+    pub reseeds: Vec<ReseedRecord>,
+    /// Iterations applied to the last seed by the final frame.
+    pub iterations: usize,
+    /// Where the hologram was pinned (null if it never was).
+    pub hologram_pose: Option<PoseRecord>,
+    /// Per-frame CPU times.
+    pub cpu_ms: CpuTimes,
+    /// Vulkan validation messages; null when validation was off.
+    pub validation_messages: Option<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,9 +16,8 @@ use glam::Vec3;
 use thiserror::Error;
 
 use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
-use crate::app::{App, AppConfig, AppError, AppEvent, EyeView};
-use crate::render::camera::{perspective_from_fov, view_from_pose};
-use crate::render::scene::{ColourBands, EyeView as RenderEyeView, FrameScene};
+use crate::app::{App, AppConfig, AppError, AppEvent};
+use crate::render::scene::{ColourBands, FrameScene};
 use crate::render::{OffscreenOptions, OffscreenRenderer, RenderError};
 use crate::size::Size;
 use output::ApngWriter;
@@ -34,10 +33,6 @@ pub const EYE_SIDE_RANGE: (u32, u32) = (16, 4096);
 pub const RATE_RANGE: (f64, f64) = (10.0, 1000.0);
 /// Most frames one run may simulate.
 pub const MAX_FRAMES: u64 = 1_000_000;
-/// Near clipping plane, metres.
-const NEAR_M: f32 = 0.05;
-/// Far clipping plane, metres.
-const FAR_M: f32 = 100.0;
 /// Direction towards the sun, in the room: high and from the front left.
 const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
 /// The heights the colour bands are spread over: about the relief a full
@@ -247,21 +242,6 @@ fn load_script(args: &SimArgs) -> Result<Script, SimError> {
     })
 }
 
-/// The renderer's camera for one of the app's eye views.
-fn render_view(eye: &EyeView) -> RenderEyeView {
-    RenderEyeView {
-        view: view_from_pose(eye.pose.position, eye.pose.orientation),
-        projection: perspective_from_fov(
-            eye.fov.angle_left,
-            eye.fov.angle_right,
-            eye.fov.angle_up,
-            eye.fov.angle_down,
-            NEAR_M,
-            FAR_M,
-        ),
-    }
-}
-
 /// Milliseconds since `start`.
 fn elapsed_ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
@@ -335,7 +315,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         let upload = output.heights_changed || !uploaded_once;
         let scene = FrameScene {
             model,
-            views: output.views.map(|eye| render_view(&eye)),
+            views: output.views.map(|eye| eye.render_view()),
             heights: upload.then(|| app.heightmap().cells()),
             light_dir: LIGHT_DIR,
             bands: ColourBands::spread_over(BAND_RANGE.0, BAND_RANGE.1),

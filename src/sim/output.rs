@@ -3,11 +3,10 @@ use std::fs::{self, File};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use tempfile::TempPath;
 
 use super::SimError;
-use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord};
+use crate::app::report::RunReport;
 use crate::atomic_file;
 use crate::render::StereoImage;
 
@@ -150,25 +149,7 @@ impl ApngWriter {
 }
 
 /// What a simulator run did: the content of report.json.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SimReport {
-    /// Frames simulated.
-    pub frames: u64,
-    /// Simulated seconds (frames / rate).
-    pub seconds: f64,
-    /// Every seed grown, the first one then one per reseed.
-    pub seeds: Vec<u64>,
-    /// The reseeds in order.
-    pub reseeds: Vec<ReseedRecord>,
-    /// Iterations applied to the last seed by the final frame.
-    pub iterations: usize,
-    /// Where the hologram was pinned (null if it never was).
-    pub hologram_pose: Option<PoseRecord>,
-    /// Per-frame CPU times.
-    pub cpu_ms: CpuTimes,
-    /// Vulkan validation messages; null when validation was off.
-    pub validation_messages: Option<u64>,
-}
+pub type SimReport = RunReport;
 
 #[cfg(test)]
 mod tests {

@@ -5,29 +5,17 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::error::XrError;
-use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord};
+use crate::app::report::RunReport;
 use crate::atomic_file;
 
 /// What an OpenXR run did: the simulator's report.json fields plus the
 /// session's own (states, runtime, extensions, formats).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct XrReport {
-    /// Frames rendered and submitted with a projection layer.
-    pub frames: u64,
-    /// Seconds of display time from the first to the last frame.
-    pub seconds: f64,
-    /// Every seed grown, the first one included, in order.
-    pub seeds: Vec<u64>,
-    /// Every reseed, in order.
-    pub reseeds: Vec<ReseedRecord>,
-    /// Fault iterations applied to the current seed at the end.
-    pub iterations: usize,
-    /// Where the hologram was placed (before any anchor refinement); null if never.
-    pub hologram_pose: Option<PoseRecord>,
-    /// Per-frame CPU times.
-    pub cpu_ms: CpuTimes,
-    /// OpenXR plus Vulkan validation messages; null when validation is off.
-    pub validation_messages: Option<u64>,
+    /// The fields every run reports (frames, seeds, reseeds, timings...);
+    /// `frames` counts frames submitted with a projection layer.
+    #[serde(flatten)]
+    pub run: RunReport,
     /// OpenXR core-validation / debug-utils messages; null when not listening.
     pub openxr_validation_messages: Option<u64>,
     /// Vulkan validation-layer messages; null when the layer is off.
@@ -80,7 +68,10 @@ mod tests {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("report.json");
         let report = XrReport {
-            frames: 7,
+            run: RunReport {
+                frames: 7,
+                ..RunReport::default()
+            },
             ..XrReport::default()
         };
         report.write(&path).unwrap();

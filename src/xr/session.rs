@@ -20,21 +20,16 @@ use super::input::{HandSample, Input, located_pose};
 use super::report::XrReport;
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
+use crate::app::frame::{FAR_M, NEAR_M};
 use crate::app::placement::model_matrix;
-use crate::app::report::{CpuTimes, ReseedRecord, TimingStats};
-use crate::app::{App, AppConfig, AppEvent, EyeView, FrameInput, FrameOutput, HandInput};
-use crate::render::camera::{perspective_from_fov, view_from_pose};
+use crate::app::report::{CpuTimes, ReseedRecord, RunReport, TimingStats};
+use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput};
 use crate::render::{
-    ColourBands, EyeView as RenderEyeView, FrameRing, FrameScene, GpuContext, RenderTarget,
-    TerrainRenderer,
+    ColourBands, FrameRing, FrameScene, GpuContext, RenderTarget, TerrainRenderer,
 };
 
 /// The view configuration: two eyes.
 const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
-/// Near plane of the projection, metres; also given to the compositor with depth.
-const NEAR_Z: f32 = 0.05;
-/// Far plane of the projection, metres.
-const FAR_Z: f32 = 100.0;
 /// Direction towards the light in the room: high, from the front left (as in the simulator).
 const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
 /// Heights the colour bands spread over: the relief a full demo growth
@@ -100,7 +95,10 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         extensions_missing: runtime.missing_names.clone(),
         blend_mode: format!("{blend_mode:?}"),
         core_validation_layer: runtime.core_validation,
-        seeds: vec![app.seed()],
+        run: RunReport {
+            seeds: vec![app.seed()],
+            ..RunReport::default()
+        },
         ..XrReport::default()
     };
     // SAFETY: the handles come from XrVulkan, created through this instance and
@@ -129,7 +127,7 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
     drop(gpu);
     report.openxr_validation_messages = runtime.validation_messages();
     report.vulkan_validation_messages = vulkan_validation.map(|counter| counter.count());
-    report.validation_messages = match (
+    report.run.validation_messages = match (
         report.openxr_validation_messages,
         report.vulkan_validation_messages,
     ) {
@@ -336,7 +334,7 @@ impl SessionParts {
         let mut first_display_time = None;
         let mut last_display_time = None;
         loop {
-            let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
+            let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
             if (quota_reached || interrupted.load(Ordering::Relaxed)) && !lifecycle.exit_requested {
                 match self.session.request_exit() {
                     Ok(()) => lifecycle.exit_requested = true,
@@ -376,7 +374,7 @@ impl SessionParts {
             for event in &output.events {
                 match *event {
                     AppEvent::Placed { pose } => {
-                        report.hologram_pose = Some(pose.into());
+                        report.run.hologram_pose = Some(pose.into());
                         self.anchor = AnchorSpace::create(
                             &self.session,
                             &self.base,
@@ -387,9 +385,9 @@ impl SessionParts {
                     }
                     AppEvent::Reseeded { seed, cause } => {
                         log::info!("reseeded ({}) with seed {seed}", cause.name());
-                        report.seeds.push(seed);
-                        report.reseeds.push(ReseedRecord {
-                            frame: report.frames,
+                        report.run.seeds.push(seed);
+                        report.run.reseeds.push(ReseedRecord {
+                            frame: report.run.frames,
                             time: (time.as_nanos() - first.as_nanos()) as f64 / 1e9,
                             cause,
                             seed,
@@ -405,13 +403,13 @@ impl SessionParts {
             let model = self.hologram_model(&output, time)?;
             update_ms.push(update_started.elapsed().as_secs_f64() * 1000.0);
 
-            let quota_reached = frame_limit.is_some_and(|limit| report.frames >= limit);
+            let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
             match model {
                 Some(model) if frame_state.should_render && !quota_reached => {
                     let render_started = Instant::now();
                     self.render_frame(runtime, &output, model, &views, time, blend_mode)?;
                     render_ms.push(render_started.elapsed().as_secs_f64() * 1000.0);
-                    report.frames += 1;
+                    report.run.frames += 1;
                 }
                 _ => frame_stream
                     .end(time, blend_mode, &[])
@@ -419,13 +417,13 @@ impl SessionParts {
             }
         }
         report.session_states = lifecycle.states_seen;
-        report.cpu_ms = CpuTimes {
+        report.run.cpu_ms = CpuTimes {
             update: TimingStats::of(&update_ms),
             render: TimingStats::of(&render_ms),
         };
-        report.iterations = self.app.iterations_done();
+        report.run.iterations = self.app.iterations_done();
         if let (Some(first), Some(last)) = (first_display_time, last_display_time) {
-            report.seconds = (last.as_nanos() - first.as_nanos()) as f64 / 1e9;
+            report.run.seconds = (last.as_nanos() - first.as_nanos()) as f64 / 1e9;
         }
         Ok(())
     }
@@ -502,7 +500,7 @@ impl SessionParts {
         let upload = output.heights_changed || !self.heights_uploaded;
         let scene = FrameScene {
             model,
-            views: output.views.map(|eye| render_view(&eye)),
+            views: output.views.map(|eye| eye.render_view()),
             heights: upload.then(|| self.app.heightmap().cells()),
             light_dir: LIGHT_DIR,
             bands: ColourBands::spread_over(BAND_RANGE.0, BAND_RANGE.1),
@@ -553,8 +551,8 @@ impl SessionParts {
                         sub_image: sub_image(depth, layer),
                         min_depth: 0.0,
                         max_depth: 1.0,
-                        near_z: NEAR_Z,
-                        far_z: FAR_Z,
+                        near_z: NEAR_M,
+                        far_z: FAR_M,
                     })
                     .collect(),
                 None => Vec::new(),
@@ -602,20 +600,5 @@ impl SessionParts {
             });
         }
         Ok(())
-    }
-}
-
-/// The renderer's camera for one of the app's eye views.
-fn render_view(eye: &EyeView) -> RenderEyeView {
-    RenderEyeView {
-        view: view_from_pose(eye.pose.position, eye.pose.orientation),
-        projection: perspective_from_fov(
-            eye.fov.angle_left,
-            eye.fov.angle_right,
-            eye.fov.angle_up,
-            eye.fov.angle_down,
-            NEAR_Z,
-            FAR_Z,
-        ),
     }
 }
