@@ -28,6 +28,11 @@ pub struct EyeView {
     pub fov: Fov,
 }
 
+/// The heights (terrain units) the sand, grass, rock and snow bands are
+/// spread over: a mature demo terrain's mean height sits in the grass, its
+/// peaks reach rock and snow, and a young terrain is sand.
+pub const BAND_HEIGHTS: (f32, f32) = (0.0, 0.12);
+
 /// Near clipping plane of every eye, metres: closer than a hand held up.
 pub const NEAR_M: f32 = 0.05;
 /// Far clipping plane, metres: past any room.

@@ -15,6 +15,7 @@ use std::time::Instant;
 use glam::Vec3;
 use thiserror::Error;
 
+use crate::app::frame::BAND_HEIGHTS;
 use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
 use crate::app::{App, AppConfig, AppError, AppEvent};
 use crate::render::scene::{ColourBands, FrameScene};
@@ -35,10 +36,6 @@ pub const RATE_RANGE: (f64, f64) = (10.0, 1000.0);
 pub const MAX_FRAMES: u64 = 1_000_000;
 /// Direction towards the sun, in the room: high and from the front left.
 const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
-/// The heights the colour bands are spread over: about the relief a full
-/// demo growth reaches, so a young terrain is mostly sand and grass and
-/// snow appears only as it matures.
-const BAND_RANGE: (f32, f32) = (0.0, 0.2);
 
 /// Options of `holoterrain sim`; with none it runs a short demo (growth,
 /// one air-tap reseed half way, more growth) into `sim-out/`.
@@ -318,7 +315,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             views: output.views.map(|eye| eye.render_view()),
             heights: upload.then(|| app.heightmap().cells()),
             light_dir: LIGHT_DIR,
-            bands: ColourBands::spread_over(BAND_RANGE.0, BAND_RANGE.1),
+            bands: ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
         };
         let started = Instant::now();
         renderer.render(&scene)?;

@@ -20,7 +20,7 @@ use super::input::{HandSample, Input, located_pose};
 use super::report::XrReport;
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
-use crate::app::frame::{FAR_M, NEAR_M};
+use crate::app::frame::{BAND_HEIGHTS, FAR_M, NEAR_M};
 use crate::app::placement::model_matrix;
 use crate::app::report::{CpuTimes, ReseedRecord, RunReport, TimingStats};
 use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput};
@@ -32,9 +32,6 @@ use crate::render::{
 const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
 /// Direction towards the light in the room: high, from the front left (as in the simulator).
 const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
-/// Heights the colour bands spread over: the relief a full demo growth
-/// reaches (as in the simulator, so both show the same colours).
-const BAND_RANGE: (f32, f32) = (0.0, 0.2);
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
 
@@ -503,7 +500,7 @@ impl SessionParts {
             views: output.views.map(|eye| eye.render_view()),
             heights: upload.then(|| self.app.heightmap().cells()),
             light_dir: LIGHT_DIR,
-            bands: ColourBands::spread_over(BAND_RANGE.0, BAND_RANGE.1),
+            bands: ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
         };
         let target = &self.targets[colour_index * self.depth.images.len() + depth_index];
         let frame = self.ring.begin()?;
