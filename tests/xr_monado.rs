@@ -347,17 +347,17 @@ fn without_a_runtime_one_line_names_what_to_install_and_the_exit_fails() {
             "XR_RUNTIME_JSON",
             "/nonexistent/holoterrain-no-runtime.json",
         )
+        .env_remove("XR_LOADER_DEBUG")
+        .env_remove("RUST_LOG")
         .output()
         .expect("run holoterrain xr");
     assert!(!output.status.success(), "must fail without a runtime");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    // The OpenXR loader logs its own diagnostics, each starting "Error [".
-    let ours: Vec<&str> = stderr
-        .lines()
-        .filter(|line| !line.starts_with("Error ["))
-        .collect();
-    assert_eq!(ours.len(), 1, "one line from holoterrain, got:\n{stderr}");
-    let line = ours[0];
+    // The loader's own diagnostics are silenced: stderr is our one line.
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "exactly one line, got:\n{stderr}");
+    let line = lines[0];
+    assert!(line.starts_with("error: "), "{line}");
     assert!(
         line.contains("holoterrain sim"),
         "points to the simulator: {line}"
