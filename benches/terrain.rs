@@ -5,7 +5,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::terrain::bsp::{BspTree, TreeStyle};
 use holoterrain::terrain::fault::{Fault, FaultParams, FaultRasterizer};
 use holoterrain::terrain::rng::TerrainRng;
-use holoterrain::terrain::{Generator, GeneratorConfig, reference};
+use holoterrain::terrain::{Generator, GeneratorConfig, Heightmap, filter, reference};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -51,6 +51,21 @@ fn classic_faults(c: &mut Criterion) {
     group.finish();
 }
 
+fn iir_pass(c: &mut Criterion) {
+    let (w, h) = (257, 257);
+    let mut rng = TerrainRng::new(4);
+    let cells = (0..w * h).map(|_| rng.unit() as f32).collect();
+    let mut map = Heightmap::from_cells(w, h, cells).expect("valid size");
+    let mut group = c.benchmark_group("IIR two-tap pass, 257x257");
+    group.bench_function("columns swept a row at a time", |b| {
+        b.iter(|| filter::iir_two_tap(black_box(&mut map), 0.1))
+    });
+    group.bench_function("per-column loop (the demo's)", |b| {
+        b.iter(|| reference::iir_two_tap_per_column(black_box(&mut map), 0.1))
+    });
+    group.finish();
+}
+
 fn demo_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("demo frame");
     for size in [257usize, 513] {
@@ -66,5 +81,5 @@ fn demo_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bsp_iteration, classic_faults, demo_frame);
+criterion_group!(benches, bsp_iteration, classic_faults, iir_pass, demo_frame);
 criterion_main!(benches);
