@@ -21,15 +21,33 @@ pub fn temp_file_in(dir: &Path) -> io::Result<NamedTempFile> {
 /// Writes `bytes` to `path` through a temp file in the same folder, so that
 /// `path` holds either its old content or all of the new, never a part.
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
+    write_all(&[(path, bytes)]).map_err(|(_, error)| error)
+}
+
+/// Writes several files, each through a temp file beside it; all are written
+/// in full before the first is renamed into place, so a failure to write any
+/// of them leaves none behind. Names the file that failed.
+pub fn write_all<'a>(files: &[(&'a Path, &[u8])]) -> Result<(), (&'a Path, io::Error)> {
+    let mut written = Vec::with_capacity(files.len());
+    for &(path, bytes) in files {
+        let mut file = temp_file_in(folder_of(path)).map_err(|e| (path, e))?;
+        file.write_all(bytes)
+            .and_then(|()| file.as_file().sync_all())
+            .map_err(|e| (path, e))?;
+        written.push((path, file));
+    }
+    for (path, file) in written {
+        file.persist(path).map_err(|e| (path, e.error))?;
+    }
+    Ok(())
+}
+
+/// The folder a file goes in: its parent, or the current folder.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
-    };
-    let mut file = temp_file_in(dir)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -56,6 +74,16 @@ mod tests {
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o644
         );
+    }
+
+    #[test]
+    fn one_unwritable_file_leaves_none_of_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.bin");
+        let bad = dir.path().join("missing/bad.bin");
+        let err = write_all(&[(&good, b"a"), (&bad, b"b")]).unwrap_err();
+        assert_eq!(err.0, bad.as_path());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

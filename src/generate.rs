@@ -181,15 +181,14 @@ pub fn run(
         .unwrap_or_else(|| PathBuf::from(format!("heightmap.{}", args.format.extension())));
     let bytes = export::encode(&map, args.format, range)?;
     let metrics = metrics(&map);
-    let stats_json = args
-        .stats_json
-        .as_ref()
-        .map(|path| (path, stats_json(&metrics)));
-    // Both files are written to temporaries and renamed, so a failure leaves neither half-written.
-    export::write_atomically(&out, &bytes)?;
-    if let Some((path, json)) = stats_json {
-        export::write_atomically(path, json.as_bytes())?;
+    let json = stats_json(&metrics);
+    let mut files = vec![(out.as_path(), bytes.as_slice())];
+    if let Some(path) = &args.stats_json {
+        files.push((path.as_path(), json.as_bytes()));
     }
+    // Both files are written in full before either is renamed into place,
+    // so a failure leaves neither behind.
+    export::write_all_atomically(&files)?;
     Ok(Generated { out, metrics })
 }
 

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "holoterrain", version, about)]
 struct Cli {
+    /// What to run.
     #[command(subcommand)]
     command: Command,
 }
@@ -33,7 +34,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Every message already names its cause, so the chain is not repeated.
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }

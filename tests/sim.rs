@@ -100,16 +100,18 @@ fn an_air_tap_aimed_away_does_not_reseed() {
 }
 
 #[test]
-fn a_bad_script_line_fails_with_its_line_number_and_no_report() {
+fn a_bad_script_line_fails_with_its_line_number_and_leaves_the_last_run_alone() {
     let out = tempfile::tempdir().unwrap();
-    std::fs::write(out.path().join("report.json"), "{\"stale\": true}").unwrap();
+    let previous = "{\"previous\": true}";
+    std::fs::write(out.path().join("report.json"), previous).unwrap();
     let error = sim::run(&small_run(out.path(), "bad-line.txt")).unwrap_err();
     assert!(matches!(error, SimError::Script { .. }));
     assert!(
         error.to_string().contains("line 3: unknown event `wave`"),
         "{error}"
     );
-    assert!(!out.path().join("report.json").exists());
+    let kept = std::fs::read_to_string(out.path().join("report.json")).unwrap();
+    assert_eq!(kept, previous, "bad input must not touch the output folder");
 }
 
 #[test]

@@ -338,9 +338,6 @@ fn ctrl_c_ends_the_session_through_stopping_and_exiting() {
 
 #[test]
 fn without_a_runtime_one_line_names_what_to_install_and_the_exit_fails() {
-    if !monado::binary_has_xr() {
-        return;
-    }
     let output = Command::new(monado::binary())
         .arg("xr")
         .env(

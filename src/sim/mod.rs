@@ -247,9 +247,6 @@ fn elapsed_ms(start: Instant) -> f64 {
 /// Runs the simulator; writes the images and, on success only, report.json.
 pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     validate(args)?;
-    // Clear the last run's outputs before anything else can fail, so no
-    // stale report.json survives a failed run.
-    output::prepare_out_dir(&args.out)?;
     let script = load_script(args)?;
 
     let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
@@ -262,6 +259,10 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         validation: args.validation,
         ..OffscreenOptions::default()
     })?;
+    // Bad input and a missing driver are found above, before the output
+    // folder is touched; from here the last run's outputs are cleared so that
+    // a run failing half way cannot leave an old report.json beside new frames.
+    output::prepare_out_dir(&args.out)?;
     let user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
     let mut apng = if args.apng {
         let snapshots = (0..args.frames)

@@ -194,23 +194,26 @@ fn encode_png(
 
 /// Writes `bytes` to `path` so that the file is either absent (or as it
 /// was) or complete: the data goes to a temporary file in the same
-/// directory, which is then renamed over `path`. On any failure the
-/// temporary file is removed.
+/// directory, which is then renamed over `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(ExportError::MissingDirectory {
-            path: dir.to_path_buf(),
-        });
+    write_all_atomically(&[(path, bytes)])
+}
+
+/// Writes several files so that either all of them are complete or none is
+/// touched (bar a failure of the final renames themselves).
+pub fn write_all_atomically(files: &[(&Path, &[u8])]) -> Result<(), ExportError> {
+    for (path, _) in files {
+        let dir = crate::atomic_file::folder_of(path);
+        if !dir.is_dir() {
+            return Err(ExportError::MissingDirectory {
+                path: dir.to_path_buf(),
+            });
+        }
     }
-    let io_error = |error: std::io::Error| ExportError::Io {
+    crate::atomic_file::write_all(files).map_err(|(path, error)| ExportError::Io {
         path: path.to_path_buf(),
         error,
-    };
-    crate::atomic_file::write(path, bytes).map_err(io_error)
+    })
 }
 
 #[cfg(test)]

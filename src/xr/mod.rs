@@ -22,8 +22,8 @@ pub use report::XrReport;
 /// Options of `holoterrain xr`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct XrArgs {
-    /// Stop after this many rendered frames, ending the session properly.
-    #[arg(long, value_name = "N")]
+    /// Stop after this many rendered frames (at least 1), ending the session properly.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub frames: Option<u64>,
     /// Write the run report (JSON) to this file when the session ends.
     #[arg(long, value_name = "FILE")]

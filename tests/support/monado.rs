@@ -30,25 +30,9 @@ pub fn skip(reason: &str) -> bool {
     false
 }
 
-/// Whether the binary has the `xr` subcommand (main.rs wires it).
-pub fn binary_has_xr() -> bool {
-    Command::new(binary())
-        .args(["xr", "--help"])
-        .output()
-        .is_ok_and(|output| {
-            output.status.success() && String::from_utf8_lossy(&output.stdout).contains("--frames")
-        })
-        || skip(
-            "the holoterrain binary has no `xr` subcommand (main.rs does not wire holoterrain::xr yet)",
-        )
-}
-
 /// Prepares the chroot (once; later calls return at once). False, after
 /// printing why, when it cannot be made here (not root, no mirror).
 pub fn chroot_ready() -> bool {
-    if !binary_has_xr() {
-        return false;
-    }
     let output = Command::new(script()).arg("prepare").output();
     match output {
         Ok(output) if output.status.success() => true,

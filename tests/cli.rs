@@ -1,4 +1,4 @@
-//! `holoterrain generate` end to end: outputs, determinism, and errors on bad input.
+//! The command line end to end: `generate`'s outputs and determinism, and bad input to every subcommand.
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -162,6 +162,20 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
         &["generate", "--tile", "x"],
         &["generate", "--thermal", "1", "--talus", "-1"],
         &["generate", "--out", "missing-dir/h.png"],
+        &[
+            "generate",
+            "--out",
+            "h.png",
+            "--stats-json",
+            "missing-dir/s.json",
+        ],
+        &["sim", "--frames", "0"],
+        &["sim", "--size", "1x64"],
+        &["sim", "--resolution", "wide"],
+        &["sim", "--rate", "0"],
+        &["sim", "--script", "no-such-script.txt", "--out", "."],
+        &["xr", "--frames", "0"],
+        &["frobnicate"],
     ];
     for case in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -176,4 +190,25 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
             files_in(dir.path())
         );
     }
+}
+
+#[test]
+fn a_bad_script_line_is_one_line_naming_the_line_and_writes_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.txt"),
+        "# fine\n1.0 airtap right\n2.0 jump right\n",
+    )
+    .unwrap();
+    let out = holoterrain(&["sim", "--script", "s.txt", "--out", "out"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("line 3"), "{stderr}");
+    assert_eq!(
+        stderr.matches("jump").count(),
+        1,
+        "the cause is said once: {stderr}"
+    );
+    assert!(!dir.path().join("out/report.json").exists());
 }
