@@ -176,9 +176,20 @@ impl App {
         for hand in Hand::BOTH {
             let hand_input = &input.hands[hand.index()];
             let recognizers = &mut self.recognizers[hand.index()];
-            let air_tap = recognizers.air_tap.update(hand_input.joints.as_ref(), || {
-                gaze_hits || hand_input.aim.as_ref().is_some_and(hits)
-            });
+            let aimed = || gaze_hits || hand_input.aim.as_ref().is_some_and(hits);
+            let pressed = recognizers.select.update(hand_input.select) && hologram.is_some();
+            let (air_tap, select) = if hand_input.select_is_air_tap {
+                // The runtime recognised the pinch; ours would count it again.
+                recognizers.air_tap.update(None, || false);
+                (pressed && aimed(), false)
+            } else {
+                (
+                    recognizers
+                        .air_tap
+                        .update(hand_input.joints.as_ref(), aimed),
+                    pressed,
+                )
+            };
             let probe = hologram
                 .zip(hand_input.joints.as_ref())
                 .and_then(|(pose, joints)| {
@@ -188,7 +199,6 @@ impl App {
                     placement::probe_surface(tip, heights)
                 });
             let tap = recognizers.tap.update(probe).is_some();
-            let select = recognizers.select.update(hand_input.select) && hologram.is_some();
             let found = [
                 (air_tap, ReseedCause::AirTap),
                 (tap, ReseedCause::Tap),

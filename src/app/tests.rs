@@ -43,6 +43,7 @@ fn right_hand(input: &mut FrameInput, tip: Vec3, gap: f32, aim_target: Vec3) {
         joints: Some(hand_with_gap(tip, gap)),
         aim: Pose::looking_at(tip, aim_target),
         select: Some(false),
+        select_is_air_tap: false,
     };
 }
 
@@ -183,6 +184,40 @@ fn a_fingertip_pushed_into_the_surface_taps() {
         .collect();
     assert_eq!(fired, vec![5]);
     assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::Tap]);
+}
+
+/// A hand_interaction hand (HoloLens 2): the runtime's select is the
+/// air-tap, pressed from frame 5 while the joints pinch too.
+fn runtime_air_tap(frame: i64, input: &mut FrameInput, aim_target: Vec3) {
+    input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
+    right_hand(input, HAND, pinch_gap(frame), aim_target);
+    let hand = &mut input.hands[Hand::Right.index()];
+    hand.select = Some(frame >= 5);
+    hand.select_is_air_tap = true;
+}
+
+#[test]
+fn a_runtime_air_tap_aimed_at_the_hologram_reseeds_once_as_an_air_tap() {
+    let mut app = app();
+    let outputs = run(&mut app, 12, |frame, input| {
+        runtime_air_tap(frame, input, CENTRE)
+    });
+    let all: Vec<ReseedCause> = outputs.iter().flat_map(reseeds).collect();
+    assert_eq!(
+        all,
+        vec![ReseedCause::AirTap],
+        "the joints' pinch must not count again"
+    );
+    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
+}
+
+#[test]
+fn a_runtime_air_tap_aimed_away_does_nothing() {
+    let mut app = app();
+    let outputs = run(&mut app, 12, |frame, input| {
+        runtime_air_tap(frame, input, AWAY)
+    });
+    assert!(outputs.iter().all(|out| reseeds(out).is_empty()));
 }
 
 #[test]

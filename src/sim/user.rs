@@ -180,6 +180,7 @@ impl SimulatedUser {
             joints: Some(hand_joints(hand, rest_tip, yaw_only, OPEN_GAP_M)),
             aim: Pose::looking_at(rest_tip, rest_tip + yaw_only * Vec3::new(0.0, -0.5, -1.0)),
             select: Some(false),
+            select_is_air_tap: false,
         };
         let Some(gesture) = self.gesture(hand, time_ns) else {
             return rest;
@@ -202,6 +203,7 @@ impl SimulatedUser {
                         target,
                     ),
                     select: Some(false),
+                    select_is_air_tap: false,
                 }
             }
             Action::Tap { u, v, .. } => {

@@ -1,5 +1,6 @@
 //! Pinning the hologram with an XR_MSFT_spatial_anchor: the anchor and an
 //! XrSpace that follows it as the runtime refines its map of the room.
+use std::mem::ManuallyDrop;
 
 use openxr as xr;
 use xr::sys::Handle as _;
@@ -8,8 +9,8 @@ use super::error::{XrError, xr_call};
 
 /// A spatial anchor and the space located at it.
 pub struct AnchorSpace {
-    /// The space whose origin is the anchor; dropped before the anchor.
-    pub space: xr::Space,
+    /// The space whose origin is the anchor; destroyed in `Drop`, before the anchor.
+    pub space: ManuallyDrop<xr::Space>,
     /// The anchor itself, destroyed in `Drop`.
     anchor: xr::sys::SpatialAnchorMSFT,
     /// The extension's function table.
@@ -67,11 +68,11 @@ impl AnchorSpace {
             return Err(xr_call("xrCreateSpatialAnchorSpaceMSFT")(result));
         }
         // SAFETY: raw_space is a valid space of this session; Space takes ownership
-        // and destroys it on drop, which happens before the anchor is destroyed.
+        // and destroys it when dropped, which `Drop` does before destroying the anchor.
         let space = unsafe { xr::Space::reference_from_raw(session.clone(), raw_space) };
         log::info!("hologram pinned with a spatial anchor");
         Ok(Some(Self {
-            space,
+            space: ManuallyDrop::new(space),
             anchor,
             functions,
         }))
@@ -80,10 +81,13 @@ impl AnchorSpace {
 
 impl Drop for AnchorSpace {
     fn drop(&mut self) {
-        // SAFETY: the anchor belongs to a live session (the AnchorSpace is a part
-        // of the session's parts and dropped before the session); the space made
-        // from it is destroyed with `self.space` right after, which the spec allows.
+        // SAFETY: `self.space` is never used again: this is the only place it
+        // is dropped, and `self` goes away with this call. The anchor belongs
+        // to a live session (the AnchorSpace is part of the session's parts and
+        // dropped before the session), and the space made from it is already
+        // destroyed, so nothing refers to the anchor any more.
         unsafe {
+            ManuallyDrop::drop(&mut self.space);
             (self.functions.destroy_spatial_anchor)(self.anchor);
         }
     }

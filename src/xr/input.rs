@@ -9,17 +9,21 @@ use super::error::{XrError, xr_call};
 /// Left and right, in the order the app uses everywhere.
 pub const HANDS: [&str; 2] = ["/user/hand/left", "/user/hand/right"];
 
+/// The profile whose select is the runtime's own air-tap (HoloLens 2).
+const HAND_INTERACTION_PROFILE: &str = "/interaction_profiles/microsoft/hand_interaction";
+
 /// One hand's tracked state at a frame's predicted display time.
 #[derive(Debug, Clone, Default)]
 pub struct HandSample {
     /// Aim pose (ray origin and direction -Z) when located.
     pub aim: Option<xr::Posef>,
-    /// Grip pose when located.
-    pub grip: Option<xr::Posef>,
     /// The select action's state when the action is active, else `None`.
     pub select: Option<bool>,
+    /// Whether the hand's current interaction profile is
+    /// microsoft/hand_interaction, whose select is the runtime's air-tap.
+    pub select_is_air_tap: bool,
     /// All 26 joints (pose, radius) when hand tracking located them.
-    pub joints: Option<Vec<(xr::Posef, f32)>>,
+    pub joints: Option<[(xr::Posef, f32); xr::HAND_JOINT_COUNT]>,
 }
 
 /// The action set, its actions, their spaces and the hand trackers.
@@ -34,8 +38,8 @@ pub struct Input {
     hand_paths: [xr::Path; 2],
     /// Aim pose spaces, left and right.
     aim_spaces: [xr::Space; 2],
-    /// Grip pose spaces, left and right.
-    grip_spaces: [xr::Space; 2],
+    /// The microsoft/hand_interaction profile's path, when that extension is on.
+    hand_interaction_profile: Option<xr::Path>,
     /// Hand trackers, left and right, when XR_EXT_hand_tracking is on.
     hand_trackers: Option<[xr::HandTracker; 2]>,
     /// Keeps the pose actions alive as long as their spaces.
@@ -94,7 +98,7 @@ fn profile_bindings(hand_interaction: bool) -> Vec<(&'static str, [&'static str;
     ];
     if hand_interaction {
         profiles.push((
-            "/interaction_profiles/microsoft/hand_interaction",
+            HAND_INTERACTION_PROFILE,
             [
                 "input/select/value",
                 "input/aim/pose",
@@ -176,7 +180,6 @@ impl Input {
                 .map_err(xr_call("xrCreateActionSpace"))
         };
         let aim_spaces = [space(&aim, 0)?, space(&aim, 1)?];
-        let grip_spaces = [space(&grip, 0)?, space(&grip, 1)?];
         let hand_trackers = if hand_tracking {
             Some([
                 session
@@ -195,7 +198,15 @@ impl Input {
             haptic,
             hand_paths,
             aim_spaces,
-            grip_spaces,
+            hand_interaction_profile: if hand_interaction {
+                Some(
+                    instance
+                        .string_to_path(HAND_INTERACTION_PROFILE)
+                        .map_err(xr_call("xrStringToPath"))?,
+                )
+            } else {
+                None
+            },
             hand_trackers,
             _pose_actions: [aim, grip],
         })
@@ -220,7 +231,15 @@ impl Input {
                 .map_err(xr_call("xrGetActionStateBoolean"))?;
             hand.select = state.is_active.then_some(state.current_state);
             hand.aim = located_pose(&self.aim_spaces[index], base, time)?;
-            hand.grip = located_pose(&self.grip_spaces[index], base, time)?;
+            hand.select_is_air_tap = match self.hand_interaction_profile {
+                Some(profile) => {
+                    session
+                        .current_interaction_profile(self.hand_paths[index])
+                        .map_err(xr_call("xrGetCurrentInteractionProfile"))?
+                        == profile
+                }
+                None => false,
+            };
             if let Some(trackers) = &self.hand_trackers {
                 hand.joints = base
                     .locate_hand_joints(&trackers[index], time)
@@ -233,18 +252,13 @@ impl Input {
                             )
                         })
                     })
-                    .map(|joints| {
-                        joints
-                            .iter()
-                            .map(|joint| (joint.pose, joint.radius))
-                            .collect()
-                    });
+                    .map(|joints| std::array::from_fn(|i| (joints[i].pose, joints[i].radius)));
             }
         }
         Ok(hands)
     }
 
-    /// A short pulse on the hand that reseeded, where its profile has a haptic output.
+    /// A short pulse on `hand`, where its profile has a haptic output.
     pub fn pulse(&self, session: &xr::Session<xr::Vulkan>, hand: usize) -> Result<(), XrError> {
         let vibration = xr::HapticVibration::new()
             .amplitude(0.5)

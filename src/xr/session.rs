@@ -165,8 +165,9 @@ struct SessionParts {
     session: xr::Session<xr::Vulkan>,
     /// The app core: placement, gestures, growth.
     app: App,
-    /// Whether the renderer has the current heights.
-    heights_uploaded: bool,
+    /// Whether the heights changed since the renderer last received them
+    /// (frames that are not rendered must not lose a change).
+    heights_dirty: bool,
 }
 
 impl SessionParts {
@@ -261,7 +262,7 @@ impl SessionParts {
             submit_depth: runtime.extensions.composition_depth,
             session,
             app,
-            heights_uploaded: false,
+            heights_dirty: true,
         })
     }
 
@@ -390,6 +391,8 @@ impl SessionParts {
                             seed,
                         });
                         if lifecycle.focused {
+                            // The reseed event does not say which hand made
+                            // it, so both hands feel it.
                             for hand in 0..hands.len() {
                                 self.input.pulse(&self.session, hand)?;
                             }
@@ -452,9 +455,13 @@ impl SessionParts {
         };
         let head = located_pose(&self.head, &self.base, time)?.map(pose_from_xr);
         let hand_input = |sample: &HandSample| HandInput {
-            joints: sample.joints.as_deref().and_then(joints_from_xr),
+            joints: sample
+                .joints
+                .as_ref()
+                .and_then(|joints| joints_from_xr(joints)),
             aim: sample.aim.map(pose_from_xr),
             select: sample.select,
+            select_is_air_tap: sample.select_is_air_tap,
         };
         let input = FrameInput {
             display_time_ns: time.as_nanos(),
@@ -462,7 +469,9 @@ impl SessionParts {
             hands: [hand_input(&hands[0]), hand_input(&hands[1])],
             views: [eye_from_xr(left_view), eye_from_xr(right_view)],
         };
-        Ok(self.app.update(&input))
+        let output = self.app.update(&input);
+        self.heights_dirty |= output.heights_changed;
+        Ok(output)
     }
 
     /// Acquires the swapchain images, records and submits the terrain,
@@ -494,7 +503,7 @@ impl SessionParts {
             .handle
             .wait_image(xr::Duration::INFINITE)
             .map_err(xr_call("xrWaitSwapchainImage"))?;
-        let upload = output.heights_changed || !self.heights_uploaded;
+        let upload = self.heights_dirty;
         let scene = FrameScene {
             model,
             views: output.views.map(|eye| eye.render_view()),
@@ -506,7 +515,7 @@ impl SessionParts {
         let frame = self.ring.begin()?;
         self.renderer.record(&frame, target, &scene)?;
         self.ring.submit(frame)?;
-        self.heights_uploaded = true;
+        self.heights_dirty = false;
         self.colour
             .handle
             .release_image()
