@@ -33,11 +33,6 @@ impl GrowthSchedule {
         self.started_ns = Some(now_ns);
     }
 
-    /// Whether growth has started.
-    pub fn has_started(&self) -> bool {
-        self.started_ns.is_some()
-    }
-
     /// Iterations that should be done by `now_ns`, at most `total`; zero before
     /// the start (or if the clock runs backwards).
     pub fn iterations_due(&self, now_ns: i64, total: usize) -> usize {

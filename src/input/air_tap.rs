@@ -60,11 +60,6 @@ impl PinchTracker {
             _ => false,
         }
     }
-
-    /// True while a pinch is held.
-    pub fn is_pinched(&self) -> bool {
-        self.phase == PinchPhase::Pinched
-    }
 }
 
 /// An air-tap: a pinch that starts while the hand aims at the target.

@@ -191,11 +191,6 @@ impl TerrainRenderer {
         self.depth_format
     }
 
-    /// Heightmap samples per row and rows.
-    pub fn grid_size(&self) -> (u32, u32) {
-        (self.grid_width, self.grid_height)
-    }
-
     /// The render pass targets are made for.
     pub fn render_pass(&self) -> vk::RenderPass {
         self.render_pass

@@ -95,71 +95,16 @@ impl XrVulkan {
             ash::Instance::load(entry.static_fn(), vk::Instance::from_raw(raw_instance as _))
         };
 
-        // SAFETY: the instance was created through xrCreateVulkanInstanceKHR, as
-        // XR_KHR_vulkan_enable2 requires.
-        let raw_physical = unsafe {
-            runtime
-                .instance
-                .vulkan_graphics_device(runtime.system, instance.handle().as_raw() as _)
-        }
-        .map_err(xr_call("xrGetVulkanGraphicsDevice2KHR"))?;
-        let physical_device = vk::PhysicalDevice::from_raw(raw_physical as _);
-        // SAFETY: physical_device belongs to this live instance.
-        let properties = unsafe { instance.get_physical_device_properties(physical_device) };
-        if properties.api_version < VULKAN_API_VERSION {
-            return Err(XrError::VulkanVersion {
-                min: xr_requirements.min_api_version_supported,
-                max: xr_requirements.max_api_version_supported,
-            });
-        }
-        // SAFETY: as above.
-        let queue_family_index =
-            unsafe { instance.get_physical_device_queue_family_properties(physical_device) }
-                .iter()
-                .position(|family| family.queue_flags.contains(vk::QueueFlags::GRAPHICS))
-                .ok_or(XrError::NoGraphicsQueue)? as u32;
-        log::info!(
-            "Vulkan device: {}",
-            properties
-                .device_name_as_c_str()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        );
-
-        let priorities = [1.0_f32];
-        let queue_infos = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(queue_family_index)
-            .queue_priorities(&priorities)];
-        let mut device_requirements = GpuContext::device_requirements();
-        let device_extensions: Vec<*const c_char> = device_requirements
-            .extensions
-            .iter()
-            .map(|name| name.as_ptr())
-            .collect();
-        let device_info = vk::DeviceCreateInfo::default()
-            .queue_create_infos(&queue_infos)
-            .enabled_extension_names(&device_extensions)
-            .push_next(&mut device_requirements.multiview_features);
-        // SAFETY: as for the instance; device_info and its chain live across the call.
-        let raw_device = unsafe {
-            runtime.instance.create_vulkan_device(
-                runtime.system,
-                std::mem::transmute::<
-                    vk::PFN_vkGetInstanceProcAddr,
-                    xr::sys::platform::VkGetInstanceProcAddr,
-                >(entry.static_fn().get_instance_proc_addr),
-                physical_device.as_raw() as _,
-                &device_info as *const vk::DeviceCreateInfo<'_> as *const _,
-            )
-        }
-        .map_err(xr_call("xrCreateVulkanDeviceKHR"))?
-        .map_err(|raw| XrError::Vulkan {
-            call: "vkCreateDevice (through OpenXR)",
-            result: vk::Result::from_raw(raw),
-        })?;
-        // SAFETY: raw_device is the live VkDevice just created on this instance.
-        let device =
-            unsafe { ash::Device::load(instance.fp_v1_0(), vk::Device::from_raw(raw_device as _)) };
+        let (physical_device, queue_family_index, device) =
+            match create_device(runtime, &entry, &instance, &xr_requirements) {
+                Ok(created) => created,
+                Err(error) => {
+                    // SAFETY: nothing else was made from the instance: the
+                    // device was not created, and no session exists yet.
+                    unsafe { instance.destroy_instance(None) };
+                    return Err(error);
+                }
+            };
         Ok(Self {
             entry,
             instance,
@@ -230,4 +175,80 @@ impl Drop for XrVulkan {
             self.instance.destroy_instance(None);
         }
     }
+}
+
+/// Picks the runtime's physical device and creates the logical device
+/// through the runtime, with multiview and one graphics queue.
+fn create_device(
+    runtime: &Runtime,
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    xr_requirements: &xr::vulkan::Requirements,
+) -> Result<(vk::PhysicalDevice, u32, ash::Device), XrError> {
+    // SAFETY: the instance was created through xrCreateVulkanInstanceKHR, as
+    // XR_KHR_vulkan_enable2 requires.
+    let raw_physical = unsafe {
+        runtime
+            .instance
+            .vulkan_graphics_device(runtime.system, instance.handle().as_raw() as _)
+    }
+    .map_err(xr_call("xrGetVulkanGraphicsDevice2KHR"))?;
+    let physical_device = vk::PhysicalDevice::from_raw(raw_physical as _);
+    // SAFETY: physical_device belongs to this live instance.
+    let properties = unsafe { instance.get_physical_device_properties(physical_device) };
+    if properties.api_version < VULKAN_API_VERSION {
+        return Err(XrError::VulkanVersion {
+            min: xr_requirements.min_api_version_supported,
+            max: xr_requirements.max_api_version_supported,
+        });
+    }
+    // SAFETY: as above.
+    let queue_family_index =
+        unsafe { instance.get_physical_device_queue_family_properties(physical_device) }
+            .iter()
+            .position(|family| family.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+            .ok_or(XrError::NoGraphicsQueue)? as u32;
+    log::info!(
+        "Vulkan device: {}",
+        properties
+            .device_name_as_c_str()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+
+    let priorities = [1.0_f32];
+    let queue_infos = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family_index)
+        .queue_priorities(&priorities)];
+    let mut device_requirements = GpuContext::device_requirements();
+    let device_extensions: Vec<*const c_char> = device_requirements
+        .extensions
+        .iter()
+        .map(|name| name.as_ptr())
+        .collect();
+    let device_info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_infos)
+        .enabled_extension_names(&device_extensions)
+        .push_next(&mut device_requirements.multiview_features);
+    // SAFETY: as for the instance; device_info and its chain live across the call.
+    let raw_device = unsafe {
+        runtime.instance.create_vulkan_device(
+            runtime.system,
+            std::mem::transmute::<
+                vk::PFN_vkGetInstanceProcAddr,
+                xr::sys::platform::VkGetInstanceProcAddr,
+            >(entry.static_fn().get_instance_proc_addr),
+            physical_device.as_raw() as _,
+            &device_info as *const vk::DeviceCreateInfo<'_> as *const _,
+        )
+    }
+    .map_err(xr_call("xrCreateVulkanDeviceKHR"))?
+    .map_err(|raw| XrError::Vulkan {
+        call: "vkCreateDevice (through OpenXR)",
+        result: vk::Result::from_raw(raw),
+    })?;
+    // SAFETY: raw_device is the live VkDevice just created on this instance.
+    let device =
+        unsafe { ash::Device::load(instance.fp_v1_0(), vk::Device::from_raw(raw_device as _)) };
+    Ok((physical_device, queue_family_index, device))
 }
