@@ -11,6 +11,7 @@ mod support;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
+use std::path::Path;
 use std::process::{Command, ExitStatus};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
@@ -120,15 +121,19 @@ fn run_simulated() -> Option<(ExitStatus, Value, String)> {
     );
     let output = Output::collect(&mut child);
     let status = child.wait().expect("wait for the chroot run");
-    // Let the reader threads drain the pipes.
+    let (report, text) = drain_and_read_report(&output, &report_path);
+    Some((status, report, text))
+}
+
+/// Lets the reader threads drain the pipes, then reads the run's report.
+fn drain_and_read_report(output: &Output, report_path: &Path) -> (Value, String) {
     while output
         .arrivals
         .recv_timeout(Duration::from_millis(200))
         .is_ok()
     {}
     let text = output.text();
-    let report = read_report(&report_path, &text);
-    Some((status, report, text))
+    (read_report(report_path, &text), text)
 }
 
 fn states(report: &Value) -> Vec<&str> {
@@ -239,13 +244,7 @@ fn run_remote(gestures: impl FnOnce(&RemoteClient)) -> Option<(ExitStatus, Value
     let sent = client.finish().expect("the remote client sent its packets");
     assert!(sent > 0, "packets sent");
     let status = run.interrupt_and_wait();
-    while output
-        .arrivals
-        .recv_timeout(Duration::from_millis(200))
-        .is_ok()
-    {}
-    let text = output.text();
-    let report = read_report(&report_path, &text);
+    let (report, text) = drain_and_read_report(&output, &report_path);
     Some((status, report, text))
 }
 
