@@ -19,7 +19,7 @@ use super::graphics::XrVulkan;
 use super::input::{HandSample, Input, located_pose};
 use super::report::XrReport;
 use super::runtime::Runtime;
-use super::swapchain::{StereoSwapchain, SwapchainKind, VIEW_COUNT};
+use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::frame::{BAND_HEIGHTS, FAR_M, NEAR_M};
 use crate::app::placement::model_matrix;
 use crate::app::report::{CpuTimes, ReseedRecord, RunReport, TimingStats};
@@ -548,35 +548,32 @@ impl SessionParts {
             image_rect: rect,
             image_array_index: layer,
         };
-        let depth_infos: Vec<xr::sys::CompositionLayerDepthInfoKHR> =
-            match self.submit_depth.then_some(&self.depth) {
-                Some(depth) => (0..VIEW_COUNT)
-                    .map(|layer| xr::sys::CompositionLayerDepthInfoKHR {
-                        ty: xr::sys::CompositionLayerDepthInfoKHR::TYPE,
-                        next: std::ptr::null(),
-                        sub_image: sub_image(depth, layer),
-                        min_depth: 0.0,
-                        max_depth: 1.0,
-                        near_z: NEAR_M,
-                        far_z: FAR_M,
-                    })
-                    .collect(),
-                None => Vec::new(),
-            };
-        let projection_views: Vec<xr::sys::CompositionLayerProjectionView> = views
-            .iter()
-            .take(VIEW_COUNT as usize)
-            .enumerate()
-            .map(|(layer, view)| xr::sys::CompositionLayerProjectionView {
+        let [left_view, right_view] = views else {
+            return Err(XrError::UnequalViews);
+        };
+        let depth_infos: [xr::sys::CompositionLayerDepthInfoKHR; 2] =
+            std::array::from_fn(|layer| xr::sys::CompositionLayerDepthInfoKHR {
+                ty: xr::sys::CompositionLayerDepthInfoKHR::TYPE,
+                next: std::ptr::null(),
+                sub_image: sub_image(&self.depth, layer as u32),
+                min_depth: 0.0,
+                max_depth: 1.0,
+                near_z: NEAR_M,
+                far_z: FAR_M,
+            });
+        let eye_views = [left_view, right_view];
+        let projection_views: [xr::sys::CompositionLayerProjectionView; 2] =
+            std::array::from_fn(|layer| xr::sys::CompositionLayerProjectionView {
                 ty: xr::sys::CompositionLayerProjectionView::TYPE,
-                next: depth_infos
-                    .get(layer)
-                    .map_or(std::ptr::null(), |info| info as *const _ as *const _),
-                pose: view.pose,
-                fov: view.fov,
+                next: if self.submit_depth {
+                    &depth_infos[layer] as *const _ as *const _
+                } else {
+                    std::ptr::null()
+                },
+                pose: eye_views[layer].pose,
+                fov: eye_views[layer].fov,
                 sub_image: sub_image(&self.colour, layer as u32),
-            })
-            .collect();
+            });
         let projection = xr::sys::CompositionLayerProjection {
             ty: xr::sys::CompositionLayerProjection::TYPE,
             next: std::ptr::null(),
