@@ -309,3 +309,20 @@ fn bounds_grow_with_the_relief() {
     assert!(high > 0.0);
     assert!((app.bounds().max.y - high * HOLOGRAM_SIZE_M).abs() < 1e-6);
 }
+
+#[test]
+fn a_growing_frame_allocates_nothing() {
+    let mut app = app();
+    // Warm up: placement (an event) and the first growth fill the buffers.
+    for frame in 0..3 {
+        app.update(&frame_at(frame, 60));
+    }
+    let mut grew = false;
+    let allocations = crate::render::alloc_count::allocations_during(|| {
+        for frame in 3..30 {
+            grew |= app.update(&frame_at(frame, 60)).heights_changed;
+        }
+    });
+    assert!(grew, "the frames must do growth work");
+    assert_eq!(allocations, 0);
+}

@@ -21,6 +21,8 @@
 //! 3. at exit: drop the OpenXR session first, then targets, ring and renderer,
 //!    then the context, then destroy the device and instance (the context does
 //!    not own them).
+#[cfg(test)]
+pub(crate) mod alloc_count;
 pub mod camera;
 pub mod context;
 pub mod error;

@@ -43,21 +43,32 @@ impl BspTree {
         width: usize,
         height: usize,
     ) -> Self {
+        let mut tree = BspTree::unset(depth, amplitude);
+        tree.redraw(rng, style, width, height);
+        tree
+    }
+
+    /// A tree of `depth` levels whose lines are all still to be drawn
+    /// ([`BspTree::redraw`]); until then every line is degenerate.
+    pub fn unset(depth: u32, amplitude: f64) -> Self {
         assert!(
             (1..=MAX_DEPTH).contains(&depth),
             "depth is validated by the caller"
         );
-        let count = (1usize << depth) - 1;
-        let mut tree = BspTree {
+        BspTree {
             depth,
-            nodes: vec![Line::new([0.0; 2], [0.0; 2]); count],
+            nodes: vec![Line::new([0.0; 2], [0.0; 2]); (1usize << depth) - 1],
             level_amplitude: (0..depth)
                 .map(|level| to_fixed(amplitude / (1u64 << level) as f64))
                 .collect(),
-        };
+        }
+    }
+
+    /// Draws new lines into this tree (same depth and amplitude), reusing
+    /// its storage: the frame loop grows one tree a frame without allocating.
+    pub fn redraw(&mut self, rng: &mut TerrainRng, style: TreeStyle, width: usize, height: usize) {
         let bounds = [(width - 1) as f64, (height - 1) as f64];
-        tree.build(rng, style, 0, bounds);
-        tree
+        self.build(rng, style, 0, bounds);
     }
 
     /// A tree with the given segments (level order) and amplitude.
@@ -163,19 +174,26 @@ impl BspTree {
     /// children's spans; the leaves then add their constant offset to their
     /// spans. A row costs at most 2^depth − 1 splits and one pass of additions.
     pub fn add_to(&self, acc: &mut [i64], width: usize) {
+        self.add_to_with(&mut BspScratch::default(), acc, width);
+    }
+
+    /// [`BspTree::add_to`] with buffers kept from call to call.
+    pub fn add_to_with(&self, scratch: &mut BspScratch, acc: &mut [i64], width: usize) {
         let rows = acc.len() / width;
         let internal = self.nodes.len();
-        let splitters: Vec<RowSplitter> = self
-            .nodes
-            .iter()
-            .map(|&l| RowSplitter::new(l, rows))
-            .collect();
-        let leaf_offsets: Vec<i64> = (internal..2 * internal + 1)
-            .map(|leaf| self.path_offset(leaf))
-            .collect();
+        let BspScratch {
+            splitters,
+            leaf_offsets,
+            spans,
+        } = scratch;
+        splitters.clear();
+        splitters.extend(self.nodes.iter().map(|&l| RowSplitter::new(l, rows)));
+        leaf_offsets.clear();
+        leaf_offsets.extend((internal..2 * internal + 1).map(|leaf| self.path_offset(leaf)));
         // spans[node]: the samples of the current row that reach `node`;
         // indices past the internal nodes are the leaves.
-        let mut spans = vec![(0u32, 0u32); 2 * internal + 1];
+        spans.clear();
+        spans.resize(2 * internal + 1, (0, 0));
         for (y, row) in acc.chunks_exact_mut(width).enumerate() {
             spans[0] = (0, width as u32);
             for (node, splitter) in splitters.iter().enumerate() {
@@ -194,7 +212,7 @@ impl BspTree {
                 spans[2 * node + 1] = left;
                 spans[2 * node + 2] = right;
             }
-            for (&(lo, hi), &offset) in spans[internal..].iter().zip(&leaf_offsets) {
+            for (&(lo, hi), &offset) in spans[internal..].iter().zip(leaf_offsets.iter()) {
                 for cell in &mut row[lo as usize..hi as usize] {
                     *cell += offset;
                 }
@@ -216,6 +234,17 @@ impl BspTree {
         }
         offset
     }
+}
+
+/// Buffers [`BspTree::add_to_with`] reuses, so that adding a tree costs no allocation.
+#[derive(Debug, Default)]
+pub struct BspScratch {
+    /// One prepared splitter per node.
+    splitters: Vec<RowSplitter>,
+    /// The offset each leaf adds.
+    leaf_offsets: Vec<i64>,
+    /// The current row's span at each node and leaf.
+    spans: Vec<(u32, u32)>,
 }
 
 /// Deepest tree accepted: 2^20 nodes is far past any useful terrain.

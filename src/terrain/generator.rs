@@ -7,9 +7,9 @@
 //! iteration (edge falloff, clamping, a locked border or per-iteration
 //! smoothing, as the HoloLens demo does) each iteration is applied to the
 //! float map on its own, so batching cannot change the result there either.
-use super::bsp::{BspTree, MAX_DEPTH, TreeStyle};
+use super::bsp::{BspScratch, BspTree, MAX_DEPTH, TreeStyle};
 use super::fault::{Fault, FaultParams, FaultRasterizer};
-use super::filter::iir_two_tap;
+use super::filter::{IirScratch, iir_two_tap_with};
 use super::fixed::to_f32;
 use super::rng::TerrainRng;
 use super::{Heightmap, TerrainError};
@@ -151,6 +151,12 @@ pub struct Generator {
     raster: FaultRasterizer,
     /// Per-sample weight of a change: edge falloff times the border lock.
     change_weight: Option<Vec<f32>>,
+    /// The BSP tree redrawn every iteration (BSP algorithms only).
+    tree: BspTree,
+    /// Buffers for adding the tree, kept so an iteration allocates nothing.
+    bsp_scratch: BspScratch,
+    /// Buffers for the smoothing pass, likewise.
+    iir_scratch: IirScratch,
 }
 
 impl Generator {
@@ -167,6 +173,9 @@ impl Generator {
             offsets: vec![0; w * h],
             raster: FaultRasterizer::new(w, h),
             change_weight,
+            tree: BspTree::unset(config.depth, f64::from(config.amplitude)),
+            bsp_scratch: BspScratch::default(),
+            iir_scratch: IirScratch::default(),
             config,
         })
     }
@@ -228,9 +237,9 @@ impl Generator {
                 } else {
                     TreeStyle::Structured
                 };
-                let tree =
-                    BspTree::random(&mut self.rng, style, c.depth, f64::from(c.amplitude), w, h);
-                tree.add_to(&mut self.offsets, w);
+                self.tree.redraw(&mut self.rng, style, w, h);
+                self.tree
+                    .add_to_with(&mut self.bsp_scratch, &mut self.offsets, w);
             }
         }
         self.done += 1;
@@ -258,7 +267,8 @@ impl Generator {
             }
         }
         if let Some(k) = self.config.smoothing {
-            iir_two_tap(&mut self.map, k).expect("k is validated when the generator is made");
+            iir_two_tap_with(&mut self.iir_scratch, &mut self.map, k)
+                .expect("k is validated when the generator is made");
             if self.config.lock_border {
                 // Smoothing would bleed the interior onto the border; a locked
                 // border keeps its starting height, and every run starts flat.
