@@ -2,7 +2,7 @@
 //!
 //! `cargo bench --bench terrain`; figures are recorded in docs/performance.md.
 use criterion::{Criterion, criterion_group, criterion_main};
-use holoterrain::terrain::bsp::{BspTree, TreeStyle};
+use holoterrain::terrain::bsp::{BspScratch, BspTree, TreeStyle};
 use holoterrain::terrain::fault::{Fault, FaultParams, FaultRasterizer};
 use holoterrain::terrain::rng::TerrainRng;
 use holoterrain::terrain::{Generator, GeneratorConfig, Heightmap, filter, reference};
@@ -15,8 +15,9 @@ fn bsp_iteration(c: &mut Criterion) {
     let tree = BspTree::random(&mut rng, TreeStyle::Structured, 5, 0.005, w, h);
     let mut acc = vec![0i64; w * h];
     let mut group = c.benchmark_group("bsp depth 5, 513x513");
+    let mut scratch = BspScratch::default();
     group.bench_function("row spans", |b| {
-        b.iter(|| tree.add_to(black_box(&mut acc), w))
+        b.iter(|| tree.add_to_with(&mut scratch, black_box(&mut acc), w))
     });
     group.bench_function("per-pixel tree walk", |b| {
         b.iter(|| reference::bsp_per_pixel(&tree, w, h, black_box(&mut acc)))
