@@ -8,6 +8,30 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use super::context::GpuContext;
 use super::error::{RenderError, vk_error};
 
+/// Memory for a new buffer or image; on failure `discard` destroys the
+/// object the memory was for, so nothing leaks.
+fn allocate(
+    ctx: &GpuContext,
+    name: &str,
+    requirements: vk::MemoryRequirements,
+    location: MemoryLocation,
+    linear: bool,
+    discard: impl FnOnce(),
+) -> Result<Allocation, RenderError> {
+    ctx.allocator()
+        .allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location,
+            linear,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        })
+        .map_err(|error| {
+            discard();
+            error.into()
+        })
+}
+
 /// A buffer bound to its own allocation.
 pub(crate) struct Buffer {
     /// The context the buffer and its memory belong to; outlives both.
@@ -39,21 +63,10 @@ impl Buffer {
             .map_err(vk_error("vkCreateBuffer"))?;
         // SAFETY: `raw` was just created on this device.
         let requirements = unsafe { device.get_buffer_memory_requirements(raw) };
-        let allocation = ctx.allocator().allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location,
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
-        let allocation = match allocation {
-            Ok(allocation) => allocation,
-            Err(error) => {
-                // SAFETY: the buffer is unused and has no memory bound.
-                unsafe { device.destroy_buffer(raw, None) };
-                return Err(error.into());
-            }
-        };
+        let allocation = allocate(ctx, name, requirements, location, true, || {
+            // SAFETY: the buffer is unused and has no memory bound.
+            unsafe { device.destroy_buffer(raw, None) }
+        })?;
         let buffer = Buffer {
             ctx: ctx.clone(),
             raw,
@@ -147,21 +160,17 @@ impl Image {
             .map_err(vk_error("vkCreateImage"))?;
         // SAFETY: `raw` was just created on this device.
         let requirements = unsafe { device.get_image_memory_requirements(raw) };
-        let allocation = ctx.allocator().allocate(&AllocationCreateDesc {
+        let allocation = allocate(
+            ctx,
             name,
             requirements,
-            location: MemoryLocation::GpuOnly,
-            linear: false,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
-        let allocation = match allocation {
-            Ok(allocation) => allocation,
-            Err(error) => {
+            MemoryLocation::GpuOnly,
+            false,
+            || {
                 // SAFETY: the image is unused and has no memory bound.
-                unsafe { device.destroy_image(raw, None) };
-                return Err(error.into());
-            }
-        };
+                unsafe { device.destroy_image(raw, None) }
+            },
+        )?;
         let image = Image {
             ctx: ctx.clone(),
             raw,
