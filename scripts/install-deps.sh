@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build and the tests need, if any are missing.
+# Installs the Debian packages holoterrain needs, if any are missing.
+#
+# Usage: scripts/install-deps.sh [run|test]
+#   run   what `holoterrain sim` needs: a Vulkan loader and a CPU Vulkan driver
+#   test  (default) all of that plus what the test suite needs
 # Run as root on Debian 12 (or Ubuntu); as another user it names what to install.
 set -euo pipefail
 
-packages=(
-  mesa-vulkan-drivers      # lavapipe: Vulkan on the CPU, for GPU tests without a GPU
+run_packages=(
+  mesa-vulkan-drivers      # lavapipe: Vulkan on the CPU, so the simulator runs without a GPU
   libvulkan1               # the Vulkan loader
+)
+
+test_packages=(
+  "${run_packages[@]}"
   vulkan-validationlayers  # VK_LAYER_KHRONOS_validation: tests require zero messages
   glslang-tools            # glslangValidator: proves the committed SPIR-V matches its GLSL
   spirv-tools              # spirv-val
@@ -13,6 +21,12 @@ packages=(
   openxr-layer-corevalidation
   debootstrap              # builds the Debian trixie chroot that holds Monado
 )
+
+case "${1:-test}" in
+  run) packages=("${run_packages[@]}") ;;
+  test) packages=("${test_packages[@]}") ;;
+  *) echo "error: unknown package set '$1'; use 'run' or 'test'" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
