@@ -17,7 +17,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the headless simulator: the whole frame loop, no headset, no GPU needed.
+    /// Run the headless simulator: the whole frame loop, no headset, no GPU needed (runs on lavapipe).
     Sim(SimArgs),
     /// Run in an OpenXR session: a headset, or Monado (see docs/xr.md).
     Xr(XrArgs),
