@@ -1,7 +1,7 @@
 //! What a platform hands the app each frame (`FrameInput`) and what it gets back (`FrameOutput`).
 use glam::Mat4;
 
-use crate::input::{HandJoints, Pose};
+use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::EyeView as RenderEyeView;
 
@@ -122,6 +122,10 @@ pub enum AppEvent {
         seed: u64,
         /// What asked for it.
         cause: ReseedCause,
+        /// The hand that made the gesture or pressed select (every cause
+        /// comes from one hand; a gaze-aimed air-tap is still one hand's
+        /// pinch), so a platform can answer on that hand alone.
+        hand: Hand,
     },
 }
 

@@ -381,8 +381,11 @@ impl SessionParts {
                         )?;
                         report.anchored = self.anchor.is_some();
                     }
-                    AppEvent::Reseeded { seed, cause } => {
-                        log::info!("reseeded ({}) with seed {seed}", cause.name());
+                    AppEvent::Reseeded { seed, cause, hand } => {
+                        log::info!(
+                            "reseeded ({}, {hand:?} hand) with seed {seed}",
+                            cause.name()
+                        );
                         report.run.seeds.push(seed);
                         report.run.reseeds.push(ReseedRecord {
                             frame: report.run.frames,
@@ -391,11 +394,8 @@ impl SessionParts {
                             seed,
                         });
                         if lifecycle.focused {
-                            // The reseed event does not say which hand made
-                            // it, so both hands feel it.
-                            for hand in 0..hands.len() {
-                                self.input.pulse(&self.session, hand)?;
-                            }
+                            // Only the hand that asked feels the answer.
+                            self.input.pulse(&self.session, hand.index())?;
                         }
                     }
                 }
