@@ -325,6 +325,31 @@ fn pinch_aimed_away_from_the_hologram_does_not_reseed() {
 }
 
 #[test]
+fn hand_interaction_ext_is_enabled_and_monado_accepts_its_pinch_binding() {
+    let Some((status, report, output)) = run_remote(|_| {}) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    let enabled: Vec<&str> = report["extensions_enabled"]
+        .as_array()
+        .expect("extensions_enabled")
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    assert!(
+        enabled.contains(&"XR_EXT_hand_interaction"),
+        "Monado 25 offers it: {enabled:?}"
+    );
+    // Monado checks every suggested path against the profile's own list, so
+    // a wrong pinch path would be refused here.
+    assert!(
+        !output
+            .contains("bindings for /interaction_profiles/ext/hand_interaction_ext not accepted"),
+        "output:\n{output}"
+    );
+}
+
+#[test]
 fn ctrl_c_ends_the_session_through_stopping_and_exiting() {
     let Some((status, report, output)) = run_remote(|_| {}) else {
         return;

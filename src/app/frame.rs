@@ -65,7 +65,8 @@ pub struct HandInput {
     /// The select action's current state when the action is active, else `None`.
     pub select: Option<bool>,
     /// Whether `select` is the runtime's own air-tap of a tracked hand (the
-    /// microsoft/hand_interaction profile, as on HoloLens 2) rather than a
+    /// microsoft/hand_interaction profile, as on HoloLens 2, or
+    /// ext/hand_interaction_ext's pinch) rather than a
     /// controller button: it then counts as an air-tap, only when aimed at
     /// the hologram, and the joint-based air-tap stands down for that hand so
     /// one pinch is one event.

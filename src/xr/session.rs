@@ -16,7 +16,7 @@ use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
 use super::graphics::XrVulkan;
-use super::input::{HandSample, Input, located_pose};
+use super::input::{HANDS, HandProfiles, HandSample, Input, located_pose};
 use super::report::{SessionEnd, XrReport};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
@@ -226,7 +226,10 @@ impl SessionParts {
         let input = Input::create(
             &runtime.instance,
             &session,
-            runtime.extensions.hand_interaction,
+            HandProfiles {
+                msft: runtime.extensions.msft_hand_interaction,
+                ext: runtime.extensions.ext_hand_interaction,
+            },
             report.hand_tracking,
         )?;
         let views = runtime
@@ -330,6 +333,14 @@ impl SessionParts {
                     lifecycle.states_seen.push("INSTANCE_LOSS_PENDING".into());
                     lifecycle.lost = Some(SessionEnd::InstanceLost);
                     return Ok(false);
+                }
+                xr::Event::InteractionProfileChanged(_) => {
+                    for (hand, profile) in HANDS
+                        .iter()
+                        .zip(self.input.current_profiles(instance, &self.session)?)
+                    {
+                        log::info!("interaction profile of {hand}: {profile}");
+                    }
                 }
                 xr::Event::EventsLost(lost) => {
                     log::warn!("{} OpenXR events lost", lost.lost_event_count());
