@@ -20,6 +20,7 @@ enum Command {
     /// Run the headless simulator: the whole frame loop, no headset, no GPU needed (runs on lavapipe).
     Sim(SimArgs),
     /// Run in an OpenXR session: a headset, or Monado (see docs/xr.md).
+    #[command(after_help = xr::EXIT_STATUS_HELP)]
     Xr(XrArgs),
     /// Write a heightmap file from the terrain engine.
     Generate(GenerateArgs),
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // Every message already names its cause, so the chain is not repeated.
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            exit_code(&e)
         }
     }
 }
@@ -74,6 +75,14 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// 3 when the OpenXR runtime stopped under the session, else 1.
+fn exit_code(e: &anyhow::Error) -> ExitCode {
+    match e.downcast_ref::<xr::XrError>() {
+        Some(xr::XrError::RuntimeStopped { .. }) => ExitCode::from(xr::EXIT_RUNTIME_STOPPED),
+        _ => ExitCode::FAILURE,
+    }
 }
 
 /// Help and version go to stdout as usual; a usage error is cut to its one

@@ -212,3 +212,12 @@ fn a_bad_script_line_is_one_line_naming_the_line_and_writes_no_report() {
     );
     assert!(!dir.path().join("out/report.json").exists());
 }
+
+#[test]
+fn xr_help_documents_the_runtime_stopped_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["xr", "--help"], dir.path());
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("3 when the OpenXR runtime stopped"), "{help}");
+}

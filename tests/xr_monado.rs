@@ -1,7 +1,8 @@
 //! `holoterrain xr` against Monado, a real OpenXR runtime, headless in a
 //! Debian trixie chroot (scripts/monado-chroot.sh): the session lifecycle
 //! with the simulated HMD, input injected through Monado's remote driver,
-//! and the error when there is no runtime at all.
+//! the service killed mid-session, and the error when there is no runtime
+//! at all.
 //!
 //! Needs root and the Debian mirror the first time (the chroot is cached);
 //! without them the tests print why they are skipped, unless env CI is set,
@@ -15,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, ExitStatus};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::monado::{self, Mode, XrRun};
@@ -30,6 +31,12 @@ const REMOTE_PORT: u16 = 4242;
 /// How long to wait for the service and the session (the chroot run lock may
 /// first wait for another test's run).
 const PATIENCE: Duration = Duration::from_secs(300);
+
+/// How long the app may take to end after its runtime was killed: a few
+/// seconds of teardown, far from a hang.
+const END_AFTER_RUNTIME_DEATH: Duration = Duration::from_secs(20);
+/// The exit status `holoterrain xr` documents for a runtime that stopped.
+const EXIT_RUNTIME_STOPPED: i32 = 3;
 
 /// One chroot run at a time within this test binary: the remote tests'
 /// clients must reach their own run's service, not another test's.
@@ -163,6 +170,7 @@ fn simulated_hmd_session_reaches_focused_renders_grows_and_exits() {
         Some(&"EXITING"),
         "the session must end by EXITING"
     );
+    assert_eq!(report["ended"], "frame_limit", "report: {report}");
     assert_eq!(report["frames"], SIMULATED_FRAMES, "frames rendered");
     assert!(
         report["iterations"].as_u64().unwrap() > 0,
@@ -317,6 +325,31 @@ fn pinch_aimed_away_from_the_hologram_does_not_reseed() {
 }
 
 #[test]
+fn hand_interaction_ext_is_enabled_and_monado_accepts_its_pinch_binding() {
+    let Some((status, report, output)) = run_remote(|_| {}) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    let enabled: Vec<&str> = report["extensions_enabled"]
+        .as_array()
+        .expect("extensions_enabled")
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    assert!(
+        enabled.contains(&"XR_EXT_hand_interaction"),
+        "Monado 25 offers it: {enabled:?}"
+    );
+    // Monado checks every suggested path against the profile's own list, so
+    // a wrong pinch path would be refused here.
+    assert!(
+        !output
+            .contains("bindings for /interaction_profiles/ext/hand_interaction_ext not accepted"),
+        "output:\n{output}"
+    );
+}
+
+#[test]
 fn ctrl_c_ends_the_session_through_stopping_and_exiting() {
     let Some((status, report, output)) = run_remote(|_| {}) else {
         return;
@@ -333,6 +366,103 @@ fn ctrl_c_ends_the_session_through_stopping_and_exiting() {
         .expect("STOPPING");
     assert!(focused < stopping, "{states:?}");
     assert_eq!(states.last(), Some(&"EXITING"), "{states:?}");
+    assert_eq!(report["ended"], "interrupted", "report: {report}");
+}
+
+/// Waits for `child` at most `bound`; `None` if it is still running then.
+fn wait_at_most(child: &mut std::process::Child, bound: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + bound;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().expect("poll the chroot run") {
+            return Some(status);
+        }
+        pause(0.1);
+    }
+    None
+}
+
+#[test]
+fn killing_the_runtime_mid_session_ends_with_one_line_a_report_and_exit_3() {
+    if !monado::chroot_ready() {
+        return;
+    }
+    let _turn = one_run_at_a_time();
+    let scratch = monado::scratch_dir();
+    let report_path = scratch.path().join("report.json");
+    let pid_path = scratch.path().join("monado-service.pid");
+    let mut command = monado::xr_command(
+        Mode::Remote,
+        scratch.path(),
+        &["--validation", "--report", report_path.to_str().unwrap()],
+    );
+    command.env(monado::SERVICE_PID_FILE_VAR, &pid_path);
+    let mut run = XrRun {
+        child: command.spawn().expect("start scripts/monado-chroot.sh"),
+    };
+    let output = Output::collect(&mut run.child);
+    let address = SocketAddr::from(([127, 0, 0, 1], REMOTE_PORT));
+    let client =
+        RemoteClient::connect(address, PATIENCE).expect("connect to Monado's remote driver");
+    output.wait_for("session state FOCUSED");
+    pause(1.0);
+    client.update(|state| state.right.trigger = true);
+    output.wait_for("reseeded (select");
+    client.update(|state| state.right.trigger = false);
+    pause(1.0);
+
+    monado::kill_service(&pid_path);
+    let killed = Instant::now();
+    let status = wait_at_most(&mut run.child, END_AFTER_RUNTIME_DEATH);
+    let took = killed.elapsed();
+    // The service is gone, so the client's sends fail from now on.
+    drop(client);
+    let Some(status) = status else {
+        panic!(
+            "holoterrain still runs {took:?} after its runtime was killed; output:\n{}",
+            output.text()
+        );
+    };
+    let (report, text) = drain_and_read_report(&output, &report_path);
+
+    assert_eq!(
+        status.code(),
+        Some(EXIT_RUNTIME_STOPPED),
+        "exit {status} after {took:?}; output:\n{text}"
+    );
+    let ours: Vec<&str> = text
+        .lines()
+        .filter(|line| line.starts_with("error: ") || line.starts_with("xr: "))
+        .collect();
+    assert_eq!(ours.len(), 1, "one line from holoterrain, got {ours:?}");
+    assert!(
+        ours[0].starts_with("error: the OpenXR runtime stopped (instance lost) after "),
+        "{}",
+        ours[0]
+    );
+    assert!(
+        ours[0].contains(report_path.to_str().unwrap()),
+        "names the report: {}",
+        ours[0]
+    );
+    assert_eq!(report["ended"], "instance_lost", "report: {report}");
+    assert!(report["frames"].as_u64().unwrap() > 0, "report: {report}");
+    let states = states(&report);
+    assert!(states.contains(&"FOCUSED"), "{states:?}");
+    assert!(
+        !states.contains(&"EXITING"),
+        "no proper end happened: {states:?}"
+    );
+    assert_eq!(reseed_causes(&report), ["select"], "report: {report}");
+    assert!(
+        report["iterations"].as_u64().unwrap() > 0,
+        "report: {report}"
+    );
+    // Teardown after the loss is as clean as a normal one.
+    assert_eq!(report["vulkan_validation_messages"], 0, "output:\n{text}");
+    assert_eq!(report["openxr_validation_messages"], 0, "output:\n{text}");
+    for marker in ["Validation Error", "VALID_ERROR", "VALID_WARNING"] {
+        assert!(!text.contains(marker), "{marker} in output:\n{text}");
+    }
 }
 
 #[test]

@@ -4,6 +4,8 @@
 # command, then stops the service. Exits with the command's status.
 #
 # Usage: holoterrain-inside simulated|remote CMD [ARG]...
+# With HOLOTERRAIN_MONADO_PID_FILE set, the service's process id is written
+# there (a test kills it to play a runtime crash).
 set -eu
 
 mode=$1
@@ -26,6 +28,9 @@ service_log="$XDG_RUNTIME_DIR/monado-service.log"
 mkfifo "$XDG_RUNTIME_DIR/service-stdin"
 monado-service <"$XDG_RUNTIME_DIR/service-stdin" >"$service_log" 2>&1 &
 service_pid=$!
+if [ -n "${HOLOTERRAIN_MONADO_PID_FILE:-}" ]; then
+    echo "$service_pid" >"$HOLOTERRAIN_MONADO_PID_FILE"
+fi
 exec 8>"$XDG_RUNTIME_DIR/service-stdin"
 
 stop_service() {

@@ -1,7 +1,7 @@
 //! What a platform hands the app each frame (`FrameInput`) and what it gets back (`FrameOutput`).
 use glam::Mat4;
 
-use crate::input::{HandJoints, Pose};
+use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::EyeView as RenderEyeView;
 
@@ -65,7 +65,8 @@ pub struct HandInput {
     /// The select action's current state when the action is active, else `None`.
     pub select: Option<bool>,
     /// Whether `select` is the runtime's own air-tap of a tracked hand (the
-    /// microsoft/hand_interaction profile, as on HoloLens 2) rather than a
+    /// microsoft/hand_interaction profile, as on HoloLens 2, or
+    /// ext/hand_interaction_ext's pinch) rather than a
     /// controller button: it then counts as an air-tap, only when aimed at
     /// the hologram, and the joint-based air-tap stands down for that hand so
     /// one pinch is one event.
@@ -122,6 +123,10 @@ pub enum AppEvent {
         seed: u64,
         /// What asked for it.
         cause: ReseedCause,
+        /// The hand that made the gesture or pressed select (every cause
+        /// comes from one hand; a gaze-aimed air-tap is still one hand's
+        /// pinch), so a platform can answer on that hand alone.
+        hand: Hand,
     },
 }
 

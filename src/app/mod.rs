@@ -11,7 +11,8 @@
 //!    hologram. An air-tap counts when the hand's aim ray or the head's gaze
 //!    ray hits the hologram's bounds; a tap when the index tip pushes into the
 //!    surface; a select on each press. At most one reseed per frame: the
-//!    first cause found, left hand before right, air-tap before tap before select.
+//!    first cause found, left hand before right, air-tap before tap before
+//!    select; the reseed names the hand that made it.
 //! 3. Reseed: the next seed is `mix(previous seed, reseed count)` (so a run
 //!    is reproducible from its first seed), the map goes flat and growth
 //!    restarts at this frame's display time.
@@ -126,13 +127,13 @@ impl App {
             events.push(AppEvent::Placed { pose });
         }
 
-        if let Some(cause) = self.recognize(input) {
+        if let Some((cause, hand)) = self.recognize(input) {
             self.reseed_count += 1;
             let seed = mix(self.generator.seed(), self.reseed_count);
             self.generator.reseed(seed);
             self.growth.start(now);
             heights_changed = true;
-            events.push(AppEvent::Reseeded { seed, cause });
+            events.push(AppEvent::Reseeded { seed, cause, hand });
         }
 
         let due = self
@@ -156,8 +157,9 @@ impl App {
         }
     }
 
-    /// Feeds every recogniser this frame's tracking; the first reseed cause found.
-    fn recognize(&mut self, input: &FrameInput) -> Option<ReseedCause> {
+    /// Feeds every recogniser this frame's tracking; the first reseed cause
+    /// found and the hand that made it.
+    fn recognize(&mut self, input: &FrameInput) -> Option<(ReseedCause, Hand)> {
         let hologram = self.hologram;
         let bounds = self.bounds;
         let heights = self.generator.heightmap();
@@ -205,7 +207,7 @@ impl App {
                 (select, ReseedCause::Select),
             ]
             .into_iter()
-            .find_map(|(fired, cause)| fired.then_some(cause));
+            .find_map(|(fired, cause)| fired.then_some((cause, hand)));
             cause = cause.or(found);
         }
         cause

@@ -39,7 +39,12 @@ fn frame_at(frame: i64, rate: i64) -> FrameInput {
 
 /// A right hand at `tip` with the given thumb–index gap, aiming at `aim_target`.
 fn right_hand(input: &mut FrameInput, tip: Vec3, gap: f32, aim_target: Vec3) {
-    input.hands[Hand::Right.index()] = HandInput {
+    tracked_hand(input, Hand::Right, tip, gap, aim_target);
+}
+
+/// `hand` at `tip` with the given thumb–index gap, aiming at `aim_target`.
+fn tracked_hand(input: &mut FrameInput, hand: Hand, tip: Vec3, gap: f32, aim_target: Vec3) {
+    input.hands[hand.index()] = HandInput {
         joints: Some(hand_with_gap(tip, gap)),
         aim: Pose::looking_at(tip, aim_target),
         select: Some(false),
@@ -53,6 +58,18 @@ fn reseeds(output: &FrameOutput) -> Vec<ReseedCause> {
         .iter()
         .filter_map(|event| match event {
             AppEvent::Reseeded { cause, .. } => Some(*cause),
+            AppEvent::Placed { .. } => None,
+        })
+        .collect()
+}
+
+/// The hands named by the reseeds of `output`.
+fn reseed_hands(output: &FrameOutput) -> Vec<Hand> {
+    output
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            AppEvent::Reseeded { hand, .. } => Some(*hand),
             AppEvent::Placed { .. } => None,
         })
         .collect()
@@ -231,6 +248,58 @@ fn holding_select_reseeds_once() {
         outputs.iter().map(|out| reseeds(out).len()).sum::<usize>(),
         1
     );
+}
+
+#[test]
+fn a_select_reseed_names_the_hand_that_pressed() {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.hands[Hand::Left.index()].select = Some(frame >= 3);
+    });
+    assert_eq!(reseed_hands(&outputs[3]), vec![Hand::Left]);
+}
+
+#[test]
+fn a_gaze_aimed_air_tap_names_the_pinching_hand() {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.head = Some(Pose::looking_at(EYE, CENTRE).unwrap());
+        tracked_hand(input, Hand::Left, HAND, pinch_gap(frame), AWAY);
+    });
+    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
+    assert_eq!(reseed_hands(&outputs[5]), vec![Hand::Left]);
+}
+
+#[test]
+fn a_tap_names_the_tapping_hand() {
+    let mut app = app();
+    let outputs = run(&mut app, 12, |frame, input| {
+        let height = if frame < 4 { 0.05 } else { -0.03 };
+        tracked_hand(
+            input,
+            Hand::Left,
+            CENTRE + Vec3::new(-0.1, height, 0.05),
+            0.05,
+            AWAY,
+        );
+    });
+    let hands: Vec<Hand> = outputs.iter().flat_map(reseed_hands).collect();
+    assert_eq!(hands, vec![Hand::Left]);
+    assert_eq!(
+        outputs.iter().flat_map(reseeds).collect::<Vec<_>>(),
+        vec![ReseedCause::Tap]
+    );
+}
+
+#[test]
+fn when_both_hands_select_on_one_frame_the_left_one_is_named() {
+    let mut app = app();
+    let outputs = run(&mut app, 6, |frame, input| {
+        for hand in Hand::BOTH {
+            input.hands[hand.index()].select = Some(frame >= 3);
+        }
+    });
+    assert_eq!(reseed_hands(&outputs[3]), vec![Hand::Left]);
 }
 
 #[test]

@@ -295,7 +295,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         let output = app.update(&input);
         update_ms.push(elapsed_ms(started));
         for event in &output.events {
-            if let AppEvent::Reseeded { seed, cause } = *event {
+            if let AppEvent::Reseeded { seed, cause, .. } = *event {
                 seeds.push(seed);
                 reseeds.push(ReseedRecord {
                     frame,

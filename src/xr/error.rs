@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use ash::vk;
 use openxr as xr;
 
+use super::report::SessionEnd;
+
 /// Everything that can stop `holoterrain xr`.
 #[derive(Debug, thiserror::Error)]
 pub enum XrError {
@@ -75,6 +77,21 @@ pub enum XrError {
     /// The app core refused its configuration.
     #[error(transparent)]
     App(#[from] crate::app::AppError),
+    /// The runtime stopped under a running session (instance or session
+    /// lost, runtime failure); the report, if asked for, was written first.
+    #[error(
+        "the OpenXR runtime stopped ({}) after {frames} rendered frames{}; start the runtime again (Monado: monado-service) and rerun",
+        .ended.describe(),
+        report_note(.report.as_deref())
+    )]
+    RuntimeStopped {
+        /// How the session ended.
+        ended: SessionEnd,
+        /// Frames rendered before it did.
+        frames: u64,
+        /// Where the report went, when one was asked for.
+        report: Option<PathBuf>,
+    },
     /// The report file could not be written.
     #[error("cannot write the report {path}: {source}")]
     Report {
@@ -85,6 +102,25 @@ pub enum XrError {
     },
 }
 
+impl XrError {
+    /// The end of the session this error means when it says the runtime
+    /// stopped (XR_ERROR_INSTANCE_LOST, XR_ERROR_SESSION_LOST,
+    /// XR_ERROR_RUNTIME_FAILURE from any call), else `None`.
+    pub fn runtime_stop(&self) -> Option<SessionEnd> {
+        match self {
+            XrError::Xr { result, .. } => SessionEnd::from_xr_result(*result),
+            _ => None,
+        }
+    }
+}
+
+/// "; report written to FILE" when there is one.
+fn report_note(report: Option<&std::path::Path>) -> String {
+    report
+        .map(|path| format!("; report written to {}", path.display()))
+        .unwrap_or_default()
+}
+
 /// Builds a closure that wraps an OpenXR result into [`XrError::Xr`] for `call`.
 pub(crate) fn xr_call(call: &'static str) -> impl FnOnce(xr::sys::Result) -> XrError {
     move |result| XrError::Xr { call, result }
@@ -93,4 +129,32 @@ pub(crate) fn xr_call(call: &'static str) -> impl FnOnce(xr::sys::Result) -> XrE
 /// Builds a closure that wraps a Vulkan result into [`XrError::Vulkan`] for `call`.
 pub(crate) fn vk_call(call: &'static str) -> impl FnOnce(vk::Result) -> XrError {
     move |result| XrError::Vulkan { call, result }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_instance_from_any_call_is_a_runtime_stop() {
+        let error = xr_call("xrWaitFrame")(xr::sys::Result::ERROR_INSTANCE_LOST);
+        assert_eq!(error.runtime_stop(), Some(SessionEnd::InstanceLost));
+        let other = xr_call("xrWaitFrame")(xr::sys::Result::ERROR_VALIDATION_FAILURE);
+        assert_eq!(other.runtime_stop(), None);
+    }
+
+    #[test]
+    fn the_runtime_stopped_message_is_one_line_naming_the_loss_and_the_report() {
+        let message = XrError::RuntimeStopped {
+            ended: SessionEnd::InstanceLost,
+            frames: 12,
+            report: Some(PathBuf::from("/tmp/r.json")),
+        }
+        .to_string();
+        assert!(!message.contains('\n'), "{message}");
+        assert!(
+            message.starts_with("the OpenXR runtime stopped (instance lost) after 12 rendered frames; report written to /tmp/r.json;"),
+            "{message}"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! OpenXR input: one action set with a select (reseed) action, aim and grip
-//! poses and a haptic output, bound for the common interaction profiles; plus
-//! XR_EXT_hand_tracking joints for both hands.
+//! poses and a haptic output, bound for the common interaction profiles and
+//! the two hand-interaction profiles whose select is the runtime's own
+//! air-tap; plus XR_EXT_hand_tracking joints for both hands.
 
 use openxr as xr;
 
@@ -9,8 +10,35 @@ use super::error::{XrError, xr_call};
 /// Left and right, in the order the app uses everywhere.
 pub const HANDS: [&str; 2] = ["/user/hand/left", "/user/hand/right"];
 
-/// The profile whose select is the runtime's own air-tap (HoloLens 2).
-const HAND_INTERACTION_PROFILE: &str = "/interaction_profiles/microsoft/hand_interaction";
+/// XR_MSFT_hand_interaction's profile (HoloLens 2): `select/value` is the air-tap.
+const MSFT_HAND_INTERACTION_PROFILE: &str = "/interaction_profiles/microsoft/hand_interaction";
+/// XR_EXT_hand_interaction's profile (newer Quest and Pico runtimes; Monado
+/// offers the extension): `pinch_ext/value` is the index–thumb pinch, 1.0
+/// (true) when the tips touch.
+const EXT_HAND_INTERACTION_PROFILE: &str = "/interaction_profiles/ext/hand_interaction_ext";
+
+/// Which hand-interaction profiles are on (their extensions are enabled).
+/// On either, select is the runtime's recognition of a tracked hand's pinch.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HandProfiles {
+    /// XR_MSFT_hand_interaction is on.
+    pub msft: bool,
+    /// XR_EXT_hand_interaction is on.
+    pub ext: bool,
+}
+
+impl HandProfiles {
+    /// The paths of the profiles that are on.
+    fn names(self) -> Vec<&'static str> {
+        [
+            (self.msft, MSFT_HAND_INTERACTION_PROFILE),
+            (self.ext, EXT_HAND_INTERACTION_PROFILE),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+}
 
 /// One hand's tracked state at a frame's predicted display time.
 #[derive(Debug, Clone, Default)]
@@ -19,8 +47,9 @@ pub struct HandSample {
     pub aim: Option<xr::Posef>,
     /// The select action's state when the action is active, else `None`.
     pub select: Option<bool>,
-    /// Whether the hand's current interaction profile is
-    /// microsoft/hand_interaction, whose select is the runtime's air-tap.
+    /// Whether the hand's current interaction profile is a hand-interaction
+    /// profile (microsoft/hand_interaction, ext/hand_interaction_ext), whose
+    /// select is the runtime's air-tap.
     pub select_is_air_tap: bool,
     /// All 26 joints (pose, radius) when hand tracking located them.
     pub joints: Option<[(xr::Posef, f32); xr::HAND_JOINT_COUNT]>,
@@ -38,8 +67,8 @@ pub struct Input {
     hand_paths: [xr::Path; 2],
     /// Aim pose spaces, left and right.
     aim_spaces: [xr::Space; 2],
-    /// The microsoft/hand_interaction profile's path, when that extension is on.
-    hand_interaction_profile: Option<xr::Path>,
+    /// The paths of the hand-interaction profiles that are on.
+    air_tap_profiles: Vec<xr::Path>,
     /// Hand trackers, left and right, when XR_EXT_hand_tracking is on.
     hand_trackers: Option<[xr::HandTracker; 2]>,
     /// Keeps the pose actions alive as long as their spaces.
@@ -47,7 +76,7 @@ pub struct Input {
 }
 
 /// (profile, [(action name, input/output path suffix)]) suggested for each profile.
-fn profile_bindings(hand_interaction: bool) -> Vec<(&'static str, [&'static str; 4])> {
+fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static str; 4])> {
     // Order of suffixes: select, aim, grip, haptic ("" = the profile has none).
     let mut profiles = vec![
         (
@@ -96,16 +125,15 @@ fn profile_bindings(hand_interaction: bool) -> Vec<(&'static str, [&'static str;
             ],
         ),
     ];
-    if hand_interaction {
-        profiles.push((
-            HAND_INTERACTION_PROFILE,
-            [
-                "input/select/value",
-                "input/aim/pose",
-                "input/grip/pose",
-                "",
-            ],
-        ));
+    for profile in hand_profiles.names() {
+        // A boolean action on a float input: the runtime thresholds it
+        // (with hysteresis), so select is true while the fingers pinch.
+        let select = if profile == EXT_HAND_INTERACTION_PROFILE {
+            "input/pinch_ext/value"
+        } else {
+            "input/select/value"
+        };
+        profiles.push((profile, [select, "input/aim/pose", "input/grip/pose", ""]));
     }
     profiles
 }
@@ -116,7 +144,7 @@ impl Input {
     pub fn create(
         instance: &xr::Instance,
         session: &xr::Session<xr::Vulkan>,
-        hand_interaction: bool,
+        hand_profiles: HandProfiles,
         hand_tracking: bool,
     ) -> Result<Self, XrError> {
         let hand_paths = [
@@ -144,7 +172,7 @@ impl Input {
             .map_err(xr_call("xrCreateAction"))?;
 
         for (profile, [select_suffix, aim_suffix, grip_suffix, haptic_suffix]) in
-            profile_bindings(hand_interaction)
+            profile_bindings(hand_profiles)
         {
             let mut bindings = Vec::new();
             for hand in HANDS {
@@ -198,15 +226,15 @@ impl Input {
             haptic,
             hand_paths,
             aim_spaces,
-            hand_interaction_profile: if hand_interaction {
-                Some(
+            air_tap_profiles: hand_profiles
+                .names()
+                .into_iter()
+                .map(|name| {
                     instance
-                        .string_to_path(HAND_INTERACTION_PROFILE)
-                        .map_err(xr_call("xrStringToPath"))?,
-                )
-            } else {
-                None
-            },
+                        .string_to_path(name)
+                        .map_err(xr_call("xrStringToPath"))
+                })
+                .collect::<Result<_, _>>()?,
             hand_trackers,
             _pose_actions: [aim, grip],
         })
@@ -231,15 +259,12 @@ impl Input {
                 .map_err(xr_call("xrGetActionStateBoolean"))?;
             hand.select = state.is_active.then_some(state.current_state);
             hand.aim = located_pose(&self.aim_spaces[index], base, time)?;
-            hand.select_is_air_tap = match self.hand_interaction_profile {
-                Some(profile) => {
-                    session
+            hand.select_is_air_tap = !self.air_tap_profiles.is_empty()
+                && self.air_tap_profiles.contains(
+                    &session
                         .current_interaction_profile(self.hand_paths[index])
-                        .map_err(xr_call("xrGetCurrentInteractionProfile"))?
-                        == profile
-                }
-                None => false,
-            };
+                        .map_err(xr_call("xrGetCurrentInteractionProfile"))?,
+                );
             if let Some(trackers) = &self.hand_trackers {
                 hand.joints = base
                     .locate_hand_joints(&trackers[index], time)
@@ -256,6 +281,26 @@ impl Input {
             }
         }
         Ok(hands)
+    }
+
+    /// Each hand's current interaction profile, "none" when it has none.
+    pub fn current_profiles(
+        &self,
+        instance: &xr::Instance,
+        session: &xr::Session<xr::Vulkan>,
+    ) -> Result<[String; 2], XrError> {
+        let name = |hand: xr::Path| -> Result<String, XrError> {
+            let profile = session
+                .current_interaction_profile(hand)
+                .map_err(xr_call("xrGetCurrentInteractionProfile"))?;
+            if profile == xr::Path::NULL {
+                return Ok("none".into());
+            }
+            instance
+                .path_to_string(profile)
+                .map_err(xr_call("xrPathToString"))
+        };
+        Ok([name(self.hand_paths[0])?, name(self.hand_paths[1])?])
     }
 
     /// A short pulse on `hand`, where its profile has a haptic output.
@@ -288,20 +333,63 @@ pub fn located_pose(
 mod tests {
     use super::*;
 
+    const BOTH: HandProfiles = HandProfiles {
+        msft: true,
+        ext: true,
+    };
+
+    fn suggests(hand_profiles: HandProfiles, profile: &str) -> bool {
+        profile_bindings(hand_profiles)
+            .iter()
+            .any(|(suggested, _)| *suggested == profile)
+    }
+
     #[test]
-    fn hand_interaction_profile_is_suggested_only_when_its_extension_is_on() {
-        let named = |on: bool| {
-            profile_bindings(on)
-                .iter()
-                .any(|(profile, _)| profile.ends_with("microsoft/hand_interaction"))
+    fn each_hand_interaction_profile_is_suggested_only_when_its_extension_is_on() {
+        let msft_only = HandProfiles {
+            msft: true,
+            ext: false,
         };
-        assert!(named(true));
-        assert!(!named(false));
+        let ext_only = HandProfiles {
+            msft: false,
+            ext: true,
+        };
+        assert!(suggests(msft_only, MSFT_HAND_INTERACTION_PROFILE));
+        assert!(!suggests(msft_only, EXT_HAND_INTERACTION_PROFILE));
+        assert!(suggests(ext_only, EXT_HAND_INTERACTION_PROFILE));
+        assert!(!suggests(ext_only, MSFT_HAND_INTERACTION_PROFILE));
+        assert!(!suggests(
+            HandProfiles::default(),
+            MSFT_HAND_INTERACTION_PROFILE
+        ));
+        assert!(!suggests(
+            HandProfiles::default(),
+            EXT_HAND_INTERACTION_PROFILE
+        ));
+    }
+
+    #[test]
+    fn the_ext_profile_binds_select_to_the_pinch_and_has_no_haptic() {
+        let (_, suffixes) = profile_bindings(BOTH)
+            .into_iter()
+            .find(|(profile, _)| *profile == EXT_HAND_INTERACTION_PROFILE)
+            .expect("ext profile suggested");
+        assert_eq!(suffixes[0], "input/pinch_ext/value");
+        assert_eq!(suffixes[3], "", "hand_interaction_ext has no haptic output");
+    }
+
+    #[test]
+    fn both_hand_interaction_profiles_count_as_air_tap_profiles() {
+        assert_eq!(
+            BOTH.names(),
+            [MSFT_HAND_INTERACTION_PROFILE, EXT_HAND_INTERACTION_PROFILE]
+        );
+        assert!(HandProfiles::default().names().is_empty());
     }
 
     #[test]
     fn every_profile_binds_select_aim_and_grip() {
-        for (profile, suffixes) in profile_bindings(true) {
+        for (profile, suffixes) in profile_bindings(BOTH) {
             assert!(suffixes[0].starts_with("input/"), "{profile} select");
             assert_eq!(suffixes[1], "input/aim/pose", "{profile} aim");
             assert_eq!(suffixes[2], "input/grip/pose", "{profile} grip");

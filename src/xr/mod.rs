@@ -17,7 +17,15 @@ use std::path::PathBuf;
 use crate::size::Size;
 
 pub use error::XrError;
-pub use report::XrReport;
+pub use report::{SessionEnd, XrReport};
+
+/// Exit status of `holoterrain xr` when the OpenXR runtime stopped under a
+/// running session (instance or session lost, runtime failure): distinct
+/// from 1 (any other failure) and 2 (bad arguments).
+pub const EXIT_RUNTIME_STOPPED: u8 = 3;
+
+/// The exit statuses, for `holoterrain xr --help`.
+pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure; the report is still written, with \"ended\" saying which); 2 for bad arguments; 1 for any other failure.";
 
 /// Options of `holoterrain xr`.
 #[derive(Debug, Clone, clap::Args)]
@@ -41,11 +49,20 @@ pub struct XrArgs {
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it;
-/// writes the report when asked and returns it.
+/// writes the report when asked and returns it. When the runtime stopped
+/// under the session the report is written all the same and the result is
+/// [`XrError::RuntimeStopped`].
 pub fn run(args: &XrArgs) -> Result<XrReport, XrError> {
     let report = session::run_session(args)?;
     if let Some(path) = &args.report {
         report.write(path)?;
+    }
+    if report.ended.runtime_stopped() {
+        return Err(XrError::RuntimeStopped {
+            ended: report.ended,
+            frames: report.run.frames,
+            report: args.report.clone(),
+        });
     }
     Ok(report)
 }

@@ -15,8 +15,11 @@ const CORE_VALIDATION_LAYER: &str = "XR_APILAYER_LUNARG_core_validation";
 pub struct EnabledExtensions {
     /// XR_EXT_hand_tracking: articulated hand joints.
     pub hand_tracking: bool,
-    /// XR_MSFT_hand_interaction: the hand interaction profile (air-tap select).
-    pub hand_interaction: bool,
+    /// XR_MSFT_hand_interaction: the microsoft/hand_interaction profile
+    /// (air-tap select).
+    pub msft_hand_interaction: bool,
+    /// XR_EXT_hand_interaction: the ext/hand_interaction_ext profile (pinch).
+    pub ext_hand_interaction: bool,
     /// XR_MSFT_unbounded_reference_space: world-scale reference space.
     pub unbounded_space: bool,
     /// XR_KHR_composition_layer_depth: submit depth with the projection layer.
@@ -87,6 +90,11 @@ impl Runtime {
             "XR_MSFT_hand_interaction",
             available.msft_hand_interaction,
             &mut wanted.msft_hand_interaction,
+        );
+        note(
+            "XR_EXT_hand_interaction",
+            available.ext_hand_interaction,
+            &mut wanted.ext_hand_interaction,
         );
         note(
             "XR_MSFT_spatial_anchor",
@@ -181,7 +189,8 @@ impl Runtime {
             system,
             extensions: EnabledExtensions {
                 hand_tracking: wanted.ext_hand_tracking,
-                hand_interaction: wanted.msft_hand_interaction,
+                msft_hand_interaction: wanted.msft_hand_interaction,
+                ext_hand_interaction: wanted.ext_hand_interaction,
                 unbounded_space: wanted.msft_unbounded_reference_space,
                 composition_depth: wanted.khr_composition_layer_depth,
             },

@@ -1,7 +1,7 @@
 //! The OpenXR session and its frame loop: the session state machine, frame
 //! pacing by xrWaitFrame, input while focused, the app core each frame,
 //! rendering when the runtime asks, and a clean end on Ctrl-C, `--frames`,
-//! or the runtime's request.
+//! the runtime's request, or the runtime stopping under the session.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,8 +16,8 @@ use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
 use super::graphics::XrVulkan;
-use super::input::{HandSample, Input, located_pose};
-use super::report::XrReport;
+use super::input::{HANDS, HandProfiles, HandSample, Input, located_pose};
+use super::report::{SessionEnd, XrReport};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::frame::{BAND_HEIGHTS, FAR_M, NEAR_M};
@@ -42,10 +42,32 @@ struct Lifecycle {
     running: bool,
     /// The runtime gives us input (FOCUSED).
     focused: bool,
-    /// xrRequestExitSession was called.
-    exit_requested: bool,
+    /// xrRequestExitSession was called, and why.
+    exit_requested: Option<SessionEnd>,
+    /// The runtime announced the session's or its own loss.
+    lost: Option<SessionEnd>,
     /// Every state reported, in order.
     states_seen: Vec<String>,
+}
+
+impl Lifecycle {
+    /// How a loop that ended without an error ended.
+    fn end(&self) -> SessionEnd {
+        self.lost
+            .or(self.exit_requested)
+            .unwrap_or(SessionEnd::RuntimeExit)
+    }
+}
+
+/// Per-frame measurements the report summarises.
+#[derive(Debug, Default)]
+struct LoopRecord {
+    /// CPU milliseconds of each frame's update (tracking, app core, anchor).
+    update_ms: Vec<f64>,
+    /// CPU milliseconds of each rendered frame.
+    render_ms: Vec<f64>,
+    /// Predicted display time of the first frame and of the latest one.
+    display_times: Option<(xr::Time, xr::Time)>,
 }
 
 /// Installs a Ctrl-C handler that asks the loop to end the session.
@@ -204,7 +226,10 @@ impl SessionParts {
         let input = Input::create(
             &runtime.instance,
             &session,
-            runtime.extensions.hand_interaction,
+            HandProfiles {
+                msft: runtime.extensions.msft_hand_interaction,
+                ext: runtime.extensions.ext_hand_interaction,
+            },
             report.hand_tracking,
         )?;
         let views = runtime
@@ -294,16 +319,28 @@ impl SessionParts {
                             self.session.end().map_err(xr_call("xrEndSession"))?;
                             lifecycle.running = false;
                         }
-                        xr::SessionState::EXITING | xr::SessionState::LOSS_PENDING => {
+                        xr::SessionState::EXITING => return Ok(false),
+                        xr::SessionState::LOSS_PENDING => {
+                            lifecycle.lost = Some(SessionEnd::SessionLost);
                             return Ok(false);
                         }
                         _ => {}
                     }
                 }
                 xr::Event::InstanceLossPending(_) => {
-                    log::warn!("the OpenXR runtime is going away (instance loss pending)");
+                    // Logged only: the run's one line comes from the caller.
+                    log::info!("the OpenXR runtime is going away (instance loss pending)");
                     lifecycle.states_seen.push("INSTANCE_LOSS_PENDING".into());
+                    lifecycle.lost = Some(SessionEnd::InstanceLost);
                     return Ok(false);
+                }
+                xr::Event::InteractionProfileChanged(_) => {
+                    for (hand, profile) in HANDS
+                        .iter()
+                        .zip(self.input.current_profiles(instance, &self.session)?)
+                    {
+                        log::info!("interaction profile of {hand}: {profile}");
+                    }
                 }
                 xr::Event::EventsLost(lost) => {
                     log::warn!("{} OpenXR events lost", lost.lost_event_count());
@@ -314,8 +351,60 @@ impl SessionParts {
         Ok(true)
     }
 
+    /// Runs frames until the session ends, then fills the report with what
+    /// happened: also when the runtime stopped under the session (instance
+    /// or session lost, runtime failure), which ends the loop like a proper
+    /// end; any other error is returned.
     #[allow(clippy::too_many_arguments)]
     fn run_loop(
+        &mut self,
+        runtime: &Runtime,
+        frame_waiter: xr::FrameWaiter,
+        frame_stream: xr::FrameStream<xr::Vulkan>,
+        blend_mode: xr::EnvironmentBlendMode,
+        frame_limit: Option<u64>,
+        interrupted: &AtomicBool,
+        report: &mut XrReport,
+    ) -> Result<(), XrError> {
+        let mut lifecycle = Lifecycle::default();
+        let mut record = LoopRecord::default();
+        let looped = self.frames(
+            runtime,
+            frame_waiter,
+            frame_stream,
+            blend_mode,
+            frame_limit,
+            interrupted,
+            &mut lifecycle,
+            &mut record,
+            report,
+        );
+        report.ended = match looped {
+            Ok(()) => lifecycle.end(),
+            Err(error) => match error.runtime_stop() {
+                Some(end) => {
+                    log::info!("the OpenXR runtime stopped: {error}");
+                    end
+                }
+                None => return Err(error),
+            },
+        };
+        report.session_states = lifecycle.states_seen;
+        report.run.cpu_ms = CpuTimes {
+            update: TimingStats::of(&record.update_ms),
+            render: TimingStats::of(&record.render_ms),
+        };
+        report.run.iterations = self.app.iterations_done();
+        if let Some((first, last)) = record.display_times {
+            report.run.seconds = (last.as_nanos() - first.as_nanos()) as f64 / 1e9;
+        }
+        Ok(())
+    }
+
+    /// The frame loop proper: events, xrWaitFrame, input, the app core,
+    /// rendering; returns when the session is over.
+    #[allow(clippy::too_many_arguments)]
+    fn frames(
         &mut self,
         runtime: &Runtime,
         mut frame_waiter: xr::FrameWaiter,
@@ -323,19 +412,26 @@ impl SessionParts {
         blend_mode: xr::EnvironmentBlendMode,
         frame_limit: Option<u64>,
         interrupted: &AtomicBool,
+        lifecycle: &mut Lifecycle,
+        record: &mut LoopRecord,
         report: &mut XrReport,
     ) -> Result<(), XrError> {
-        let mut lifecycle = Lifecycle::default();
         let mut events = xr::EventDataBuffer::new();
-        let mut update_ms = Vec::new();
-        let mut render_ms = Vec::new();
-        let mut first_display_time = None;
-        let mut last_display_time = None;
         loop {
             let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
-            if (quota_reached || interrupted.load(Ordering::Relaxed)) && !lifecycle.exit_requested {
+            let exit_reason = if quota_reached {
+                Some(SessionEnd::FrameLimit)
+            } else if interrupted.load(Ordering::Relaxed) {
+                Some(SessionEnd::Interrupted)
+            } else {
+                None
+            };
+            if let Some(reason) = exit_reason
+                && lifecycle.exit_requested.is_none()
+            {
+                lifecycle.exit_requested = Some(reason);
                 match self.session.request_exit() {
-                    Ok(()) => lifecycle.exit_requested = true,
+                    Ok(()) => {}
                     Err(xr::sys::Result::ERROR_SESSION_NOT_RUNNING) => break,
                     Err(result) => {
                         return Err(XrError::Xr {
@@ -345,7 +441,7 @@ impl SessionParts {
                     }
                 }
             }
-            if !self.poll_events(&runtime.instance, &mut lifecycle, &mut events)? {
+            if !self.poll_events(&runtime.instance, lifecycle, &mut events)? {
                 break;
             }
             if !lifecycle.running {
@@ -355,8 +451,8 @@ impl SessionParts {
             let frame_state = frame_waiter.wait().map_err(xr_call("xrWaitFrame"))?;
             frame_stream.begin().map_err(xr_call("xrBeginFrame"))?;
             let time = frame_state.predicted_display_time;
-            let first = *first_display_time.get_or_insert(time);
-            last_display_time = Some(time);
+            let first = record.display_times.map_or(time, |(first, _)| first);
+            record.display_times = Some((first, time));
 
             let update_started = Instant::now();
             let (_, views) = self
@@ -381,8 +477,11 @@ impl SessionParts {
                         )?;
                         report.anchored = self.anchor.is_some();
                     }
-                    AppEvent::Reseeded { seed, cause } => {
-                        log::info!("reseeded ({}) with seed {seed}", cause.name());
+                    AppEvent::Reseeded { seed, cause, hand } => {
+                        log::info!(
+                            "reseeded ({}, {hand:?} hand) with seed {seed}",
+                            cause.name()
+                        );
                         report.run.seeds.push(seed);
                         report.run.reseeds.push(ReseedRecord {
                             frame: report.run.frames,
@@ -391,39 +490,31 @@ impl SessionParts {
                             seed,
                         });
                         if lifecycle.focused {
-                            // The reseed event does not say which hand made
-                            // it, so both hands feel it.
-                            for hand in 0..hands.len() {
-                                self.input.pulse(&self.session, hand)?;
-                            }
+                            // Only the hand that asked feels the answer.
+                            self.input.pulse(&self.session, hand.index())?;
                         }
                     }
                 }
             }
             let model = self.hologram_model(&output, time)?;
-            update_ms.push(update_started.elapsed().as_secs_f64() * 1000.0);
+            record
+                .update_ms
+                .push(update_started.elapsed().as_secs_f64() * 1000.0);
 
             let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
             match model {
                 Some(model) if frame_state.should_render && !quota_reached => {
                     let render_started = Instant::now();
                     self.render_frame(runtime, &output, model, &views, time, blend_mode)?;
-                    render_ms.push(render_started.elapsed().as_secs_f64() * 1000.0);
+                    record
+                        .render_ms
+                        .push(render_started.elapsed().as_secs_f64() * 1000.0);
                     report.run.frames += 1;
                 }
                 _ => frame_stream
                     .end(time, blend_mode, &[])
                     .map_err(xr_call("xrEndFrame"))?,
             }
-        }
-        report.session_states = lifecycle.states_seen;
-        report.run.cpu_ms = CpuTimes {
-            update: TimingStats::of(&update_ms),
-            render: TimingStats::of(&render_ms),
-        };
-        report.run.iterations = self.app.iterations_done();
-        if let (Some(first), Some(last)) = (first_display_time, last_display_time) {
-            report.run.seconds = (last.as_nanos() - first.as_nanos()) as f64 / 1e9;
         }
         Ok(())
     }

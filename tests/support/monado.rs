@@ -1,6 +1,7 @@
 //! Running holoterrain inside the Monado chroot (scripts/monado-chroot.sh):
-//! preparing it once, deciding whether these tests can run here, and
-//! finding the app's process to interrupt it.
+//! preparing it once, deciding whether these tests can run here, finding
+//! the app's process to interrupt it, and killing the service to play a
+//! runtime crash.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -56,13 +57,21 @@ pub enum Mode {
 /// Starts `holoterrain xr ARGS` inside the chroot with the service in `mode`,
 /// binding the binary's directory and `scratch` (same paths inside). Output is piped.
 pub fn spawn_xr(mode: Mode, scratch: &Path, args: &[&str]) -> Child {
+    xr_command(mode, scratch, args)
+        .spawn()
+        .expect("start scripts/monado-chroot.sh")
+}
+
+/// The command [`spawn_xr`] runs, for a caller that adds to it first.
+pub fn xr_command(mode: Mode, scratch: &Path, args: &[&str]) -> Command {
     let binary = binary();
     let binary_dir = binary.parent().expect("binary has a directory");
     let mode_name = match mode {
         Mode::Simulated => "simulated",
         Mode::Remote => "remote",
     };
-    Command::new(script())
+    let mut command = Command::new(script());
+    command
         .args(["run", "--mode", mode_name, "--bind"])
         .arg(binary_dir)
         .arg("--bind")
@@ -73,9 +82,33 @@ pub fn spawn_xr(mode: Mode, scratch: &Path, args: &[&str]) -> Child {
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start scripts/monado-chroot.sh")
+        .stderr(Stdio::piped());
+    command
+}
+
+/// The variable naming the file where scripts/monado/inside.sh writes
+/// monado-service's process id (the chroot shares the host's pid space).
+pub const SERVICE_PID_FILE_VAR: &str = "HOLOTERRAIN_MONADO_PID_FILE";
+
+/// Kills the monado-service whose id is in `pid_file` with SIGKILL, as a
+/// crash would end it, after checking that the id still names a
+/// monado-service process. Returns its id.
+pub fn kill_service(pid_file: &Path) -> u32 {
+    let text = std::fs::read_to_string(pid_file)
+        .unwrap_or_else(|error| panic!("no pid file {}: {error}", pid_file.display()));
+    let pid: u32 = text.trim().parse().expect("a process id in the pid file");
+    let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    assert_eq!(
+        name.trim(),
+        "monado-service",
+        "process {pid} is not the service"
+    );
+    let status = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -KILL {pid} failed");
+    pid
 }
 
 /// A scratch directory under the target dir (bindable into the chroot).
