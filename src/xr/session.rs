@@ -1,7 +1,7 @@
 //! The OpenXR session and its frame loop: the session state machine, frame
 //! pacing by xrWaitFrame, input while focused, the app core each frame,
-//! rendering when the runtime asks, and a clean end on Ctrl-C, `--frames`,
-//! or the runtime's request.
+//! rendering when the runtime asks, and a clean end on Ctrl-C (SIGINT),
+//! SIGTERM, `--frames`, or the runtime's request.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,12 +48,13 @@ struct Lifecycle {
     states_seen: Vec<String>,
 }
 
-/// Installs a Ctrl-C handler that asks the loop to end the session.
+/// Installs a handler for Ctrl-C (SIGINT) and, as scripts and desktops stop
+/// apps with it, SIGTERM (and SIGHUP), that asks the loop to end the session.
 fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = Arc::clone(&flag);
     if let Err(error) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::Relaxed)) {
-        log::warn!("Ctrl-C will not end the session cleanly: {error}");
+        log::warn!("Ctrl-C and SIGTERM will not end the session cleanly: {error}");
     }
     flag
 }
@@ -410,6 +411,8 @@ impl SessionParts {
                     self.render_frame(runtime, &output, model, &views, time, blend_mode)?;
                     render_ms.push(render_started.elapsed().as_secs_f64() * 1000.0);
                     report.run.frames += 1;
+                    // The progress signal scripts and tests wait on.
+                    log::debug!("frame {} rendered", report.run.frames);
                 }
                 _ => frame_stream
                     .end(time, blend_mode, &[])
