@@ -36,12 +36,13 @@ fi
 [ -n "${DISPLAY:-}" ] || die "DISPLAY is not set: run this in a desktop session (X11 or XWayland)"
 
 if [ -z "${HOLOTERRAIN_BIN:-}" ]; then
+    echo "desktop-sim: building holoterrain (cargo build)" >&2
     (cd "$repo" && cargo build --quiet) || die "cargo build failed"
     HOLOTERRAIN_BIN="$repo/target/debug/holoterrain"
 fi
 [ -x "$HOLOTERRAIN_BIN" ] || die "no holoterrain binary at $HOLOTERRAIN_BIN"
 HOLOTERRAIN_BIN=$(realpath "$HOLOTERRAIN_BIN")
-export RUST_LOG=${RUST_LOG:-info}
+export HOLOTERRAIN_BIN RUST_LOG=${RUST_LOG:-info}
 
 if command -v monado-service >/dev/null; then
     runner=(sh "$repo/scripts/monado/inside.sh" qwerty "$HOLOTERRAIN_BIN" xr "${xr_args[@]}")
@@ -49,8 +50,7 @@ else
     if [ "$(id -u)" != 0 ]; then
         # Root is needed for the chroot; the X server's address and cookie go along.
         export XAUTHORITY=${XAUTHORITY:-$HOME/.Xauthority}
-        exec sudo --preserve-env=DISPLAY,XAUTHORITY,RUST_LOG HOLOTERRAIN_BIN="$HOLOTERRAIN_BIN" \
-            "$0" -- "${xr_args[@]}"
+        exec sudo --preserve-env=DISPLAY,XAUTHORITY,RUST_LOG,HOLOTERRAIN_BIN "$0" -- "${xr_args[@]}"
     fi
     [ "$PWD" != / ] || die "run this from a directory other than /: it is bound into the chroot"
     "$repo/scripts/monado-chroot.sh" prepare

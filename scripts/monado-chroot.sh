@@ -145,8 +145,8 @@ run() {
     [ $# -gt 0 ] || die "run needs a command after --"
     case "$mode" in simulated|remote|qwerty) ;; *) die "unknown mode $mode" ;; esac
     [ -f "$MARKER" ] || die "no complete chroot at $CHROOT_DIR: run '$0 prepare' first"
-    [ -z "$(missing_packages)" ] \
-        || die "the chroot at $CHROOT_DIR lacks $(missing_packages): run '$0 prepare' to add them"
+    missing=$(missing_packages)
+    [ -z "$missing" ] || die "the chroot at $CHROOT_DIR lacks ${missing% }: run '$0 prepare' to add them"
     xauthority_copy=""
     if [ "$mode" = qwerty ]; then
         [ -n "${DISPLAY:-}" ] || die "--mode qwerty opens windows: set DISPLAY to an X server"
