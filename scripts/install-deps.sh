@@ -20,6 +20,9 @@ test_packages=(
   libopenxr-loader1        # the OpenXR loader the xr platform opens
   openxr-layer-corevalidation
   debootstrap              # builds the Debian trixie chroot that holds Monado
+  xvfb                     # an X server for Monado's windows in tests/xr_desktop.rs
+  xdotool                  # types keys and clicks into Monado's debug window there
+  imagemagick              # import: screenshots of Monado's window there
 )
 
 case "${1:-test}" in

@@ -5,14 +5,21 @@
 #
 # Usage:
 #   scripts/monado-chroot.sh prepare
-#       Build the chroot unless a complete one exists (marker file). A chroot
-#       left half-built by an interrupted run is removed and rebuilt.
-#   scripts/monado-chroot.sh run [--mode simulated|remote] [--bind DIR]... -- CMD [ARG]...
+#       Build the chroot unless a complete one exists (marker file listing the
+#       packages it holds). A chroot left half-built by an interrupted run is
+#       removed and rebuilt; a complete one made before a package was added
+#       here gets the missing packages installed.
+#   scripts/monado-chroot.sh run [--mode simulated|remote|qwerty] [--bind DIR]... -- CMD [ARG]...
 #       Mount proc and /dev into the chroot, bind each DIR at the same path
-#       inside it, start monado-service in the chosen mode ,
-#       wait for its socket, run CMD inside, then stop the service and unmount.
-#       Exits with CMD's status. Runs are serialised with a lock, because the
-#       remote driver's TCP port 4242 can be held by one service only.
+#       inside it, start monado-service in the chosen mode (see
+#       scripts/monado/inside.sh), wait for its socket, run CMD inside, then
+#       stop the service and unmount. Exits with CMD's status; SIGINT or
+#       SIGTERM to this script is passed on to CMD as SIGTERM, so it can end
+#       cleanly first. Runs are serialised with a lock, because the remote
+#       driver's TCP port 4242 can be held by one service only.
+#       --mode qwerty opens Monado's windows on the X server in $DISPLAY
+#       (its socket directory /tmp/.X11-unix and a copy of $XAUTHORITY are
+#       made visible inside).
 #   scripts/monado-chroot.sh path
 #       Print the chroot directory.
 #
@@ -26,8 +33,10 @@ MIRROR=${HOLOTERRAIN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 MARKER="$CHROOT_DIR/.holoterrain-complete"
 LOCK_FILE="$CHROOT_DIR.lock"
 SCRIPT_DIR=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+# libgl1 and libegl1: the OpenGL that Monado's debug window (--mode qwerty) draws with.
 PACKAGES="monado-service libopenxr1-monado libopenxr-loader1 libopenxr-utils \
-mesa-vulkan-drivers libvulkan1 vulkan-validationlayers openxr-layer-corevalidation"
+mesa-vulkan-drivers libvulkan1 vulkan-validationlayers openxr-layer-corevalidation \
+libgl1 libegl1"
 
 die() {
     echo "monado-chroot: $*" >&2
@@ -46,8 +55,35 @@ unmount_all() {
     done
 }
 
+# The packages of $PACKAGES the marker does not list (all of them without a marker).
+missing_packages() {
+    for package in $PACKAGES; do
+        grep -qx "$package" "$MARKER" 2>/dev/null || printf '%s ' "$package"
+    done
+}
+
+install_packages() {
+    echo "monado-chroot: installing $*" >&2
+    if ! chroot "$CHROOT_DIR" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
+        sh -c "apt-get update && apt-get install -y --no-install-recommends $*" \
+        >"$CHROOT_DIR.apt.log" 2>&1; then
+        die "apt-get install in the chroot failed; log: $CHROOT_DIR.apt.log"
+    fi
+    chroot "$CHROOT_DIR" apt-get clean
+}
+
+# Installs what a complete chroot made with an older package list lacks.
+top_up() {
+    mount_system
+    trap unmount_all EXIT
+    install_packages $(missing_packages)
+    unmount_all
+    trap - EXIT
+    printf '%s\n' $PACKAGES >"$MARKER"
+}
+
 prepare() {
-    if [ -f "$MARKER" ]; then
+    if [ -z "$(missing_packages)" ]; then
         return 0
     fi
     [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
@@ -55,7 +91,11 @@ prepare() {
     mkdir -p "$(dirname "$CHROOT_DIR")"
     exec 9>"$LOCK_FILE"
     flock 9
+    if [ -z "$(missing_packages)" ]; then
+        return 0
+    fi
     if [ -f "$MARKER" ]; then
+        top_up
         return 0
     fi
     if [ -e "$CHROOT_DIR" ]; then
@@ -69,17 +109,26 @@ prepare() {
         || die "debootstrap failed (no network to $MIRROR?); log: $CHROOT_DIR.debootstrap.log"
     mount_system
     trap unmount_all EXIT
-    echo "monado-chroot: installing $PACKAGES" >&2
-    if ! chroot "$CHROOT_DIR" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
-        sh -c "apt-get update && apt-get install -y --no-install-recommends $PACKAGES" \
-        >"$CHROOT_DIR.apt.log" 2>&1; then
-        die "apt-get install in the chroot failed; log: $CHROOT_DIR.apt.log"
-    fi
-    chroot "$CHROOT_DIR" apt-get clean
+    install_packages $PACKAGES
     unmount_all
     trap - EXIT
-    touch "$MARKER"
+    printf '%s\n' $PACKAGES >"$MARKER"
     echo "monado-chroot: ready in $(($(date +%s) - started)) s" >&2
+}
+
+# Waits for child $1 even when a trapped signal interrupts `wait`; returns its status.
+wait_for() {
+    while :; do
+        waited_status=0
+        wait "$1" || waited_status=$?
+        kill -0 "$1" 2>/dev/null || return "$waited_status"
+    done
+}
+
+# Removes what run put into the chroot and unmounts.
+end_run() {
+    [ -z "$xauthority_copy" ] || rm -f "$CHROOT_DIR$xauthority_copy"
+    unmount_all
 }
 
 run() {
@@ -94,21 +143,44 @@ run() {
         esac
     done
     [ $# -gt 0 ] || die "run needs a command after --"
-    case "$mode" in simulated|remote) ;; *) die "unknown mode $mode" ;; esac
+    case "$mode" in simulated|remote|qwerty) ;; *) die "unknown mode $mode" ;; esac
     [ -f "$MARKER" ] || die "no complete chroot at $CHROOT_DIR: run '$0 prepare' first"
+    missing=$(missing_packages)
+    [ -z "$missing" ] || die "the chroot at $CHROOT_DIR lacks ${missing% }: run '$0 prepare' to add them"
+    xauthority_copy=""
+    if [ "$mode" = qwerty ]; then
+        [ -n "${DISPLAY:-}" ] || die "--mode qwerty opens windows: set DISPLAY to an X server"
+        if [ -d /tmp/.X11-unix ]; then
+            binds="$binds /tmp/.X11-unix"
+        fi
+        if [ -f "${XAUTHORITY:-}" ]; then
+            xauthority_copy=/tmp/holoterrain-xauthority.$$
+        fi
+    fi
     exec 9>"$LOCK_FILE"
     flock 9
-    trap unmount_all EXIT INT TERM
+    trap end_run EXIT
+    trap 'exit 143' INT TERM
     mount_system
     for dir in $binds; do
         [ -d "$dir" ] || die "bind source $dir is not a directory"
         mkdir -p "$CHROOT_DIR$dir"
         mount --bind "$dir" "$CHROOT_DIR$dir"
     done
+    if [ -n "$xauthority_copy" ]; then
+        install -m 600 "$XAUTHORITY" "$CHROOT_DIR$xauthority_copy"
+        export XAUTHORITY="$xauthority_copy"
+    fi
     install -m 755 "$SCRIPT_DIR/monado/inside.sh" "$CHROOT_DIR/usr/local/bin/holoterrain-inside"
+    # The command runs in the background so that a signal to this script can
+    # be passed on; fd 3 keeps this script's stdin for it.
+    exec 3<&0
+    chroot "$CHROOT_DIR" /usr/local/bin/holoterrain-inside "$mode" "$@" <&3 3<&- &
+    inside_pid=$!
+    trap 'kill -TERM "$inside_pid" 2>/dev/null || true' INT TERM
     status=0
-    chroot "$CHROOT_DIR" /usr/local/bin/holoterrain-inside "$mode" "$@" || status=$?
-    unmount_all
+    wait_for "$inside_pid" || status=$?
+    end_run
     trap - EXIT INT TERM
     exit "$status"
 }
@@ -117,5 +189,5 @@ case "${1:-}" in
     prepare) prepare ;;
     run) shift; run "$@" ;;
     path) echo "$CHROOT_DIR" ;;
-    *) die "usage: $0 prepare | run [--mode simulated|remote] [--bind DIR]... -- CMD... | path" ;;
+    *) die "usage: $0 prepare | run [--mode simulated|remote|qwerty] [--bind DIR]... -- CMD... | path" ;;
 esac

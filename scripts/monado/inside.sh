@@ -1,9 +1,16 @@
 #!/bin/sh
-# Runs inside the Monado chroot (installed there by monado-chroot.sh run):
+# Runs inside the Monado chroot (installed there by monado-chroot.sh run), or
+# directly on a machine with monado-service (scripts/desktop-sim.sh):
 # starts monado-service in the given mode, waits for its IPC socket, runs the
-# command, then stops the service. Exits with the command's status.
+# command, then stops the service. Exits with the command's status; SIGINT or
+# SIGTERM to this script is passed on to the command as SIGTERM.
 #
-# Usage: holoterrain-inside simulated|remote CMD [ARG]...
+# Usage: holoterrain-inside simulated|remote|qwerty CMD [ARG]...
+#   simulated  a simulated HMD, no window (null compositor)
+#   remote     HMD and controllers driven over TCP 4242, no window
+#   qwerty     keyboard-and-mouse HMD and controllers; opens the compositor
+#              window "Monado" and the debug window "Monado! ..." (which takes
+#              the keys) on the X server in $DISPLAY
 # With HOLOTERRAIN_MONADO_PID_FILE set, the service's process id is written
 # there (a test kills it to play a runtime crash).
 set -eu
@@ -13,14 +20,17 @@ shift
 case "$mode" in
     simulated) export SIMULATED_ENABLE=1 ;;
     remote) export P_OVERRIDE_ACTIVE_CONFIG=remote ;;
+    qwerty) export QWERTY_ENABLE=1 XRT_DEBUG_GUI=1 XRT_COMPOSITOR_FORCE_XCB=1 ;;
     *) echo "holoterrain-inside: unknown mode $mode" >&2; exit 2 ;;
 esac
 
 XDG_RUNTIME_DIR=$(mktemp -d /tmp/holoterrain-xdg.XXXXXX)
 chmod 700 "$XDG_RUNTIME_DIR"
 export XDG_RUNTIME_DIR
-# No window and no GPU: Monado's null compositor paces frames itself.
-export XRT_COMPOSITOR_NULL=1
+if [ "$mode" != qwerty ]; then
+    # No window and no GPU: Monado's null compositor paces frames itself.
+    export XRT_COMPOSITOR_NULL=1
+fi
 service_log="$XDG_RUNTIME_DIR/monado-service.log"
 
 # monado-service epolls stdin, which must be a pipe (/dev/null is refused):
@@ -34,6 +44,11 @@ fi
 exec 8>"$XDG_RUNTIME_DIR/service-stdin"
 
 stop_service() {
+    # A line on its stdin is monado-service's own request to shut down; the
+    # qwerty mode needs it, because there its SDL window turns SIGTERM into
+    # a mere close event. (No SIGPIPE if the service is already gone.)
+    trap '' PIPE
+    echo >&8 2>/dev/null || true
     kill "$service_pid" 2>/dev/null || true
     wait "$service_pid" 2>/dev/null || true
     exec 8>&-
@@ -58,8 +73,22 @@ while [ ! -S "$socket" ]; do
     waited=$((waited + 1))
 done
 
+# The command runs in the background so that a signal to this script can be
+# passed on to it; fd 3 keeps this script's stdin for it.
+exec 3<&0
+"$@" <&3 3<&- &
+command_pid=$!
+trap 'kill -TERM "$command_pid" 2>/dev/null || true' INT TERM
 status=0
-"$@" || status=$?
+while :; do
+    # A trapped signal interrupts wait while the command still runs: wait again.
+    waited_status=0
+    wait "$command_pid" || waited_status=$?
+    if ! kill -0 "$command_pid" 2>/dev/null; then
+        status=$waited_status
+        break
+    fi
+done
 if [ -n "${HOLOTERRAIN_SHOW_MONADO_LOG:-}" ]; then
     cat "$service_log" >&2
 fi

@@ -1,7 +1,8 @@
 //! The OpenXR session and its frame loop: the session state machine, frame
 //! pacing by xrWaitFrame, input while focused, the app core each frame,
-//! rendering when the runtime asks, and a clean end on Ctrl-C, `--frames`,
-//! the runtime's request, or the runtime stopping under the session.
+//! rendering when the runtime asks, and a clean end on Ctrl-C (SIGINT),
+//! SIGTERM, `--frames`, the runtime's request, or the runtime stopping under
+//! the session.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -70,12 +71,13 @@ struct LoopRecord {
     display_times: Option<(xr::Time, xr::Time)>,
 }
 
-/// Installs a Ctrl-C handler that asks the loop to end the session.
+/// Installs a handler for Ctrl-C (SIGINT) and, as scripts and desktops stop
+/// apps with it, SIGTERM (and SIGHUP), that asks the loop to end the session.
 fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = Arc::clone(&flag);
     if let Err(error) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::Relaxed)) {
-        log::warn!("Ctrl-C will not end the session cleanly: {error}");
+        log::warn!("Ctrl-C and SIGTERM will not end the session cleanly: {error}");
     }
     flag
 }
@@ -510,6 +512,8 @@ impl SessionParts {
                         .render_ms
                         .push(render_started.elapsed().as_secs_f64() * 1000.0);
                     report.run.frames += 1;
+                    // The progress signal scripts and tests wait on.
+                    log::debug!("frame {} rendered", report.run.frames);
                 }
                 _ => frame_stream
                     .end(time, blend_mode, &[])
