@@ -48,7 +48,7 @@ struct Said {
     lines: Vec<String>,
     /// The last "frame N rendered" number.
     frames: u64,
-    /// How many "reseeded (select)" lines.
+    /// How many "reseeded (select, …)" lines.
     select_reseeds: usize,
     /// A "session state FOCUSED" line came.
     focused: bool,
@@ -81,7 +81,7 @@ impl Watched {
                     {
                         state.frames = frames;
                     }
-                    if line.contains("reseeded (select)") {
+                    if line.contains("reseeded (select,") {
                         state.select_reseeds += 1;
                     }
                     if line.contains("session state FOCUSED") {
