@@ -6,9 +6,11 @@ use crate::generate::GenerateArgs;
 use crate::sim::SimArgs;
 use crate::xr::XrArgs;
 
+// The doc comment is the `--help` summary (no bare `about`, which would take
+// Cargo.toml's description, written for the Debian package instead).
 /// A terrain hologram grown frame by frame by a BSP fault engine.
 #[derive(Debug, Parser)]
-#[command(name = "holoterrain", version, about)]
+#[command(name = "holoterrain", version)]
 pub struct Cli {
     /// What to run.
     #[command(subcommand)]
