@@ -79,6 +79,7 @@ run() {
         esac
     done
     [ $# -gt 0 ] || die "run needs a command after --"
+    [ "$(id -u)" = 0 ] || die "must run as root (mount and chroot need it)"
     [ -f "$MARKER" ] || die "no complete base at $BASE_DIR: run '$0 prepare' first"
     # Shared lock: runs may overlap each other, but never a rebuild of the base.
     exec 9>"$LOCK_FILE"

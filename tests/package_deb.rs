@@ -263,6 +263,13 @@ fn installs_into_clean_debian_runs_from_path_and_purges_without_trace() {
         "man holoterrain-sim rendered:\n{page}"
     );
 
+    // bash loads the completion and binds it to the command.
+    let completion = read(dir, "bash-complete.txt");
+    assert!(
+        completion.trim_end().ends_with(" holoterrain"),
+        "complete -p holoterrain: {completion}"
+    );
+
     // The desktop entry's command: with no OpenXR runtime installed it shows
     // the one-line error and keeps the terminal open until Enter.
     let desktop = read(dir, "desktop-exec.txt");

@@ -53,6 +53,9 @@ step "man holoterrain-sim"
 man -w holoterrain-sim >"$OUT/man-path.txt"
 MANWIDTH=80 man -P cat holoterrain-sim 2>/dev/null | col -b >"$OUT/man-sim.txt"
 
+step "bash completion"
+bash -c '. /usr/share/bash-completion/completions/holoterrain && complete -p holoterrain' >"$OUT/bash-complete.txt"
+
 step "the desktop entry's command, with no OpenXR runtime and stdin closed"
 desktop_exec=$(sed -n 's/^Exec=//p' /usr/share/applications/*.desktop)
 sh -c "$desktop_exec" </dev/null >"$OUT/desktop-exec.txt" 2>&1 || true
