@@ -23,6 +23,10 @@ test_packages=(
   xvfb                     # an X server for Monado's windows in tests/xr_desktop.rs
   xdotool                  # types keys and clicks into Monado's debug window there
   imagemagick              # import: screenshots of Monado's window there
+  dpkg-dev                 # dpkg-shlibdeps: cargo-deb works out the package's libc dependency with it
+  lintian                  # judges the .deb (tests/package_deb.rs)
+  desktop-file-utils       # desktop-file-validate checks the desktop entry (tests/manifests.rs)
+  appstream                # appstreamcli validates the AppStream metainfo (tests/manifests.rs)
 )
 
 case "${1:-test}" in

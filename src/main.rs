@@ -1,30 +1,11 @@
 //! The `holoterrain` command line: parse arguments, pick a platform, run.
 use anyhow::Result;
-use clap::{Parser, Subcommand};
-use holoterrain::generate::{self, GenerateArgs, LazyProgress};
-use holoterrain::sim::{self, SimArgs};
-use holoterrain::xr::{self, XrArgs};
+use clap::Parser;
+use holoterrain::cli::{Cli, Command};
+use holoterrain::generate::{self, LazyProgress};
+use holoterrain::sim;
+use holoterrain::xr;
 use std::process::ExitCode;
-
-/// A terrain hologram grown frame by frame by a BSP fault engine.
-#[derive(Debug, Parser)]
-#[command(name = "holoterrain", version, about)]
-struct Cli {
-    /// What to run.
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Run the headless simulator: the whole frame loop, no headset, no GPU needed (runs on lavapipe).
-    Sim(SimArgs),
-    /// Run in an OpenXR session: a headset, or Monado (see docs/xr.md).
-    #[command(after_help = xr::EXIT_STATUS_HELP)]
-    Xr(XrArgs),
-    /// Write a heightmap file from the terrain engine.
-    Generate(GenerateArgs),
-}
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();

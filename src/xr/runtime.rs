@@ -111,6 +111,14 @@ impl Runtime {
             available.khr_composition_layer_depth,
             &mut wanted.khr_composition_layer_depth,
         );
+        // A HoloLens app runs in an app container, where the loader and the
+        // runtime need this to work (manifests/hololens).
+        #[cfg(windows)]
+        note(
+            "XR_EXT_win32_appcontainer_compatible",
+            available.ext_win32_appcontainer_compatible,
+            &mut wanted.ext_win32_appcontainer_compatible,
+        );
         note(
             "XR_EXT_debug_utils",
             available.ext_debug_utils,

@@ -1,0 +1,41 @@
+//! The `holoterrain` command-line definition (clap), shared by the binary and
+//! by the generator of the packaged man pages and shell completions.
+use clap::{Parser, Subcommand};
+
+use crate::generate::GenerateArgs;
+use crate::sim::SimArgs;
+use crate::xr::XrArgs;
+
+// The doc comment is the `--help` summary (no bare `about`, which would take
+// Cargo.toml's description, written for the Debian package instead).
+/// A terrain hologram grown frame by frame by a BSP fault engine.
+#[derive(Debug, Parser)]
+#[command(name = "holoterrain", version)]
+pub struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands, one per platform or tool.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the headless simulator: the whole frame loop, no headset, no GPU needed (runs on lavapipe).
+    Sim(SimArgs),
+    /// Run in an OpenXR session: a headset, or Monado (see docs/xr.md).
+    #[command(after_help = crate::xr::EXIT_STATUS_HELP)]
+    Xr(XrArgs),
+    /// Write a heightmap file from the terrain engine.
+    Generate(GenerateArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn definition_passes_clap_consistency_checks() {
+        Cli::command().debug_assert();
+    }
+}
