@@ -1,0 +1,60 @@
+# Shared by the scripts that keep a Debian trixie chroot under
+# /var/cache/holoterrain/ (monado-chroot.sh, wine-chroot.sh): build it once,
+# mount the system directories into it, unmount everything again.
+# Sourced, not run. The sourcing script sets CHROOT_DIR, MIRROR, MARKER,
+# LOCK_FILE, PACKAGES and CHROOT_TOOL (its name, for messages), and defines
+# die(); it may define chroot_finish, run inside the new chroot's setup after
+# the packages are installed.
+
+mount_system() {
+    mountpoint -q "$CHROOT_DIR/proc" || mount -t proc proc "$CHROOT_DIR/proc"
+    mountpoint -q "$CHROOT_DIR/dev" || mount --rbind /dev "$CHROOT_DIR/dev"
+}
+
+# Unmounts everything mounted below the chroot, deepest first.
+unmount_all() {
+    for mounted in $(awk -v root="$CHROOT_DIR" '$2 == root || index($2, root "/") == 1 { print $2 }' /proc/mounts | sort -r); do
+        umount -l "$mounted" 2>/dev/null || true
+    done
+}
+
+# Builds the chroot unless a complete one exists (marker file); a chroot left
+# half-built by an interrupted run is removed and rebuilt.
+prepare() {
+    if [ -f "$MARKER" ]; then
+        return 0
+    fi
+    [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
+    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+    mkdir -p "$(dirname "$CHROOT_DIR")"
+    exec 9>"$LOCK_FILE"
+    flock 9
+    if [ -f "$MARKER" ]; then
+        return 0
+    fi
+    if [ -e "$CHROOT_DIR" ]; then
+        echo "$CHROOT_TOOL: removing incomplete chroot $CHROOT_DIR" >&2
+        unmount_all
+        rm -rf --one-file-system "$CHROOT_DIR"
+    fi
+    started=$(date +%s)
+    echo "$CHROOT_TOOL: debootstrap trixie into $CHROOT_DIR" >&2
+    debootstrap --variant=minbase trixie "$CHROOT_DIR" "$MIRROR" >"$CHROOT_DIR.debootstrap.log" 2>&1 \
+        || die "debootstrap failed (no network to $MIRROR?); log: $CHROOT_DIR.debootstrap.log"
+    mount_system
+    trap unmount_all EXIT
+    echo "$CHROOT_TOOL: installing $PACKAGES" >&2
+    if ! chroot "$CHROOT_DIR" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
+        sh -c "apt-get update && apt-get install -y --no-install-recommends $PACKAGES" \
+        >"$CHROOT_DIR.apt.log" 2>&1; then
+        die "apt-get install in the chroot failed; log: $CHROOT_DIR.apt.log"
+    fi
+    chroot "$CHROOT_DIR" apt-get clean
+    if command -v chroot_finish >/dev/null; then
+        chroot_finish
+    fi
+    unmount_all
+    trap - EXIT
+    touch "$MARKER"
+    echo "$CHROOT_TOOL: ready in $(($(date +%s) - started)) s" >&2
+}
