@@ -2,6 +2,8 @@
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2).
 
 mod anchor;
+#[cfg(windows)]
+mod console_close;
 mod convert;
 mod error;
 mod graphics;
@@ -43,9 +45,13 @@ pub struct XrArgs {
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it;
 /// writes the report when asked and returns it.
 pub fn run(args: &XrArgs) -> Result<XrReport, XrError> {
-    let report = session::run_session(args)?;
-    if let Some(path) = &args.report {
-        report.write(path)?;
-    }
-    Ok(report)
+    let outcome = session::run_session(args).and_then(|report| {
+        if let Some(path) = &args.report {
+            report.write(path)?;
+        }
+        Ok(report)
+    });
+    #[cfg(windows)]
+    console_close::session_over();
+    outcome
 }
