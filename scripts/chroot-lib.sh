@@ -19,12 +19,13 @@ unmount_all() {
 }
 
 # Builds the chroot unless a complete one exists (marker file); a chroot left
-# half-built by an interrupted run is removed and rebuilt.
+# half-built by an interrupted run is removed and rebuilt. As another user
+# than root it fails even when the chroot exists, since runs need root too.
 prepare() {
+    [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot and mount need it)"
     if [ -f "$MARKER" ]; then
         return 0
     fi
-    [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
     command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
     mkdir -p "$(dirname "$CHROOT_DIR")"
     exec 9>"$LOCK_FILE"
