@@ -323,6 +323,24 @@ fn xr_without_an_openxr_runtime_fails_in_one_line() {
     );
 }
 
+/// Wine's Direct3D needs an X server; the runner's --xvfb starts one for the
+/// command and stops it afterwards.
+#[test]
+fn runner_gives_the_command_a_running_x_server_when_asked() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let socket_check = r#"test -n "$DISPLAY" && test -S "/tmp/.X11-unix/X${DISPLAY#:}""#;
+    let with_x = wine::run_shell_with_x_server(scratch.path(), socket_check);
+    assert_success(&with_x, "a command under --xvfb looking for its X server");
+    let without_x = wine::run_shell(scratch.path(), socket_check);
+    assert!(
+        !without_x.status.success(),
+        "without --xvfb the command found an X server"
+    );
+}
+
 /// The file list under "Contents of this zip" in README-windows.txt.
 fn readme_contents() -> BTreeSet<String> {
     let readme = std::fs::read_to_string(wine::readme_source()).expect("README-windows.txt");

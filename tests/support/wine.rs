@@ -87,10 +87,21 @@ pub fn scratch_dir() -> tempfile::TempDir {
 /// and `wine64 "$EXE" ARGS` runs it; `scratch` is bound at the same path.
 /// Returns the run's output.
 pub fn run_shell(scratch: &Path, commands: &str) -> Output {
+    run(scratch, &[], commands)
+}
+
+/// [`run_shell`] with `DISPLAY` on a virtual X server started for the run.
+pub fn run_shell_with_x_server(scratch: &Path, commands: &str) -> Output {
+    run(scratch, &["--xvfb"], commands)
+}
+
+fn run(scratch: &Path, options: &[&str], commands: &str) -> Output {
     let exe = exe();
     let exe_dir = exe.parent().expect("exe has a directory");
     Command::new(script())
-        .args(["run", "--bind"])
+        .arg("run")
+        .args(options)
+        .arg("--bind")
         .arg(exe_dir)
         .arg("--bind")
         .arg(scratch)
