@@ -43,78 +43,9 @@ die() {
     exit 1
 }
 
-mount_system() {
-    mountpoint -q "$CHROOT_DIR/proc" || mount -t proc proc "$CHROOT_DIR/proc"
-    mountpoint -q "$CHROOT_DIR/dev" || mount --rbind /dev "$CHROOT_DIR/dev"
-}
-
-# Unmounts everything mounted below the chroot, deepest first.
-unmount_all() {
-    for mounted in $(awk -v root="$CHROOT_DIR" '$2 == root || index($2, root "/") == 1 { print $2 }' /proc/mounts | sort -r); do
-        umount -l "$mounted" 2>/dev/null || true
-    done
-}
-
-# The packages of $PACKAGES the marker does not list (all of them without a marker).
-missing_packages() {
-    for package in $PACKAGES; do
-        grep -qx "$package" "$MARKER" 2>/dev/null || printf '%s ' "$package"
-    done
-}
-
-install_packages() {
-    echo "monado-chroot: installing $*" >&2
-    if ! chroot "$CHROOT_DIR" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
-        sh -c "apt-get update && apt-get install -y --no-install-recommends $*" \
-        >"$CHROOT_DIR.apt.log" 2>&1; then
-        die "apt-get install in the chroot failed; log: $CHROOT_DIR.apt.log"
-    fi
-    chroot "$CHROOT_DIR" apt-get clean
-}
-
-# Installs what a complete chroot made with an older package list lacks.
-top_up() {
-    mount_system
-    trap unmount_all EXIT
-    install_packages $(missing_packages)
-    unmount_all
-    trap - EXIT
-    printf '%s\n' $PACKAGES >"$MARKER"
-}
-
-prepare() {
-    if [ -z "$(missing_packages)" ]; then
-        return 0
-    fi
-    [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
-    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
-    mkdir -p "$(dirname "$CHROOT_DIR")"
-    exec 9>"$LOCK_FILE"
-    flock 9
-    if [ -z "$(missing_packages)" ]; then
-        return 0
-    fi
-    if [ -f "$MARKER" ]; then
-        top_up
-        return 0
-    fi
-    if [ -e "$CHROOT_DIR" ]; then
-        echo "monado-chroot: removing incomplete chroot $CHROOT_DIR" >&2
-        unmount_all
-        rm -rf --one-file-system "$CHROOT_DIR"
-    fi
-    started=$(date +%s)
-    echo "monado-chroot: debootstrap trixie into $CHROOT_DIR" >&2
-    debootstrap --variant=minbase trixie "$CHROOT_DIR" "$MIRROR" >"$CHROOT_DIR.debootstrap.log" 2>&1 \
-        || die "debootstrap failed (no network to $MIRROR?); log: $CHROOT_DIR.debootstrap.log"
-    mount_system
-    trap unmount_all EXIT
-    install_packages $PACKAGES
-    unmount_all
-    trap - EXIT
-    printf '%s\n' $PACKAGES >"$MARKER"
-    echo "monado-chroot: ready in $(($(date +%s) - started)) s" >&2
-}
+# prepare, missing_packages, mount_system and unmount_all, shared with the Wine chroot.
+CHROOT_TOOL=monado-chroot
+. "$SCRIPT_DIR/chroot-lib.sh"
 
 # Waits for child $1 even when a trapped signal interrupts `wait`; returns its status.
 wait_for() {

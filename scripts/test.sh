@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
+# The Windows exe and zip, which tests/windows_wine.rs runs under Wine.
+scripts/build-windows.sh
 cargo test --locked

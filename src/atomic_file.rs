@@ -1,5 +1,4 @@
 //! Files written whole or not at all: a temp file beside the target, renamed over it on success.
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -13,7 +12,7 @@ pub fn temp_file_in(dir: &Path) -> io::Result<NamedTempFile> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o644));
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
     builder.tempfile_in(dir)
 }
@@ -52,6 +51,8 @@ pub fn folder_of(path: &Path) -> &Path {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[test]

@@ -6,16 +6,34 @@ use ash::vk;
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
     /// The Vulkan loader could not be opened, or it found no driver or device.
-    #[error(
-        "no Vulkan driver: {detail}; install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers` on Debian/Ubuntu"
+    #[cfg_attr(
+        not(windows),
+        error(
+            "no Vulkan driver: {detail}; install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers` on Debian/Ubuntu"
+        )
+    )]
+    #[cfg_attr(
+        windows,
+        error(
+            "no Vulkan driver: {detail}; install or update your graphics card's driver from its maker (AMD, Intel, NVIDIA), which brings Vulkan"
+        )
     )]
     NoVulkanDriver {
         /// What exactly was missing (libvulkan, an ICD, a physical device).
         detail: String,
     },
     /// Validation was requested but the Khronos validation layer is not installed.
-    #[error(
-        "Vulkan validation was requested but VK_LAYER_KHRONOS_validation is not installed; install `vulkan-validationlayers` (Debian/Ubuntu) or run without validation"
+    #[cfg_attr(
+        not(windows),
+        error(
+            "Vulkan validation was requested but VK_LAYER_KHRONOS_validation is not installed; install `vulkan-validationlayers` (Debian/Ubuntu) or run without validation"
+        )
+    )]
+    #[cfg_attr(
+        windows,
+        error(
+            "Vulkan validation was requested but VK_LAYER_KHRONOS_validation is not installed; install the Vulkan SDK (vulkan.lunarg.com) or run without validation"
+        )
     )]
     ValidationLayerMissing,
     /// Validation was requested on an external instance created without VK_EXT_debug_utils.

@@ -16,8 +16,17 @@ pub enum XrError {
     )]
     LoaderMissing,
     /// The loader found no active runtime.
-    #[error(
-        "no OpenXR runtime is active ({0}): install and start one (e.g. Monado, packaged in Debian 13 and Ubuntu as monado-service and libopenxr1-monado: start monado-service), or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
+    #[cfg_attr(
+        not(windows),
+        error(
+            "no OpenXR runtime is active ({0}): install and start one (e.g. Monado, packaged in Debian 13 and Ubuntu as monado-service and libopenxr1-monado: start monado-service), or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
+        )
+    )]
+    #[cfg_attr(
+        windows,
+        error(
+            "no OpenXR runtime is active ({0}): install one with Vulkan support (SteamVR, Meta Quest Link, Varjo Base) and make it the active OpenXR runtime in its settings, or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
+        )
     )]
     NoRuntime(xr::sys::Result),
     /// The runtime has no head-mounted display to offer.
@@ -39,8 +48,17 @@ pub enum XrError {
         result: xr::sys::Result,
     },
     /// The Vulkan loader library could not be opened.
-    #[error(
-        "no Vulkan loader: install libvulkan1 and a Vulkan driver (Debian/Ubuntu: mesa-vulkan-drivers)"
+    #[cfg_attr(
+        not(windows),
+        error(
+            "no Vulkan loader: install libvulkan1 and a Vulkan driver (Debian/Ubuntu: mesa-vulkan-drivers)"
+        )
+    )]
+    #[cfg_attr(
+        windows,
+        error(
+            "no Vulkan loader (vulkan-1.dll): install or update your graphics card's driver, which brings Vulkan"
+        )
     )]
     VulkanLoaderMissing,
     /// A Vulkan call failed.

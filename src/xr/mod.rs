@@ -2,6 +2,8 @@
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2).
 
 mod anchor;
+#[cfg(windows)]
+mod console_close;
 mod convert;
 mod error;
 mod graphics;
@@ -53,16 +55,20 @@ pub struct XrArgs {
 /// under the session the report is written all the same and the result is
 /// [`XrError::RuntimeStopped`].
 pub fn run(args: &XrArgs) -> Result<XrReport, XrError> {
-    let report = session::run_session(args)?;
-    if let Some(path) = &args.report {
-        report.write(path)?;
-    }
-    if report.ended.runtime_stopped() {
-        return Err(XrError::RuntimeStopped {
-            ended: report.ended,
-            frames: report.run.frames,
-            report: args.report.clone(),
-        });
-    }
-    Ok(report)
+    let outcome = session::run_session(args).and_then(|report| {
+        if let Some(path) = &args.report {
+            report.write(path)?;
+        }
+        if report.ended.runtime_stopped() {
+            return Err(XrError::RuntimeStopped {
+                ended: report.ended,
+                frames: report.run.frames,
+                report: args.report.clone(),
+            });
+        }
+        Ok(report)
+    });
+    #[cfg(windows)]
+    console_close::session_over();
+    outcome
 }

@@ -50,6 +50,21 @@ pub struct Runtime {
     counter: Box<MessageCounter>,
 }
 
+/// Opens the system's OpenXR loader, libopenxr_loader.so.1.
+#[cfg(not(windows))]
+fn open_loader() -> Result<xr::Entry, XrError> {
+    // SAFETY: libopenxr_loader.so.1 is the Khronos loader (or a conforming
+    // one); its entry points are what the openxr crate expects.
+    unsafe { xr::Entry::load(&()) }.map_err(|_| XrError::LoaderMissing)
+}
+
+/// The Khronos OpenXR loader linked into the exe: a Windows PC has no loader
+/// of its own, and one inside the exe cannot go missing.
+#[cfg(windows)]
+fn open_loader() -> Result<xr::Entry, XrError> {
+    xr::Entry::linked(&()).map_err(XrError::NoRuntime)
+}
+
 impl Runtime {
     /// Loads the loader, creates the instance with every useful extension the
     /// runtime offers, and finds the headset.
@@ -62,9 +77,7 @@ impl Runtime {
             // nothing reads or writes the environment concurrently.
             unsafe { std::env::set_var("XR_LOADER_DEBUG", "none") };
         }
-        // SAFETY: libopenxr_loader.so.1 is the Khronos loader (or a conforming
-        // one); its entry points are what the openxr crate expects.
-        let entry = unsafe { xr::Entry::load(&()) }.map_err(|_| XrError::LoaderMissing)?;
+        let entry = open_loader()?;
         let available = entry.enumerate_extensions().map_err(XrError::NoRuntime)?;
         if !available.khr_vulkan_enable2 {
             return Err(XrError::NoVulkanSupport);

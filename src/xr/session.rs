@@ -91,6 +91,8 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
     // environment variable, which is only sound while one thread runs.
     let runtime = Runtime::open(args.validation)?;
     let interrupted = interrupt_flag();
+    #[cfg(windows)]
+    super::console_close::install(&interrupted);
     let blend_mode = runtime
         .instance
         .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)

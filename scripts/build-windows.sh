@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Builds the Windows edition on Debian 12: target/x86_64-pc-windows-gnu/release/holoterrain.exe
+# and target/dist/holoterrain-<version>-windows-x86_64.zip (the exe, with the
+# Khronos OpenXR loader linked in, README-windows.txt and the licences of
+# everything built into it). See docs/windows.md.
+#
+# Run as root to install the Debian packages it needs; as another user it
+# names the missing ones. Only Debian packages and crates.io are downloaded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target=x86_64-pc-windows-gnu
+target_dir=${CARGO_TARGET_DIR:-target}
+packages=(
+  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for Windows from source
+  cargo-web                 # its cargo, /usr/bin/cargo
+  rust-web-src              # std's sources, which -Zbuild-std compiles
+  gcc-mingw-w64-x86-64      # MinGW-w64 C compiler and linker (posix-thread variant used)
+  g++-mingw-w64-x86-64      # MinGW-w64 C++ compiler: the OpenXR loader is C++
+  cmake                     # builds the OpenXR loader (openxr-sys, feature static)
+  zip                       # packs the distribution zip
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "error: missing packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "build-windows: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's toolchain, not rustup's (first on PATH, and without a Windows std).
+# RUSTC_BOOTSTRAP lets this stable compiler take -Zbuild-std.
+# The posix-thread MinGW compilers: the loader's C++ needs std::mutex.
+export RUSTC=/usr/bin/rustc
+export RUSTC_BOOTSTRAP=1
+export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
+export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
+export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-ar-posix
+started=$(date +%s)
+/usr/bin/cargo build --release --locked --target "$target" -Zbuild-std=std,panic_abort \
+  --config "target.$target.rustflags=['-D', 'warnings']"
+exe="$target_dir/$target/release/holoterrain.exe"
+
+# The exe must start on a bare Windows: it may import system DLLs only
+# (no MinGW runtime, no OpenXR loader DLL). vulkan-1.dll comes with every
+# GPU driver that has Vulkan.
+system_dlls='^(kernel32|ntdll|user32|advapi32|ws2_32|bcrypt|bcryptprimitives|userenv|shell32|ole32|oleaut32|api-ms-win-.*|vulkan-1|msvcrt|ucrtbase)\.dll$'
+imports=$(x86_64-w64-mingw32-objdump -p "$exe" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z')
+foreign=$(grep -Ev "$system_dlls" <<<"$imports" || true)
+if [ -n "$foreign" ]; then
+  echo "error: $exe imports DLLs a Windows PC does not have: $foreign" >&2
+  exit 1
+fi
+
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+name="holoterrain-$version-windows-x86_64"
+stage="$target_dir/dist/$name"
+rm -rf "$stage" "$target_dir/dist/$name.zip"
+mkdir -p "$stage/LICENSES"
+cp "$exe" "$stage/"
+cp packaging/windows/README-windows.txt "$stage/"
+
+# Licences of what the exe contains: the Khronos OpenXR loader and the
+# jsoncpp it embeds, the MinGW-w64 runtime (winpthreads, CRT start-up code)
+# and GCC runtime libraries, Rust's std, and every crate it links.
+registry=("${CARGO_HOME:-$HOME/.cargo}"/registry/src/*)
+openxr_sdk=$(ls -d "${registry[@]/%//openxr-sys-}"*/OpenXR-SDK | head -n 1)
+{
+  cat "$openxr_sdk/LICENSE"
+  echo
+  cat "$openxr_sdk/LICENSES/Apache-2.0.txt"
+} >"$stage/LICENSES/OpenXR-loader.txt"
+cp "$openxr_sdk/src/external/jsoncpp/LICENSE" "$stage/LICENSES/jsoncpp.txt"
+cp /usr/share/doc/mingw-w64-x86-64-dev/copyright "$stage/LICENSES/mingw-w64-runtime.txt"
+cp /usr/share/doc/gcc-mingw-w64-x86-64-posix-runtime/copyright "$stage/LICENSES/gcc-runtime.txt"
+cp /usr/share/doc/rust-web-src/copyright "$stage/LICENSES/rust-std.txt"
+{
+  echo "Rust crates built into holoterrain.exe, each with its licence files."
+  /usr/bin/cargo tree --locked --target "$target" --edges normal,no-proc-macro --prefix none \
+      --format '{p}|{l}' | sed 's/ (\*)$//; s/ (.*)|/|/; s/ v/|/' | sort -u |
+    while IFS='|' read -r crate crate_version licence; do
+      [ "$crate" = holoterrain ] && continue
+      echo
+      echo "=== $crate $crate_version ($licence)"
+      files=$(ls -d "${registry[@]/%//$crate-$crate_version}"/LICEN[CS]E* \
+        "${registry[@]/%//$crate-$crate_version}"/COPYING* 2>/dev/null || true)
+      [ -n "$files" ] || echo "(the crate ships no licence file: see the licence texts at the end)"
+      for file in $files; do
+        echo "--- ${file##*/}"
+        cat "$file"
+      done
+    done
+  echo
+  echo "=== Licence texts for crates that ship none of their own"
+  echo "--- MIT"
+  cat "$openxr_sdk/LICENSES/MIT.txt"
+  echo "--- Apache-2.0"
+  cat "$openxr_sdk/LICENSES/Apache-2.0.txt"
+} >"$stage/LICENSES/rust-crates.txt"
+
+(cd "$target_dir/dist" && zip -q -r "$name.zip" "$name")
+echo "build-windows: built $exe and $target_dir/dist/$name.zip in $(($(date +%s) - started)) s" >&2
