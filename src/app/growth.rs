@@ -33,8 +33,9 @@ const NANOS_PER_SECOND: i128 = 1_000_000_000;
 /// Most fault iterations one frame applies. Steady growth needs one a frame
 /// at 60 Hz and two at 30 Hz, so four keeps pace down to 15 Hz and, at 60 Hz,
 /// works off a backlog three iterations a frame faster than it builds: the
-/// whole 500 in under 3 s. Four iterations cost about 0.8 ms at 257×257 on
-/// the 2-core development machine (see docs/performance.md).
+/// whole 500 in under 3 s. A frame of four costs about 1 ms at 257×257 on
+/// the 2-core development machine, against 95 ms for a 441-iteration
+/// backlog done at once (see docs/performance.md).
 pub const MAX_ITERATIONS_PER_FRAME: usize = 4;
 
 /// Growth of one seed, started at a display time.
