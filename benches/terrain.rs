@@ -1,7 +1,9 @@
-//! Terrain engine benchmarks: each fast path beside its plain per-pixel reference, in one run.
+//! Terrain engine and growth benchmarks: each fast path beside its plain reference, in one run.
 //!
 //! `cargo bench --bench terrain`; figures are recorded in docs/performance.md.
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use holoterrain::app::{App, AppConfig, EyeView, Fov, FrameInput, HandInput};
+use holoterrain::input::Pose;
 use holoterrain::terrain::bsp::{BspScratch, BspTree, TreeStyle};
 use holoterrain::terrain::fault::{Fault, FaultParams, FaultRasterizer};
 use holoterrain::terrain::rng::TerrainRng;
@@ -82,5 +84,74 @@ fn demo_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bsp_iteration, classic_faults, iir_pass, demo_frame);
+/// The app's input for a frame at `time_ns` with the head located and the hands idle.
+fn idle_frame(time_ns: i64) -> FrameInput {
+    let view = EyeView {
+        pose: Pose::IDENTITY,
+        fov: Fov {
+            angle_left: -0.4,
+            angle_right: 0.4,
+            angle_up: 0.4,
+            angle_down: -0.4,
+        },
+    };
+    FrameInput {
+        display_time_ns: time_ns,
+        head: Some(Pose::IDENTITY),
+        hands: [HandInput::default(); 2],
+        views: [view; 2],
+        hologram_located: None,
+        visible: true,
+    }
+}
+
+/// The first `App::update` after the display clock jumped 10 s, following 1 s
+/// of growth at 60 Hz: with the app's per-frame budget, and with none (all
+/// 441 iterations due at once, as before the budget).
+fn frame_after_stall(c: &mut Criterion) {
+    const FRAME_NS: i64 = 1_000_000_000 / 60;
+    let grown_one_second = |max_iterations_per_frame: usize| {
+        let config = AppConfig {
+            max_iterations_per_frame,
+            ..AppConfig::hololens_demo(257, 257, 3)
+        };
+        let mut app = App::new(config).expect("valid demo config");
+        for frame in 0..60 {
+            app.update(&idle_frame(frame * FRAME_NS));
+        }
+        app
+    };
+    let after_stall = idle_frame(60 * FRAME_NS + 10_000_000_000);
+    let mut group = c.benchmark_group("frame after a 10 s stall, 257x257");
+    group.sample_size(20);
+    for (name, budget) in [
+        (
+            "budgeted (4 iterations)",
+            holoterrain::app::MAX_ITERATIONS_PER_FRAME,
+        ),
+        ("unbudgeted catch-up", usize::MAX),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || grown_one_second(budget),
+                |mut app| {
+                    black_box(app.update(&after_stall));
+                    // Returned, so dropping it is not part of the time.
+                    app
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bsp_iteration,
+    classic_faults,
+    iir_pass,
+    demo_frame,
+    frame_after_stall
+);
 criterion_main!(benches);

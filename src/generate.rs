@@ -44,7 +44,7 @@ pub enum AlgorithmArg {
 /// How classic fault lines are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LineArg {
-    /// Through two random points (biased towards the corners).
+    /// Through two random points (lines crowd the centre, corners stay quiet).
     TwoPoints,
     /// Through a random point at a random angle.
     PointAngle,

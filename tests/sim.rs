@@ -234,3 +234,29 @@ fn an_animated_png_holds_every_snapshot() {
     // Frames 0, 10, 20 and the last, 24.
     assert_eq!(animation.num_frames, 4);
 }
+
+#[test]
+fn after_a_stall_no_frame_grows_more_than_the_budget_and_growth_still_completes() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 300,
+        ..small_run(out.path(), "stall.txt")
+    };
+    let report = sim::run(&args).unwrap();
+    // Frame 60 shows at 11 s with all 500 iterations due; without the budget
+    // it would apply 441 of them.
+    assert_eq!(
+        report.max_iterations_per_frame,
+        holoterrain::app::MAX_ITERATIONS_PER_FRAME
+    );
+    assert_eq!(report.iterations, 500);
+    assert!((report.seconds - 15.0).abs() < 1e-9, "{}", report.seconds);
+    assert_eq!(read_report(out.path())["max_iterations_per_frame"], 4);
+}
+
+#[test]
+fn without_a_stall_a_60_hz_frame_grows_one_iteration() {
+    let out = tempfile::tempdir().unwrap();
+    let report = sim::run(&small_run(out.path(), "two-airtaps-one-tap.txt")).unwrap();
+    assert_eq!(report.max_iterations_per_frame, 1);
+}

@@ -84,6 +84,16 @@ pub struct FrameInput {
     pub hands: [HandInput; 2],
     /// Left and right eye.
     pub views: [EyeView; 2],
+    /// Where the platform itself locates the hologram this frame, if it does
+    /// (a spatial anchor as the runtime now places it, which drifts from the
+    /// pose the app pinned as the runtime refines its map); `None` means at
+    /// the pinned pose. The hologram is drawn and hit-tested at this pose, so
+    /// a gesture lands where the user sees the terrain.
+    pub hologram_located: Option<Pose>,
+    /// Whether the user sees this frame (an OpenXR session VISIBLE or
+    /// FOCUSED; always in the simulator). The display time since the last
+    /// update does not count towards growth when this frame is not visible.
+    pub visible: bool,
 }
 
 /// What made the terrain start over.
@@ -133,8 +143,9 @@ pub enum AppEvent {
 /// What to draw this frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameOutput {
-    /// Model-to-space transform of the terrain mesh, `None` until placed
-    /// (nothing to draw yet). The mesh's model space spans x, z in
+    /// Model-to-space transform of the terrain mesh at the hologram's pose
+    /// this frame (the input's located pose, else the pinned one), `None`
+    /// until placed (nothing to draw yet). The mesh's model space spans x, z in
     /// [-0.5, 0.5] with heights in terrain units along y; the transform
     /// scales all three by the hologram's 0.5 m size.
     pub model: Option<Mat4>,
@@ -144,6 +155,8 @@ pub struct FrameOutput {
     pub events: Vec<AppEvent>,
     /// Fault iterations applied to the current seed so far.
     pub iterations_done: usize,
+    /// Fault iterations applied this frame, at most the app's per-frame budget.
+    pub iterations_applied: usize,
     /// The cameras to draw with: the input's views, passed through so a
     /// renderer needs nothing but this output and the heights.
     pub views: [EyeView; 2],

@@ -10,13 +10,17 @@
 //! 2. Gestures: every recogniser sees every frame. A reseed needs a placed
 //!    hologram. An air-tap counts when the hand's aim ray or the head's gaze
 //!    ray hits the hologram's bounds; a tap when the index tip pushes into the
-//!    surface; a select on each press. At most one reseed per frame: the
-//!    first cause found, left hand before right, air-tap before tap before
-//!    select; the reseed names the hand that made it.
+//!    surface; a select on each press. Hit tests use the pose the hologram
+//!    is drawn at this frame ([`FrameInput::hologram_located`] when the
+//!    platform locates it, else the pinned pose). At most one reseed per
+//!    frame: the first cause found, left hand before right, air-tap before
+//!    tap before select; the reseed names the hand that made it.
 //! 3. Reseed: the next seed is `mix(previous seed, reseed count)` (so a run
 //!    is reproducible from its first seed), the map goes flat and growth
 //!    restarts at this frame's display time.
-//! 4. Growth: the iterations due by now ([`growth::GrowthSchedule`]).
+//! 4. Growth: the iterations due by now ([`growth::GrowthSchedule`]), at
+//!    most the per-frame budget of them, with display time up to a frame
+//!    that is not visible left out (the rules and why: [`growth`]).
 pub mod frame;
 pub mod growth;
 pub mod placement;
@@ -30,7 +34,7 @@ use crate::terrain::rng::mix;
 use crate::terrain::{Generator, GeneratorConfig, Heightmap, TerrainError};
 
 pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, ReseedCause};
-pub use growth::GrowthSchedule;
+pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 pub use placement::{HOLOGRAM_SIZE_M, PLACEMENT_DISTANCE_M, PLACEMENT_DROP_M};
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
@@ -45,6 +49,9 @@ pub enum AppError {
     /// Growth must advance.
     #[error("iterations per second must be at least 1")]
     ZeroGrowthRate,
+    /// Growth must advance within a frame too.
+    #[error("the per-frame iteration budget must be at least 1")]
+    ZeroFrameBudget,
 }
 
 /// How the app grows terrain.
@@ -56,6 +63,9 @@ pub struct AppConfig {
     pub seed: u64,
     /// Iterations due per second of display time.
     pub iterations_per_second: u32,
+    /// Most iterations one frame applies ([`MAX_ITERATIONS_PER_FRAME`] for
+    /// the app; benchmarks lift it to compare with unbudgeted catch-up).
+    pub max_iterations_per_frame: usize,
 }
 
 impl AppConfig {
@@ -65,6 +75,7 @@ impl AppConfig {
             generator: GeneratorConfig::hololens_demo(width, height),
             seed,
             iterations_per_second: DEFAULT_ITERATIONS_PER_SECOND,
+            max_iterations_per_frame: MAX_ITERATIONS_PER_FRAME,
         }
     }
 }
@@ -88,6 +99,10 @@ pub struct App {
     hologram: Option<Pose>,
     /// When the current seed started growing.
     growth: GrowthSchedule,
+    /// Most iterations one frame applies.
+    max_iterations_per_frame: usize,
+    /// Display time of the last update, to measure time the user did not see.
+    last_display_time_ns: Option<i64>,
     /// Reseeds so far, an input to the next seed.
     reseed_count: u64,
     /// Left and right hand recognisers.
@@ -101,11 +116,16 @@ impl App {
         if config.iterations_per_second == 0 {
             return Err(AppError::ZeroGrowthRate);
         }
+        if config.max_iterations_per_frame == 0 {
+            return Err(AppError::ZeroFrameBudget);
+        }
         let generator = Generator::new(config.generator, config.seed)?;
         Ok(App {
             generator,
             hologram: None,
             growth: GrowthSchedule::new(config.iterations_per_second),
+            max_iterations_per_frame: config.max_iterations_per_frame,
+            last_display_time_ns: None,
             reseed_count: 0,
             recognizers: Default::default(),
             bounds: placement::hologram_bounds(0.0, 0.0),
@@ -117,6 +137,12 @@ impl App {
         let now = input.display_time_ns;
         let mut events = Vec::new();
         let mut heights_changed = false;
+        if !input.visible
+            && let Some(last) = self.last_display_time_ns
+        {
+            self.growth.postpone(now.saturating_sub(last));
+        }
+        self.last_display_time_ns = Some(now);
 
         if self.hologram.is_none()
             && let Some(head) = input.head.filter(Pose::is_finite)
@@ -140,27 +166,43 @@ impl App {
             .growth
             .iterations_due(now, self.generator.iterations_total());
         let behind = due.saturating_sub(self.generator.iterations_done());
-        if behind > 0 && self.generator.step(behind) > 0 {
-            heights_changed = true;
-        }
+        let iterations_applied = if behind > 0 {
+            self.generator
+                .step(behind.min(self.max_iterations_per_frame))
+        } else {
+            0
+        };
+        heights_changed |= iterations_applied > 0;
         if heights_changed {
             let (low, high) = self.generator.heightmap().min_max();
             self.bounds = placement::hologram_bounds(low, high);
         }
 
         FrameOutput {
-            model: self.hologram.as_ref().map(placement::model_matrix),
+            model: self.drawn_pose(input).as_ref().map(placement::model_matrix),
             heights_changed,
             events,
             iterations_done: self.generator.iterations_done(),
+            iterations_applied,
             views: input.views,
         }
+    }
+
+    /// Where the hologram is drawn this frame: the platform's located pose
+    /// when it has a finite one, else the pinned pose; `None` before placement.
+    fn drawn_pose(&self, input: &FrameInput) -> Option<Pose> {
+        self.hologram.map(|pinned| {
+            input
+                .hologram_located
+                .filter(Pose::is_finite)
+                .unwrap_or(pinned)
+        })
     }
 
     /// Feeds every recogniser this frame's tracking; the first reseed cause
     /// found and the hand that made it.
     fn recognize(&mut self, input: &FrameInput) -> Option<(ReseedCause, Hand)> {
-        let hologram = self.hologram;
+        let hologram = self.drawn_pose(input);
         let bounds = self.bounds;
         let heights = self.generator.heightmap();
         // A pose with NaNs in it could slip through the slab test, so only

@@ -84,7 +84,8 @@ impl From<Pose> for PoseRecord {
 pub struct RunReport {
     /// Frames simulated.
     pub frames: u64,
-    /// Simulated seconds (frames / rate).
+    /// Display seconds the run covered (in the simulator: frames / rate,
+    /// plus the scripted stalls).
     pub seconds: f64,
     /// Every seed grown, the first one then one per reseed.
     pub seeds: Vec<u64>,
@@ -92,6 +93,9 @@ pub struct RunReport {
     pub reseeds: Vec<ReseedRecord>,
     /// Iterations applied to the last seed by the final frame.
     pub iterations: usize,
+    /// The most fault iterations any one frame applied (the app's per-frame
+    /// budget caps it, however long a stall was).
+    pub max_iterations_per_frame: usize,
     /// Where the hologram was pinned (null if it never was).
     pub hologram_pose: Option<PoseRecord>,
     /// Per-frame CPU times.

@@ -34,6 +34,8 @@ fn frame_at(frame: i64, rate: i64) -> FrameInput {
         head: Some(Pose::new(EYE, Quat::IDENTITY)),
         hands: [HandInput::default(); 2],
         views: [still_view(); 2],
+        hologram_located: None,
+        visible: true,
     }
 }
 
@@ -394,4 +396,162 @@ fn a_growing_frame_allocates_nothing() {
     });
     assert!(grew, "the frames must do growth work");
     assert_eq!(allocations, 0);
+}
+
+/// A frame `frame_at(frame, 60)` shown `stall_s` seconds late, as after the
+/// runtime stopped asking for frames for that long.
+fn frame_after_stall(frame: i64, stall_s: i64) -> FrameInput {
+    let mut input = frame_at(frame, 60);
+    input.display_time_ns += stall_s * 1_000_000_000;
+    input
+}
+
+#[test]
+fn after_a_stall_growth_catches_up_a_budget_at_a_time_to_the_same_terrain() {
+    let mut app = app();
+    run(&mut app, 60, |_, _| {});
+    assert_eq!(app.iterations_done(), 59);
+    // 10 s without frames: all 500 iterations are due at once.
+    let applied: Vec<usize> = (60..300)
+        .map(|frame| app.update(&frame_after_stall(frame, 10)).iterations_applied)
+        .collect();
+    assert!(applied.iter().all(|&n| n <= MAX_ITERATIONS_PER_FRAME));
+    assert_eq!(applied[0], MAX_ITERATIONS_PER_FRAME);
+    assert_eq!(app.iterations_done(), app.iterations_total());
+    // 441 iterations behind, four a frame: 110 full frames and one more.
+    let catching_up = applied.iter().take_while(|&&n| n > 0).count();
+    assert_eq!(catching_up, 111);
+    let mut straight = Generator::new(GeneratorConfig::hololens_demo(SIDE, SIDE), SEED).unwrap();
+    straight.step(straight.iterations_total());
+    assert_eq!(app.heightmap(), straight.heightmap());
+}
+
+#[test]
+fn an_unbudgeted_app_catches_up_in_one_frame() {
+    let mut app = App::new(AppConfig {
+        max_iterations_per_frame: usize::MAX,
+        ..AppConfig::hololens_demo(SIDE, SIDE, SEED)
+    })
+    .unwrap();
+    run(&mut app, 60, |_, _| {});
+    let output = app.update(&frame_after_stall(60, 10));
+    assert_eq!(output.iterations_applied, 500 - 59);
+}
+
+#[test]
+fn a_zero_frame_budget_is_refused() {
+    let config = AppConfig {
+        max_iterations_per_frame: 0,
+        ..AppConfig::hololens_demo(SIDE, SIDE, SEED)
+    };
+    assert!(matches!(App::new(config), Err(AppError::ZeroFrameBudget)));
+}
+
+#[test]
+fn time_up_to_hidden_frames_does_not_grow_the_terrain() {
+    let mut app = app();
+    run(&mut app, 60, |_, _| {});
+    assert_eq!(app.iterations_done(), 59);
+    // The headset comes off at 1 s; 10 s later the session has frames again
+    // but is not yet visible for half a second.
+    for frame in 60..90 {
+        let mut hidden = frame_after_stall(frame, 10);
+        hidden.visible = false;
+        assert_eq!(app.update(&hidden).iterations_applied, 0);
+    }
+    // Visible again: growth goes on from where the user left it, one a frame.
+    let applied: Vec<usize> = (90..96)
+        .map(|frame| app.update(&frame_after_stall(frame, 10)).iterations_applied)
+        .collect();
+    assert_eq!(applied, vec![1; 6]);
+    assert_eq!(app.iterations_done(), 65);
+}
+
+/// The pinned hologram moved as a drifting anchor would be: 5 cm to the
+/// right and turned 10° about the vertical.
+fn drifted(pinned: Pose) -> Pose {
+    Pose::new(
+        pinned.position + Vec3::new(0.05, 0.0, 0.0),
+        Quat::from_rotation_y(10f32.to_radians()) * pinned.orientation,
+    )
+}
+
+/// Reseeds from a right-hand air-tap aimed at `target` while the gaze is
+/// elsewhere, with the hologram located at `located` from frame 1.
+fn air_tap_reseeds(target: Vec3, located: Option<Pose>) -> usize {
+    let mut app = app();
+    let outputs = run(&mut app, 8, |frame, input| {
+        input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
+        // Aimed from above so the ray meets the thin terrain near the target.
+        let tip = target + Vec3::new(0.0, 0.3, 0.2);
+        right_hand(input, tip, pinch_gap(frame), target);
+        input.hologram_located = located.filter(|_| frame > 0);
+    });
+    outputs.iter().map(|out| reseeds(out).len()).sum()
+}
+
+/// The world point at (x, 0, z) of the hologram at `pose`.
+fn on_hologram(pose: Pose, x: f32, z: f32) -> Vec3 {
+    pose.transform_point(Vec3::new(x, 0.0, z))
+}
+
+#[test]
+fn an_air_tap_hits_the_hologram_where_the_anchor_draws_it() {
+    let pinned = placement::place_hologram(&Pose::new(EYE, Quat::IDENTITY));
+    let drawn = drifted(pinned);
+    // Near the right edge as drawn: off the pinned footprint.
+    let seen = on_hologram(drawn, 0.24, 0.0);
+    // Near the left edge as pinned: off the drawn footprint.
+    let remembered = on_hologram(pinned, -0.24, 0.0);
+    assert_eq!(air_tap_reseeds(seen, Some(drawn)), 1);
+    assert_eq!(air_tap_reseeds(remembered, Some(drawn)), 0);
+    // Without a located pose the pinned one counts, so the same aims swap.
+    assert_eq!(air_tap_reseeds(seen, None), 0);
+    assert_eq!(air_tap_reseeds(remembered, None), 1);
+}
+
+#[test]
+fn a_tap_hits_the_surface_where_the_anchor_draws_it() {
+    let pinned = placement::place_hologram(&Pose::new(EYE, Quat::IDENTITY));
+    let drawn = drifted(pinned);
+    let taps = |point: Vec3, located: Option<Pose>| -> usize {
+        let mut app = app();
+        let outputs = run(&mut app, 12, |frame, input| {
+            // Hover 5 cm above the (barely grown) surface, touch it, push 3 cm in.
+            let height = match frame {
+                0..4 => 0.05,
+                4 => 0.0,
+                _ => -0.03,
+            };
+            right_hand(input, point + Vec3::Y * height, 0.05, AWAY);
+            input.hologram_located = located;
+        });
+        outputs.iter().map(|out| reseeds(out).len()).sum()
+    };
+    let seen = on_hologram(drawn, 0.24, 0.0);
+    let remembered = on_hologram(pinned, -0.24, 0.0);
+    assert_eq!(taps(seen, Some(drawn)), 1);
+    assert_eq!(taps(remembered, Some(drawn)), 0);
+    assert_eq!(taps(seen, None), 0);
+    assert_eq!(taps(remembered, None), 1);
+}
+
+#[test]
+fn the_model_matrix_follows_the_located_pose() {
+    let mut app = app();
+    let pinned = placement::place_hologram(&Pose::new(EYE, Quat::IDENTITY));
+    let drawn = drifted(pinned);
+    app.update(&frame_at(0, 60));
+    let mut input = frame_at(1, 60);
+    input.hologram_located = Some(drawn);
+    assert_eq!(
+        app.update(&input).model,
+        Some(placement::model_matrix(&drawn))
+    );
+    // A located pose with NaNs in it is ignored.
+    input.hologram_located = Some(Pose::new(Vec3::NAN, Quat::IDENTITY));
+    assert_eq!(
+        app.update(&input).model,
+        Some(placement::model_matrix(&pinned))
+    );
 }

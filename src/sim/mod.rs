@@ -9,6 +9,7 @@ pub mod output;
 pub mod script;
 pub mod user;
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -23,7 +24,7 @@ use crate::render::{OffscreenOptions, OffscreenRenderer, RenderError};
 use crate::size::Size;
 use output::ApngWriter;
 pub use output::SimReport;
-use script::{Script, ScriptError};
+use script::{Action, Script, ScriptError};
 use user::SimulatedUser;
 
 /// Largest heightmap side the simulator accepts.
@@ -219,6 +220,57 @@ pub fn frame_time_ns(frame: u64, rate: f64) -> i64 {
     (frame as f64 * 1e9 / rate).ceil() as i64
 }
 
+/// The simulator's display clock: frame n is shown at n / rate seconds, plus
+/// every scripted stall that began before it.
+#[derive(Debug, Clone)]
+struct DisplayClock {
+    /// Virtual display rate, Hz.
+    rate: f64,
+    /// Stalls not reached yet, in time order: (display time at which the
+    /// clock jumps, nanoseconds it jumps).
+    stalls: VecDeque<(i64, i64)>,
+    /// Nanoseconds the clock has jumped so far.
+    stalled_ns: i64,
+}
+
+impl DisplayClock {
+    fn new(script: &Script, rate: f64) -> Self {
+        let stalls = script
+            .events
+            .iter()
+            .filter_map(|event| match event.action {
+                Action::Stall { seconds } => Some((
+                    user::seconds_to_ns(event.time_s),
+                    user::seconds_to_ns(seconds),
+                )),
+                _ => None,
+            })
+            .collect();
+        DisplayClock {
+            rate,
+            stalls,
+            stalled_ns: 0,
+        }
+    }
+
+    /// Display time of `frame`, asked for in increasing frame order. A stall
+    /// moves the first frame at or after its time, and every later frame, its
+    /// length ahead; a stall whose time falls inside an earlier one's jump
+    /// starts when that one ends.
+    fn frame_time_ns(&mut self, frame: u64) -> i64 {
+        loop {
+            let time_ns = frame_time_ns(frame, self.rate).saturating_add(self.stalled_ns);
+            match self.stalls.front() {
+                Some(&(at_ns, jump_ns)) if at_ns <= time_ns => {
+                    self.stalled_ns = self.stalled_ns.saturating_add(jump_ns);
+                    self.stalls.pop_front();
+                }
+                _ => return time_ns,
+            }
+        }
+    }
+}
+
 /// Whether `frame` is written as a PNG (and into the APNG).
 fn is_snapshot(frame: u64, args: &SimArgs) -> bool {
     frame.is_multiple_of(args.every) || frame + 1 == args.frames
@@ -288,12 +340,15 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let mut update_ms = Vec::with_capacity(args.frames as usize);
     let mut render_ms = Vec::with_capacity(args.frames as usize);
     let mut uploaded_once = false;
+    let mut max_iterations_per_frame = 0;
+    let mut clock = DisplayClock::new(&script, args.rate);
     for frame in 0..args.frames {
-        let time_ns = frame_time_ns(frame, args.rate);
+        let time_ns = clock.frame_time_ns(frame);
         let input = user.frame_input(time_ns, app.hologram_pose(), app.heightmap());
         let started = Instant::now();
         let output = app.update(&input);
         update_ms.push(elapsed_ms(started));
+        max_iterations_per_frame = max_iterations_per_frame.max(output.iterations_applied);
         for event in &output.events {
             if let AppEvent::Reseeded { seed, cause, .. } = *event {
                 seeds.push(seed);
@@ -343,10 +398,11 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
 
     let report = SimReport {
         frames: args.frames,
-        seconds: args.frames as f64 / args.rate,
+        seconds: args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9,
         seeds,
         reseeds,
         iterations: app.iterations_done(),
+        max_iterations_per_frame,
         hologram_pose: app.hologram_pose().map(PoseRecord::from),
         cpu_ms: CpuTimes {
             update: TimingStats::of(&update_ms),
@@ -435,6 +491,28 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         assert!(validate(&SimArgs::default()).is_ok());
+    }
+
+    #[test]
+    fn a_stall_moves_its_frame_and_every_later_one() {
+        let script = Script::parse("1.0 stall 10\n5.0 stall 2\n").unwrap();
+        let mut clock = DisplayClock::new(&script, 60.0);
+        let times: Vec<i64> = [58, 59, 60, 61]
+            .into_iter()
+            .map(|frame| clock.frame_time_ns(frame))
+            .collect();
+        // Frame 60 would show at 1.0 s; the first stall moves it to 11 s, and
+        // the second, due at 5 s inside that jump, starts when it ends: 13 s.
+        assert_eq!(
+            times,
+            vec![
+                frame_time_ns(58, 60.0),
+                frame_time_ns(59, 60.0),
+                13_000_000_000,
+                frame_time_ns(61, 60.0) + 12_000_000_000
+            ]
+        );
+        assert_eq!(clock.stalled_ns, 12_000_000_000);
     }
 
     #[test]

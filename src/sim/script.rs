@@ -7,6 +7,7 @@
 //! 2.5 tap left 0.2 0.7        # index tip pushes into the surface at (u, v)
 //! 4.0 select right            # controller select press
 //! 6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0   # head moves to (x y z), looks at (x y z)
+//! 7.0 stall 10                # the display clock jumps 10 s ahead, no frame shown
 //! ```
 //! Times are seconds of simulated time from the first frame.
 use std::fmt;
@@ -50,6 +51,12 @@ pub enum Action {
         /// The point it looks at.
         look_at: Vec3,
     },
+    /// The runtime stops asking for frames: the display clock jumps this far
+    /// ahead with no frame shown in between.
+    Stall {
+        /// How far the clock jumps, in seconds.
+        seconds: f64,
+    },
 }
 
 /// One line of the script.
@@ -82,11 +89,12 @@ pub struct ScriptError {
     pub expected: &'static str,
 }
 
-const ANY_EVENT: &str = "`TIME airtap|tap|select|head ...`, e.g. `1.0 airtap right`";
+const ANY_EVENT: &str = "`TIME airtap|tap|select|head|stall ...`, e.g. `1.0 airtap right`";
 const AIRTAP: &str = "`TIME airtap left|right [away]`";
 const TAP: &str = "`TIME tap left|right U V` with U and V in 0..1";
 const SELECT: &str = "`TIME select left|right`";
 const HEAD: &str = "`TIME head X Y Z LOOK_X LOOK_Y LOOK_Z` (metres)";
+const STALL: &str = "`TIME stall SECONDS` with SECONDS above 0";
 
 impl Script {
     /// Parses script text.
@@ -230,6 +238,28 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
             }
             Action::Head { position, look_at }
         }
+        "stall" => match args {
+            [seconds] => Action::Stall {
+                seconds: seconds
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|value| *value > 0.0 && *value <= MAX_TIME_S)
+                    .ok_or_else(|| {
+                        error(
+                            line,
+                            format!("`{seconds}` is not a duration in 0..{MAX_TIME_S} s"),
+                            STALL,
+                        )
+                    })?,
+            },
+            _ => {
+                return Err(error(
+                    line,
+                    format!("stall takes one duration, got `{}`", args.join(" ")),
+                    STALL,
+                ));
+            }
+        },
         other => return Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),
     };
     Ok(ScriptEvent {
@@ -328,6 +358,27 @@ mod tests {
     fn a_short_head_line_is_rejected() {
         let error = Script::parse("1 head 0 1.6 0").unwrap_err();
         assert_eq!(error.expected, HEAD);
+    }
+
+    #[test]
+    fn a_stall_parses_its_duration() {
+        let script = Script::parse("1.0 stall 10\n").unwrap();
+        assert_eq!(script.events[0].action, Action::Stall { seconds: 10.0 });
+    }
+
+    #[test]
+    fn a_stall_needs_one_positive_finite_duration() {
+        for line in [
+            "1 stall",
+            "1 stall 0",
+            "1 stall -2",
+            "1 stall nan",
+            "1 stall inf",
+            "1 stall 1 2",
+        ] {
+            let error = Script::parse(line).unwrap_err();
+            assert_eq!(error.expected, STALL, "{line}");
+        }
     }
 
     #[test]

@@ -98,6 +98,8 @@ impl SimulatedUser {
             head: Some(head),
             hands,
             views: self.eye_views(&head),
+            hologram_located: None,
+            visible: true,
         }
     }
 
@@ -238,7 +240,7 @@ impl SimulatedUser {
                 select: Some(held),
                 ..rest
             },
-            Action::Head { .. } => rest,
+            Action::Head { .. } | Action::Stall { .. } => rest,
         }
     }
 }
@@ -254,7 +256,7 @@ fn action_hand(action: &Action) -> Option<Hand> {
         Action::AirTap { hand, .. } | Action::Tap { hand, .. } | Action::Select { hand } => {
             Some(*hand)
         }
-        Action::Head { .. } => None,
+        Action::Head { .. } | Action::Stall { .. } => None,
     }
 }
 

@@ -7,9 +7,10 @@ use super::rng::TerrainRng;
 /// How a random fault line is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineChoice {
-    /// Through two uniformly random points of the map (favours lines near corners).
+    /// Through two uniformly random points of the map (lines crowd the centre).
     TwoPoints,
-    /// Through one random point at a uniformly random angle (no corner bias).
+    /// Through one random point at a uniformly random angle (no direction
+    /// favoured, a weaker pull towards the centre).
     PointAngle,
 }
 
@@ -338,22 +339,26 @@ mod tests {
     }
 
     #[test]
-    fn point_angle_lines_do_not_favour_corners() {
-        // Two-point lines pass near the centre more often than lines through a
-        // point at a uniform angle; measure how often each misses a central disc.
+    fn two_point_lines_crowd_the_centre() {
+        // Lines through two random points pass near the centre far more often
+        // than near a corner, and more often than point-angle lines do: their
+        // bias is towards the centre, not the corners.
         let (w, h) = (101, 101);
-        let centre_hits = |choice| {
+        let hits_near = |choice, (x, y): (f64, f64)| {
             let mut rng = TerrainRng::new(1);
-            (0..4000)
+            (0..20_000)
                 .filter(|_| {
                     let l = random_line(&mut rng, choice, w, h);
                     let dx = l.end[0] - l.start[0];
                     let dy = l.end[1] - l.start[1];
-                    let dist = l.perp_dot(50.0, 50.0).abs() / (dx * dx + dy * dy).sqrt();
-                    dist < 10.0
+                    let dist = l.perp_dot(x, y).abs() / (dx * dx + dy * dy).sqrt();
+                    dist < 5.0
                 })
                 .count()
         };
-        assert!(centre_hits(LineChoice::TwoPoints) > centre_hits(LineChoice::PointAngle));
+        let (centre, corner) = ((50.0, 50.0), (10.0, 10.0));
+        let two_points = LineChoice::TwoPoints;
+        assert!(hits_near(two_points, centre) * 10 > hits_near(two_points, corner) * 15);
+        assert!(hits_near(two_points, centre) > hits_near(LineChoice::PointAngle, centre) * 5 / 4);
     }
 }

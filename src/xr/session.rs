@@ -22,9 +22,9 @@ use super::report::{SessionEnd, XrReport};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::frame::{BAND_HEIGHTS, FAR_M, NEAR_M};
-use crate::app::placement::model_matrix;
 use crate::app::report::{CpuTimes, ReseedRecord, RunReport, TimingStats};
 use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput};
+use crate::input::Pose;
 use crate::render::{
     ColourBands, FrameRing, FrameScene, GpuContext, RenderTarget, TerrainRenderer,
 };
@@ -43,6 +43,9 @@ struct Lifecycle {
     running: bool,
     /// The runtime gives us input (FOCUSED).
     focused: bool,
+    /// The user sees our frames (VISIBLE or FOCUSED); growth counts only
+    /// display time up to visible frames.
+    visible: bool,
     /// xrRequestExitSession was called, and why.
     exit_requested: Option<SessionEnd>,
     /// The runtime announced the session's or its own loss.
@@ -312,6 +315,8 @@ impl SessionParts {
                     log::info!("session state {state:?}");
                     lifecycle.states_seen.push(format!("{state:?}"));
                     lifecycle.focused = state == xr::SessionState::FOCUSED;
+                    lifecycle.visible =
+                        matches!(state, xr::SessionState::VISIBLE | xr::SessionState::FOCUSED);
                     match state {
                         xr::SessionState::READY => {
                             self.session
@@ -468,7 +473,12 @@ impl SessionParts {
             } else {
                 Default::default()
             };
-            let output = self.update_app(time, &views, &hands)?;
+            let located = self.located_hologram(time)?;
+            let output = self.update_app(time, &views, &hands, located, lifecycle.visible)?;
+            report.run.max_iterations_per_frame = report
+                .run
+                .max_iterations_per_frame
+                .max(output.iterations_applied);
             for event in &output.events {
                 match *event {
                     AppEvent::Placed { pose } => {
@@ -500,7 +510,7 @@ impl SessionParts {
                     }
                 }
             }
-            let model = self.hologram_model(&output, time)?;
+            let model = output.model;
             record
                 .update_ms
                 .push(update_started.elapsed().as_secs_f64() * 1000.0);
@@ -525,19 +535,14 @@ impl SessionParts {
         Ok(())
     }
 
-    /// Where to draw the terrain: at the anchor as the runtime now locates
-    /// it, else where the app pinned it; `None` before placement.
-    fn hologram_model(
-        &self,
-        output: &FrameOutput,
-        time: xr::Time,
-    ) -> Result<Option<Mat4>, XrError> {
-        if let Some(anchor) = &self.anchor
-            && let Some(pose) = located_pose(&anchor.space, &self.base, time)?
-        {
-            return Ok(Some(model_matrix(&pose_from_xr(pose))));
-        }
-        Ok(output.model)
+    /// The anchor's pose as the runtime locates it at `time`, where the app
+    /// core then draws and hit-tests the terrain; `None` without an anchor or
+    /// when it cannot be located (the app then uses the pose it pinned).
+    fn located_hologram(&self, time: xr::Time) -> Result<Option<Pose>, XrError> {
+        let Some(anchor) = &self.anchor else {
+            return Ok(None);
+        };
+        Ok(located_pose(&anchor.space, &self.base, time)?.map(pose_from_xr))
     }
 
     /// Builds the app's frame input from the runtime's tracking and runs one update.
@@ -546,6 +551,8 @@ impl SessionParts {
         time: xr::Time,
         views: &[xr::View],
         hands: &[HandSample; 2],
+        hologram_located: Option<Pose>,
+        visible: bool,
     ) -> Result<FrameOutput, XrError> {
         let [left_view, right_view] = views else {
             return Err(XrError::UnequalViews);
@@ -565,6 +572,8 @@ impl SessionParts {
             head,
             hands: [hand_input(&hands[0]), hand_input(&hands[1])],
             views: [eye_from_xr(left_view), eye_from_xr(right_view)],
+            hologram_located,
+            visible,
         };
         let output = self.app.update(&input);
         self.heights_dirty |= output.heights_changed;
