@@ -466,15 +466,7 @@ fn desktop_simulator_window_keys_and_mouse_drive_the_app() {
             "reseed at frame {frame} outside its press, frames {pressed_at}..={released_at}"
         );
     }
-    assert_eq!(
-        report["core_validation_layer"], true,
-        "OpenXR validation ran"
-    );
-    assert_eq!(report["openxr_validation_messages"], 0, "output:\n{output}");
-    assert_eq!(report["vulkan_validation_messages"], 0, "output:\n{output}");
-    for marker in ["VALID_ERROR", "VALID_WARNING"] {
-        assert!(!output.contains(marker), "{marker} in output:\n{output}");
-    }
+    monado::assert_validation_silent(&report, &output);
     let states = states(&report);
     assert!(
         states.contains(&"STOPPING"),

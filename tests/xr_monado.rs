@@ -192,16 +192,7 @@ fn simulated_hmd_session_leaves_both_validation_layers_silent() {
         return;
     };
     assert!(status.success(), "exit {status}; output:\n{output}");
-    assert_eq!(
-        report["core_validation_layer"], true,
-        "the OpenXR core validation layer ran"
-    );
-    assert_eq!(report["openxr_validation_messages"], 0, "output:\n{output}");
-    assert_eq!(report["vulkan_validation_messages"], 0, "output:\n{output}");
-    // The core validation layer also writes its findings to stdout.
-    for marker in ["VALID_ERROR", "VALID_WARNING"] {
-        assert!(!output.contains(marker), "{marker} in output:\n{output}");
-    }
+    monado::assert_validation_silent(&report, &output);
 }
 
 /// Head looking 60 degrees up, so the gaze ray cannot hit the hologram.
@@ -458,11 +449,7 @@ fn killing_the_runtime_mid_session_ends_with_one_line_a_report_and_exit_3() {
         "report: {report}"
     );
     // Teardown after the loss is as clean as a normal one.
-    assert_eq!(report["vulkan_validation_messages"], 0, "output:\n{text}");
-    assert_eq!(report["openxr_validation_messages"], 0, "output:\n{text}");
-    for marker in ["Validation Error", "VALID_ERROR", "VALID_WARNING"] {
-        assert!(!text.contains(marker), "{marker} in output:\n{text}");
-    }
+    monado::assert_validation_silent(&report, &text);
 }
 
 #[test]

@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests.
 
+pub mod ci;
 pub mod monado;
 pub mod monado_remote;

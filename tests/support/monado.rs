@@ -16,19 +16,21 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_holoterrain"))
 }
 
-/// Whether a skipped precondition must fail the test instead (env CI set).
-fn must_run() -> bool {
-    std::env::var_os("CI").is_some()
-}
+pub use super::ci::skip;
 
-/// Skips (returns false, printing why) or, in CI, panics.
-pub fn skip(reason: &str) -> bool {
-    assert!(
-        !must_run(),
-        "CI is set, so this test must run, but: {reason}"
+/// Asserts that a run with `--validation` had both validation layers on and
+/// silent: zero messages counted in the report and none in the output (the
+/// OpenXR core validation layer also writes its findings to stdout).
+pub fn assert_validation_silent(report: &serde_json::Value, output: &str) {
+    assert_eq!(
+        report["core_validation_layer"], true,
+        "the OpenXR core validation layer ran"
     );
-    eprintln!("SKIPPED: {reason}");
-    false
+    assert_eq!(report["openxr_validation_messages"], 0, "output:\n{output}");
+    assert_eq!(report["vulkan_validation_messages"], 0, "output:\n{output}");
+    for marker in ["Validation Error", "VALID_ERROR", "VALID_WARNING"] {
+        assert!(!output.contains(marker), "{marker} in output:\n{output}");
+    }
 }
 
 /// Prepares the chroot (once; later calls return at once). False, after
