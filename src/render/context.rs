@@ -10,6 +10,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use gpu_allocator::{AllocationSizes, AllocatorDebugSettings};
 
+use super::backend::ValidationCounter;
 use super::error::{RenderError, vk_error};
 
 /// The Vulkan API version the renderer needs (multiview is core in 1.1).
@@ -53,17 +54,6 @@ pub enum Ownership {
     /// Someone else (the OpenXR path) created them and destroys them after
     /// the context and everything built on it have been dropped.
     External,
-}
-
-/// A shared count of the warnings and errors the validation layer reported.
-#[derive(Debug, Clone, Default)]
-pub struct ValidationCounter(Arc<AtomicU64>);
-
-impl ValidationCounter {
-    /// Messages counted so far, including those reported while tearing down.
-    pub fn count(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
 }
 
 /// A debug-utils messenger and the counter its callback feeds.
@@ -455,7 +445,7 @@ fn messenger_create_info(
                 | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
         )
         .pfn_user_callback(Some(count_validation_message))
-        .user_data(Arc::as_ptr(&counter.0).cast_mut().cast())
+        .user_data(counter.as_atomic_ptr().cast_mut().cast())
 }
 
 /// # Safety

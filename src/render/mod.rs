@@ -23,6 +23,7 @@
 //!    not own them).
 #[cfg(test)]
 pub(crate) mod alloc_count;
+pub mod backend;
 pub mod camera;
 pub mod context;
 pub mod error;
@@ -34,9 +35,8 @@ pub mod offscreen;
 pub mod scene;
 pub mod terrain;
 
-pub use context::{
-    DeviceRequirements, GpuContext, InstanceRequirements, Ownership, ValidationCounter,
-};
+pub use backend::{Backend, StereoRenderer, ValidationCounter};
+pub use context::{DeviceRequirements, GpuContext, InstanceRequirements, Ownership};
 pub use error::RenderError;
 pub use frames::{FRAMES_IN_FLIGHT, Frame, FrameRing};
 pub use offscreen::{OffscreenOptions, OffscreenRenderer, StereoImage, TargetFormats};

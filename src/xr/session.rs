@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use ash::vk;
-use glam::{Mat4, Vec3};
 use openxr as xr;
 
 use super::XrArgs;
@@ -21,18 +20,14 @@ use super::input::{HANDS, HandProfiles, HandSample, Input, located_pose};
 use super::report::{SessionEnd, XrReport};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
-use crate::app::frame::{BAND_HEIGHTS, FAR_M, NEAR_M};
+use crate::app::frame::{FAR_M, NEAR_M};
 use crate::app::report::{CpuTimes, ReseedRecord, RunReport, TimingStats};
-use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput};
+use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput, SceneBuilder};
 use crate::input::Pose;
-use crate::render::{
-    ColourBands, FrameRing, FrameScene, GpuContext, RenderTarget, TerrainRenderer,
-};
+use crate::render::{FrameRing, GpuContext, RenderTarget, TerrainRenderer};
 
 /// The view configuration: two eyes.
 const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
-/// Direction towards the light in the room: high, from the front left (as in the simulator).
-const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
 
@@ -194,9 +189,9 @@ struct SessionParts {
     session: xr::Session<xr::Vulkan>,
     /// The app core: placement, gestures, growth.
     app: App,
-    /// Whether the heights changed since the renderer last received them
-    /// (frames that are not rendered must not lose a change).
-    heights_dirty: bool,
+    /// Turns the app's output into the renderer's scene (and keeps a height
+    /// change made on a frame that is not rendered for the next one).
+    scenes: SceneBuilder,
 }
 
 impl SessionParts {
@@ -294,7 +289,7 @@ impl SessionParts {
             submit_depth: runtime.extensions.composition_depth,
             session,
             app,
-            heights_dirty: true,
+            scenes: SceneBuilder::new(),
         })
     }
 
@@ -510,26 +505,26 @@ impl SessionParts {
                     }
                 }
             }
-            let model = output.model;
             record
                 .update_ms
                 .push(update_started.elapsed().as_secs_f64() * 1000.0);
 
             let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
-            match model {
-                Some(model) if frame_state.should_render && !quota_reached => {
-                    let render_started = Instant::now();
-                    self.render_frame(runtime, &output, model, &views, time, blend_mode)?;
-                    record
-                        .render_ms
-                        .push(render_started.elapsed().as_secs_f64() * 1000.0);
-                    report.run.frames += 1;
-                    // The progress signal scripts and tests wait on.
-                    log::debug!("frame {} rendered", report.run.frames);
-                }
-                _ => frame_stream
+            let render_started = Instant::now();
+            if frame_state.should_render
+                && !quota_reached
+                && self.render_frame(runtime, &output, &views, time, blend_mode)?
+            {
+                record
+                    .render_ms
+                    .push(render_started.elapsed().as_secs_f64() * 1000.0);
+                report.run.frames += 1;
+                // The progress signal scripts and tests wait on.
+                log::debug!("frame {} rendered", report.run.frames);
+            } else {
+                frame_stream
                     .end(time, blend_mode, &[])
-                    .map_err(xr_call("xrEndFrame"))?,
+                    .map_err(xr_call("xrEndFrame"))?;
             }
         }
         Ok(())
@@ -576,21 +571,25 @@ impl SessionParts {
             visible,
         };
         let output = self.app.update(&input);
-        self.heights_dirty |= output.heights_changed;
+        self.scenes.updated(&output);
         Ok(output)
     }
 
     /// Acquires the swapchain images, records and submits the terrain,
-    /// releases the images and ends the frame with a projection layer.
+    /// releases the images and ends the frame with a projection layer;
+    /// returns false, having done nothing, while there is nothing to draw
+    /// (the hologram is not placed yet).
     fn render_frame(
         &mut self,
         runtime: &Runtime,
         output: &FrameOutput,
-        model: Mat4,
         views: &[xr::View],
         time: xr::Time,
         blend_mode: xr::EnvironmentBlendMode,
-    ) -> Result<(), XrError> {
+    ) -> Result<bool, XrError> {
+        let Some(scene) = self.scenes.scene(output, self.app.heightmap().cells()) else {
+            return Ok(false);
+        };
         let colour_index = self
             .colour
             .handle
@@ -609,19 +608,11 @@ impl SessionParts {
             .handle
             .wait_image(xr::Duration::INFINITE)
             .map_err(xr_call("xrWaitSwapchainImage"))?;
-        let upload = self.heights_dirty;
-        let scene = FrameScene {
-            model,
-            views: output.views.map(|eye| eye.render_view()),
-            heights: upload.then(|| self.app.heightmap().cells()),
-            light_dir: LIGHT_DIR,
-            bands: ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
-        };
         let target = &self.targets[colour_index * self.depth.images.len() + depth_index];
         let frame = self.ring.begin()?;
         self.renderer.record(&frame, target, &scene)?;
         self.ring.submit(frame)?;
-        self.heights_dirty = false;
+        self.scenes.drawn();
         self.colour
             .handle
             .release_image()
@@ -630,7 +621,8 @@ impl SessionParts {
             .handle
             .release_image()
             .map_err(xr_call("xrReleaseSwapchainImage"))?;
-        self.end_frame(runtime, views, time, blend_mode)
+        self.end_frame(runtime, views, time, blend_mode)?;
+        Ok(true)
     }
 
     /// xrEndFrame with one projection layer; built from the raw structures
