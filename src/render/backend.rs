@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::error::RenderError;
-use super::offscreen::{OffscreenOptions, OffscreenRenderer, StereoImage};
 use super::scene::FrameScene;
+use super::vulkan::{OffscreenOptions, OffscreenRenderer, StereoImage};
 
 /// The graphics APIs the terrain can be drawn with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

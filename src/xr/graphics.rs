@@ -12,7 +12,7 @@ use openxr as xr;
 use super::error::{XrError, vk_call, xr_call};
 use super::runtime::Runtime;
 use crate::render::GpuContext;
-use crate::render::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
+use crate::render::vulkan::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
 
 /// The Vulkan objects created through the runtime, destroyed in `Drop`.
 pub struct XrVulkan {

@@ -5,17 +5,18 @@ use std::sync::Arc;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::backend::{Backend, StereoRenderer, ValidationCounter};
 use super::context::GpuContext;
-use super::error::RenderError;
 use super::formats::{
     COLOR_FORMAT_PREFERENCE, DEPTH_FORMAT_PREFERENCE, choose_color_format, choose_depth_format,
     is_bgra,
 };
 use super::frames::{FRAMES_IN_FLIGHT, FrameRing};
 use super::memory::{Buffer, Image};
-use super::scene::FrameScene;
-use super::terrain::{RenderTarget, TerrainRenderer, VIEW_COUNT};
+use super::target::{RenderTarget, VIEW_COUNT};
+use super::terrain::TerrainRenderer;
+use crate::render::backend::{Backend, StereoRenderer, ValidationCounter};
+use crate::render::error::RenderError;
+use crate::render::scene::FrameScene;
 
 /// Bytes per RGBA8 / BGRA8 pixel.
 const BYTES_PER_PIXEL: usize = 4;

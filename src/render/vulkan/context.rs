@@ -10,8 +10,8 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use gpu_allocator::{AllocationSizes, AllocatorDebugSettings};
 
-use super::backend::ValidationCounter;
-use super::error::{RenderError, vk_error};
+use crate::render::backend::ValidationCounter;
+use crate::render::error::{RenderError, vk_error};
 
 /// The Vulkan API version the renderer needs (multiview is core in 1.1).
 pub const VULKAN_API_VERSION: u32 = vk::API_VERSION_1_1;
