@@ -20,7 +20,7 @@ pub use backend::{Backend, StereoRenderer, ValidationCounter};
 pub use error::RenderError;
 pub use scene::{ColourBands, EyeView, FrameScene};
 pub use vulkan::{
-    DeviceRequirements, FRAMES_IN_FLIGHT, Frame, FrameRing, GpuContext, InstanceRequirements,
-    OffscreenOptions, OffscreenRenderer, Ownership, RenderTarget, StereoImage, TargetFormats,
-    TerrainRenderer,
+    DeviceRequirements, DropGuard, ExternalDevice, FRAMES_IN_FLIGHT, Frame, FrameRing, GpuContext,
+    InstanceRequirements, OffscreenOptions, OffscreenRenderer, Ownership, RenderTarget,
+    StereoImage, TargetFormats, TerrainRenderer,
 };

@@ -15,7 +15,7 @@ use super::XrArgs;
 use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
-use super::graphics::XrVulkan;
+use super::graphics::{create_gpu_context, session_create_info};
 use super::input::{HANDS, HandProfiles, HandSample, Input, located_pose};
 use super::report::{SessionEnd, XrReport};
 use super::runtime::Runtime;
@@ -82,8 +82,9 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 
 /// Creates the runtime, Vulkan, renderer and session, runs the loop, and
 /// tears down in order: renderer objects on swapchain images, then the
-/// OpenXR session and its spaces, then the renderer's context, then the
-/// Vulkan device and instance, then the OpenXR instance.
+/// OpenXR session and its spaces, then the renderer's context (its last
+/// user: its drop guard destroys the Vulkan device and instance), then the
+/// OpenXR instance.
 pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
     // Opened before the Ctrl-C handler's thread exists: opening may set an
     // environment variable, which is only sound while one thread runs.
@@ -101,8 +102,7 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
             call: "xrEnumerateEnvironmentBlendModes",
             result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
         })?;
-    let vulkan = XrVulkan::create(&runtime, args.validation)?;
-    let gpu = vulkan.gpu_context()?;
+    let gpu = create_gpu_context(&runtime, args.validation)?;
     let vulkan_validation = gpu.validation_counter();
     let app = App::new(AppConfig::hololens_demo(
         args.size.width as usize,
@@ -122,12 +122,13 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         },
         ..XrReport::default()
     };
-    // SAFETY: the handles come from XrVulkan, created through this instance and
-    // system; the session (inside SessionParts) is dropped before XrVulkan.
+    // SAFETY: the handles were created through this instance and system; the
+    // session (inside SessionParts) is dropped before `gpu`, the context's
+    // last user, whose drop guard destroys the device and instance.
     let (session, frame_waiter, frame_stream) = unsafe {
         runtime
             .instance
-            .create_session::<xr::Vulkan>(runtime.system, &vulkan.session_create_info())
+            .create_session::<xr::Vulkan>(runtime.system, &session_create_info(&gpu))
     }
     .map_err(xr_call("xrCreateSession"))?;
     let outcome =
@@ -155,7 +156,6 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         (None, None) => None,
         (openxr, vulkan) => Some(openxr.unwrap_or(0) + vulkan.unwrap_or(0)),
     };
-    drop(vulkan);
     drop(runtime);
     outcome.map(|()| report)
 }

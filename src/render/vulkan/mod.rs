@@ -14,7 +14,7 @@
 //! On an OpenXR runtime the frame goes:
 //! 1. once: create the Vulkan instance and device through the runtime with
 //!    [`GpuContext::instance_requirements`] and [`GpuContext::device_requirements`],
-//!    adopt them with [`GpuContext::from_external`] and a [`context::DeviceGuard`]
+//!    adopt them with [`GpuContext::from_external`] and a [`DropGuard`]
 //!    that destroys them after the last user, pick formats with
 //!    [`formats::choose_color_format`] / [`formats::choose_depth_format`] from the
 //!    swapchain's list, make a [`TerrainRenderer`], a [`FrameRing`] and one
@@ -37,7 +37,9 @@ pub mod target;
 pub mod terrain;
 pub(crate) mod upload;
 
-pub use context::{DeviceRequirements, GpuContext, InstanceRequirements, Ownership};
+pub use context::{
+    DeviceRequirements, DropGuard, ExternalDevice, GpuContext, InstanceRequirements, Ownership,
+};
 pub use frames::{FRAMES_IN_FLIGHT, Frame, FrameRing};
 pub use offscreen::{OffscreenOptions, OffscreenRenderer, StereoImage, TargetFormats};
 pub use target::{RenderTarget, VIEW_COUNT};
