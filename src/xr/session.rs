@@ -4,6 +4,7 @@
 //! SIGTERM, `--frames`, the runtime's request, or the runtime stopping under
 //! the session.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -17,6 +18,7 @@ use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
 use super::graphics::{create_gpu_context, session_create_info};
 use super::input::{HANDS, HandProfiles, HandSample, Input, located_pose};
+use super::remoting::{self, Polled, RemotingEvent};
 use super::report::{SessionEnd, XrReport};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
@@ -88,7 +90,10 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
     // Opened before the Ctrl-C handler's thread exists: opening may set an
     // environment variable, which is only sound while one thread runs.
-    let runtime = Runtime::open(args.validation)?;
+    let runtime = Runtime::open(args.validation, args.remote.is_some())?;
+    if let Some(address) = &args.remote {
+        remoting::connect(&runtime.instance, runtime.system, address)?;
+    }
     let interrupted = interrupt_flag();
     #[cfg(windows)]
     super::console_close::install(&interrupted);
@@ -298,12 +303,25 @@ impl SessionParts {
         &self,
         instance: &xr::Instance,
         lifecycle: &mut Lifecycle,
-        events: &mut xr::EventDataBuffer,
+        events: &mut MaybeUninit<xr::sys::EventDataBuffer>,
     ) -> Result<bool, XrError> {
-        while let Some(event) = instance
-            .poll_event(events)
-            .map_err(xr_call("xrPollEvent"))?
-        {
+        while let Some(polled) = remoting::poll_event(instance, events)? {
+            let event = match polled {
+                Polled::Core(event) => event,
+                // Only a remoting runtime sends these; what it does to the
+                // session after a disconnect arrives as session events.
+                Polled::Remoting(RemotingEvent::Connected) => {
+                    eprintln!("holographic remoting: CONNECTED");
+                    continue;
+                }
+                Polled::Remoting(RemotingEvent::Disconnected(reason)) => {
+                    eprintln!(
+                        "holographic remoting: DISCONNECTED ({})",
+                        remoting::disconnect_reason(reason)
+                    );
+                    continue;
+                }
+            };
             match event {
                 xr::Event::SessionStateChanged(change) => {
                     let state = change.state();
@@ -420,7 +438,7 @@ impl SessionParts {
         record: &mut LoopRecord,
         report: &mut XrReport,
     ) -> Result<(), XrError> {
-        let mut events = xr::EventDataBuffer::new();
+        let mut events = MaybeUninit::uninit();
         loop {
             let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
             let exit_reason = if quota_reached {
