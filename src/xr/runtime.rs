@@ -81,14 +81,18 @@ impl Runtime {
             unsafe { std::env::set_var("XR_LOADER_DEBUG", "none") };
         }
         let remoting_unavailable = |detail: String| XrError::RemotingUnavailable { detail };
-        let entry = open_loader().map_err(|error| match remoting {
-            true => remoting_unavailable(error.to_string()),
-            false => error,
+        let no_runtime = |result| format!("no OpenXR runtime is active ({result})");
+        let entry = open_loader().map_err(|error| match (remoting, error) {
+            (true, XrError::NoRuntime(result)) => remoting_unavailable(no_runtime(result)),
+            (true, XrError::LoaderMissing) => {
+                remoting_unavailable("no OpenXR loader (libopenxr_loader.so.1)".into())
+            }
+            (_, error) => error,
         })?;
         let available = entry
             .enumerate_extensions()
             .map_err(|result| match remoting {
-                true => remoting_unavailable(format!("no OpenXR runtime is active ({result})")),
+                true => remoting_unavailable(no_runtime(result)),
                 false => XrError::NoRuntime(result),
             })?;
         let remoting_offered = available
