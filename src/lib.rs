@@ -1,9 +1,12 @@
 //! holoterrain: a terrain hologram grown frame by frame by a BSP fault engine.
 //!
 //! Layers, dependencies pointing down: `cli` (the command-line definition);
-//! `sim` (the headless platform) and `generate` (the offline tool); `app`
-//! (the frame-loop core); `input` (gesture recognisers); `render` (Vulkan);
-//! `terrain` (the engine); `xr` (the OpenXR platform, beside `sim`).
+//! `xr` (the OpenXR platform) and `sim` (the headless platform), with
+//! `generate` (the offline tool); `app` (the frame-loop core and the frame
+//! glue both platforms share); `input` (gesture recognisers); `render` (the
+//! renderer seam and its backends); `terrain` (the engine). The layers, the
+//! seam, the frame path and where each platform plugs in:
+//! docs/architecture.md.
 pub mod app;
 pub mod atomic_file;
 pub mod cli;

@@ -221,3 +221,41 @@ fn xr_help_documents_the_runtime_stopped_exit_status() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("3 when the OpenXR runtime stopped"), "{help}");
 }
+
+/// `xr --remote` where no OpenXR runtime is active (as on a Linux machine,
+/// which has no Holographic Remoting runtime): one line naming the remoting
+/// runtime's RemotingXR.json and XR_RUNTIME_JSON, and a failing exit.
+#[test]
+fn xr_remote_without_a_remoting_runtime_fails_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["xr", "--remote", "127.0.0.1"])
+        .env("XR_RUNTIME_JSON", dir.path().join("no-runtime.json"))
+        .env_remove("XR_LOADER_DEBUG")
+        .env_remove("RUST_LOG")
+        .current_dir(dir.path())
+        .output()
+        .expect("the binary runs");
+    assert_eq!(output.status.code(), Some(1), "exit status");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "", "stdout");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line, got:\n{stderr}");
+    assert!(lines[0].starts_with("error: --remote: "), "{}", lines[0]);
+    for needed in ["RemotingXR.json", "XR_RUNTIME_JSON", "Windows"] {
+        assert!(
+            lines[0].contains(needed),
+            "{needed:?} missing: {}",
+            lines[0]
+        );
+    }
+}
+
+#[test]
+fn xr_remote_with_a_bad_port_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["xr", "--remote", "hololens:99999"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("must be 1 to 65535"), "{stderr}");
+}

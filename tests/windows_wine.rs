@@ -323,6 +323,32 @@ fn xr_without_an_openxr_runtime_fails_in_one_line() {
     );
 }
 
+/// `xr --remote` in the Windows build with no OpenXR runtime (Wine has none):
+/// the Windows wording of the one-line remoting error.
+#[test]
+fn xr_remote_without_the_remoting_runtime_fails_in_one_line() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let output = wine::run_shell(scratch.path(), "wine64 \"$EXE\" xr --remote 127.0.0.1");
+    assert!(
+        !output.status.success(),
+        "xr --remote succeeded with no runtime"
+    );
+    assert_eq!(text(&output.stdout), "", "stdout");
+    let stderr = text(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line on stderr, got:\n{stderr}");
+    assert!(
+        lines[0].starts_with("error: --remote: no OpenXR runtime is active")
+            && lines[0].contains("RemotingXR.json")
+            && lines[0].contains("XR_RUNTIME_JSON"),
+        "the Windows remoting error, got: {}",
+        lines[0]
+    );
+}
+
 /// Wine's Direct3D needs an X server; the runner's --xvfb starts one for the
 /// command and stops it afterwards.
 #[test]

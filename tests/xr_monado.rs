@@ -481,6 +481,46 @@ fn without_a_runtime_one_line_names_what_to_install_and_the_exit_fails() {
     );
 }
 
+/// `--remote` on Monado, a real runtime without XR_MSFT_holographic_remoting:
+/// one error line naming the extension, the remoting runtime's RemotingXR.json
+/// and XR_RUNTIME_JSON, no session, and a failing exit.
+#[test]
+fn remote_on_a_runtime_without_holographic_remoting_fails_in_one_line() {
+    if !monado::chroot_ready() {
+        return;
+    }
+    let _turn = one_run_at_a_time();
+    let scratch = monado::scratch_dir();
+    let output = monado::xr_command(Mode::Simulated, scratch.path(), &["--remote", "127.0.0.1"])
+        .output()
+        .expect("run scripts/monado-chroot.sh");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "--remote succeeded on Monado; stderr:\n{stderr}"
+    );
+    let errors: Vec<&str> = stderr
+        .lines()
+        .chain(stdout.lines())
+        .filter(|line| line.starts_with("error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "one error line, got:\n{stderr}");
+    let line = errors[0];
+    for needed in [
+        "error: --remote: the active OpenXR runtime does not offer XR_MSFT_holographic_remoting",
+        "RemotingXR.json",
+        "XR_RUNTIME_JSON",
+        "Microsoft.Holographic.Remoting.OpenXr",
+    ] {
+        assert!(line.contains(needed), "{needed:?} missing from: {line}");
+    }
+    assert!(
+        !stderr.contains("session state"),
+        "a session was created:\n{stderr}"
+    );
+}
+
 #[test]
 fn remote_packet_offsets_match_the_c_layout() {
     let scratch = monado::scratch_dir();

@@ -25,6 +25,7 @@ pub mod frame;
 pub mod growth;
 pub mod placement;
 pub mod report;
+pub mod scene;
 
 use thiserror::Error;
 
@@ -36,6 +37,7 @@ use crate::terrain::{Generator, GeneratorConfig, Heightmap, TerrainError};
 pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, ReseedCause};
 pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 pub use placement::{HOLOGRAM_SIZE_M, PLACEMENT_DISTANCE_M, PLACEMENT_DROP_M};
+pub use scene::SceneBuilder;
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
 pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;

@@ -72,6 +72,22 @@ pub enum RenderError {
     /// Host or device memory ran out.
     #[error("out of {0} memory in a Vulkan call")]
     OutOfMemory(&'static str),
+    /// The backend asked for is not part of this build or this platform.
+    #[error("the {backend} renderer is not available here: {reason}")]
+    BackendUnavailable {
+        /// The backend's command-line name.
+        backend: &'static str,
+        /// Why, and what to use instead.
+        reason: String,
+    },
+    /// A call of a graphics API other than Vulkan (Direct3D 11) failed.
+    #[error("{call} failed: {detail}")]
+    Api {
+        /// The function that failed.
+        call: &'static str,
+        /// What it returned (an HRESULT and its message).
+        detail: String,
+    },
     /// Any other Vulkan error, with the call that returned it.
     #[error("{call} failed: {result}")]
     Vulkan {

@@ -13,14 +13,12 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use glam::Vec3;
 use thiserror::Error;
 
-use crate::app::frame::BAND_HEIGHTS;
 use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
-use crate::app::{App, AppConfig, AppError, AppEvent};
-use crate::render::scene::{ColourBands, FrameScene};
-use crate::render::{OffscreenOptions, OffscreenRenderer, RenderError};
+use crate::app::{App, AppConfig, AppError, AppEvent, SceneBuilder};
+use crate::render::backend::{self, Backend};
+use crate::render::{OffscreenOptions, RenderError};
 use crate::size::Size;
 use output::ApngWriter;
 pub use output::SimReport;
@@ -35,8 +33,6 @@ pub const EYE_SIDE_RANGE: (u32, u32) = (16, 4096);
 pub const RATE_RANGE: (f64, f64) = (10.0, 1000.0);
 /// Most frames one run may simulate.
 pub const MAX_FRAMES: u64 = 1_000_000;
-/// Direction towards the sun, in the room: high and from the front left.
-const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
 
 /// Options of `holoterrain sim`; with none it runs a short demo (growth,
 /// one air-tap reseed half way, more growth) into `sim-out/`.
@@ -303,14 +299,17 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
 
     let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
     let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
-    let mut renderer = OffscreenRenderer::new(OffscreenOptions {
-        eye_width: args.resolution.width,
-        eye_height: args.resolution.height,
-        grid_width: args.size.width,
-        grid_height: args.size.height,
-        validation: args.validation,
-        ..OffscreenOptions::default()
-    })?;
+    let mut renderer = backend::offscreen(
+        Backend::Vulkan,
+        OffscreenOptions {
+            eye_width: args.resolution.width,
+            eye_height: args.resolution.height,
+            grid_width: args.size.width,
+            grid_height: args.size.height,
+            validation: args.validation,
+            ..OffscreenOptions::default()
+        },
+    )?;
     // Bad input and a missing driver are found above, before the output
     // folder is touched; from here the last run's outputs are cleared so that
     // a run failing half way cannot leave an old report.json beside new frames.
@@ -339,7 +338,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let mut reseeds = Vec::new();
     let mut update_ms = Vec::with_capacity(args.frames as usize);
     let mut render_ms = Vec::with_capacity(args.frames as usize);
-    let mut uploaded_once = false;
+    let mut scenes = SceneBuilder::new();
     let mut max_iterations_per_frame = 0;
     let mut clock = DisplayClock::new(&script, args.rate);
     for frame in 0..args.frames {
@@ -347,6 +346,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         let input = user.frame_input(time_ns, app.hologram_pose(), app.heightmap());
         let started = Instant::now();
         let output = app.update(&input);
+        scenes.updated(&output);
         update_ms.push(elapsed_ms(started));
         max_iterations_per_frame = max_iterations_per_frame.max(output.iterations_applied);
         for event in &output.events {
@@ -362,21 +362,13 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         }
         // The simulated head is located from the first frame, so this only
         // skips frames if a platform change ever left the hologram unplaced.
-        let Some(model) = output.model else {
+        let Some(scene) = scenes.scene(&output, app.heightmap().cells()) else {
             continue;
-        };
-        let upload = output.heights_changed || !uploaded_once;
-        let scene = FrameScene {
-            model,
-            views: output.views.map(|eye| eye.render_view()),
-            heights: upload.then(|| app.heightmap().cells()),
-            light_dir: LIGHT_DIR,
-            bands: ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
         };
         let started = Instant::now();
         renderer.render(&scene)?;
         render_ms.push(elapsed_ms(started));
-        uploaded_once = true;
+        scenes.drawn();
 
         if is_snapshot(frame, args) {
             let image = renderer.read_back()?;

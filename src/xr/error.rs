@@ -39,6 +39,34 @@ pub enum XrError {
         "the OpenXR runtime does not offer XR_KHR_vulkan_enable2; holoterrain renders with Vulkan only (on a D3D-only runtime such as HoloLens 2 add the OpenXR-Vk-D3D12 layer, see docs/xr.md)"
     )]
     NoVulkanSupport,
+    /// `--remote` was given, but the OpenXR runtime is not Microsoft's
+    /// Holographic Remoting runtime (it lacks XR_MSFT_holographic_remoting).
+    #[cfg_attr(
+        not(windows),
+        error(
+            "--remote: {detail}; Holographic Remoting needs Microsoft's remoting OpenXR runtime, which runs only on Windows: run holoterrain.exe on a Windows PC with XR_RUNTIME_JSON set to RemotingXR.json from the Microsoft.Holographic.Remoting.OpenXr package (docs/xr.md)"
+        )
+    )]
+    #[cfg_attr(
+        windows,
+        error(
+            "--remote: {detail}; set XR_RUNTIME_JSON to RemotingXR.json from the Microsoft.Holographic.Remoting.OpenXr package (in its build\\native\\bin\\x64\\Desktop folder) and rerun (docs/xr.md)"
+        )
+    )]
+    RemotingUnavailable {
+        /// What the loader found instead.
+        detail: String,
+    },
+    /// The Holographic Remoting Player did not accept the connection.
+    #[error(
+        "cannot reach the Holographic Remoting Player at {address}: {why}; start the Remoting Player on the HoloLens, check the address it shows, and that this computer reaches it (port {port} TCP and UDP)", port = .address.rsplit(':').next().unwrap_or_default()
+    )]
+    RemoteUnreachable {
+        /// HOST:PORT tried.
+        address: String,
+        /// The runtime's reason, or the timeout.
+        why: String,
+    },
     /// An OpenXR call failed.
     #[error("OpenXR call {call} failed: {result}")]
     Xr {

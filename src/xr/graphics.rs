@@ -1,7 +1,8 @@
 //! Vulkan through the runtime (XR_KHR_vulkan_enable2): the instance and
 //! device the OpenXR runtime creates for us, with what the renderer needs
-//! (`GpuContext::instance_requirements` / `device_requirements`), and their
-//! hand-over to the renderer (`GpuContext::from_external`).
+//! (`GpuContext::instance_requirements` / `device_requirements`), adopted by
+//! the renderer (`GpuContext::from_external`) with a drop guard that destroys
+//! them when the renderer's last user is gone.
 
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -11,148 +12,129 @@ use openxr as xr;
 
 use super::error::{XrError, vk_call, xr_call};
 use super::runtime::Runtime;
-use crate::render::GpuContext;
-use crate::render::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
+use crate::render::vulkan::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
+use crate::render::{DropGuard, ExternalDevice, GpuContext};
 
-/// The Vulkan objects created through the runtime, destroyed in `Drop`.
-pub struct XrVulkan {
-    /// The Vulkan loader; kept alive for as long as the instance.
-    pub entry: ash::Entry,
-    /// The instance the runtime created for us.
-    pub instance: ash::Instance,
-    /// The physical device the runtime requires.
-    pub physical_device: vk::PhysicalDevice,
-    /// The logical device the runtime created for us.
-    pub device: ash::Device,
-    /// The graphics queue family.
-    pub queue_family_index: u32,
-    /// Whether the instance has the validation layer and VK_EXT_debug_utils.
-    pub validation: bool,
+/// Creates the instance and device through the runtime and hands them to
+/// the renderer's context, which destroys them once its last user (renderer,
+/// frame ring, render targets, and the caller's own `Arc`) is gone; with
+/// `validation` and the layer installed, the context counts its messages.
+pub fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuContext>, XrError> {
+    let xr_requirements = runtime
+        .instance
+        .graphics_requirements::<xr::Vulkan>(runtime.system)
+        .map_err(xr_call("xrGetVulkanGraphicsRequirements2KHR"))?;
+    let wanted = xr::Version::new(1, 1, 0);
+    if wanted < xr_requirements.min_api_version_supported
+        || wanted.major() > xr_requirements.max_api_version_supported.major()
+    {
+        return Err(XrError::VulkanVersion {
+            min: xr_requirements.min_api_version_supported,
+            max: xr_requirements.max_api_version_supported,
+        });
+    }
+    // SAFETY: loads the system's Vulkan loader, which follows the Vulkan ABI.
+    let entry = unsafe { ash::Entry::load() }.map_err(|_| XrError::VulkanLoaderMissing)?;
+    let layer_present = validation && has_validation_layer(&entry)?;
+    if validation && !layer_present {
+        log::warn!(
+            "--validation: VK_LAYER_KHRONOS_validation is not installed (Debian: vulkan-validationlayers)"
+        );
+    }
+    let instance = create_instance(runtime, &entry, layer_present)?;
+    let (physical_device, queue_family_index, device) =
+        match create_device(runtime, &entry, &instance, &xr_requirements) {
+            Ok(created) => created,
+            Err(error) => {
+                // SAFETY: nothing else was made from the instance: the
+                // device was not created, and no session exists yet.
+                unsafe { instance.destroy_instance(None) };
+                return Err(error);
+            }
+        };
+    let (guard_device, guard_instance) = (device.clone(), instance.clone());
+    let drop_guard = DropGuard::new(move || {
+        // SAFETY: the guard runs when the context's last user is gone; the
+        // OpenXR session on this device was dropped before that (see
+        // session::run_session), so nothing uses the device or instance.
+        unsafe {
+            guard_device.destroy_device(None);
+            guard_instance.destroy_instance(None);
+        }
+    });
+    let external = ExternalDevice {
+        entry,
+        instance,
+        physical_device,
+        device,
+        queue_family_index,
+    };
+    // SAFETY: the runtime created the instance and device from this entry
+    // with the renderer's requirements (create_instance, create_device);
+    // from here only the guard destroys them.
+    Ok(unsafe { GpuContext::from_external(external, layer_present, drop_guard) }?)
 }
 
-impl XrVulkan {
-    /// Creates the instance and device through the runtime.
-    pub fn create(runtime: &Runtime, validation: bool) -> Result<Self, XrError> {
-        let xr_requirements = runtime
-            .instance
-            .graphics_requirements::<xr::Vulkan>(runtime.system)
-            .map_err(xr_call("xrGetVulkanGraphicsRequirements2KHR"))?;
-        let wanted = xr::Version::new(1, 1, 0);
-        if wanted < xr_requirements.min_api_version_supported
-            || wanted.major() > xr_requirements.max_api_version_supported.major()
-        {
-            return Err(XrError::VulkanVersion {
-                min: xr_requirements.min_api_version_supported,
-                max: xr_requirements.max_api_version_supported,
-            });
-        }
-        // SAFETY: loads the system's Vulkan loader, which follows the Vulkan ABI.
-        let entry = unsafe { ash::Entry::load() }.map_err(|_| XrError::VulkanLoaderMissing)?;
-        let layer_present = validation && has_validation_layer(&entry)?;
-        if validation && !layer_present {
-            log::warn!(
-                "--validation: VK_LAYER_KHRONOS_validation is not installed (Debian: vulkan-validationlayers)"
-            );
-        }
-        let requirements = GpuContext::instance_requirements(layer_present);
-        let layers: Vec<*const c_char> = requirements
-            .layers
-            .iter()
-            .map(|name| name.as_ptr())
-            .collect();
-        let extensions: Vec<*const c_char> = requirements
-            .extensions
-            .iter()
-            .map(|name| name.as_ptr())
-            .collect();
-        let app_info = vk::ApplicationInfo::default()
-            .application_name(c"holoterrain")
-            .api_version(requirements.api_version.max(VULKAN_API_VERSION));
-        let instance_info = vk::InstanceCreateInfo::default()
-            .application_info(&app_info)
-            .enabled_layer_names(&layers)
-            .enabled_extension_names(&extensions);
-        // SAFETY: get_instance_proc_addr comes from the loaded Vulkan entry and has
-        // the signature OpenXR expects; instance_info and what it points at live
-        // across the call. The runtime adds the extensions it needs itself.
-        let raw_instance = unsafe {
-            runtime.instance.create_vulkan_instance(
-                runtime.system,
-                std::mem::transmute::<
-                    vk::PFN_vkGetInstanceProcAddr,
-                    xr::sys::platform::VkGetInstanceProcAddr,
-                >(entry.static_fn().get_instance_proc_addr),
-                &instance_info as *const vk::InstanceCreateInfo<'_> as *const _,
-            )
-        }
-        .map_err(xr_call("xrCreateVulkanInstanceKHR"))?
-        .map_err(|raw| XrError::Vulkan {
-            call: "vkCreateInstance (through OpenXR)",
-            result: vk::Result::from_raw(raw),
-        })?;
-        // SAFETY: raw_instance is the live VkInstance the runtime just created with this loader.
-        let instance = unsafe {
+/// The handles OpenXR needs to create a session on the context's device.
+pub fn session_create_info(gpu: &GpuContext) -> xr::vulkan::SessionCreateInfo {
+    xr::vulkan::SessionCreateInfo {
+        instance: gpu.instance().handle().as_raw() as _,
+        physical_device: gpu.physical_device().as_raw() as _,
+        device: gpu.device().handle().as_raw() as _,
+        queue_family_index: gpu.queue_family_index(),
+        queue_index: 0,
+    }
+}
+
+/// Creates the Vulkan instance through the runtime, with the validation
+/// layer and VK_EXT_debug_utils when `validation`.
+fn create_instance(
+    runtime: &Runtime,
+    entry: &ash::Entry,
+    validation: bool,
+) -> Result<ash::Instance, XrError> {
+    let requirements = GpuContext::instance_requirements(validation);
+    let layers: Vec<*const c_char> = requirements
+        .layers
+        .iter()
+        .map(|name| name.as_ptr())
+        .collect();
+    let extensions: Vec<*const c_char> = requirements
+        .extensions
+        .iter()
+        .map(|name| name.as_ptr())
+        .collect();
+    let app_info = vk::ApplicationInfo::default()
+        .application_name(c"holoterrain")
+        .api_version(requirements.api_version.max(VULKAN_API_VERSION));
+    let instance_info = vk::InstanceCreateInfo::default()
+        .application_info(&app_info)
+        .enabled_layer_names(&layers)
+        .enabled_extension_names(&extensions);
+    // SAFETY: get_instance_proc_addr comes from the loaded Vulkan entry and has
+    // the signature OpenXR expects; instance_info and what it points at live
+    // across the call. The runtime adds the extensions it needs itself.
+    let raw_instance = unsafe {
+        runtime.instance.create_vulkan_instance(
+            runtime.system,
+            std::mem::transmute::<
+                vk::PFN_vkGetInstanceProcAddr,
+                xr::sys::platform::VkGetInstanceProcAddr,
+            >(entry.static_fn().get_instance_proc_addr),
+            &instance_info as *const vk::InstanceCreateInfo<'_> as *const _,
+        )
+    }
+    .map_err(xr_call("xrCreateVulkanInstanceKHR"))?
+    .map_err(|raw| XrError::Vulkan {
+        call: "vkCreateInstance (through OpenXR)",
+        result: vk::Result::from_raw(raw),
+    })?;
+    // SAFETY: raw_instance is the live VkInstance the runtime just created with this loader.
+    Ok(
+        unsafe {
             ash::Instance::load(entry.static_fn(), vk::Instance::from_raw(raw_instance as _))
-        };
-
-        let (physical_device, queue_family_index, device) =
-            match create_device(runtime, &entry, &instance, &xr_requirements) {
-                Ok(created) => created,
-                Err(error) => {
-                    // SAFETY: nothing else was made from the instance: the
-                    // device was not created, and no session exists yet.
-                    unsafe { instance.destroy_instance(None) };
-                    return Err(error);
-                }
-            };
-        Ok(Self {
-            entry,
-            instance,
-            physical_device,
-            device,
-            queue_family_index,
-            validation: layer_present,
-        })
-    }
-
-    /// The handles OpenXR needs to create a session on this device.
-    pub fn session_create_info(&self) -> xr::vulkan::SessionCreateInfo {
-        xr::vulkan::SessionCreateInfo {
-            instance: self.instance.handle().as_raw() as _,
-            physical_device: self.physical_device.as_raw() as _,
-            device: self.device.handle().as_raw() as _,
-            queue_family_index: self.queue_family_index,
-            queue_index: 0,
-        }
-    }
-
-    /// The renderer's context on these objects (which stay ours to destroy),
-    /// counting validation messages when the layer is on.
-    pub fn gpu_context(&self) -> Result<Arc<GpuContext>, XrError> {
-        let (entry, instance, device) = (
-            self.entry.clone(),
-            self.instance.clone(),
-            self.device.clone(),
-        );
-        let context = if self.validation {
-            GpuContext::from_external_with_validation(
-                entry,
-                instance,
-                self.physical_device,
-                device,
-                self.queue_family_index,
-            )
-        } else {
-            GpuContext::from_external(
-                entry,
-                instance,
-                self.physical_device,
-                device,
-                self.queue_family_index,
-            )
-        };
-        Ok(context?)
-    }
+        },
+    )
 }
 
 /// Whether the Khronos validation layer is installed.
@@ -163,18 +145,6 @@ fn has_validation_layer(entry: &ash::Entry) -> Result<bool, XrError> {
     Ok(layers
         .iter()
         .any(|layer| layer.layer_name_as_c_str() == Ok(VALIDATION_LAYER)))
-}
-
-impl Drop for XrVulkan {
-    fn drop(&mut self) {
-        // SAFETY: run_session drops the renderer, its GpuContext and the
-        // OpenXR session (and every object made from them) before this, after
-        // waiting for every frame, so nothing uses the device or instance.
-        unsafe {
-            self.device.destroy_device(None);
-            self.instance.destroy_instance(None);
-        }
-    }
 }
 
 /// Picks the runtime's physical device and creates the logical device

@@ -8,6 +8,7 @@ mod convert;
 mod error;
 mod graphics;
 mod input;
+mod remoting;
 mod report;
 mod runtime;
 mod session;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 use crate::size::Size;
 
 pub use error::XrError;
+pub use remoting::RemoteAddress;
 pub use report::{SessionEnd, XrReport};
 
 /// Exit status of `holoterrain xr` when the OpenXR runtime stopped under a
@@ -48,6 +50,12 @@ pub struct XrArgs {
     /// Heightmap size, width x height samples.
     #[arg(long, value_name = "WxH", default_value = "257x257")]
     pub size: Size,
+    /// Stream to a HoloLens through Holographic Remoting: connect to the
+    /// Remoting Player at HOST (port 8265 unless given) before the session
+    /// begins. Needs Microsoft's remoting OpenXR runtime (XR_RUNTIME_JSON
+    /// pointing at its RemotingXR.json; Windows only).
+    #[arg(long, value_name = "HOST[:PORT]")]
+    pub remote: Option<RemoteAddress>,
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it;

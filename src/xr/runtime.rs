@@ -5,6 +5,7 @@ use openxr as xr;
 use xr::sys::Handle as _;
 
 use super::error::{XrError, xr_call};
+use super::remoting;
 use super::validation::{MessageCounter, xr_debug_callback};
 
 /// The OpenXR core validation layer's name.
@@ -68,8 +69,10 @@ fn open_loader() -> Result<xr::Entry, XrError> {
 impl Runtime {
     /// Loads the loader, creates the instance with every useful extension the
     /// runtime offers, and finds the headset.
+    /// With `remoting`, XR_MSFT_holographic_remoting too, and anything but a
+    /// runtime offering it fails with [`XrError::RemotingUnavailable`].
     /// Must be called while the process has a single thread.
-    pub fn open(validation: bool) -> Result<Self, XrError> {
+    pub fn open(validation: bool, remoting: bool) -> Result<Self, XrError> {
         if std::env::var_os("XR_LOADER_DEBUG").is_none() {
             // The loader prints its own multi-line diagnostics on stderr when
             // no runtime is found; our error says the same in one line.
@@ -77,13 +80,41 @@ impl Runtime {
             // nothing reads or writes the environment concurrently.
             unsafe { std::env::set_var("XR_LOADER_DEBUG", "none") };
         }
-        let entry = open_loader()?;
-        let available = entry.enumerate_extensions().map_err(XrError::NoRuntime)?;
+        let remoting_unavailable = |detail: String| XrError::RemotingUnavailable { detail };
+        let no_runtime = |result| format!("no OpenXR runtime is active ({result})");
+        let entry = open_loader().map_err(|error| match (remoting, error) {
+            (true, XrError::NoRuntime(result)) => remoting_unavailable(no_runtime(result)),
+            (true, XrError::LoaderMissing) => {
+                remoting_unavailable("no OpenXR loader (libopenxr_loader.so.1)".into())
+            }
+            (_, error) => error,
+        })?;
+        let available = entry
+            .enumerate_extensions()
+            .map_err(|result| match remoting {
+                true => remoting_unavailable(no_runtime(result)),
+                false => XrError::NoRuntime(result),
+            })?;
+        let remoting_offered = available
+            .other
+            .iter()
+            .any(|name| name.as_slice() == remoting::EXTENSION_NAME.as_bytes());
+        if remoting && !remoting_offered {
+            return Err(remoting_unavailable(format!(
+                "the active OpenXR runtime does not offer {}",
+                remoting::EXTENSION_NAME
+            )));
+        }
         if !available.khr_vulkan_enable2 {
             return Err(XrError::NoVulkanSupport);
         }
         let mut wanted = xr::ExtensionSet::default();
         wanted.khr_vulkan_enable2 = true;
+        if remoting {
+            wanted
+                .other
+                .push(remoting::EXTENSION_NAME.as_bytes().to_vec());
+        }
         let mut enabled_names = Vec::new();
         let mut missing_names = Vec::new();
         let mut note = |name: &str, offered: bool, flag: &mut bool| {

@@ -4,35 +4,32 @@
 //! SIGTERM, `--frames`, the runtime's request, or the runtime stopping under
 //! the session.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use ash::vk;
-use glam::{Mat4, Vec3};
 use openxr as xr;
 
 use super::XrArgs;
 use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
-use super::graphics::XrVulkan;
+use super::graphics::{create_gpu_context, session_create_info};
 use super::input::{HANDS, HandProfiles, HandSample, Input, located_pose};
+use super::remoting::{self, Polled, RemotingEvent};
 use super::report::{SessionEnd, XrReport};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
-use crate::app::frame::{BAND_HEIGHTS, FAR_M, NEAR_M};
+use crate::app::frame::{FAR_M, NEAR_M};
 use crate::app::report::{CpuTimes, ReseedRecord, RunReport, TimingStats};
-use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput};
+use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput, SceneBuilder};
 use crate::input::Pose;
-use crate::render::{
-    ColourBands, FrameRing, FrameScene, GpuContext, RenderTarget, TerrainRenderer,
-};
+use crate::render::{FrameRing, GpuContext, RenderTarget, TerrainRenderer};
 
 /// The view configuration: two eyes.
 const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
-/// Direction towards the light in the room: high, from the front left (as in the simulator).
-const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
 
@@ -87,12 +84,16 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 
 /// Creates the runtime, Vulkan, renderer and session, runs the loop, and
 /// tears down in order: renderer objects on swapchain images, then the
-/// OpenXR session and its spaces, then the renderer's context, then the
-/// Vulkan device and instance, then the OpenXR instance.
+/// OpenXR session and its spaces, then the renderer's context (its last
+/// user: its drop guard destroys the Vulkan device and instance), then the
+/// OpenXR instance.
 pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
     // Opened before the Ctrl-C handler's thread exists: opening may set an
     // environment variable, which is only sound while one thread runs.
-    let runtime = Runtime::open(args.validation)?;
+    let runtime = Runtime::open(args.validation, args.remote.is_some())?;
+    if let Some(address) = &args.remote {
+        remoting::connect(&runtime.instance, runtime.system, address)?;
+    }
     let interrupted = interrupt_flag();
     #[cfg(windows)]
     super::console_close::install(&interrupted);
@@ -106,8 +107,7 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
             call: "xrEnumerateEnvironmentBlendModes",
             result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
         })?;
-    let vulkan = XrVulkan::create(&runtime, args.validation)?;
-    let gpu = vulkan.gpu_context()?;
+    let gpu = create_gpu_context(&runtime, args.validation)?;
     let vulkan_validation = gpu.validation_counter();
     let app = App::new(AppConfig::hololens_demo(
         args.size.width as usize,
@@ -127,12 +127,13 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         },
         ..XrReport::default()
     };
-    // SAFETY: the handles come from XrVulkan, created through this instance and
-    // system; the session (inside SessionParts) is dropped before XrVulkan.
+    // SAFETY: the handles were created through this instance and system; the
+    // session (inside SessionParts) is dropped before `gpu`, the context's
+    // last user, whose drop guard destroys the device and instance.
     let (session, frame_waiter, frame_stream) = unsafe {
         runtime
             .instance
-            .create_session::<xr::Vulkan>(runtime.system, &vulkan.session_create_info())
+            .create_session::<xr::Vulkan>(runtime.system, &session_create_info(&gpu))
     }
     .map_err(xr_call("xrCreateSession"))?;
     let outcome =
@@ -160,7 +161,6 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         (None, None) => None,
         (openxr, vulkan) => Some(openxr.unwrap_or(0) + vulkan.unwrap_or(0)),
     };
-    drop(vulkan);
     drop(runtime);
     outcome.map(|()| report)
 }
@@ -194,9 +194,9 @@ struct SessionParts {
     session: xr::Session<xr::Vulkan>,
     /// The app core: placement, gestures, growth.
     app: App,
-    /// Whether the heights changed since the renderer last received them
-    /// (frames that are not rendered must not lose a change).
-    heights_dirty: bool,
+    /// Turns the app's output into the renderer's scene (and keeps a height
+    /// change made on a frame that is not rendered for the next one).
+    scenes: SceneBuilder,
 }
 
 impl SessionParts {
@@ -294,7 +294,7 @@ impl SessionParts {
             submit_depth: runtime.extensions.composition_depth,
             session,
             app,
-            heights_dirty: true,
+            scenes: SceneBuilder::new(),
         })
     }
 
@@ -303,12 +303,25 @@ impl SessionParts {
         &self,
         instance: &xr::Instance,
         lifecycle: &mut Lifecycle,
-        events: &mut xr::EventDataBuffer,
+        events: &mut MaybeUninit<xr::sys::EventDataBuffer>,
     ) -> Result<bool, XrError> {
-        while let Some(event) = instance
-            .poll_event(events)
-            .map_err(xr_call("xrPollEvent"))?
-        {
+        while let Some(polled) = remoting::poll_event(instance, events)? {
+            let event = match polled {
+                Polled::Core(event) => event,
+                // Only a remoting runtime sends these; what it does to the
+                // session after a disconnect arrives as session events.
+                Polled::Remoting(RemotingEvent::Connected) => {
+                    eprintln!("holographic remoting: CONNECTED");
+                    continue;
+                }
+                Polled::Remoting(RemotingEvent::Disconnected(reason)) => {
+                    eprintln!(
+                        "holographic remoting: DISCONNECTED ({})",
+                        remoting::disconnect_reason(reason)
+                    );
+                    continue;
+                }
+            };
             match event {
                 xr::Event::SessionStateChanged(change) => {
                     let state = change.state();
@@ -425,7 +438,7 @@ impl SessionParts {
         record: &mut LoopRecord,
         report: &mut XrReport,
     ) -> Result<(), XrError> {
-        let mut events = xr::EventDataBuffer::new();
+        let mut events = MaybeUninit::uninit();
         loop {
             let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
             let exit_reason = if quota_reached {
@@ -510,26 +523,26 @@ impl SessionParts {
                     }
                 }
             }
-            let model = output.model;
             record
                 .update_ms
                 .push(update_started.elapsed().as_secs_f64() * 1000.0);
 
             let quota_reached = frame_limit.is_some_and(|limit| report.run.frames >= limit);
-            match model {
-                Some(model) if frame_state.should_render && !quota_reached => {
-                    let render_started = Instant::now();
-                    self.render_frame(runtime, &output, model, &views, time, blend_mode)?;
-                    record
-                        .render_ms
-                        .push(render_started.elapsed().as_secs_f64() * 1000.0);
-                    report.run.frames += 1;
-                    // The progress signal scripts and tests wait on.
-                    log::debug!("frame {} rendered", report.run.frames);
-                }
-                _ => frame_stream
+            let render_started = Instant::now();
+            if frame_state.should_render
+                && !quota_reached
+                && self.render_frame(runtime, &output, &views, time, blend_mode)?
+            {
+                record
+                    .render_ms
+                    .push(render_started.elapsed().as_secs_f64() * 1000.0);
+                report.run.frames += 1;
+                // The progress signal scripts and tests wait on.
+                log::debug!("frame {} rendered", report.run.frames);
+            } else {
+                frame_stream
                     .end(time, blend_mode, &[])
-                    .map_err(xr_call("xrEndFrame"))?,
+                    .map_err(xr_call("xrEndFrame"))?;
             }
         }
         Ok(())
@@ -576,21 +589,25 @@ impl SessionParts {
             visible,
         };
         let output = self.app.update(&input);
-        self.heights_dirty |= output.heights_changed;
+        self.scenes.updated(&output);
         Ok(output)
     }
 
     /// Acquires the swapchain images, records and submits the terrain,
-    /// releases the images and ends the frame with a projection layer.
+    /// releases the images and ends the frame with a projection layer;
+    /// returns false, having done nothing, while there is nothing to draw
+    /// (the hologram is not placed yet).
     fn render_frame(
         &mut self,
         runtime: &Runtime,
         output: &FrameOutput,
-        model: Mat4,
         views: &[xr::View],
         time: xr::Time,
         blend_mode: xr::EnvironmentBlendMode,
-    ) -> Result<(), XrError> {
+    ) -> Result<bool, XrError> {
+        let Some(scene) = self.scenes.scene(output, self.app.heightmap().cells()) else {
+            return Ok(false);
+        };
         let colour_index = self
             .colour
             .handle
@@ -609,19 +626,11 @@ impl SessionParts {
             .handle
             .wait_image(xr::Duration::INFINITE)
             .map_err(xr_call("xrWaitSwapchainImage"))?;
-        let upload = self.heights_dirty;
-        let scene = FrameScene {
-            model,
-            views: output.views.map(|eye| eye.render_view()),
-            heights: upload.then(|| self.app.heightmap().cells()),
-            light_dir: LIGHT_DIR,
-            bands: ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
-        };
         let target = &self.targets[colour_index * self.depth.images.len() + depth_index];
         let frame = self.ring.begin()?;
         self.renderer.record(&frame, target, &scene)?;
         self.ring.submit(frame)?;
-        self.heights_dirty = false;
+        self.scenes.drawn();
         self.colour
             .handle
             .release_image()
@@ -630,7 +639,8 @@ impl SessionParts {
             .handle
             .release_image()
             .map_err(xr_call("xrReleaseSwapchainImage"))?;
-        self.end_frame(runtime, views, time, blend_mode)
+        self.end_frame(runtime, views, time, blend_mode)?;
+        Ok(true)
     }
 
     /// xrEndFrame with one projection layer; built from the raw structures

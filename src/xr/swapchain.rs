@@ -6,7 +6,7 @@ use ash::vk::{self, Handle};
 use openxr as xr;
 
 use super::error::{XrError, xr_call};
-use crate::render::formats::{choose_color_format, choose_depth_format};
+use crate::render::vulkan::formats::{choose_color_format, choose_depth_format};
 
 /// Eyes per frame: layer 0 is the left eye, layer 1 the right.
 pub const VIEW_COUNT: u32 = 2;

@@ -4,7 +4,7 @@
 //! current head and controller state at about 50 Hz from a thread.
 //!
 //! Layout (376 bytes, little-endian, offsets checked against the upstream
-//! header and REFERENCE.md's gcc `offsetof` figures): u64 header; head data
+//! header with gcc's `offsetof`, see tests/support/remote_layout.c): u64 header; head data
 //! (128 B: two per-view {fov, pose, pad} of 48 B, centre pose at 96,
 //! per_view_data_valid at 124); left controller at 136 and right at 256
 //! (120 B each: pose 0, linear velocity 28, angular velocity 40, hand_curl[5]

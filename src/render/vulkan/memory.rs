@@ -6,7 +6,7 @@ use gpu_allocator::MemoryLocation;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 
 use super::context::GpuContext;
-use super::error::{RenderError, vk_error};
+use crate::render::error::{RenderError, vk_error};
 
 /// Memory for a new buffer or image; on failure `discard` destroys the
 /// object the memory was for, so nothing leaks.
@@ -202,4 +202,14 @@ impl Drop for Image {
             log::error!("freeing image memory failed: {error}");
         }
     }
+}
+
+/// An array made by a fallible function.
+pub(crate) fn try_array<T, const N: usize>(
+    mut make: impl FnMut(usize) -> Result<T, RenderError>,
+) -> Result<[T; N], RenderError> {
+    let items = (0..N).map(&mut make).collect::<Result<Vec<T>, _>>()?;
+    items
+        .try_into()
+        .map_err(|_| RenderError::InvalidOptions("array length mismatch".into()))
 }

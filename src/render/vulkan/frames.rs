@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::context::GpuContext;
-use super::error::{RenderError, vk_error};
+use crate::render::error::{RenderError, vk_error};
 
 /// How many frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: usize = 2;

@@ -10,7 +10,8 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use gpu_allocator::{AllocationSizes, AllocatorDebugSettings};
 
-use super::error::{RenderError, vk_error};
+use crate::render::backend::ValidationCounter;
+use crate::render::error::{RenderError, vk_error};
 
 /// The Vulkan API version the renderer needs (multiview is core in 1.1).
 pub const VULKAN_API_VERSION: u32 = vk::API_VERSION_1_1;
@@ -46,23 +47,51 @@ pub struct DeviceRequirements {
 }
 
 /// Who destroys the instance and device when the context is dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Ownership {
     /// The context created them and destroys them.
     Owned,
-    /// Someone else (the OpenXR path) created them and destroys them after
-    /// the context and everything built on it have been dropped.
-    External,
+    /// Someone else (the OpenXR runtime) created them; the guard destroys
+    /// them after the context and everything built on it are gone.
+    External(DropGuard),
 }
 
-/// A shared count of the warnings and errors the validation layer reported.
-#[derive(Debug, Clone, Default)]
-pub struct ValidationCounter(Arc<AtomicU64>);
+/// An instance and device created elsewhere, for [`GpuContext::from_external`].
+pub struct ExternalDevice {
+    /// The Vulkan loader the instance was created with.
+    pub entry: ash::Entry,
+    /// The instance.
+    pub instance: ash::Instance,
+    /// The physical device the device was created on.
+    pub physical_device: vk::PhysicalDevice,
+    /// The logical device.
+    pub device: ash::Device,
+    /// A queue family of the device with graphics; its queue 0 is used.
+    pub queue_family_index: u32,
+}
 
-impl ValidationCounter {
-    /// Messages counted so far, including those reported while tearing down.
-    pub fn count(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
+/// What an adopted instance and device need when their last user is gone
+/// (typically `vkDestroyDevice` and `vkDestroyInstance`); runs once, on drop.
+pub struct DropGuard(Option<Box<dyn FnOnce() + Send + Sync>>);
+
+impl DropGuard {
+    /// A guard that runs `destroy` when dropped.
+    pub fn new(destroy: impl FnOnce() + Send + Sync + 'static) -> Self {
+        DropGuard(Some(Box::new(destroy)))
+    }
+}
+
+impl std::fmt::Debug for DropGuard {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("DropGuard")
+    }
+}
+
+impl Drop for DropGuard {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.0.take() {
+            destroy();
+        }
     }
 }
 
@@ -98,7 +127,8 @@ pub struct GpuContext {
     queue: vk::Queue,
     /// GPU memory for buffers and images; dropped before the device.
     allocator: ManuallyDrop<Mutex<Allocator>>,
-    /// Whether dropping the context destroys the instance and device.
+    /// Who destroys the instance and device: the context, or the guard it
+    /// was handed when it adopted them (run at the end of `Drop`).
     ownership: Ownership,
 }
 
@@ -177,62 +207,71 @@ impl GpuContext {
         )
     }
 
-    /// Wraps an instance and device someone else created (the OpenXR runtime,
-    /// through XR_KHR_vulkan_enable2). The instance must satisfy
-    /// [`Self::instance_requirements`] and the device [`Self::device_requirements`],
-    /// with a queue in `queue_family_index` that supports graphics. The context
-    /// never destroys them: the caller does, after dropping the context and
-    /// every renderer built on it.
-    pub fn from_external(
-        entry: ash::Entry,
-        instance: ash::Instance,
-        physical_device: vk::PhysicalDevice,
-        device: ash::Device,
-        queue_family_index: u32,
+    /// Adopts an instance and device someone else created (the OpenXR
+    /// runtime, through XR_KHR_vulkan_enable2), as wgpu-hal's
+    /// `Adapter::device_from_raw` does: the context uses them, and runs
+    /// `drop_guard` (which destroys them) exactly once, when the context's
+    /// last user is gone, or before returning an error. With
+    /// `count_validation`, the context also counts validation messages through
+    /// a debug-utils messenger it creates (and destroys before the guard
+    /// runs); that fails with `DebugUtilsMissing` unless the instance was
+    /// created with VK_EXT_debug_utils.
+    ///
+    /// # Safety
+    /// - `instance` is a live instance loaded from `entry`, satisfying
+    ///   [`Self::instance_requirements`]; `physical_device` belongs to it;
+    ///   `device` is a live device created on `physical_device`, satisfying
+    ///   [`Self::device_requirements`], with a queue in `queue_family_index`
+    ///   that supports graphics.
+    /// - From this call on, nothing but the context and what is built on it
+    ///   destroys the instance or device: only `drop_guard` does, and every
+    ///   other user of them (an OpenXR session) is gone before the context's
+    ///   last `Arc` is dropped.
+    pub unsafe fn from_external(
+        external: ExternalDevice,
+        count_validation: bool,
+        drop_guard: DropGuard,
     ) -> Result<Arc<Self>, RenderError> {
-        Self::assemble(
+        let ExternalDevice {
             entry,
             instance,
-            None,
             physical_device,
             device,
             queue_family_index,
-            Ownership::External,
-        )
-    }
-
-    /// Like [`Self::from_external`], and also counts validation messages through
-    /// a debug-utils messenger the context creates (and destroys) on the
-    /// external instance; fails with `DebugUtilsMissing` unless the instance
-    /// was created with VK_EXT_debug_utils.
-    pub fn from_external_with_validation(
-        entry: ash::Entry,
-        instance: ash::Instance,
-        physical_device: vk::PhysicalDevice,
-        device: ash::Device,
-        queue_family_index: u32,
-    ) -> Result<Arc<Self>, RenderError> {
-        // SAFETY: the instance is live. The loader returns no entry point for
-        // an extension the instance was created without.
-        let create_messenger_fn = unsafe {
-            entry.get_instance_proc_addr(
-                instance.handle(),
-                c"vkCreateDebugUtilsMessengerEXT".as_ptr(),
-            )
+        } = external;
+        let debug = if count_validation {
+            // SAFETY: the instance is live (this function's contract). The
+            // loader returns no entry point for an extension the instance was
+            // created without.
+            let create_messenger_fn = unsafe {
+                entry.get_instance_proc_addr(
+                    instance.handle(),
+                    c"vkCreateDebugUtilsMessengerEXT".as_ptr(),
+                )
+            };
+            if create_messenger_fn.is_none() {
+                drop(drop_guard);
+                return Err(RenderError::DebugUtilsMissing);
+            }
+            // SAFETY: VK_EXT_debug_utils is enabled (checked just above).
+            match unsafe { create_messenger(&entry, &instance, ValidationCounter::default()) } {
+                Ok(debug) => Some(debug),
+                Err(error) => {
+                    drop(drop_guard);
+                    return Err(error);
+                }
+            }
+        } else {
+            None
         };
-        if create_messenger_fn.is_none() {
-            return Err(RenderError::DebugUtilsMissing);
-        }
-        // SAFETY: VK_EXT_debug_utils is enabled (checked just above).
-        let debug = unsafe { create_messenger(&entry, &instance, ValidationCounter::default()) }?;
         Self::assemble(
             entry,
             instance,
-            Some(debug),
+            debug,
             physical_device,
             device,
             queue_family_index,
-            Ownership::External,
+            Ownership::External(drop_guard),
         )
     }
 
@@ -257,19 +296,25 @@ impl GpuContext {
         let allocator = match allocator {
             Ok(allocator) => allocator,
             Err(error) => {
-                if ownership == Ownership::Owned {
-                    // SAFETY: the device has no children yet; the instance only the messenger.
-                    unsafe {
-                        device.destroy_device(None);
-                        destroy_instance_and_messenger(&instance, debug.as_ref());
+                match ownership {
+                    Ownership::Owned => {
+                        // SAFETY: the device has no children yet; the instance only the messenger.
+                        unsafe {
+                            device.destroy_device(None);
+                            destroy_instance_and_messenger(&instance, debug.as_ref());
+                        }
                     }
-                } else if let Some(debug) = &debug {
-                    // SAFETY: the messenger is ours and unused.
-                    unsafe {
-                        debug
-                            .loader
-                            .destroy_debug_utils_messenger(debug.messenger, None)
-                    };
+                    Ownership::External(drop_guard) => {
+                        if let Some(debug) = &debug {
+                            // SAFETY: the messenger is ours and unused.
+                            unsafe {
+                                debug
+                                    .loader
+                                    .destroy_debug_utils_messenger(debug.messenger, None)
+                            };
+                        }
+                        drop(drop_guard);
+                    }
                 }
                 return Err(error.into());
             }
@@ -325,9 +370,9 @@ impl GpuContext {
         self.queue
     }
 
-    /// Whether dropping the context destroys the instance and device.
-    pub fn ownership(&self) -> Ownership {
-        self.ownership
+    /// Whether the context created the instance and device (else it adopted them).
+    pub fn owns_device(&self) -> bool {
+        matches!(self.ownership, Ownership::Owned)
     }
 
     /// Validation warnings and errors so far; `None` when validation is off.
@@ -369,17 +414,20 @@ impl Drop for GpuContext {
         unsafe {
             let _ = self.device.device_wait_idle();
             ManuallyDrop::drop(&mut self.allocator);
-            match self.ownership {
+            match &mut self.ownership {
                 Ownership::Owned => {
                     self.device.destroy_device(None);
                     destroy_instance_and_messenger(&self.instance, self.debug.as_ref());
                 }
-                Ownership::External => {
+                Ownership::External(drop_guard) => {
                     if let Some(debug) = &self.debug {
                         debug
                             .loader
                             .destroy_debug_utils_messenger(debug.messenger, None);
                     }
+                    // The adopter's destruction runs last, after every
+                    // child of the device and instance made here is gone.
+                    drop(std::mem::replace(drop_guard, DropGuard(None)));
                 }
             }
         }
@@ -455,7 +503,7 @@ fn messenger_create_info(
                 | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
         )
         .pfn_user_callback(Some(count_validation_message))
-        .user_data(Arc::as_ptr(&counter.0).cast_mut().cast())
+        .user_data(counter.as_atomic_ptr().cast_mut().cast())
 }
 
 /// # Safety
@@ -642,70 +690,87 @@ mod tests {
         assert!(counter.count() > 0, "the leaked fence went unreported");
     }
 
-    #[test]
-    fn an_external_device_survives_its_context() {
-        let _ = env_logger::builder().is_test(true).try_init();
+    /// A device and instance made here as the OpenXR runtime would make them,
+    /// with a guard that destroys them and records that it ran.
+    fn adoptable(
+        validation: bool,
+        counter: &ValidationCounter,
+    ) -> (ExternalDevice, DropGuard, Arc<AtomicU64>) {
         // SAFETY: loading the system's Vulkan loader.
         let entry = unsafe { ash::Entry::load() }.unwrap();
-        let counter = ValidationCounter::default();
         let instance = create_instance(
             &entry,
-            &GpuContext::instance_requirements(true),
-            Some(&counter),
+            &GpuContext::instance_requirements(validation),
+            validation.then_some(counter),
         )
         .unwrap();
         let (physical_device, family) = pick_physical_device(&instance).unwrap();
         let device = create_device(&instance, physical_device, family).unwrap();
-        let ctx = GpuContext::from_external_with_validation(
-            entry.clone(),
-            instance.clone(),
+        let guard_runs = Arc::new(AtomicU64::new(0));
+        let (guard_device, guard_instance, runs) =
+            (device.clone(), instance.clone(), guard_runs.clone());
+        let guard = DropGuard::new(move || {
+            runs.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: the guard runs once, after the context (the only other
+            // user) is gone; the layer reports any child left behind.
+            unsafe {
+                guard_device.destroy_device(None);
+                guard_instance.destroy_instance(None);
+            }
+        });
+        let external = ExternalDevice {
+            entry,
+            instance,
             physical_device,
-            device.clone(),
-            family,
-        )
-        .unwrap();
-        assert_eq!(ctx.ownership(), Ownership::External);
+            device,
+            queue_family_index: family,
+        };
+        (external, guard, guard_runs)
+    }
+
+    #[test]
+    fn an_adopted_device_is_destroyed_once_when_its_last_user_goes() {
+        let _ = env_logger::builder().is_test(true).try_init();
+        let counter = ValidationCounter::default();
+        let (external, guard, guard_runs) = adoptable(true, &counter);
+        // SAFETY: the handles are live, made for the renderer, and only the
+        // guard destroys them.
+        let ctx = unsafe { GpuContext::from_external(external, true, guard) }.unwrap();
+        assert!(!ctx.owns_device());
+        let user = Arc::clone(&ctx);
         drop(ctx);
-        // SAFETY: the device and instance are still ours to use and destroy;
-        // had the context destroyed them, the layer would report it.
+        assert_eq!(
+            guard_runs.load(Ordering::Relaxed),
+            0,
+            "destroyed while in use"
+        );
+        // SAFETY: the device is live while `user` holds the context.
         unsafe {
-            let fence = device
+            let fence = user
+                .device()
                 .create_fence(&vk::FenceCreateInfo::default(), None)
                 .unwrap();
-            device.destroy_fence(fence, None);
-            device.destroy_device(None);
-            instance.destroy_instance(None);
+            user.device().destroy_fence(fence, None);
         }
+        drop(user);
+        assert_eq!(guard_runs.load(Ordering::Relaxed), 1);
         assert_eq!(counter.count(), 0, "validation messages (see the log)");
     }
 
     #[test]
-    fn counting_on_an_instance_without_debug_utils_is_refused() {
-        // SAFETY: loading the system's Vulkan loader.
-        let entry = unsafe { ash::Entry::load() }.unwrap();
-        let instance =
-            create_instance(&entry, &GpuContext::instance_requirements(false), None).unwrap();
-        let (physical_device, family) = pick_physical_device(&instance).unwrap();
-        let device = create_device(&instance, physical_device, family).unwrap();
-        let result = GpuContext::from_external_with_validation(
-            entry.clone(),
-            instance.clone(),
-            physical_device,
-            device.clone(),
-            family,
-        );
+    fn counting_on_an_instance_without_debug_utils_is_refused_and_still_destroys() {
+        let counter = ValidationCounter::default();
+        let (external, guard, guard_runs) = adoptable(false, &counter);
+        // SAFETY: as above.
+        let result = unsafe { GpuContext::from_external(external, true, guard) };
         assert!(matches!(result, Err(RenderError::DebugUtilsMissing)));
-        // SAFETY: nothing else uses the device or the instance.
-        unsafe {
-            device.destroy_device(None);
-            instance.destroy_instance(None);
-        }
+        assert_eq!(guard_runs.load(Ordering::Relaxed), 1);
     }
 
     #[test]
     fn a_context_without_validation_has_no_count() {
         let ctx = GpuContext::standalone(false).unwrap();
         assert_eq!(ctx.validation_messages(), None);
-        assert_eq!(ctx.ownership(), Ownership::Owned);
+        assert!(ctx.owns_device());
     }
 }

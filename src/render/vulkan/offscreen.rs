@@ -5,16 +5,18 @@ use std::sync::Arc;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::context::{GpuContext, ValidationCounter};
-use super::error::RenderError;
+use super::context::GpuContext;
 use super::formats::{
     COLOR_FORMAT_PREFERENCE, DEPTH_FORMAT_PREFERENCE, choose_color_format, choose_depth_format,
     is_bgra,
 };
 use super::frames::{FRAMES_IN_FLIGHT, FrameRing};
 use super::memory::{Buffer, Image};
-use super::scene::FrameScene;
-use super::terrain::{RenderTarget, TerrainRenderer, VIEW_COUNT};
+use super::target::{RenderTarget, VIEW_COUNT};
+use super::terrain::TerrainRenderer;
+use crate::render::backend::{Backend, StereoRenderer, ValidationCounter};
+use crate::render::error::RenderError;
+use crate::render::scene::FrameScene;
 
 /// Bytes per RGBA8 / BGRA8 pixel.
 const BYTES_PER_PIXEL: usize = 4;
@@ -220,6 +222,28 @@ impl OffscreenRenderer {
     /// The device's name (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
     pub fn device_name(&self) -> &str {
         self.ctx.device_name()
+    }
+}
+
+impl StereoRenderer for OffscreenRenderer {
+    fn render(&mut self, scene: &FrameScene<'_>) -> Result<(), RenderError> {
+        OffscreenRenderer::render(self, scene)
+    }
+
+    fn read_back(&mut self) -> Result<StereoImage, RenderError> {
+        OffscreenRenderer::read_back(self)
+    }
+
+    fn validation_counter(&self) -> Option<ValidationCounter> {
+        OffscreenRenderer::validation_counter(self)
+    }
+
+    fn device_name(&self) -> &str {
+        OffscreenRenderer::device_name(self)
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Vulkan
     }
 }
 

@@ -1,0 +1,110 @@
+//! The seam between the frame glue and a graphics API: the [`StereoRenderer`]
+//! trait every backend implements, the [`Backend`] names, the backend-neutral
+//! [`ValidationCounter`], and [`offscreen`], which opens a backend by name.
+//!
+//! What crosses the seam is plain data: a [`FrameScene`] in (both eyes'
+//! matrices, the model matrix, new heights only when they changed, the light
+//! and the colour bands; built once per frame by `app::scene::SceneBuilder`)
+//! and a [`StereoImage`] out. Nothing of Vulkan or Direct3D crosses it.
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::error::RenderError;
+use super::scene::FrameScene;
+use super::vulkan::{OffscreenOptions, OffscreenRenderer, StereoImage};
+
+/// The graphics APIs the terrain can be drawn with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Backend {
+    /// Vulkan 1.1 with multiview (Linux, Windows, Android).
+    #[default]
+    Vulkan,
+    /// Direct3D 11 (Windows only; the API HoloLens 2 offers).
+    D3d11,
+}
+
+impl Backend {
+    /// The name used on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Vulkan => "vulkan",
+            Backend::D3d11 => "d3d11",
+        }
+    }
+}
+
+/// Draws stereo frames into images of its own and reads them back: the
+/// simulator's and the image tests' view of a renderer, whatever API is
+/// behind it.
+///
+/// Contract every backend keeps, so that their images can be compared:
+/// - `render` clears both eyes to transparent black (0, 0, 0, 0), draws the
+///   grid of the heights last received (flat, all 0, before any), the left eye
+///   with `scene.views[0]` into the left image and the right eye with
+///   `scene.views[1]`, depth-tested (nearer wins), no culling, colour by
+///   height and slope with `scene.bands`, lit from `scene.light_dir`, stored
+///   sRGB-encoded;
+/// - `scene.heights`, when `Some`, replaces the heights before this frame is
+///   drawn and must hold grid width × height values, else
+///   [`RenderError::HeightCountMismatch`];
+/// - `render` may return before the GPU has finished; it waits only for the
+///   resources of a frame submitted earlier that it reuses;
+/// - `read_back` waits for the most recent `render` and returns its pixels,
+///   RGBA8 rows top to bottom ([`RenderError::NothingRendered`] before any).
+pub trait StereoRenderer {
+    /// Draws one frame of `scene` into both eyes.
+    fn render(&mut self, scene: &FrameScene<'_>) -> Result<(), RenderError>;
+
+    /// Waits for the most recent frame and returns both eyes' pixels.
+    fn read_back(&mut self) -> Result<StereoImage, RenderError>;
+
+    /// A count of the API's validation / debug-layer warnings and errors,
+    /// readable after the renderer is dropped (teardown leaks count too);
+    /// `None` when validation is off.
+    fn validation_counter(&self) -> Option<ValidationCounter>;
+
+    /// The GPU or adapter the frames are drawn on, for messages and reports.
+    fn device_name(&self) -> &str;
+
+    /// Which API draws.
+    fn backend(&self) -> Backend;
+}
+
+/// Opens an offscreen renderer of `backend` on a device of its own.
+/// A backend this build does not have fails with
+/// [`RenderError::BackendUnavailable`].
+pub fn offscreen(
+    backend: Backend,
+    options: OffscreenOptions,
+) -> Result<Box<dyn StereoRenderer>, RenderError> {
+    match backend {
+        Backend::Vulkan => Ok(Box::new(OffscreenRenderer::new(options)?)),
+        Backend::D3d11 => Err(RenderError::BackendUnavailable {
+            backend: backend.name(),
+            reason: "Direct3D 11 exists only on Windows; use --renderer vulkan".into(),
+        }),
+    }
+}
+
+/// A shared count of the warnings and errors a validation layer reported
+/// (Vulkan's Khronos layer, or a backend's debug layer).
+#[derive(Debug, Clone, Default)]
+pub struct ValidationCounter(Arc<AtomicU64>);
+
+impl ValidationCounter {
+    /// Messages counted so far, including those reported while tearing down.
+    pub fn count(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Counts one message.
+    pub fn record(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counter itself, for a C callback's user-data pointer; it lives as
+    /// long as any clone of this counter.
+    pub(crate) fn as_atomic_ptr(&self) -> *const AtomicU64 {
+        Arc::as_ptr(&self.0)
+    }
+}

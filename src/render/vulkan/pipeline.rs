@@ -1,0 +1,199 @@
+//! The terrain's fixed-function state: the multiview render pass and the
+//! graphics pipeline (shaders, vertex layout, depth, rasterisation).
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::context::GpuContext;
+use super::formats::is_srgb;
+use super::shader::{FRAGMENT_SHADER, ShaderModule, VERTEX_SHADER};
+use crate::render::error::{RenderError, vk_error};
+use crate::render::grid::GridVertex;
+
+/// Both eyes: view 0 is the left eye, view 1 the right, one array layer each.
+pub const VIEW_MASK: u32 = 0b11;
+
+/// The multiview render pass: clear colour and depth, draw, keep both (depth
+/// too, so an OpenXR depth layer can submit it).
+pub(crate) fn create_render_pass(
+    ctx: &GpuContext,
+    color_format: vk::Format,
+    depth_format: vk::Format,
+) -> Result<vk::RenderPass, RenderError> {
+    let attachments = [
+        vk::AttachmentDescription::default()
+            .format(color_format)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+        // Depth is stored so an OpenXR depth layer can submit it.
+        vk::AttachmentDescription::default()
+            .format(depth_format)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+    ];
+    let color_refs = [vk::AttachmentReference {
+        attachment: 0,
+        layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+    }];
+    let depth_ref = vk::AttachmentReference {
+        attachment: 1,
+        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+    };
+    let subpasses = [vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .color_attachments(&color_refs)
+        .depth_stencil_attachment(&depth_ref)];
+    // Earlier uses of the same images (the previous frame's attachment
+    // writes, an offscreen copy out) finish before this pass clears them.
+    let attachment_stages = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT
+        | vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS
+        | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+    let attachment_writes =
+        vk::AccessFlags::COLOR_ATTACHMENT_WRITE | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
+    let dependencies = [vk::SubpassDependency::default()
+        .src_subpass(vk::SUBPASS_EXTERNAL)
+        .dst_subpass(0)
+        .src_stage_mask(attachment_stages | vk::PipelineStageFlags::TRANSFER)
+        .src_access_mask(attachment_writes)
+        .dst_stage_mask(attachment_stages)
+        .dst_access_mask(attachment_writes | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ)
+        .dependency_flags(vk::DependencyFlags::BY_REGION)];
+    let view_masks = [VIEW_MASK];
+    // Both views are seen from nearly the same place: let the driver
+    // share work between them.
+    let correlation_masks = [VIEW_MASK];
+    let mut multiview = vk::RenderPassMultiviewCreateInfo::default()
+        .view_masks(&view_masks)
+        .correlation_masks(&correlation_masks);
+    let create_info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .dependencies(&dependencies)
+        .push_next(&mut multiview);
+    // SAFETY: the device is live; all arrays outlive the call.
+    unsafe { ctx.device().create_render_pass(&create_info, None) }
+        .map_err(vk_error("vkCreateRenderPass"))
+}
+
+/// The pipeline layout: one descriptor set of `set_layout`.
+pub(crate) fn create_pipeline_layout(
+    ctx: &GpuContext,
+    set_layout: vk::DescriptorSetLayout,
+) -> Result<vk::PipelineLayout, RenderError> {
+    let set_layouts = [set_layout];
+    let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+    // SAFETY: the device is live; the set layout was created on it.
+    unsafe { ctx.device().create_pipeline_layout(&layout_info, None) }
+        .map_err(vk_error("vkCreatePipelineLayout"))
+}
+
+/// The terrain pipeline: the grid's vertices, heights from the storage
+/// buffer, depth test LESS, no culling, for targets of `color_format`.
+pub(crate) fn create_pipeline(
+    ctx: &Arc<GpuContext>,
+    layout: vk::PipelineLayout,
+    render_pass: vk::RenderPass,
+    color_format: vk::Format,
+) -> Result<vk::Pipeline, RenderError> {
+    let vertex = ShaderModule::new(ctx, VERTEX_SHADER)?;
+    let fragment = ShaderModule::new(ctx, FRAGMENT_SHADER)?;
+    // A UNORM target stores the shader's output as is, so the shader
+    // encodes sRGB itself; an sRGB target encodes in hardware.
+    let encode_srgb: vk::Bool32 = (!is_srgb(color_format)).into();
+    let specialization_entries = [vk::SpecializationMapEntry {
+        constant_id: 0,
+        offset: 0,
+        size: size_of::<vk::Bool32>(),
+    }];
+    let specialization_data = encode_srgb.to_ne_bytes();
+    let specialization = vk::SpecializationInfo::default()
+        .map_entries(&specialization_entries)
+        .data(&specialization_data);
+    let stages = [
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(vertex.raw)
+            .name(c"main"),
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(fragment.raw)
+            .name(c"main")
+            .specialization_info(&specialization),
+    ];
+    let vertex_bindings = [vk::VertexInputBindingDescription {
+        binding: 0,
+        stride: size_of::<GridVertex>() as u32,
+        input_rate: vk::VertexInputRate::VERTEX,
+    }];
+    let vertex_attributes = [
+        vk::VertexInputAttributeDescription {
+            location: 0,
+            binding: 0,
+            format: vk::Format::R32G32_SFLOAT,
+            offset: 0,
+        },
+        vk::VertexInputAttributeDescription {
+            location: 1,
+            binding: 0,
+            format: vk::Format::R32G32_SFLOAT,
+            offset: 8,
+        },
+    ];
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&vertex_bindings)
+        .vertex_attribute_descriptions(&vertex_attributes);
+    let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    // No culling: the hologram can be seen from below its edge.
+    let rasterization = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+        .line_width(1.0);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(true)
+        .depth_write_enable(true)
+        .depth_compare_op(vk::CompareOp::LESS);
+    let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
+        .blend_enable(false)
+        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let color_blend =
+        vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let create_info = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&input_assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&rasterization)
+        .multisample_state(&multisample)
+        .depth_stencil_state(&depth_stencil)
+        .color_blend_state(&color_blend)
+        .dynamic_state(&dynamic)
+        .layout(layout)
+        .render_pass(render_pass)
+        .subpass(0);
+    // SAFETY: every referenced object and array outlives the call.
+    let pipelines = unsafe {
+        ctx.device()
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[create_info], None)
+    }
+    .map_err(|(_, result)| vk_error("vkCreateGraphicsPipelines")(result))?;
+    Ok(pipelines[0])
+}

@@ -1,0 +1,445 @@
+//! The terrain pass: static grid, streamed heights, per-frame uniforms and
+//! descriptors, recorded with the pipeline into a [`RenderTarget`] with multiview.
+use std::sync::Arc;
+
+use ash::vk;
+use bytemuck::{Pod, Zeroable};
+use gpu_allocator::MemoryLocation;
+
+use super::context::GpuContext;
+use super::frames::{FRAMES_IN_FLIGHT, Frame};
+use super::memory::{Buffer, try_array};
+use super::pipeline::{create_pipeline, create_pipeline_layout, create_render_pass};
+use super::target::RenderTarget;
+use super::upload::{upload_static, write_mapped};
+use crate::render::error::{RenderError, vk_error};
+use crate::render::grid::{GridIndices, TerrainGrid};
+use crate::render::scene::FrameScene;
+
+/// Transparent black, so an additive display shows nothing but the terrain.
+const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.0];
+
+/// The shaders' `Frame` uniform block (std140).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct FrameUniforms {
+    /// Projection × view, left then right eye (column-major).
+    view_projection: [[f32; 16]; 2],
+    /// Model → world.
+    model: [f32; 16],
+    /// Towards the light, world space (w unused).
+    light_dir: [f32; 4],
+    /// Band boundaries and blend width.
+    bands: [f32; 4],
+    /// Grid width and height (z, w unused).
+    grid: [u32; 4],
+}
+
+/// The terrain renderer for one grid size and one pair of target formats.
+pub struct TerrainRenderer {
+    /// The device everything here lives on.
+    ctx: Arc<GpuContext>,
+    /// Format of the colour targets.
+    color_format: vk::Format,
+    /// Format of the depth targets.
+    depth_format: vk::Format,
+    /// Multiview render pass: clear, draw, keep colour and depth.
+    render_pass: vk::RenderPass,
+    /// Uniforms (binding 0) and heights (binding 1).
+    descriptor_set_layout: vk::DescriptorSetLayout,
+    /// The pipeline's layout.
+    pipeline_layout: vk::PipelineLayout,
+    /// The terrain pipeline.
+    pipeline: vk::Pipeline,
+    /// Holds `descriptor_sets`.
+    descriptor_pool: vk::DescriptorPool,
+    /// One set per frame slot: that slot's uniforms and the shared heights.
+    descriptor_sets: [vk::DescriptorSet; FRAMES_IN_FLIGHT],
+    /// Static grid vertices.
+    vertex_buffer: Buffer,
+    /// Static grid indices.
+    index_buffer: Buffer,
+    /// 16- or 32-bit indices.
+    index_type: vk::IndexType,
+    /// Indices to draw.
+    index_count: u32,
+    /// Device-local heights the vertex shader reads.
+    heights: Buffer,
+    /// Host-visible staging for new heights, one per frame slot.
+    height_staging: [Buffer; FRAMES_IN_FLIGHT],
+    /// Host-visible uniforms, one per frame slot.
+    uniforms: [Buffer; FRAMES_IN_FLIGHT],
+    /// Grid samples per row.
+    grid_width: u32,
+    /// Grid rows.
+    grid_height: u32,
+}
+
+impl TerrainRenderer {
+    /// A renderer for a `grid_width` × `grid_height` heightmap drawing into
+    /// targets of `color_format` and `depth_format`. The heights start flat (0).
+    pub fn new(
+        ctx: Arc<GpuContext>,
+        grid_width: u32,
+        grid_height: u32,
+        color_format: vk::Format,
+        depth_format: vk::Format,
+    ) -> Result<Self, RenderError> {
+        let grid = TerrainGrid::new(grid_width, grid_height)?;
+        let vertex_bytes: &[u8] = bytemuck::cast_slice(&grid.vertices);
+        let index_bytes = grid.indices.as_bytes();
+        let height_bytes = (grid.vertices.len() * size_of::<f32>()) as u64;
+
+        let transfer_dst = vk::BufferUsageFlags::TRANSFER_DST;
+        let vertex_buffer = Buffer::new(
+            &ctx,
+            "terrain grid vertices",
+            vertex_bytes.len() as u64,
+            vk::BufferUsageFlags::VERTEX_BUFFER | transfer_dst,
+            MemoryLocation::GpuOnly,
+        )?;
+        let index_buffer = Buffer::new(
+            &ctx,
+            "terrain grid indices",
+            index_bytes.len() as u64,
+            vk::BufferUsageFlags::INDEX_BUFFER | transfer_dst,
+            MemoryLocation::GpuOnly,
+        )?;
+        let heights = Buffer::new(
+            &ctx,
+            "terrain heights",
+            height_bytes,
+            vk::BufferUsageFlags::STORAGE_BUFFER | transfer_dst,
+            MemoryLocation::GpuOnly,
+        )?;
+        let height_staging = try_array(|_| {
+            Buffer::new(
+                &ctx,
+                "terrain height staging",
+                height_bytes,
+                vk::BufferUsageFlags::TRANSFER_SRC,
+                MemoryLocation::CpuToGpu,
+            )
+        })?;
+        let uniforms = try_array(|_| {
+            Buffer::new(
+                &ctx,
+                "terrain frame uniforms",
+                size_of::<FrameUniforms>() as u64,
+                vk::BufferUsageFlags::UNIFORM_BUFFER,
+                MemoryLocation::CpuToGpu,
+            )
+        })?;
+        upload_static(
+            &ctx,
+            &[(&vertex_buffer, vertex_bytes), (&index_buffer, index_bytes)],
+            &heights,
+        )?;
+
+        let mut renderer = TerrainRenderer {
+            ctx,
+            color_format,
+            depth_format,
+            render_pass: vk::RenderPass::null(),
+            descriptor_set_layout: vk::DescriptorSetLayout::null(),
+            pipeline_layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            descriptor_pool: vk::DescriptorPool::null(),
+            descriptor_sets: [vk::DescriptorSet::null(); FRAMES_IN_FLIGHT],
+            vertex_buffer,
+            index_buffer,
+            index_type: match grid.indices {
+                GridIndices::U16(_) => vk::IndexType::UINT16,
+                GridIndices::U32(_) => vk::IndexType::UINT32,
+            },
+            index_count: grid.indices.len() as u32,
+            heights,
+            height_staging,
+            uniforms,
+            grid_width,
+            grid_height,
+        };
+        // Drop destroys whatever was created if a later step fails (null
+        // handles are ignored by vkDestroy*).
+        renderer.render_pass = create_render_pass(&renderer.ctx, color_format, depth_format)?;
+        renderer.create_descriptors()?;
+        renderer.pipeline_layout =
+            create_pipeline_layout(&renderer.ctx, renderer.descriptor_set_layout)?;
+        renderer.pipeline = create_pipeline(
+            &renderer.ctx,
+            renderer.pipeline_layout,
+            renderer.render_pass,
+            color_format,
+        )?;
+        Ok(renderer)
+    }
+
+    /// The context the renderer runs on.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    /// Format of the colour targets.
+    pub fn color_format(&self) -> vk::Format {
+        self.color_format
+    }
+
+    /// Format of the depth targets.
+    pub fn depth_format(&self) -> vk::Format {
+        self.depth_format
+    }
+
+    /// The render pass targets are made for.
+    pub fn render_pass(&self) -> vk::RenderPass {
+        self.render_pass
+    }
+
+    /// Records the frame into `frame`'s command buffer: uploads new heights
+    /// when the scene has them, then clears `target` and draws both eyes.
+    /// Afterwards the colour layers are in COLOR_ATTACHMENT_OPTIMAL and the
+    /// depth layers in DEPTH_STENCIL_ATTACHMENT_OPTIMAL. Never waits and never
+    /// allocates. `frame` must come from the one `FrameRing` this renderer is
+    /// used with, and `target` must have been made from this renderer.
+    pub fn record(
+        &mut self,
+        frame: &Frame,
+        target: &RenderTarget,
+        scene: &FrameScene,
+    ) -> Result<(), RenderError> {
+        let slot = frame.slot();
+        let cmd = frame.command_buffer();
+        let device = self.ctx.device();
+        let height_count = (self.grid_width * self.grid_height) as usize;
+        if let Some(heights) = scene.heights
+            && heights.len() != height_count
+        {
+            return Err(RenderError::HeightCountMismatch {
+                expected: height_count,
+                actual: heights.len(),
+            });
+        }
+
+        let uniforms = FrameUniforms {
+            view_projection: scene
+                .views
+                .map(|eye| (eye.projection * eye.view).to_cols_array()),
+            model: scene.model.to_cols_array(),
+            light_dir: scene.light_dir.extend(0.0).to_array(),
+            bands: [
+                scene.bands.sand_to_grass,
+                scene.bands.grass_to_rock,
+                scene.bands.rock_to_snow,
+                scene.bands.blend,
+            ],
+            grid: [self.grid_width, self.grid_height, 0, 0],
+        };
+        write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms));
+
+        if let Some(heights) = scene.heights {
+            write_mapped(
+                &mut self.height_staging[slot],
+                bytemuck::cast_slice(heights),
+            );
+            // SAFETY: the staging slot was written above and its previous copy
+            // finished (the frame's fence was waited); the barriers order this
+            // copy after earlier frames' vertex reads and before this frame's.
+            unsafe { self.record_height_upload(cmd, slot) };
+        }
+
+        let clear_values = [
+            vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: CLEAR_COLOR,
+                },
+            },
+            vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
+                },
+            },
+        ];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: target.extent(),
+        };
+        let pass_info = vk::RenderPassBeginInfo::default()
+            .render_pass(self.render_pass)
+            .framebuffer(target.framebuffer())
+            .render_area(area)
+            .clear_values(&clear_values);
+        let viewport = vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: target.extent().width as f32,
+            height: target.extent().height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        };
+        // SAFETY: `cmd` is recording (Frame invariant); every bound object
+        // lives as long as the renderer, which outlives the frame's execution
+        // (Drop waits for the device).
+        unsafe {
+            device.cmd_begin_render_pass(cmd, &pass_info, vk::SubpassContents::INLINE);
+            device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+            device.cmd_set_viewport(cmd, 0, &[viewport]);
+            device.cmd_set_scissor(cmd, 0, &[area]);
+            device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.pipeline_layout,
+                0,
+                &[self.descriptor_sets[slot]],
+                &[],
+            );
+            device.cmd_bind_vertex_buffers(cmd, 0, &[self.vertex_buffer.raw()], &[0]);
+            device.cmd_bind_index_buffer(cmd, self.index_buffer.raw(), 0, self.index_type);
+            device.cmd_draw_indexed(cmd, self.index_count, 1, 0, 0, 0);
+            device.cmd_end_render_pass(cmd);
+        }
+        Ok(())
+    }
+
+    /// # Safety
+    /// `cmd` is recording and `height_staging[slot]` holds the new heights.
+    unsafe fn record_height_upload(&self, cmd: vk::CommandBuffer, slot: usize) {
+        let device = self.ctx.device();
+        let whole = |access_before, access_after| {
+            vk::BufferMemoryBarrier::default()
+                .src_access_mask(access_before)
+                .dst_access_mask(access_after)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .buffer(self.heights.raw())
+                .size(vk::WHOLE_SIZE)
+        };
+        let region = vk::BufferCopy::default().size(self.heights.size());
+        // SAFETY: per this function's contract.
+        unsafe {
+            // Earlier frames may still read the heights: wait for their
+            // vertex shaders before overwriting (write-after-read).
+            device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::VERTEX_SHADER,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[whole(
+                    vk::AccessFlags::empty(),
+                    vk::AccessFlags::TRANSFER_WRITE,
+                )],
+                &[],
+            );
+            device.cmd_copy_buffer(
+                cmd,
+                self.height_staging[slot].raw(),
+                self.heights.raw(),
+                &[region],
+            );
+            device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::VERTEX_SHADER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[whole(
+                    vk::AccessFlags::TRANSFER_WRITE,
+                    vk::AccessFlags::SHADER_READ,
+                )],
+                &[],
+            );
+        }
+    }
+
+    fn create_descriptors(&mut self) -> Result<(), RenderError> {
+        let device = self.ctx.device();
+        let bindings = [
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT),
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(1)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::VERTEX),
+        ];
+        let layout_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        // SAFETY: the device is live; `bindings` outlives the call.
+        self.descriptor_set_layout =
+            unsafe { device.create_descriptor_set_layout(&layout_info, None) }
+                .map_err(vk_error("vkCreateDescriptorSetLayout"))?;
+        let pool_sizes = [
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::UNIFORM_BUFFER,
+                descriptor_count: FRAMES_IN_FLIGHT as u32,
+            },
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_BUFFER,
+                descriptor_count: FRAMES_IN_FLIGHT as u32,
+            },
+        ];
+        let pool_info = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(FRAMES_IN_FLIGHT as u32)
+            .pool_sizes(&pool_sizes);
+        // SAFETY: as above.
+        self.descriptor_pool = unsafe { device.create_descriptor_pool(&pool_info, None) }
+            .map_err(vk_error("vkCreateDescriptorPool"))?;
+        let layouts = [self.descriptor_set_layout; FRAMES_IN_FLIGHT];
+        let allocate_info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(self.descriptor_pool)
+            .set_layouts(&layouts);
+        // SAFETY: the pool has room for exactly these sets.
+        let sets = unsafe { device.allocate_descriptor_sets(&allocate_info) }
+            .map_err(vk_error("vkAllocateDescriptorSets"))?;
+        self.descriptor_sets.copy_from_slice(&sets);
+        for (set, uniforms) in self.descriptor_sets.iter().zip(&self.uniforms) {
+            let uniform_info = [vk::DescriptorBufferInfo {
+                buffer: uniforms.raw(),
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            }];
+            let heights_info = [vk::DescriptorBufferInfo {
+                buffer: self.heights.raw(),
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            }];
+            let writes = [
+                vk::WriteDescriptorSet::default()
+                    .dst_set(*set)
+                    .dst_binding(0)
+                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    .buffer_info(&uniform_info),
+                vk::WriteDescriptorSet::default()
+                    .dst_set(*set)
+                    .dst_binding(1)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(&heights_info),
+            ];
+            // SAFETY: the sets are not in use by any command buffer yet.
+            unsafe { device.update_descriptor_sets(&writes, &[]) };
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TerrainRenderer {
+    fn drop(&mut self) {
+        // SAFETY: waiting for the device makes sure no frame still uses the
+        // pipeline or buffers; null handles (after a failed `new`) are ignored.
+        unsafe {
+            let device = self.ctx.device();
+            if let Err(error) = device.device_wait_idle() {
+                log::error!(
+                    "waiting for the device before destroying the terrain renderer failed: {error}"
+                );
+            }
+            device.destroy_pipeline(self.pipeline, None);
+            device.destroy_pipeline_layout(self.pipeline_layout, None);
+            device.destroy_descriptor_pool(self.descriptor_pool, None);
+            device.destroy_descriptor_set_layout(self.descriptor_set_layout, None);
+            device.destroy_render_pass(self.render_pass, None);
+        }
+    }
+}
