@@ -25,6 +25,8 @@
 pub(crate) mod alloc_count;
 pub mod camera;
 pub mod context;
+#[cfg(windows)]
+pub mod d3d11;
 pub mod error;
 pub mod formats;
 pub mod frames;
