@@ -221,3 +221,33 @@ fn xr_help_documents_the_runtime_stopped_exit_status() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("3 when the OpenXR runtime stopped"), "{help}");
 }
+
+/// Direct3D 11 exists only in the Windows build: asking for it elsewhere is
+/// one line naming the flag and what to use, before anything is written.
+#[cfg(not(windows))]
+#[test]
+fn sim_renderer_d3d11_outside_windows_is_one_line_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(
+        &[
+            "sim",
+            "--renderer",
+            "d3d11",
+            "--frames",
+            "2",
+            "--out",
+            "out",
+        ],
+        dir.path(),
+    );
+    assert!(!out.status.success(), "sim --renderer d3d11 succeeded");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --renderer: d3d11 exists only in the Windows build (holoterrain.exe); use --renderer vulkan\n"
+    );
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "{:?}",
+        files_in(dir.path())
+    );
+}

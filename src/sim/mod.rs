@@ -6,6 +6,7 @@
 //! both eyes. Every `--every` frames (and on the last) both eyes are written
 //! side by side as a PNG; at the end, `report.json`.
 pub mod output;
+pub mod renderer;
 pub mod script;
 pub mod user;
 
@@ -20,10 +21,12 @@ use crate::app::frame::BAND_HEIGHTS;
 use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
 use crate::app::{App, AppConfig, AppError, AppEvent};
 use crate::render::scene::{ColourBands, FrameScene};
-use crate::render::{OffscreenOptions, OffscreenRenderer, RenderError};
+use crate::render::{OffscreenOptions, RenderError};
 use crate::size::Size;
 use output::ApngWriter;
 pub use output::SimReport;
+pub use renderer::GraphicsApi;
+use renderer::SimRenderer;
 use script::{Action, Script, ScriptError};
 use user::SimulatedUser;
 
@@ -66,9 +69,13 @@ pub struct SimArgs {
     /// Also write growth.png, an animated PNG of the snapshots.
     #[arg(long)]
     pub apng: bool,
-    /// Turn on the Vulkan validation layer and count its messages.
+    /// Turn on the Vulkan validation layer (with d3d11: the Direct3D 11
+    /// debug layer) and count its messages.
     #[arg(long)]
     pub validation: bool,
+    /// Graphics API that draws the frames; d3d11 only in the Windows build.
+    #[arg(long, value_enum, default_value_t = GraphicsApi::Vulkan)]
+    pub renderer: GraphicsApi,
     /// The first terrain seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -92,6 +99,7 @@ impl Default for SimArgs {
             every: 30,
             apng: false,
             validation: false,
+            renderer: GraphicsApi::Vulkan,
             seed: 1,
         }
     }
@@ -146,6 +154,10 @@ pub enum SimError {
     /// Rendering failed (including: no Vulkan driver).
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// Direct3D 11 rendering failed (including: no device, no debug layer).
+    #[cfg(windows)]
+    #[error(transparent)]
+    D3d11(#[from] crate::render::d3d11::D3d11Error),
 }
 
 impl SimError {
@@ -210,6 +222,10 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
     }
     if args.every == 0 {
         return Err(SimError::invalid("every", "must be at least 1"));
+    }
+    #[cfg(not(windows))]
+    if args.renderer == GraphicsApi::D3d11 {
+        return Err(renderer::d3d11_unavailable());
     }
     Ok(())
 }
@@ -303,14 +319,17 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
 
     let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
     let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
-    let mut renderer = OffscreenRenderer::new(OffscreenOptions {
-        eye_width: args.resolution.width,
-        eye_height: args.resolution.height,
-        grid_width: args.size.width,
-        grid_height: args.size.height,
-        validation: args.validation,
-        ..OffscreenOptions::default()
-    })?;
+    let mut renderer = SimRenderer::new(
+        args.renderer,
+        OffscreenOptions {
+            eye_width: args.resolution.width,
+            eye_height: args.resolution.height,
+            grid_width: args.size.width,
+            grid_height: args.size.height,
+            validation: args.validation,
+            ..OffscreenOptions::default()
+        },
+    )?;
     // Bad input and a missing driver are found above, before the output
     // folder is touched; from here the last run's outputs are cleared so that
     // a run failing half way cannot leave an old report.json beside new frames.
@@ -390,8 +409,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             }
         }
     }
-    let validation = renderer.validation_counter();
-    drop(renderer);
+    let validation_messages = renderer.finish();
     if let Some(apng) = apng {
         apng.finish()?;
     }
@@ -408,7 +426,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             update: TimingStats::of(&update_ms),
             render: TimingStats::of(&render_ms),
         },
-        validation_messages: validation.map(|counter| counter.count()),
+        validation_messages,
     };
     let json = serde_json::to_vec_pretty(&report).map_err(|error| {
         SimError::output(
