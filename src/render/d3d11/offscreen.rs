@@ -167,8 +167,8 @@ impl D3d11OffscreenRenderer {
         self.terrain.device().validation_messages()
     }
 
-    /// The adapter's name (under Wine, the Vulkan device it runs on).
-    pub fn adapter_name(&self) -> &str {
+    /// The adapter's name as its driver reports it.
+    pub fn device_name(&self) -> &str {
         self.terrain.device().adapter_name()
     }
 }
