@@ -259,3 +259,33 @@ fn xr_remote_with_a_bad_port_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("must be 1 to 65535"), "{stderr}");
 }
+
+/// Direct3D 11 exists only in the Windows build: asking for it elsewhere is
+/// one line naming the flag and what to use, before anything is written.
+#[cfg(not(windows))]
+#[test]
+fn sim_renderer_d3d11_outside_windows_is_one_line_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(
+        &[
+            "sim",
+            "--renderer",
+            "d3d11",
+            "--frames",
+            "2",
+            "--out",
+            "out",
+        ],
+        dir.path(),
+    );
+    assert!(!out.status.success(), "sim --renderer d3d11 succeeded");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --renderer: d3d11 exists only in the Windows build (holoterrain.exe); use --renderer vulkan\n"
+    );
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "{:?}",
+        files_in(dir.path())
+    );
+}

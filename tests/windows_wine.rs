@@ -430,3 +430,166 @@ fn zip_holds_exactly_what_its_readme_lists() {
         "every file lies in {folder}/:\n{listing}"
     );
 }
+
+/// An RGB PNG the simulator wrote: width, height, pixels.
+fn rgb_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::fs::File::open(path).expect("PNG written");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG pixels");
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// How far two images of one frame are apart.
+#[derive(Debug)]
+struct ImageDifference {
+    /// Mean absolute difference over every channel of every pixel, in 1/255.
+    mean: f64,
+    /// Share of pixels whose channels all differ by at most 8/255.
+    within_8: f64,
+    /// Share of pixels that are not black (the terrain) in the first image.
+    terrain: f64,
+}
+
+fn image_difference(first: &[u8], second: &[u8]) -> ImageDifference {
+    assert_eq!(first.len(), second.len(), "image sizes");
+    let pixels = first.len() / 3;
+    let total: u64 = first
+        .iter()
+        .zip(second)
+        .map(|(a, b)| u64::from(a.abs_diff(*b)))
+        .sum();
+    let close = first
+        .chunks_exact(3)
+        .zip(second.chunks_exact(3))
+        .filter(|(a, b)| a.iter().zip(*b).all(|(x, y)| x.abs_diff(*y) <= 8))
+        .count();
+    let terrain = first
+        .chunks_exact(3)
+        .filter(|pixel| pixel.iter().any(|&channel| channel > 0))
+        .count();
+    ImageDifference {
+        mean: total as f64 / first.len() as f64,
+        within_8: close as f64 / pixels as f64,
+        terrain: terrain as f64 / pixels as f64,
+    }
+}
+
+/// The Direct3D 11 renderer against the Vulkan one, both in the exe under
+/// Wine (Wine's Direct3D on its Vulkan renderer, on lavapipe): the same
+/// report, and per frame a mean absolute difference of at most 2/255 with
+/// at least 99 % of pixels within 8/255 (rasterisation may differ at edges).
+#[test]
+fn sim_with_d3d11_reports_as_vulkan_and_draws_matching_images() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let vulkan_dir = scratch.path().join("vulkan");
+    let d3d11_dir = scratch.path().join("d3d11");
+    let script = scratch.path().join("airtap-tap-select.txt");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scripts/airtap-tap-select.txt"),
+        &script,
+    )
+    .unwrap();
+    let command = |out: &Path, renderer: &str| {
+        let mut args = sim_args(out);
+        let script_index = args.iter().position(|arg| arg == "--script").unwrap() + 1;
+        args[script_index] = script.display().to_string();
+        let resolution_index = args.iter().position(|arg| arg == "--resolution").unwrap() + 1;
+        // Larger than sim_args' images, so edges are a small share of the pixels.
+        args[resolution_index] = "256x192".into();
+        args.extend(["--renderer".into(), renderer.into()]);
+        let quoted: Vec<String> = args.iter().map(|arg| shell_quote(arg)).collect();
+        format!("wine64 \"$EXE\" {}\n", quoted.join(" "))
+    };
+    let output = wine::run_shell_with_direct3d(
+        scratch.path(),
+        &(command(&vulkan_dir, "vulkan") + &command(&d3d11_dir, "d3d11")),
+    );
+    assert_success(
+        &output,
+        "holoterrain.exe sim with vulkan, then d3d11, under Wine",
+    );
+
+    let vulkan = report(&vulkan_dir);
+    let d3d11 = report(&d3d11_dir);
+    assert_eq!(
+        vulkan["reseeds"].as_array().map(Vec::len),
+        Some(3),
+        "reseeds"
+    );
+    for field in ["frames", "seeds", "reseeds", "iterations", "hologram_pose"] {
+        assert_eq!(
+            vulkan[field], d3d11[field],
+            "report field {field} differs between the Vulkan and Direct3D 11 runs"
+        );
+    }
+    let frames: BTreeSet<String> = files_below(&vulkan_dir)
+        .into_iter()
+        .filter(|name| name.ends_with(".png"))
+        .collect();
+    assert_eq!(frames.len(), 5, "frames 0, 60, 120, 180, 239: {frames:?}");
+    assert_eq!(
+        frames,
+        files_below(&d3d11_dir)
+            .into_iter()
+            .filter(|name| name.ends_with(".png"))
+            .collect(),
+        "the same frames written"
+    );
+    for frame in &frames {
+        let (width, height, vulkan_pixels) = rgb_png(&vulkan_dir.join(frame));
+        let (d3d11_width, d3d11_height, d3d11_pixels) = rgb_png(&d3d11_dir.join(frame));
+        assert_eq!((width, height), (d3d11_width, d3d11_height), "{frame} size");
+        let difference = image_difference(&vulkan_pixels, &d3d11_pixels);
+        eprintln!("{frame}: {difference:?}");
+        assert!(
+            difference.terrain > 0.05,
+            "{frame}: the Vulkan image shows little terrain: {difference:?}"
+        );
+        assert!(
+            difference.mean <= 2.0 && difference.within_8 >= 0.99,
+            "{frame}: Direct3D 11 and Vulkan images differ too much: {difference:?}"
+        );
+    }
+}
+
+/// Wine's Direct3D 11 has no debug layer (its device offers no
+/// ID3D11InfoQueue), so `--validation` with d3d11 says so in one line
+/// and writes nothing.
+#[test]
+fn sim_d3d11_validation_without_a_debug_layer_fails_in_one_line() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let out = scratch.path().join("out");
+    let output = wine::run_shell_with_direct3d(
+        scratch.path(),
+        &format!(
+            "wine64 \"$EXE\" sim --renderer d3d11 --validation --frames 2 --out {}",
+            shell_quote(&out.display().to_string())
+        ),
+    );
+    assert!(
+        !output.status.success(),
+        "sim --renderer d3d11 --validation succeeded without a debug layer"
+    );
+    let stderr = text(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line on stderr, got:\n{stderr}");
+    assert!(
+        lines[0].starts_with(
+            "error: Direct3D 11 validation was requested but this system has no Direct3D 11 debug layer"
+        ) && lines[0].ends_with("or run without --validation"),
+        "the missing-debug-layer error, got: {}",
+        lines[0]
+    );
+    assert!(!out.exists(), "output was written");
+}

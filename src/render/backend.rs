@@ -79,9 +79,14 @@ pub fn offscreen(
 ) -> Result<Box<dyn StereoRenderer>, RenderError> {
     match backend {
         Backend::Vulkan => Ok(Box::new(OffscreenRenderer::new(options)?)),
+        #[cfg(windows)]
+        Backend::D3d11 => Ok(Box::new(
+            super::d3d11::D3d11OffscreenRenderer::new(options)?,
+        )),
+        #[cfg(not(windows))]
         Backend::D3d11 => Err(RenderError::BackendUnavailable {
             backend: backend.name(),
-            reason: "Direct3D 11 exists only on Windows; use --renderer vulkan".into(),
+            reason: "Direct3D 11 exists only in the Windows build (holoterrain.exe); use --renderer vulkan".into(),
         }),
     }
 }

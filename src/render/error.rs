@@ -80,14 +80,10 @@ pub enum RenderError {
         /// Why, and what to use instead.
         reason: String,
     },
-    /// A call of a graphics API other than Vulkan (Direct3D 11) failed.
-    #[error("{call} failed: {detail}")]
-    Api {
-        /// The function that failed.
-        call: &'static str,
-        /// What it returned (an HRESULT and its message).
-        detail: String,
-    },
+    /// The Direct3D 11 backend failed; its message says what to do.
+    #[cfg(windows)]
+    #[error(transparent)]
+    D3d11(#[from] super::d3d11::D3d11Error),
     /// Any other Vulkan error, with the call that returned it.
     #[error("{call} failed: {result}")]
     Vulkan {

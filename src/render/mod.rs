@@ -11,6 +11,8 @@
 pub(crate) mod alloc_count;
 pub mod backend;
 pub mod camera;
+#[cfg(windows)]
+pub mod d3d11;
 pub mod error;
 pub mod grid;
 pub mod scene;

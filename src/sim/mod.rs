@@ -62,9 +62,13 @@ pub struct SimArgs {
     /// Also write growth.png, an animated PNG of the snapshots.
     #[arg(long)]
     pub apng: bool,
-    /// Turn on the Vulkan validation layer and count its messages.
+    /// Turn on the Vulkan validation layer (with d3d11: the Direct3D 11
+    /// debug layer) and count its messages.
     #[arg(long)]
     pub validation: bool,
+    /// Graphics API that draws the frames; d3d11 only in the Windows build.
+    #[arg(long, value_enum, default_value_t = Backend::Vulkan)]
+    pub renderer: Backend,
     /// The first terrain seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -88,6 +92,7 @@ impl Default for SimArgs {
             every: 30,
             apng: false,
             validation: false,
+            renderer: Backend::Vulkan,
             seed: 1,
         }
     }
@@ -207,6 +212,13 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
     if args.every == 0 {
         return Err(SimError::invalid("every", "must be at least 1"));
     }
+    #[cfg(not(windows))]
+    if args.renderer == Backend::D3d11 {
+        return Err(SimError::invalid(
+            "renderer",
+            "d3d11 exists only in the Windows build (holoterrain.exe); use --renderer vulkan",
+        ));
+    }
     Ok(())
 }
 
@@ -300,7 +312,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
     let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
     let mut renderer = backend::offscreen(
-        Backend::Vulkan,
+        args.renderer,
         OffscreenOptions {
             eye_width: args.resolution.width,
             eye_height: args.resolution.height,
@@ -382,6 +394,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             }
         }
     }
+    // Dropped before counting, so messages of the teardown count too.
     let validation = renderer.validation_counter();
     drop(renderer);
     if let Some(apng) = apng {

@@ -95,6 +95,17 @@ pub fn run_shell_with_x_server(scratch: &Path, commands: &str) -> Output {
     run(scratch, &["--xvfb"], commands)
 }
 
+/// [`run_shell_with_x_server`] with Wine's Direct3D on its Vulkan renderer
+/// (`WINE_D3D_CONFIG=renderer=vulkan`, so on the chroot's lavapipe): its
+/// default OpenGL renderer would need libGL, which the chroot lacks.
+pub fn run_shell_with_direct3d(scratch: &Path, commands: &str) -> Output {
+    run(
+        scratch,
+        &["--xvfb"],
+        &format!("export WINE_D3D_CONFIG=renderer=vulkan\n{commands}"),
+    )
+}
+
 fn run(scratch: &Path, options: &[&str], commands: &str) -> Output {
     let exe = exe();
     let exe_dir = exe.parent().expect("exe has a directory");

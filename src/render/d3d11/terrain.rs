@@ -1,0 +1,595 @@
+//! The Direct3D 11 terrain pass: shaders, static grid, streamed heights and
+//! per-frame constants, drawn into any 2-layer colour + depth texture array
+//! (offscreen textures or OpenXR swapchain images).
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use glam::Mat4;
+use windows::Win32::Graphics::Direct3D::{
+    D3D_SRV_DIMENSION_BUFFER, D3D11_PRIMITIVE_TOPOLOGY_TRIANGLELIST,
+};
+use windows::Win32::Graphics::Direct3D11::{
+    D3D11_BIND_CONSTANT_BUFFER, D3D11_BIND_INDEX_BUFFER, D3D11_BIND_SHADER_RESOURCE,
+    D3D11_BIND_VERTEX_BUFFER, D3D11_BUFFER_DESC, D3D11_BUFFER_SRV, D3D11_BUFFER_SRV_0,
+    D3D11_BUFFER_SRV_1, D3D11_CLEAR_DEPTH, D3D11_COMPARISON_LESS, D3D11_CPU_ACCESS_WRITE,
+    D3D11_CULL_NONE, D3D11_DEPTH_STENCIL_DESC, D3D11_DEPTH_STENCIL_VIEW_DESC,
+    D3D11_DEPTH_STENCIL_VIEW_DESC_0, D3D11_DEPTH_WRITE_MASK_ALL,
+    D3D11_DSV_DIMENSION_TEXTURE2DARRAY, D3D11_FILL_SOLID, D3D11_FORMAT_SUPPORT_DEPTH_STENCIL,
+    D3D11_INPUT_ELEMENT_DESC, D3D11_INPUT_PER_VERTEX_DATA, D3D11_MAP_WRITE_DISCARD,
+    D3D11_MAPPED_SUBRESOURCE, D3D11_RASTERIZER_DESC, D3D11_RENDER_TARGET_VIEW_DESC,
+    D3D11_RENDER_TARGET_VIEW_DESC_0, D3D11_RTV_DIMENSION_TEXTURE2DARRAY,
+    D3D11_SHADER_RESOURCE_VIEW_DESC, D3D11_SHADER_RESOURCE_VIEW_DESC_0, D3D11_SUBRESOURCE_DATA,
+    D3D11_TEX2D_ARRAY_DSV, D3D11_TEX2D_ARRAY_RTV, D3D11_USAGE, D3D11_USAGE_DYNAMIC,
+    D3D11_USAGE_IMMUTABLE, D3D11_VIEWPORT, ID3D11Buffer, ID3D11DepthStencilState,
+    ID3D11DepthStencilView, ID3D11InputLayout, ID3D11PixelShader, ID3D11RasterizerState,
+    ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
+};
+use windows::Win32::Graphics::Dxgi::Common::{
+    DXGI_FORMAT, DXGI_FORMAT_D16_UNORM, DXGI_FORMAT_D32_FLOAT, DXGI_FORMAT_R8G8B8A8_UNORM_SRGB,
+    DXGI_FORMAT_R16_UINT, DXGI_FORMAT_R32_FLOAT, DXGI_FORMAT_R32_UINT, DXGI_FORMAT_R32G32_FLOAT,
+};
+use windows::core::s;
+
+use super::device::D3d11Device;
+use super::error::{D3d11Error, call_error};
+use super::shaders::compile_terrain_shaders;
+use crate::render::FrameScene;
+use crate::render::grid::{GridIndices, GridVertex, TerrainGrid};
+
+/// Array layers of every render target: left eye, then right eye.
+pub const VIEW_COUNT: u32 = 2;
+
+/// The colour format: sRGB, so the hardware encodes the shader's linear
+/// colours (every feature level 10+ device renders to it).
+pub const COLOR_FORMAT: DXGI_FORMAT = DXGI_FORMAT_R8G8B8A8_UNORM_SRGB;
+
+/// Depth formats in order of preference: D16 (what HoloLens wants for depth
+/// submission, and what the Vulkan renderer prefers), then D32.
+pub const DEPTH_FORMAT_PREFERENCE: [DXGI_FORMAT; 2] =
+    [DXGI_FORMAT_D16_UNORM, DXGI_FORMAT_D32_FLOAT];
+
+/// Transparent black, so an additive display shows nothing but the terrain.
+const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.0];
+
+/// The renderer's matrices are for Vulkan clip space, whose y axis points
+/// down; Direct3D's points up.
+const VULKAN_TO_D3D_CLIP: Mat4 = Mat4::from_cols_array(&[
+    1.0, 0.0, 0.0, 0.0, //
+    0.0, -1.0, 0.0, 0.0, //
+    0.0, 0.0, 1.0, 0.0, //
+    0.0, 0.0, 0.0, 1.0,
+]);
+
+/// The shaders' `Frame` constant buffer (HLSL packing, column-major matrices).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct FrameConstants {
+    /// Projection × view in Direct3D clip space, left then right eye (column-major).
+    view_projection: [[f32; 16]; 2],
+    /// Model → world.
+    model: [f32; 16],
+    /// Towards the light, world space (w unused).
+    light_dir: [f32; 4],
+    /// Band boundaries and blend width.
+    bands: [f32; 4],
+    /// Grid width and height (z, w unused).
+    grid: [u32; 4],
+}
+
+/// The shaders' `Eye` constant buffer: the eye of a draw's first instance.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct EyeConstants {
+    /// x: the eye; y, z, w unused (constant buffers are 16-byte multiples).
+    first_eye: [u32; 4],
+}
+
+/// The terrain renderer for one grid size.
+pub struct D3d11TerrainRenderer {
+    /// The device everything here lives on.
+    device: Arc<D3d11Device>,
+    /// The depth format targets must have.
+    depth_format: DXGI_FORMAT,
+    /// The vertex shader.
+    vertex_shader: ID3D11VertexShader,
+    /// The pixel shader.
+    pixel_shader: ID3D11PixelShader,
+    /// Grid vertex layout: POSITION and TEXCOORD, two floats each.
+    input_layout: ID3D11InputLayout,
+    /// Solid, no culling (the hologram can be seen from below its edge).
+    rasterizer: ID3D11RasterizerState,
+    /// Depth test LESS with writes.
+    depth_state: ID3D11DepthStencilState,
+    /// Static grid vertices.
+    vertex_buffer: Option<ID3D11Buffer>,
+    /// Static grid indices.
+    index_buffer: ID3D11Buffer,
+    /// 16- or 32-bit indices.
+    index_format: DXGI_FORMAT,
+    /// Indices to draw.
+    index_count: u32,
+    /// The heights (dynamic, rewritten whole when they change).
+    heights: ID3D11Buffer,
+    /// The vertex shader's view of `heights`.
+    heights_view: Option<ID3D11ShaderResourceView>,
+    /// Per-frame constants (dynamic).
+    frame_constants: Option<ID3D11Buffer>,
+    /// One immutable `Eye` buffer per eye (index = the eye).
+    eye_constants: [Option<ID3D11Buffer>; VIEW_COUNT as usize],
+    /// Grid samples per row.
+    grid_width: u32,
+    /// Grid rows.
+    grid_height: u32,
+}
+
+impl D3d11TerrainRenderer {
+    /// A renderer for a `grid_width` × `grid_height` heightmap. The heights
+    /// start flat (0).
+    pub fn new(
+        device: Arc<D3d11Device>,
+        grid_width: u32,
+        grid_height: u32,
+    ) -> Result<Self, D3d11Error> {
+        let grid = TerrainGrid::new(grid_width, grid_height)
+            .map_err(|error| D3d11Error::InvalidOptions(error.to_string()))?;
+        let shaders = compile_terrain_shaders(device.layer_from_vertex_shader())?;
+        let d3d = device.device();
+        let mut vertex_shader = None;
+        let mut pixel_shader = None;
+        let mut input_layout = None;
+        let mut rasterizer = None;
+        let mut depth_state = None;
+        let inputs = [
+            vertex_input(s!("POSITION"), 0),
+            vertex_input(s!("TEXCOORD"), size_of::<[f32; 2]>() as u32),
+        ];
+        let rasterizer_desc = D3D11_RASTERIZER_DESC {
+            FillMode: D3D11_FILL_SOLID,
+            CullMode: D3D11_CULL_NONE,
+            DepthClipEnable: true.into(),
+            ..Default::default()
+        };
+        let depth_desc = D3D11_DEPTH_STENCIL_DESC {
+            DepthEnable: true.into(),
+            DepthWriteMask: D3D11_DEPTH_WRITE_MASK_ALL,
+            DepthFunc: D3D11_COMPARISON_LESS,
+            ..Default::default()
+        };
+        // SAFETY: the bytecode and descriptions outlive each call; the out
+        // pointers point at live locals.
+        unsafe {
+            d3d.CreateVertexShader(&shaders.vertex, None, Some(&mut vertex_shader))
+                .map_err(call_error("ID3D11Device::CreateVertexShader"))?;
+            d3d.CreatePixelShader(&shaders.pixel, None, Some(&mut pixel_shader))
+                .map_err(call_error("ID3D11Device::CreatePixelShader"))?;
+            d3d.CreateInputLayout(&inputs, &shaders.vertex, Some(&mut input_layout))
+                .map_err(call_error("ID3D11Device::CreateInputLayout"))?;
+            d3d.CreateRasterizerState(&rasterizer_desc, Some(&mut rasterizer))
+                .map_err(call_error("ID3D11Device::CreateRasterizerState"))?;
+            d3d.CreateDepthStencilState(&depth_desc, Some(&mut depth_state))
+                .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
+        }
+
+        let vertex_bytes: &[u8] = bytemuck::cast_slice(&grid.vertices);
+        let vertex_buffer = create_buffer(
+            &device,
+            vertex_bytes.len(),
+            D3D11_BIND_VERTEX_BUFFER.0 as u32,
+            Some(vertex_bytes),
+        )?;
+        let index_buffer = create_buffer(
+            &device,
+            grid.indices.as_bytes().len(),
+            D3D11_BIND_INDEX_BUFFER.0 as u32,
+            Some(grid.indices.as_bytes()),
+        )?;
+        let height_count = grid.vertices.len();
+        let flat = vec![0.0f32; height_count];
+        let heights = create_dynamic_heights(&device, bytemuck::cast_slice(&flat))?;
+        let heights_view = create_heights_view(&device, &heights, height_count as u32)?;
+        let frame_constants = create_buffer(
+            &device,
+            size_of::<FrameConstants>(),
+            D3D11_BIND_CONSTANT_BUFFER.0 as u32,
+            None,
+        )?;
+        let eye_constants = [0, 1].map(|eye| {
+            let constants = EyeConstants {
+                first_eye: [eye, 0, 0, 0],
+            };
+            create_buffer(
+                &device,
+                size_of::<EyeConstants>(),
+                D3D11_BIND_CONSTANT_BUFFER.0 as u32,
+                Some(bytemuck::bytes_of(&constants)),
+            )
+        });
+        let [left_eye, right_eye] = eye_constants;
+        let depth_format = choose_depth_format(&device)?;
+        let missing = |what: &str| D3d11Error::Call {
+            call: "ID3D11Device::Create*",
+            message: format!("returned no {what}"),
+            code: 0,
+        };
+        Ok(D3d11TerrainRenderer {
+            depth_format,
+            vertex_shader: vertex_shader.ok_or_else(|| missing("vertex shader"))?,
+            pixel_shader: pixel_shader.ok_or_else(|| missing("pixel shader"))?,
+            input_layout: input_layout.ok_or_else(|| missing("input layout"))?,
+            rasterizer: rasterizer.ok_or_else(|| missing("rasterizer state"))?,
+            depth_state: depth_state.ok_or_else(|| missing("depth-stencil state"))?,
+            vertex_buffer: Some(vertex_buffer),
+            index_buffer,
+            index_format: match grid.indices {
+                GridIndices::U16(_) => DXGI_FORMAT_R16_UINT,
+                GridIndices::U32(_) => DXGI_FORMAT_R32_UINT,
+            },
+            index_count: grid.indices.len() as u32,
+            heights,
+            heights_view: Some(heights_view),
+            frame_constants: Some(frame_constants),
+            eye_constants: [Some(left_eye?), Some(right_eye?)],
+            grid_width,
+            grid_height,
+            device,
+        })
+    }
+
+    /// The device the renderer draws on.
+    pub fn device(&self) -> &Arc<D3d11Device> {
+        &self.device
+    }
+
+    /// Format of the colour targets.
+    pub fn color_format(&self) -> DXGI_FORMAT {
+        COLOR_FORMAT
+    }
+
+    /// Format of the depth targets.
+    pub fn depth_format(&self) -> DXGI_FORMAT {
+        self.depth_format
+    }
+
+    /// Draws the frame: uploads new heights when the scene has them, then
+    /// clears `target` and draws both eyes into its two layers. Never waits
+    /// for the GPU; `target` must have been made from this renderer.
+    pub fn record(
+        &mut self,
+        target: &D3d11RenderTarget,
+        scene: &FrameScene,
+    ) -> Result<(), D3d11Error> {
+        let height_count = (self.grid_width * self.grid_height) as usize;
+        if let Some(heights) = scene.heights
+            && heights.len() != height_count
+        {
+            return Err(D3d11Error::HeightCountMismatch {
+                expected: height_count,
+                actual: heights.len(),
+            });
+        }
+        let constants = FrameConstants {
+            view_projection: scene
+                .views
+                .map(|eye| (VULKAN_TO_D3D_CLIP * eye.projection * eye.view).to_cols_array()),
+            model: scene.model.to_cols_array(),
+            light_dir: scene.light_dir.extend(0.0).to_array(),
+            bands: [
+                scene.bands.sand_to_grass,
+                scene.bands.grass_to_rock,
+                scene.bands.rock_to_snow,
+                scene.bands.blend,
+            ],
+            grid: [self.grid_width, self.grid_height, 0, 0],
+        };
+        let context = self.device.context();
+        if let Some(frame_constants) = &self.frame_constants {
+            write_dynamic(context, frame_constants, bytemuck::bytes_of(&constants))?;
+        }
+        if let Some(heights) = scene.heights {
+            write_dynamic(context, &self.heights, bytemuck::cast_slice(heights))?;
+        }
+        let viewport = D3D11_VIEWPORT {
+            TopLeftX: 0.0,
+            TopLeftY: 0.0,
+            Width: target.width as f32,
+            Height: target.height as f32,
+            MinDepth: 0.0,
+            MaxDepth: 1.0,
+        };
+        let stride = size_of::<GridVertex>() as u32;
+        let offset = 0;
+        // SAFETY: every bound object is live and owned by the renderer or the
+        // target; the arrays passed outlive each call.
+        unsafe {
+            context.IASetInputLayout(&self.input_layout);
+            context.IASetPrimitiveTopology(D3D11_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+            context.IASetVertexBuffers(
+                0,
+                1,
+                Some(&self.vertex_buffer),
+                Some(&stride),
+                Some(&offset),
+            );
+            context.IASetIndexBuffer(&self.index_buffer, self.index_format, 0);
+            context.VSSetShader(&self.vertex_shader, None);
+            context.VSSetShaderResources(0, Some(std::slice::from_ref(&self.heights_view)));
+            context.VSSetConstantBuffers(0, Some(std::slice::from_ref(&self.frame_constants)));
+            context.PSSetShader(&self.pixel_shader, None);
+            context.PSSetConstantBuffers(0, Some(std::slice::from_ref(&self.frame_constants)));
+            context.RSSetState(&self.rasterizer);
+            context.RSSetViewports(Some(&[viewport]));
+            context.OMSetDepthStencilState(&self.depth_state, 0);
+            for pass in &target.passes {
+                context.OMSetRenderTargets(
+                    Some(std::slice::from_ref(&pass.color)),
+                    pass.depth.as_ref(),
+                );
+                if let Some(color) = &pass.color {
+                    context.ClearRenderTargetView(color, &CLEAR_COLOR);
+                }
+                if let Some(depth) = &pass.depth {
+                    context.ClearDepthStencilView(depth, D3D11_CLEAR_DEPTH.0, 1.0, 0);
+                }
+                context.VSSetConstantBuffers(
+                    1,
+                    Some(std::slice::from_ref(
+                        &self.eye_constants[pass.first_eye as usize],
+                    )),
+                );
+                context.DrawIndexedInstanced(self.index_count, pass.eyes, 0, 0, 0);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One draw's views: the layers of one eye, or of both.
+struct Pass {
+    /// Colour view of the layers drawn.
+    color: Option<ID3D11RenderTargetView>,
+    /// Depth view of the same layers.
+    depth: Option<ID3D11DepthStencilView>,
+    /// The eye drawn into the first of them.
+    first_eye: u32,
+    /// How many eyes (instances, layers) the draw covers.
+    eyes: u32,
+}
+
+/// A colour and a depth texture of 2 layers each, as the views a
+/// [`D3d11TerrainRenderer`] draws through: one pair covering both layers
+/// where the vertex shader chooses the layer, else one pair per layer.
+/// Holds the textures alive through its views.
+pub struct D3d11RenderTarget {
+    /// The draws of one frame.
+    passes: Vec<Pass>,
+    /// Width of each layer, in pixels.
+    width: u32,
+    /// Height of each layer, in pixels.
+    height: u32,
+}
+
+impl D3d11RenderTarget {
+    /// Views for drawing with `renderer` into `color` and `depth`: textures
+    /// on the renderer's device with at least 2 array layers of `width` ×
+    /// `height`, of (or typeless of) the renderer's colour and depth formats,
+    /// with render-target and depth-stencil binding.
+    pub fn new(
+        renderer: &D3d11TerrainRenderer,
+        color: &ID3D11Texture2D,
+        depth: &ID3D11Texture2D,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, D3d11Error> {
+        let layer_ranges: &[(u32, u32)] = if renderer.device.layer_from_vertex_shader() {
+            &[(0, VIEW_COUNT)]
+        } else {
+            &[(0, 1), (1, 1)]
+        };
+        let d3d = renderer.device.device();
+        let mut passes = Vec::with_capacity(layer_ranges.len());
+        for &(first_eye, eyes) in layer_ranges {
+            let color_desc = D3D11_RENDER_TARGET_VIEW_DESC {
+                Format: renderer.color_format(),
+                ViewDimension: D3D11_RTV_DIMENSION_TEXTURE2DARRAY,
+                Anonymous: D3D11_RENDER_TARGET_VIEW_DESC_0 {
+                    Texture2DArray: D3D11_TEX2D_ARRAY_RTV {
+                        MipSlice: 0,
+                        FirstArraySlice: first_eye,
+                        ArraySize: eyes,
+                    },
+                },
+            };
+            let depth_desc = D3D11_DEPTH_STENCIL_VIEW_DESC {
+                Format: renderer.depth_format(),
+                ViewDimension: D3D11_DSV_DIMENSION_TEXTURE2DARRAY,
+                Flags: 0,
+                Anonymous: D3D11_DEPTH_STENCIL_VIEW_DESC_0 {
+                    Texture2DArray: D3D11_TEX2D_ARRAY_DSV {
+                        MipSlice: 0,
+                        FirstArraySlice: first_eye,
+                        ArraySize: eyes,
+                    },
+                },
+            };
+            let mut pass = Pass {
+                color: None,
+                depth: None,
+                first_eye,
+                eyes,
+            };
+            // SAFETY: the descriptions outlive the calls; the out pointers
+            // point at the pass's fields.
+            unsafe {
+                d3d.CreateRenderTargetView(color, Some(&color_desc), Some(&mut pass.color))
+                    .map_err(call_error("ID3D11Device::CreateRenderTargetView"))?;
+                d3d.CreateDepthStencilView(depth, Some(&depth_desc), Some(&mut pass.depth))
+                    .map_err(call_error("ID3D11Device::CreateDepthStencilView"))?;
+            }
+            passes.push(pass);
+        }
+        Ok(D3d11RenderTarget {
+            passes,
+            width,
+            height,
+        })
+    }
+}
+
+/// A per-vertex input of two floats at `offset` in a [`GridVertex`].
+fn vertex_input(semantic: windows::core::PCSTR, offset: u32) -> D3D11_INPUT_ELEMENT_DESC {
+    D3D11_INPUT_ELEMENT_DESC {
+        SemanticName: semantic,
+        SemanticIndex: 0,
+        Format: DXGI_FORMAT_R32G32_FLOAT,
+        InputSlot: 0,
+        AlignedByteOffset: offset,
+        InputSlotClass: D3D11_INPUT_PER_VERTEX_DATA,
+        InstanceDataStepRate: 0,
+    }
+}
+
+/// D16 when the device can use it as depth, else D32.
+fn choose_depth_format(device: &D3d11Device) -> Result<DXGI_FORMAT, D3d11Error> {
+    DEPTH_FORMAT_PREFERENCE
+        .into_iter()
+        .find(|&format| {
+            // SAFETY: a plain query on a live device.
+            unsafe { device.device().CheckFormatSupport(format) }
+                .is_ok_and(|support| support & D3D11_FORMAT_SUPPORT_DEPTH_STENCIL.0 as u32 != 0)
+        })
+        .ok_or_else(|| {
+            D3d11Error::InvalidOptions(format!(
+                "the Direct3D 11 adapter {} supports neither D16 nor D32 depth",
+                device.adapter_name()
+            ))
+        })
+}
+
+/// An immutable buffer holding `contents`, or (without) a dynamic one of
+/// `size` bytes the CPU rewrites.
+fn create_buffer(
+    device: &D3d11Device,
+    size: usize,
+    bind_flags: u32,
+    contents: Option<&[u8]>,
+) -> Result<ID3D11Buffer, D3d11Error> {
+    let (usage, cpu_access): (D3D11_USAGE, u32) = match contents {
+        Some(_) => (D3D11_USAGE_IMMUTABLE, 0),
+        None => (D3D11_USAGE_DYNAMIC, D3D11_CPU_ACCESS_WRITE.0 as u32),
+    };
+    let desc = D3D11_BUFFER_DESC {
+        ByteWidth: byte_width(size)?,
+        Usage: usage,
+        BindFlags: bind_flags,
+        CPUAccessFlags: cpu_access,
+        MiscFlags: 0,
+        StructureByteStride: 0,
+    };
+    let initial = contents.map(|bytes| D3D11_SUBRESOURCE_DATA {
+        pSysMem: bytes.as_ptr().cast(),
+        SysMemPitch: 0,
+        SysMemSlicePitch: 0,
+    });
+    new_buffer(device, &desc, initial.as_ref())
+}
+
+/// The dynamic buffer of heights (R32_FLOAT elements), starting as `contents`.
+fn create_dynamic_heights(
+    device: &D3d11Device,
+    contents: &[u8],
+) -> Result<ID3D11Buffer, D3d11Error> {
+    let desc = D3D11_BUFFER_DESC {
+        ByteWidth: byte_width(contents.len())?,
+        Usage: D3D11_USAGE_DYNAMIC,
+        BindFlags: D3D11_BIND_SHADER_RESOURCE.0 as u32,
+        CPUAccessFlags: D3D11_CPU_ACCESS_WRITE.0 as u32,
+        MiscFlags: 0,
+        StructureByteStride: 0,
+    };
+    let initial = D3D11_SUBRESOURCE_DATA {
+        pSysMem: contents.as_ptr().cast(),
+        SysMemPitch: 0,
+        SysMemSlicePitch: 0,
+    };
+    new_buffer(device, &desc, Some(&initial))
+}
+
+fn new_buffer(
+    device: &D3d11Device,
+    desc: &D3D11_BUFFER_DESC,
+    initial: Option<&D3D11_SUBRESOURCE_DATA>,
+) -> Result<ID3D11Buffer, D3d11Error> {
+    let mut buffer = None;
+    // SAFETY: the description and initial data (of ByteWidth bytes) outlive
+    // the call; the out pointer points at a live local.
+    unsafe {
+        device.device().CreateBuffer(
+            desc,
+            initial.map(|data| data as *const _),
+            Some(&mut buffer),
+        )
+    }
+    .map_err(call_error("ID3D11Device::CreateBuffer"))?;
+    buffer.ok_or_else(|| D3d11Error::Call {
+        call: "ID3D11Device::CreateBuffer",
+        message: "returned no buffer".into(),
+        code: 0,
+    })
+}
+
+/// The vertex shader's view of the `count` heights.
+fn create_heights_view(
+    device: &D3d11Device,
+    heights: &ID3D11Buffer,
+    count: u32,
+) -> Result<ID3D11ShaderResourceView, D3d11Error> {
+    let desc = D3D11_SHADER_RESOURCE_VIEW_DESC {
+        Format: DXGI_FORMAT_R32_FLOAT,
+        ViewDimension: D3D_SRV_DIMENSION_BUFFER,
+        Anonymous: D3D11_SHADER_RESOURCE_VIEW_DESC_0 {
+            Buffer: D3D11_BUFFER_SRV {
+                Anonymous1: D3D11_BUFFER_SRV_0 { FirstElement: 0 },
+                Anonymous2: D3D11_BUFFER_SRV_1 { NumElements: count },
+            },
+        },
+    };
+    let mut view = None;
+    // SAFETY: the description outlives the call; the out pointer points at a live local.
+    unsafe {
+        device
+            .device()
+            .CreateShaderResourceView(heights, Some(&desc), Some(&mut view))
+    }
+    .map_err(call_error("ID3D11Device::CreateShaderResourceView"))?;
+    view.ok_or_else(|| D3d11Error::Call {
+        call: "ID3D11Device::CreateShaderResourceView",
+        message: "returned no view".into(),
+        code: 0,
+    })
+}
+
+/// Replaces the whole contents of the dynamic `buffer` (exactly `bytes` long).
+fn write_dynamic(
+    context: &windows::Win32::Graphics::Direct3D11::ID3D11DeviceContext,
+    buffer: &ID3D11Buffer,
+    bytes: &[u8],
+) -> Result<(), D3d11Error> {
+    let mut mapped = D3D11_MAPPED_SUBRESOURCE::default();
+    // SAFETY: WRITE_DISCARD gives fresh memory of the buffer's size, which
+    // `bytes` (checked by the callers) does not exceed; unmapped right after.
+    unsafe {
+        context
+            .Map(buffer, 0, D3D11_MAP_WRITE_DISCARD, 0, Some(&mut mapped))
+            .map_err(call_error("ID3D11DeviceContext::Map"))?;
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), mapped.pData.cast::<u8>(), bytes.len());
+        context.Unmap(buffer, 0);
+    }
+    Ok(())
+}
+
+/// `size` as a buffer's byte width, which Direct3D 11 holds in 32 bits.
+fn byte_width(size: usize) -> Result<u32, D3d11Error> {
+    u32::try_from(size).map_err(|_| {
+        D3d11Error::InvalidOptions(format!("a {size}-byte buffer is too large for Direct3D 11"))
+    })
+}

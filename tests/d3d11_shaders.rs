@@ -1,0 +1,148 @@
+//! The Direct3D 11 shaders (src/render/d3d11/terrain.hlsl, written by hand)
+//! against the Vulkan ones (shaders/terrain.vert and terrain.frag): the same
+//! uniform layout and the same numbers in every function that shades the
+//! terrain, so a change to one that is not made to the other fails here.
+//! The Wine test (tests/windows_wine.rs) compares the images they draw.
+use std::path::Path;
+
+fn source(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
+/// The text between the braces that follow the first occurrence of `header`.
+fn braced_after<'a>(text: &'a str, header: &str) -> &'a str {
+    let start = text
+        .find(header)
+        .unwrap_or_else(|| panic!("`{header}` not found"));
+    let open = start + text[start..].find('{').expect("an opening brace");
+    let mut depth = 0;
+    for (offset, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[open + 1..open + offset];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("`{header}` has no closing brace")
+}
+
+/// `text` without `//` comments.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every decimal number literal in `text` (like `0.45`, `1e-6`, `2.4`), as
+/// written, in order, ignoring integers used as indices and counts.
+fn float_literals(text: &str) -> Vec<String> {
+    let mut literals = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut index = 0;
+    while index < chars.len() {
+        let starts_number = chars[index].is_ascii_digit()
+            && (index == 0 || !(chars[index - 1].is_alphanumeric() || chars[index - 1] == '_'));
+        if !starts_number {
+            index += 1;
+            continue;
+        }
+        let start = index;
+        while index < chars.len()
+            && (chars[index].is_ascii_digit()
+                || chars[index] == '.'
+                || chars[index] == 'e'
+                || (chars[index] == '-' && chars[index - 1] == 'e'))
+        {
+            index += 1;
+        }
+        let literal: String = chars[start..index].iter().collect();
+        if literal.contains('.') || literal.contains('e') {
+            literals.push(literal);
+        }
+    }
+    literals
+}
+
+/// `(type, name)` of each member of a uniform block or constant buffer,
+/// with GLSL types spelled as HLSL's.
+fn members(block: &str) -> Vec<(String, String)> {
+    code(block)
+        .split(';')
+        .filter_map(|declaration| {
+            let mut words = declaration.split_whitespace();
+            let (kind, name) = (words.next()?, words.next()?);
+            let kind = match kind {
+                "mat4" => "float4x4",
+                "vec4" => "float4",
+                "uvec4" => "uint4",
+                other => other,
+            };
+            Some((kind.to_owned(), name.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_frame_constants_have_the_uniform_blocks_layout() {
+    let hlsl = source("src/render/d3d11/terrain.hlsl");
+    let hlsl_members = members(braced_after(&hlsl, "cbuffer Frame"));
+    assert_eq!(hlsl_members.len(), 5, "{hlsl_members:?}");
+    for shader in ["shaders/terrain.vert", "shaders/terrain.frag"] {
+        let glsl = source(shader);
+        assert_eq!(
+            members(braced_after(&glsl, "uniform Frame")),
+            hlsl_members,
+            "{shader}'s Frame block and terrain.hlsl's cbuffer Frame"
+        );
+    }
+}
+
+#[test]
+fn the_vertex_shaders_use_the_same_numbers() {
+    let glsl = source("shaders/terrain.vert");
+    let hlsl = source("src/render/d3d11/terrain.hlsl");
+    for (glsl_function, hlsl_function) in [
+        ("float height_at(", "float height_at("),
+        ("void main()", "VertexOutput vertex_main("),
+    ] {
+        let glsl_numbers = float_literals(&code(braced_after(&glsl, glsl_function)));
+        let hlsl_numbers = float_literals(&code(braced_after(&hlsl, hlsl_function)));
+        assert_eq!(
+            glsl_numbers, hlsl_numbers,
+            "{glsl_function} / {hlsl_function}"
+        );
+    }
+}
+
+#[test]
+fn the_fragment_and_pixel_shaders_use_the_same_colours_bands_and_light() {
+    let glsl = source("shaders/terrain.frag");
+    let hlsl = source("src/render/d3d11/terrain.hlsl");
+    for (glsl_function, hlsl_function) in [
+        ("vec3 srgb_to_linear(", "float3 srgb_to_linear("),
+        ("void main()", "float4 pixel_main("),
+    ] {
+        let glsl_numbers = float_literals(&code(braced_after(&glsl, glsl_function)));
+        let hlsl_numbers = float_literals(&code(braced_after(&hlsl, hlsl_function)));
+        assert!(glsl_numbers.len() > 3, "{glsl_function}: {glsl_numbers:?}");
+        assert_eq!(
+            glsl_numbers, hlsl_numbers,
+            "{glsl_function} / {hlsl_function}"
+        );
+    }
+}
+
+#[test]
+fn the_literal_scanner_finds_decimals_and_skips_names_and_integers() {
+    assert_eq!(
+        float_literals("mix(vec3(0.82, 1e-6), x2, 12.92) + a[1] + 2u - 0.5"),
+        ["0.82", "1e-6", "12.92", "0.5"]
+    );
+}
