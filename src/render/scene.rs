@@ -1,5 +1,6 @@
 //! What one frame draws: the hologram's transform, both eyes, new heights
 //! (when they changed), the light and the colour bands.
+use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
 /// One eye's camera.
@@ -71,5 +72,44 @@ mod tests {
             [3.0, 4.0, 5.0]
         );
         assert_eq!(bands.blend, 0.35);
+    }
+}
+
+/// The shaders' `Frame` block as both backends upload it: the GLSL std140
+/// uniform block and the HLSL constant buffer have this one layout (the
+/// `d3d11_shaders` test holds the HLSL to it).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct FrameUniforms {
+    /// Projection × view in the backend's clip space, left then right eye (column-major).
+    pub view_projection: [[f32; 16]; 2],
+    /// Model → world.
+    pub model: [f32; 16],
+    /// Towards the light, world space (w unused).
+    pub light_dir: [f32; 4],
+    /// Band boundaries and blend width.
+    pub bands: [f32; 4],
+    /// Grid width and height (z, w unused).
+    pub grid: [u32; 4],
+}
+
+impl FrameUniforms {
+    /// The block for `scene` on a `grid_width`×`grid_height` grid; `clip`
+    /// maps the eyes' Vulkan clip space to the backend's (identity for Vulkan).
+    pub fn new(scene: &FrameScene<'_>, clip: Mat4, grid_width: u32, grid_height: u32) -> Self {
+        FrameUniforms {
+            view_projection: scene
+                .views
+                .map(|eye| (clip * eye.projection * eye.view).to_cols_array()),
+            model: scene.model.to_cols_array(),
+            light_dir: scene.light_dir.extend(0.0).to_array(),
+            bands: [
+                scene.bands.sand_to_grass,
+                scene.bands.grass_to_rock,
+                scene.bands.rock_to_snow,
+                scene.bands.blend,
+            ],
+            grid: [grid_width, grid_height, 0, 0],
+        }
     }
 }

@@ -35,6 +35,7 @@ use super::error::{D3d11Error, call_error};
 use super::shaders::compile_terrain_shaders;
 use crate::render::FrameScene;
 use crate::render::grid::{GridIndices, GridVertex, TerrainGrid};
+use crate::render::scene::FrameUniforms;
 
 /// Array layers of every render target: left eye, then right eye.
 pub const VIEW_COUNT: u32 = 2;
@@ -59,22 +60,6 @@ const VULKAN_TO_D3D_CLIP: Mat4 = Mat4::from_cols_array(&[
     0.0, 0.0, 1.0, 0.0, //
     0.0, 0.0, 0.0, 1.0,
 ]);
-
-/// The shaders' `Frame` constant buffer (HLSL packing, column-major matrices).
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct FrameConstants {
-    /// Projection × view in Direct3D clip space, left then right eye (column-major).
-    view_projection: [[f32; 16]; 2],
-    /// Model → world.
-    model: [f32; 16],
-    /// Towards the light, world space (w unused).
-    light_dir: [f32; 4],
-    /// Band boundaries and blend width.
-    bands: [f32; 4],
-    /// Grid width and height (z, w unused).
-    grid: [u32; 4],
-}
 
 /// The shaders' `Eye` constant buffer: the eye of a draw's first instance.
 #[repr(C)]
@@ -189,7 +174,7 @@ impl D3d11TerrainRenderer {
         let heights_view = create_heights_view(&device, &heights, height_count as u32)?;
         let frame_constants = create_buffer(
             &device,
-            size_of::<FrameConstants>(),
+            size_of::<FrameUniforms>(),
             D3D11_BIND_CONSTANT_BUFFER.0 as u32,
             None,
         )?;
@@ -267,20 +252,8 @@ impl D3d11TerrainRenderer {
                 actual: heights.len(),
             });
         }
-        let constants = FrameConstants {
-            view_projection: scene
-                .views
-                .map(|eye| (VULKAN_TO_D3D_CLIP * eye.projection * eye.view).to_cols_array()),
-            model: scene.model.to_cols_array(),
-            light_dir: scene.light_dir.extend(0.0).to_array(),
-            bands: [
-                scene.bands.sand_to_grass,
-                scene.bands.grass_to_rock,
-                scene.bands.rock_to_snow,
-                scene.bands.blend,
-            ],
-            grid: [self.grid_width, self.grid_height, 0, 0],
-        };
+        let constants =
+            FrameUniforms::new(scene, VULKAN_TO_D3D_CLIP, self.grid_width, self.grid_height);
         let context = self.device.context();
         if let Some(frame_constants) = &self.frame_constants {
             write_dynamic(context, frame_constants, bytemuck::bytes_of(&constants))?;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use ash::vk;
-use bytemuck::{Pod, Zeroable};
+use glam::Mat4;
 use gpu_allocator::MemoryLocation;
 
 use super::context::GpuContext;
@@ -14,26 +14,10 @@ use super::target::RenderTarget;
 use super::upload::{upload_static, write_mapped};
 use crate::render::error::{RenderError, vk_error};
 use crate::render::grid::{GridIndices, TerrainGrid};
-use crate::render::scene::FrameScene;
+use crate::render::scene::{FrameScene, FrameUniforms};
 
 /// Transparent black, so an additive display shows nothing but the terrain.
 const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.0];
-
-/// The shaders' `Frame` uniform block (std140).
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct FrameUniforms {
-    /// Projection × view, left then right eye (column-major).
-    view_projection: [[f32; 16]; 2],
-    /// Model → world.
-    model: [f32; 16],
-    /// Towards the light, world space (w unused).
-    light_dir: [f32; 4],
-    /// Band boundaries and blend width.
-    bands: [f32; 4],
-    /// Grid width and height (z, w unused).
-    grid: [u32; 4],
-}
 
 /// The terrain renderer for one grid size and one pair of target formats.
 pub struct TerrainRenderer {
@@ -219,20 +203,7 @@ impl TerrainRenderer {
             });
         }
 
-        let uniforms = FrameUniforms {
-            view_projection: scene
-                .views
-                .map(|eye| (eye.projection * eye.view).to_cols_array()),
-            model: scene.model.to_cols_array(),
-            light_dir: scene.light_dir.extend(0.0).to_array(),
-            bands: [
-                scene.bands.sand_to_grass,
-                scene.bands.grass_to_rock,
-                scene.bands.rock_to_snow,
-                scene.bands.blend,
-            ],
-            grid: [self.grid_width, self.grid_height, 0, 0],
-        };
+        let uniforms = FrameUniforms::new(scene, Mat4::IDENTITY, self.grid_width, self.grid_height);
         write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms));
 
         if let Some(heights) = scene.heights {
