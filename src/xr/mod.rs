@@ -44,7 +44,8 @@ pub struct XrArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Turn on the OpenXR core validation layer and the Khronos Vulkan
-    /// validation layer, and count their messages into the report.
+    /// validation layer (with d3d11: the Direct3D 11 debug layer), and count
+    /// their messages into the report.
     #[arg(long)]
     pub validation: bool,
     /// The first terrain seed.
