@@ -289,3 +289,37 @@ fn sim_renderer_d3d11_outside_windows_is_one_line_naming_the_flag() {
         files_in(dir.path())
     );
 }
+
+/// `xr --graphics d3d11` outside Windows: one line naming the flag and what
+/// to use, said before looking for a runtime (none is needed to say it).
+#[cfg(not(windows))]
+#[test]
+fn xr_graphics_d3d11_outside_windows_is_one_line_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["xr", "--graphics", "d3d11", "--frames", "1"])
+        .env("XR_RUNTIME_JSON", dir.path().join("no-runtime.json"))
+        .env_remove("RUST_LOG")
+        .current_dir(dir.path())
+        .output()
+        .expect("the binary runs");
+    assert_eq!(output.status.code(), Some(1), "exit status");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "", "stdout");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: --graphics: d3d11 exists only in the Windows build (holoterrain.exe); use --graphics vulkan\n"
+    );
+}
+
+/// `--graphics` takes only the APIs there are: anything else is a usage error.
+#[test]
+fn xr_graphics_with_an_unknown_api_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["xr", "--graphics", "metal"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid value 'metal' for '--graphics"),
+        "{stderr}"
+    );
+}

@@ -323,6 +323,35 @@ fn xr_without_an_openxr_runtime_fails_in_one_line() {
     );
 }
 
+/// `xr --graphics d3d11` in the Windows build, which has Direct3D 11, gets
+/// past the flag to the runtime (Wine has none): the one-line no-runtime
+/// error, which points HoloLens users at docs/hololens.md.
+#[test]
+fn xr_graphics_d3d11_without_an_openxr_runtime_fails_in_one_line() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let output = wine::run_shell(
+        scratch.path(),
+        "wine64 \"$EXE\" xr --graphics d3d11 --frames 1",
+    );
+    assert!(
+        !output.status.success(),
+        "xr --graphics d3d11 succeeded with no runtime"
+    );
+    assert_eq!(text(&output.stdout), "", "stdout");
+    let stderr = text(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line on stderr, got:\n{stderr}");
+    assert!(
+        lines[0].starts_with("error: no OpenXR runtime is active (")
+            && lines[0].contains("docs/hololens.md"),
+        "the Windows no-runtime error, got: {}",
+        lines[0]
+    );
+}
+
 /// `xr --remote` in the Windows build with no OpenXR runtime (Wine has none):
 /// the Windows wording of the one-line remoting error.
 #[test]

@@ -20,8 +20,8 @@ pub struct AnchorSpace {
 impl AnchorSpace {
     /// Anchors `pose` (in `base`, at `time`). `Ok(None)` when the runtime
     /// cannot anchor there right now (e.g. it cannot locate `base`).
-    pub fn create(
-        session: &xr::Session<xr::Vulkan>,
+    pub fn create<G: xr::Graphics>(
+        session: &xr::Session<G>,
         base: &xr::Space,
         pose: xr::Posef,
         time: xr::Time,

@@ -25,7 +25,7 @@ pub enum XrError {
     #[cfg_attr(
         windows,
         error(
-            "no OpenXR runtime is active ({0}): install one with Vulkan support (SteamVR, Meta Quest Link, Varjo Base) and make it the active OpenXR runtime in its settings, or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
+            "no OpenXR runtime is active ({0}): install one (SteamVR, Meta Quest Link, Varjo Base, Windows Mixed Reality; for HoloLens 2 see docs/hololens.md) and make it the active OpenXR runtime in its settings, or point XR_RUNTIME_JSON at a runtime manifest; `holoterrain sim` runs without one"
         )
     )]
     NoRuntime(xr::sys::Result),
@@ -35,10 +35,44 @@ pub enum XrError {
     )]
     NoHeadset(xr::sys::Result),
     /// The runtime cannot share Vulkan images with the app.
-    #[error(
-        "the OpenXR runtime does not offer XR_KHR_vulkan_enable2; holoterrain renders with Vulkan only (on a D3D-only runtime such as HoloLens 2 add the OpenXR-Vk-D3D12 layer, see docs/xr.md)"
+    #[cfg_attr(
+        not(windows),
+        error(
+            "the OpenXR runtime does not offer XR_KHR_vulkan_enable2, the only graphics API of this build; for a Direct3D-only runtime such as HoloLens 2 use the Windows build, holoterrain.exe (docs/hololens.md)"
+        )
+    )]
+    #[cfg_attr(
+        windows,
+        error(
+            "--graphics vulkan: the OpenXR runtime does not offer XR_KHR_vulkan_enable2; leave --graphics out to draw with what it offers (docs/hololens.md)"
+        )
     )]
     NoVulkanSupport,
+    /// `--graphics d3d11` in a build without Direct3D 11.
+    #[error(
+        "--graphics: d3d11 exists only in the Windows build (holoterrain.exe); use --graphics vulkan"
+    )]
+    GraphicsNotBuilt,
+    /// `--graphics d3d11`, but the runtime cannot share Direct3D 11 textures.
+    #[error(
+        "--graphics d3d11: the OpenXR runtime does not offer XR_KHR_D3D11_enable; leave --graphics out to use what it offers"
+    )]
+    NoD3d11Support,
+    /// The runtime offers neither graphics API this build draws with.
+    #[error(
+        "the OpenXR runtime offers neither XR_KHR_vulkan_enable2 nor XR_KHR_D3D11_enable; holoterrain draws with Vulkan or Direct3D 11 only"
+    )]
+    NoGraphicsSupport,
+    /// The adapter xrGetD3D11GraphicsRequirementsKHR names is not among DXGI's adapters.
+    #[error(
+        "the OpenXR runtime wants Direct3D 11 on an adapter this computer does not list (LUID {high:08x}:{low:08x}); restart the runtime and rerun"
+    )]
+    NoRuntimeAdapter {
+        /// The LUID's low part.
+        low: u32,
+        /// The LUID's high part.
+        high: i32,
+    },
     /// `--remote` was given, but the OpenXR runtime is not Microsoft's
     /// Holographic Remoting runtime (it lacks XR_MSFT_holographic_remoting).
     #[cfg_attr(

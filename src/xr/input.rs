@@ -141,9 +141,9 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
 impl Input {
     /// Creates the actions, suggests bindings, attaches the set and makes the
     /// pose spaces and (when enabled) hand trackers.
-    pub fn create(
+    pub fn create<G: xr::Graphics>(
         instance: &xr::Instance,
-        session: &xr::Session<xr::Vulkan>,
+        session: &xr::Session<G>,
         hand_profiles: HandProfiles,
         hand_tracking: bool,
     ) -> Result<Self, XrError> {
@@ -242,9 +242,9 @@ impl Input {
 
     /// Syncs the actions (call only while the session is FOCUSED) and samples
     /// both hands at `time` in `base`.
-    pub fn sample(
+    pub fn sample<G: xr::Graphics>(
         &self,
-        session: &xr::Session<xr::Vulkan>,
+        session: &xr::Session<G>,
         base: &xr::Space,
         time: xr::Time,
     ) -> Result<[HandSample; 2], XrError> {
@@ -284,10 +284,10 @@ impl Input {
     }
 
     /// Each hand's current interaction profile, "none" when it has none.
-    pub fn current_profiles(
+    pub fn current_profiles<G: xr::Graphics>(
         &self,
         instance: &xr::Instance,
-        session: &xr::Session<xr::Vulkan>,
+        session: &xr::Session<G>,
     ) -> Result<[String; 2], XrError> {
         let name = |hand: xr::Path| -> Result<String, XrError> {
             let profile = session
@@ -304,7 +304,11 @@ impl Input {
     }
 
     /// A short pulse on `hand`, where its profile has a haptic output.
-    pub fn pulse(&self, session: &xr::Session<xr::Vulkan>, hand: usize) -> Result<(), XrError> {
+    pub fn pulse<G: xr::Graphics>(
+        &self,
+        session: &xr::Session<G>,
+        hand: usize,
+    ) -> Result<(), XrError> {
         let vibration = xr::HapticVibration::new()
             .amplitude(0.5)
             .duration(xr::Duration::from_nanos(80_000_000))

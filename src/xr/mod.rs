@@ -1,5 +1,7 @@
 //! The OpenXR platform (`holoterrain xr`): runs the app inside an OpenXR
-//! session on a runtime with Vulkan (XR_KHR_vulkan_enable2).
+//! session on a runtime with Vulkan (XR_KHR_vulkan_enable2) or, in the
+//! Windows build, Direct3D 11 (XR_KHR_D3D11_enable: HoloLens 2, Windows
+//! Mixed Reality, Holographic Remoting).
 
 mod anchor;
 #[cfg(windows)]
@@ -17,6 +19,7 @@ mod validation;
 
 use std::path::PathBuf;
 
+use crate::render::Backend;
 use crate::size::Size;
 
 pub use error::XrError;
@@ -41,7 +44,8 @@ pub struct XrArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Turn on the OpenXR core validation layer and the Khronos Vulkan
-    /// validation layer, and count their messages into the report.
+    /// validation layer (with d3d11: the Direct3D 11 debug layer), and count
+    /// their messages into the report.
     #[arg(long)]
     pub validation: bool,
     /// The first terrain seed.
@@ -56,6 +60,11 @@ pub struct XrArgs {
     /// pointing at its RemotingXR.json; Windows only).
     #[arg(long, value_name = "HOST[:PORT]")]
     pub remote: Option<RemoteAddress>,
+    /// The graphics API to draw with; without it, Vulkan when the runtime
+    /// offers XR_KHR_vulkan_enable2, else Direct3D 11 (d3d11: Windows build
+    /// only).
+    #[arg(long, value_enum, value_name = "API")]
+    pub graphics: Option<Backend>,
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it;
@@ -63,6 +72,10 @@ pub struct XrArgs {
 /// under the session the report is written all the same and the result is
 /// [`XrError::RuntimeStopped`].
 pub fn run(args: &XrArgs) -> Result<XrReport, XrError> {
+    // Said before looking for a runtime: no runtime would make it any better.
+    if args.graphics == Some(Backend::D3d11) && !graphics::choice::D3D11_BUILT {
+        return Err(XrError::GraphicsNotBuilt);
+    }
     let outcome = session::run_session(args).and_then(|report| {
         if let Some(path) = &args.report {
             report.write(path)?;

@@ -5,8 +5,10 @@ use openxr as xr;
 use xr::sys::Handle as _;
 
 use super::error::{XrError, xr_call};
+use super::graphics::choice::{D3D11_BUILT, OfferedGraphics, choose_graphics};
 use super::remoting;
 use super::validation::{MessageCounter, xr_debug_callback};
+use crate::render::Backend;
 
 /// The OpenXR core validation layer's name.
 const CORE_VALIDATION_LAYER: &str = "XR_APILAYER_LUNARG_core_validation";
@@ -33,6 +35,8 @@ pub struct Runtime {
     pub instance: xr::Instance,
     /// The head-mounted display system.
     pub system: xr::SystemId,
+    /// The graphics API the session draws with (its extension is on).
+    pub graphics: Backend,
     /// The optional extensions that are on.
     pub extensions: EnabledExtensions,
     /// Names of the optional extensions that are on.
@@ -71,8 +75,14 @@ impl Runtime {
     /// runtime offers, and finds the headset.
     /// With `remoting`, XR_MSFT_holographic_remoting too, and anything but a
     /// runtime offering it fails with [`XrError::RemotingUnavailable`].
+    /// The graphics API is `requested` (`--graphics`) or what the runtime
+    /// offers (Vulkan first), see [`choose_graphics`].
     /// Must be called while the process has a single thread.
-    pub fn open(validation: bool, remoting: bool) -> Result<Self, XrError> {
+    pub fn open(
+        validation: bool,
+        remoting: bool,
+        requested: Option<Backend>,
+    ) -> Result<Self, XrError> {
         if std::env::var_os("XR_LOADER_DEBUG").is_none() {
             // The loader prints its own multi-line diagnostics on stderr when
             // no runtime is found; our error says the same in one line.
@@ -105,11 +115,22 @@ impl Runtime {
                 remoting::EXTENSION_NAME
             )));
         }
-        if !available.khr_vulkan_enable2 {
-            return Err(XrError::NoVulkanSupport);
-        }
+        let graphics = choose_graphics(
+            requested,
+            OfferedGraphics {
+                vulkan: available.khr_vulkan_enable2,
+                d3d11: offers_d3d11(&available),
+            },
+            D3D11_BUILT,
+        )?;
         let mut wanted = xr::ExtensionSet::default();
-        wanted.khr_vulkan_enable2 = true;
+        let graphics_extension = match graphics {
+            Backend::Vulkan => {
+                wanted.khr_vulkan_enable2 = true;
+                "XR_KHR_vulkan_enable2"
+            }
+            Backend::D3d11 => enable_d3d11(&mut wanted)?,
+        };
         if remoting {
             wanted
                 .other
@@ -169,7 +190,7 @@ impl Runtime {
             &mut wanted.ext_debug_utils,
         );
         log::info!(
-            "OpenXR extensions enabled: XR_KHR_vulkan_enable2 {}",
+            "OpenXR extensions enabled: {graphics_extension} {}",
             enabled_names.join(" ")
         );
         if !missing_names.is_empty() {
@@ -239,6 +260,7 @@ impl Runtime {
         Ok(Self {
             instance,
             system,
+            graphics,
             extensions: EnabledExtensions {
                 hand_tracking: wanted.ext_hand_tracking,
                 msft_hand_interaction: wanted.msft_hand_interaction,
@@ -275,6 +297,34 @@ impl Runtime {
     pub fn validation_messages(&self) -> Option<u64> {
         self.messenger.map(|_| self.counter.count())
     }
+}
+
+/// Whether the runtime offers XR_KHR_D3D11_enable (only a Windows build
+/// can know: the openxr crate has the extension on Windows only).
+#[cfg(windows)]
+fn offers_d3d11(available: &xr::ExtensionSet) -> bool {
+    available.khr_d3d11_enable
+}
+
+/// Whether the runtime offers XR_KHR_D3D11_enable (only a Windows build
+/// can know: the openxr crate has the extension on Windows only).
+#[cfg(not(windows))]
+fn offers_d3d11(_available: &xr::ExtensionSet) -> bool {
+    false
+}
+
+/// Turns XR_KHR_D3D11_enable on; returns its name.
+#[cfg(windows)]
+fn enable_d3d11(wanted: &mut xr::ExtensionSet) -> Result<&'static str, XrError> {
+    wanted.khr_d3d11_enable = true;
+    Ok("XR_KHR_D3D11_enable")
+}
+
+/// A build without Direct3D 11 cannot enable it (choose_graphics never
+/// picks it there).
+#[cfg(not(windows))]
+fn enable_d3d11(_wanted: &mut xr::ExtensionSet) -> Result<&'static str, XrError> {
+    Err(XrError::GraphicsNotBuilt)
 }
 
 /// Registers a messenger that counts every warning and error.

@@ -9,14 +9,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ash::vk;
 use openxr as xr;
 
 use super::XrArgs;
 use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
-use super::graphics::{create_gpu_context, session_create_info};
+use super::graphics::choice::choose_blend_mode;
+use super::graphics::vulkan::VulkanGraphics;
+use super::graphics::{GraphicsBinding, StereoFrames};
 use super::input::{HANDS, HandProfiles, HandSample, Input, located_pose};
 use super::remoting::{self, Polled, RemotingEvent};
 use super::report::{SessionEnd, XrReport};
@@ -26,7 +27,7 @@ use crate::app::frame::{FAR_M, NEAR_M};
 use crate::app::report::{CpuTimes, ReseedRecord, RunReport, TimingStats};
 use crate::app::{App, AppConfig, AppEvent, FrameInput, FrameOutput, HandInput, SceneBuilder};
 use crate::input::Pose;
-use crate::render::{FrameRing, GpuContext, RenderTarget, TerrainRenderer};
+use crate::render::Backend;
 
 /// The view configuration: two eyes.
 const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
@@ -82,33 +83,46 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     flag
 }
 
-/// Creates the runtime, Vulkan, renderer and session, runs the loop, and
-/// tears down in order: renderer objects on swapchain images, then the
-/// OpenXR session and its spaces, then the renderer's context (its last
-/// user: its drop guard destroys the Vulkan device and instance), then the
-/// OpenXR instance.
+/// Opens the runtime, which settles the graphics API (`--graphics` or what
+/// the runtime offers), and runs the session with that API's binding.
 pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
     // Opened before the Ctrl-C handler's thread exists: opening may set an
     // environment variable, which is only sound while one thread runs.
-    let runtime = Runtime::open(args.validation, args.remote.is_some())?;
+    let runtime = Runtime::open(args.validation, args.remote.is_some(), args.graphics)?;
+    match runtime.graphics {
+        Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime),
+        #[cfg(windows)]
+        Backend::D3d11 => run_with::<super::graphics::d3d11::D3d11Graphics>(args, runtime),
+        // Runtime::open chooses Direct3D 11 only in a build that has it.
+        #[cfg(not(windows))]
+        Backend::D3d11 => Err(XrError::GraphicsNotBuilt),
+    }
+}
+
+/// Creates the device, renderer and session with binding `B`, runs the
+/// loop, and tears down in order: renderer objects on swapchain images,
+/// then the OpenXR session and its spaces, then the device (Vulkan: the
+/// renderer's context, whose drop guard destroys the device and instance),
+/// then the OpenXR instance.
+fn run_with<B: GraphicsBinding>(args: &XrArgs, runtime: Runtime) -> Result<XrReport, XrError> {
     if let Some(address) = &args.remote {
         remoting::connect(&runtime.instance, runtime.system, address)?;
     }
     let interrupted = interrupt_flag();
     #[cfg(windows)]
     super::console_close::install(&interrupted);
-    let blend_mode = runtime
-        .instance
-        .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
-        .map_err(xr_call("xrEnumerateEnvironmentBlendModes"))?
-        .first()
-        .copied()
-        .ok_or(XrError::Xr {
-            call: "xrEnumerateEnvironmentBlendModes",
-            result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
-        })?;
-    let gpu = create_gpu_context(&runtime, args.validation)?;
-    let vulkan_validation = gpu.validation_counter();
+    let blend_mode = choose_blend_mode(
+        &runtime
+            .instance
+            .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
+            .map_err(xr_call("xrEnumerateEnvironmentBlendModes"))?,
+    )
+    .ok_or(XrError::Xr {
+        call: "xrEnumerateEnvironmentBlendModes",
+        result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
+    })?;
+    let graphics = B::open(&runtime, args.validation)?;
+    let graphics_validation = graphics.validation_counter();
     let app = App::new(AppConfig::hololens_demo(
         args.size.width as usize,
         args.size.height as usize,
@@ -127,17 +141,10 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
         },
         ..XrReport::default()
     };
-    // SAFETY: the handles were created through this instance and system; the
-    // session (inside SessionParts) is dropped before `gpu`, the context's
-    // last user, whose drop guard destroys the device and instance.
-    let (session, frame_waiter, frame_stream) = unsafe {
-        runtime
-            .instance
-            .create_session::<xr::Vulkan>(runtime.system, &session_create_info(&gpu))
-    }
-    .map_err(xr_call("xrCreateSession"))?;
-    let outcome =
-        SessionParts::create(&runtime, &gpu, session, app, &mut report).and_then(|mut parts| {
+    // SAFETY: the session (inside SessionParts) is dropped before `graphics`.
+    let (session, frame_waiter, frame_stream) = unsafe { graphics.create_session(&runtime) }?;
+    let outcome = SessionParts::create(&runtime, &graphics, session, app, &mut report).and_then(
+        |mut parts| {
             let looped = parts.run_loop(
                 &runtime,
                 frame_waiter,
@@ -147,13 +154,14 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
                 &interrupted,
                 &mut report,
             );
-            let waited = parts.ring.wait_for_all().map_err(XrError::from);
+            let waited = parts.frames.wait_idle();
             drop(parts);
             looped.and(waited)
-        });
-    drop(gpu);
+        },
+    );
+    drop(graphics);
     report.openxr_validation_messages = runtime.validation_messages();
-    report.vulkan_validation_messages = vulkan_validation.map(|counter| counter.count());
+    report.vulkan_validation_messages = graphics_validation.map(|counter| counter.count());
     report.run.validation_messages = match (
         report.openxr_validation_messages,
         report.vulkan_validation_messages,
@@ -166,16 +174,11 @@ pub fn run_session(args: &XrArgs) -> Result<XrReport, XrError> {
 }
 
 /// The session and what hangs off it. Fields drop in declaration order:
-/// framebuffers and views on the swapchain images first, then the renderer,
-/// then OpenXR's objects, the session last.
-struct SessionParts {
-    /// One render target per (colour image, depth image) pair, indexed
-    /// `colour_index * depth image count + depth_index`.
-    targets: Vec<RenderTarget>,
-    /// Draws the terrain into a target.
-    renderer: TerrainRenderer,
-    /// Command buffers and fences of the frames in flight.
-    ring: FrameRing,
+/// the renderer and its targets on the swapchain images first, then
+/// OpenXR's objects, the session last.
+struct SessionParts<B: GraphicsBinding> {
+    /// The renderer and its targets on the swapchain images.
+    frames: B::Frames,
     /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
     anchor: Option<AnchorSpace>,
     /// Actions, pose spaces and hand trackers.
@@ -185,13 +188,13 @@ struct SessionParts {
     /// The app's reference space (UNBOUNDED_MSFT or LOCAL).
     base: xr::Space,
     /// The colour swapchain.
-    colour: StereoSwapchain,
+    colour: StereoSwapchain<B::Api>,
     /// The depth swapchain (the renderer always needs depth).
-    depth: StereoSwapchain,
+    depth: StereoSwapchain<B::Api>,
     /// Whether depth is submitted to the compositor (XR_KHR_composition_layer_depth).
     submit_depth: bool,
     /// The session.
-    session: xr::Session<xr::Vulkan>,
+    session: xr::Session<B::Api>,
     /// The app core: placement, gestures, growth.
     app: App,
     /// Turns the app's output into the renderer's scene (and keeps a height
@@ -199,11 +202,11 @@ struct SessionParts {
     scenes: SceneBuilder,
 }
 
-impl SessionParts {
+impl<B: GraphicsBinding> SessionParts<B> {
     fn create(
         runtime: &Runtime,
-        gpu: &Arc<GpuContext>,
-        session: xr::Session<xr::Vulkan>,
+        graphics: &B,
+        session: xr::Session<B::Api>,
         app: App,
         report: &mut XrReport,
     ) -> Result<Self, XrError> {
@@ -251,40 +254,20 @@ impl SessionParts {
         {
             return Err(XrError::UnequalViews);
         }
-        let extent = vk::Extent2D {
-            width: left.recommended_image_rect_width,
-            height: left.recommended_image_rect_height,
-        };
-        let colour = StereoSwapchain::create(&session, SwapchainKind::Colour, extent)?;
-        let depth = StereoSwapchain::create(&session, SwapchainKind::Depth, extent)?;
-        report.swapchain_formats = vec![
-            format!("{:?}", colour.format),
-            format!("{:?}", depth.format),
-        ];
-        let (width, height) = (app.heightmap().width(), app.heightmap().height());
-        let renderer = TerrainRenderer::new(
-            Arc::clone(gpu),
-            width as u32,
-            height as u32,
-            colour.format,
-            depth.format,
-        )?;
-        let mut targets = Vec::with_capacity(colour.images.len() * depth.images.len());
-        for &colour_image in &colour.images {
-            for &depth_image in &depth.images {
-                // SAFETY: both images are live swapchain images of this device with
-                // 2 layers of `extent`, the renderer's formats and attachment usage;
-                // the targets are dropped before the swapchains (field order).
-                targets.push(unsafe {
-                    RenderTarget::new(&renderer, colour_image, depth_image, extent)
-                }?);
-            }
-        }
-        let ring = FrameRing::new(Arc::clone(gpu))?;
+        let (width, height) = (
+            left.recommended_image_rect_width,
+            left.recommended_image_rect_height,
+        );
+        let colour = StereoSwapchain::create::<B>(&session, SwapchainKind::Colour, width, height)?;
+        let depth = StereoSwapchain::create::<B>(&session, SwapchainKind::Depth, width, height)?;
+        report.swapchain_formats =
+            vec![B::format_name(colour.format), B::format_name(depth.format)];
+        let (grid_width, grid_height) = (app.heightmap().width(), app.heightmap().height());
+        // SAFETY: the frames are dropped before the swapchains (field order).
+        let frames =
+            unsafe { graphics.frames(&colour, &depth, grid_width as u32, grid_height as u32) }?;
         Ok(Self {
-            targets,
-            renderer,
-            ring,
+            frames,
             anchor: None,
             input,
             head,
@@ -382,7 +365,7 @@ impl SessionParts {
         &mut self,
         runtime: &Runtime,
         frame_waiter: xr::FrameWaiter,
-        frame_stream: xr::FrameStream<xr::Vulkan>,
+        frame_stream: xr::FrameStream<B::Api>,
         blend_mode: xr::EnvironmentBlendMode,
         frame_limit: Option<u64>,
         interrupted: &AtomicBool,
@@ -430,7 +413,7 @@ impl SessionParts {
         &mut self,
         runtime: &Runtime,
         mut frame_waiter: xr::FrameWaiter,
-        mut frame_stream: xr::FrameStream<xr::Vulkan>,
+        mut frame_stream: xr::FrameStream<B::Api>,
         blend_mode: xr::EnvironmentBlendMode,
         frame_limit: Option<u64>,
         interrupted: &AtomicBool,
@@ -626,10 +609,7 @@ impl SessionParts {
             .handle
             .wait_image(xr::Duration::INFINITE)
             .map_err(xr_call("xrWaitSwapchainImage"))?;
-        let target = &self.targets[colour_index * self.depth.images.len() + depth_index];
-        let frame = self.ring.begin()?;
-        self.renderer.record(&frame, target, &scene)?;
-        self.ring.submit(frame)?;
+        self.frames.render(colour_index, depth_index, &scene)?;
         self.scenes.drawn();
         self.colour
             .handle
@@ -655,15 +635,16 @@ impl SessionParts {
         let rect = xr::Rect2Di {
             offset: xr::Offset2Di { x: 0, y: 0 },
             extent: xr::Extent2Di {
-                width: self.colour.extent.width as i32,
-                height: self.colour.extent.height as i32,
+                width: self.colour.width as i32,
+                height: self.colour.height as i32,
             },
         };
-        let sub_image = |swapchain: &StereoSwapchain, layer: u32| xr::sys::SwapchainSubImage {
-            swapchain: swapchain.handle.as_raw(),
-            image_rect: rect,
-            image_array_index: layer,
-        };
+        let sub_image =
+            |swapchain: &StereoSwapchain<B::Api>, layer: u32| xr::sys::SwapchainSubImage {
+                swapchain: swapchain.handle.as_raw(),
+                image_rect: rect,
+                image_array_index: layer,
+            };
         let [left_view, right_view] = views else {
             return Err(XrError::UnequalViews);
         };

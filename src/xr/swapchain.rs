@@ -1,12 +1,11 @@
 //! The stereo swapchains: one colour and one depth swapchain, each with 2
 //! array layers (one per eye), formats negotiated with the runtime in the
-//! renderer's order of preference (sRGB colour, D16 depth).
+//! graphics binding's order of preference (sRGB colour, D16 depth).
 
-use ash::vk::{self, Handle};
 use openxr as xr;
 
 use super::error::{XrError, xr_call};
-use crate::render::vulkan::formats::{choose_color_format, choose_depth_format};
+use super::graphics::{FormatOf, GraphicsBinding};
 
 /// Eyes per frame: layer 0 is the left eye, layer 1 the right.
 pub const VIEW_COUNT: u32 = 2;
@@ -21,63 +20,49 @@ pub enum SwapchainKind {
 }
 
 /// One swapchain and its images.
-pub struct StereoSwapchain {
+pub struct StereoSwapchain<G: xr::Graphics> {
     /// The OpenXR swapchain.
-    pub handle: xr::Swapchain<xr::Vulkan>,
+    pub handle: xr::Swapchain<G>,
     /// Its format.
-    pub format: vk::Format,
+    pub format: G::Format,
     /// The runtime-owned images, by swapchain index.
-    pub images: Vec<vk::Image>,
-    /// Width and height of each eye's layer.
-    pub extent: vk::Extent2D,
+    pub images: Vec<G::SwapchainImage>,
+    /// Width of each eye's layer, in pixels.
+    pub width: u32,
+    /// Height of each eye's layer, in pixels.
+    pub height: u32,
 }
 
-/// The runtime's formats (raw Vulkan values) as Vulkan formats.
-fn as_vulkan_formats(offered: &[u32]) -> Vec<vk::Format> {
-    offered
-        .iter()
-        .map(|&raw| vk::Format::from_raw(raw as i32))
-        .collect()
-}
-
-impl StereoSwapchain {
-    /// Creates a swapchain of `kind` sized `extent`, in the best offered format.
-    pub fn create(
-        session: &xr::Session<xr::Vulkan>,
+impl<G: xr::Graphics> StereoSwapchain<G> {
+    /// Creates a swapchain of `kind` sized `width` × `height`, in the best
+    /// format binding `B` can draw into among those offered.
+    pub fn create<B: GraphicsBinding<Api = G>>(
+        session: &xr::Session<G>,
         kind: SwapchainKind,
-        extent: vk::Extent2D,
+        width: u32,
+        height: u32,
     ) -> Result<Self, XrError> {
-        let offered = as_vulkan_formats(
-            &session
-                .enumerate_swapchain_formats()
-                .map_err(xr_call("xrEnumerateSwapchainFormats"))?,
-        );
-        let (format, usage, kind_name) = match kind {
-            SwapchainKind::Colour => (
-                choose_color_format(&offered),
-                xr::SwapchainUsageFlags::COLOR_ATTACHMENT,
-                "colour",
-            ),
-            SwapchainKind::Depth => (
-                choose_depth_format(&offered),
-                xr::SwapchainUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-                "depth",
-            ),
+        let offered: Vec<FormatOf<B>> = session
+            .enumerate_swapchain_formats()
+            .map_err(xr_call("xrEnumerateSwapchainFormats"))?;
+        let (usage, kind_name) = match kind {
+            SwapchainKind::Colour => (xr::SwapchainUsageFlags::COLOR_ATTACHMENT, "colour"),
+            SwapchainKind::Depth => (xr::SwapchainUsageFlags::DEPTH_STENCIL_ATTACHMENT, "depth"),
         };
-        let format = format.ok_or(XrError::NoSwapchainFormat { kind: kind_name })?;
+        let format = B::choose_format(kind, &offered)
+            .ok_or(XrError::NoSwapchainFormat { kind: kind_name })?;
         log::info!(
-            "{kind_name} swapchain: {format:?}, {}x{} x2 layers",
-            extent.width,
-            extent.height
+            "{kind_name} swapchain: {}, {width}x{height} x2 layers",
+            B::format_name(format)
         );
         let handle = session
             .create_swapchain(&xr::SwapchainCreateInfo {
                 create_flags: xr::SwapchainCreateFlags::EMPTY,
                 usage_flags: usage,
-                format: format.as_raw() as u32,
+                format,
                 sample_count: 1,
-                width: extent.width,
-                height: extent.height,
+                width,
+                height,
                 face_count: 1,
                 array_size: VIEW_COUNT,
                 mip_count: 1,
@@ -85,32 +70,13 @@ impl StereoSwapchain {
             .map_err(xr_call("xrCreateSwapchain"))?;
         let images = handle
             .enumerate_images()
-            .map_err(xr_call("xrEnumerateSwapchainImages"))?
-            .into_iter()
-            .map(vk::Image::from_raw)
-            .collect();
+            .map_err(xr_call("xrEnumerateSwapchainImages"))?;
         Ok(Self {
             handle,
             format,
             images,
-            extent,
+            width,
+            height,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runtime_formats_are_read_as_vulkan_formats() {
-        let offered = [
-            vk::Format::D16_UNORM.as_raw() as u32,
-            vk::Format::R8G8B8A8_SRGB.as_raw() as u32,
-        ];
-        assert_eq!(
-            as_vulkan_formats(&offered),
-            [vk::Format::D16_UNORM, vk::Format::R8G8B8A8_SRGB]
-        );
     }
 }

@@ -2,7 +2,8 @@
 //! validation is asked for, and what the device can do.
 use windows::Win32::Foundation::HMODULE;
 use windows::Win32::Graphics::Direct3D::{
-    D3D_DRIVER_TYPE_HARDWARE, D3D_FEATURE_LEVEL, D3D_FEATURE_LEVEL_11_0, D3D_FEATURE_LEVEL_11_1,
+    D3D_DRIVER_TYPE_HARDWARE, D3D_DRIVER_TYPE_UNKNOWN, D3D_FEATURE_LEVEL, D3D_FEATURE_LEVEL_11_0,
+    D3D_FEATURE_LEVEL_11_1,
 };
 use windows::Win32::Graphics::Direct3D11::{
     D3D11_CREATE_DEVICE_BGRA_SUPPORT, D3D11_CREATE_DEVICE_DEBUG, D3D11_CREATE_DEVICE_FLAG,
@@ -10,7 +11,7 @@ use windows::Win32::Graphics::Direct3D11::{
     D3D11_MESSAGE_SEVERITY_WARNING, D3D11_SDK_VERSION, D3D11CreateDevice, ID3D11Device,
     ID3D11DeviceContext, ID3D11InfoQueue,
 };
-use windows::Win32::Graphics::Dxgi::{DXGI_ERROR_SDK_COMPONENT_MISSING, IDXGIDevice};
+use windows::Win32::Graphics::Dxgi::{DXGI_ERROR_SDK_COMPONENT_MISSING, IDXGIAdapter, IDXGIDevice};
 use windows::core::Interface;
 
 use super::error::D3d11Error;
@@ -19,7 +20,7 @@ use crate::render::ValidationCounter;
 /// Feature levels asked for, best first: the shaders need shader model 5.0.
 const FEATURE_LEVELS: [D3D_FEATURE_LEVEL; 2] = [D3D_FEATURE_LEVEL_11_1, D3D_FEATURE_LEVEL_11_0];
 
-/// A device on the default adapter, with its immediate context.
+/// A device with its immediate context.
 pub struct D3d11Device {
     /// The device.
     device: ID3D11Device,
@@ -40,6 +41,22 @@ impl D3d11Device {
     /// `validation`, the debug layer is on and its warnings and errors are
     /// counted; a system without it fails with [`D3d11Error::DebugLayerMissing`].
     pub fn new(validation: bool) -> Result<Self, D3d11Error> {
+        Self::on_adapter(None, &FEATURE_LEVELS, validation)
+    }
+
+    /// A device on `adapter` (the default hardware adapter when `None`) at
+    /// the best of `feature_levels` (best first) it has, as [`Self::new`]
+    /// otherwise. An OpenXR runtime names the adapter and lowest level.
+    pub fn on_adapter(
+        adapter: Option<&IDXGIAdapter>,
+        feature_levels: &[D3D_FEATURE_LEVEL],
+        validation: bool,
+    ) -> Result<Self, D3d11Error> {
+        if feature_levels.is_empty() {
+            return Err(D3d11Error::NoDevice {
+                detail: "no feature level both the shaders and the caller accept".into(),
+            });
+        }
         // BGRA support costs nothing and lets the device share surfaces with
         // Direct2D and OpenXR runtimes that want it.
         let mut flags: D3D11_CREATE_DEVICE_FLAG = D3D11_CREATE_DEVICE_BGRA_SUPPORT;
@@ -48,15 +65,20 @@ impl D3d11Device {
         }
         let mut device = None;
         let mut context = None;
-        // SAFETY: the out pointers point at live locals; no adapter or
-        // software module is passed (the default hardware adapter).
+        // With an adapter given, the driver type must be UNKNOWN.
+        let driver_type = match adapter {
+            Some(_) => D3D_DRIVER_TYPE_UNKNOWN,
+            None => D3D_DRIVER_TYPE_HARDWARE,
+        };
+        // SAFETY: the out pointers point at live locals; the adapter, when
+        // given, is a live DXGI adapter; no software module is passed.
         let created = unsafe {
             D3D11CreateDevice(
-                None,
-                D3D_DRIVER_TYPE_HARDWARE,
+                adapter,
+                driver_type,
                 HMODULE::default(),
                 flags,
-                Some(&FEATURE_LEVELS),
+                Some(feature_levels),
                 D3D11_SDK_VERSION,
                 Some(&mut device),
                 None,

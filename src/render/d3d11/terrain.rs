@@ -108,13 +108,31 @@ pub struct D3d11TerrainRenderer {
 }
 
 impl D3d11TerrainRenderer {
-    /// A renderer for a `grid_width` × `grid_height` heightmap. The heights
-    /// start flat (0).
+    /// A renderer for a `grid_width` × `grid_height` heightmap, with D16
+    /// depth where the device has it, else D32. The heights start flat (0).
     pub fn new(
         device: Arc<D3d11Device>,
         grid_width: u32,
         grid_height: u32,
     ) -> Result<Self, D3d11Error> {
+        let depth_format = choose_depth_format(&device)?;
+        Self::with_depth_format(device, grid_width, grid_height, depth_format)
+    }
+
+    /// A renderer whose targets have `depth_format` (one of
+    /// [`DEPTH_FORMAT_PREFERENCE`], e.g. what an OpenXR runtime's depth
+    /// swapchain has). The heights start flat (0).
+    pub fn with_depth_format(
+        device: Arc<D3d11Device>,
+        grid_width: u32,
+        grid_height: u32,
+        depth_format: DXGI_FORMAT,
+    ) -> Result<Self, D3d11Error> {
+        if !DEPTH_FORMAT_PREFERENCE.contains(&depth_format) {
+            return Err(D3d11Error::InvalidOptions(format!(
+                "depth format {depth_format:?} is neither D16 nor D32"
+            )));
+        }
         let grid = TerrainGrid::new(grid_width, grid_height)
             .map_err(|error| D3d11Error::InvalidOptions(error.to_string()))?;
         let shaders = compile_terrain_shaders(device.layer_from_vertex_shader())?;
@@ -190,7 +208,6 @@ impl D3d11TerrainRenderer {
             )
         });
         let [left_eye, right_eye] = eye_constants;
-        let depth_format = choose_depth_format(&device)?;
         let missing = |what: &str| D3d11Error::Call {
             call: "ID3D11Device::Create*",
             message: format!("returned no {what}"),

@@ -2,7 +2,8 @@
 //! device the OpenXR runtime creates for us, with what the renderer needs
 //! (`GpuContext::instance_requirements` / `device_requirements`), adopted by
 //! the renderer (`GpuContext::from_external`) with a drop guard that destroys
-//! them when the renderer's last user is gone.
+//! them when the renderer's last user is gone; and [`VulkanGraphics`], the
+//! session's [`GraphicsBinding`] for Vulkan.
 
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -10,16 +11,157 @@ use std::sync::Arc;
 use ash::vk::{self, Handle};
 use openxr as xr;
 
-use super::error::{XrError, vk_call, xr_call};
-use super::runtime::Runtime;
+use super::super::error::{XrError, vk_call, xr_call};
+use super::super::runtime::Runtime;
+use super::super::swapchain::{StereoSwapchain, SwapchainKind};
+use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
+use crate::render::scene::FrameScene;
 use crate::render::vulkan::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
-use crate::render::{DropGuard, ExternalDevice, GpuContext};
+use crate::render::vulkan::formats::{choose_color_format, choose_depth_format};
+use crate::render::{
+    DropGuard, ExternalDevice, FrameRing, GpuContext, RenderTarget, TerrainRenderer,
+    ValidationCounter,
+};
+
+/// Vulkan as the session's graphics: the renderer's context on the device
+/// the runtime created. Dropped after the session (see
+/// session::run_session); the context's drop guard then destroys the
+/// device and instance once the frames are gone too.
+pub struct VulkanGraphics {
+    /// The renderer's context on the runtime's device.
+    gpu: Arc<GpuContext>,
+}
+
+/// The Vulkan renderer and its targets on the swapchain images. Fields
+/// drop in declaration order: framebuffers and views on the swapchain
+/// images first, then the renderer, then the frame ring.
+pub struct VulkanFrames {
+    /// One render target per (colour image, depth image) pair, indexed
+    /// `colour_index * depth_image_count + depth_index`.
+    targets: Vec<RenderTarget>,
+    /// Draws the terrain into a target.
+    renderer: TerrainRenderer,
+    /// Command buffers and fences of the frames in flight.
+    ring: FrameRing,
+    /// Images in the depth swapchain.
+    depth_image_count: usize,
+}
+
+/// The runtime's formats (raw Vulkan values) as Vulkan formats.
+fn as_vulkan_formats(offered: &[u32]) -> Vec<vk::Format> {
+    offered
+        .iter()
+        .map(|&raw| vk::Format::from_raw(raw as i32))
+        .collect()
+}
+
+impl GraphicsBinding for VulkanGraphics {
+    type Api = xr::Vulkan;
+    type Frames = VulkanFrames;
+
+    fn open(runtime: &Runtime, validation: bool) -> Result<Self, XrError> {
+        Ok(Self {
+            gpu: create_gpu_context(runtime, validation)?,
+        })
+    }
+
+    unsafe fn create_session(&self, runtime: &Runtime) -> Result<NewSession<xr::Vulkan>, XrError> {
+        // SAFETY: the handles were created through this instance and system;
+        // the caller drops the session before `self`, the context's last
+        // user besides the frames, whose drop guard destroys the device.
+        unsafe {
+            runtime
+                .instance
+                .create_session::<xr::Vulkan>(runtime.system, &session_create_info(&self.gpu))
+        }
+        .map_err(xr_call("xrCreateSession"))
+    }
+
+    fn choose_format(kind: SwapchainKind, offered: &[FormatOf<Self>]) -> Option<FormatOf<Self>> {
+        let offered = as_vulkan_formats(offered);
+        match kind {
+            SwapchainKind::Colour => choose_color_format(&offered),
+            SwapchainKind::Depth => choose_depth_format(&offered),
+        }
+        .map(|format| format.as_raw() as u32)
+    }
+
+    fn format_name(format: FormatOf<Self>) -> String {
+        format!("{:?}", vk::Format::from_raw(format as i32))
+    }
+
+    unsafe fn frames(
+        &self,
+        colour: &StereoSwapchain<xr::Vulkan>,
+        depth: &StereoSwapchain<xr::Vulkan>,
+        grid_width: u32,
+        grid_height: u32,
+    ) -> Result<VulkanFrames, XrError> {
+        let renderer = TerrainRenderer::new(
+            Arc::clone(&self.gpu),
+            grid_width,
+            grid_height,
+            vk::Format::from_raw(colour.format as i32),
+            vk::Format::from_raw(depth.format as i32),
+        )?;
+        let extent = vk::Extent2D {
+            width: colour.width,
+            height: colour.height,
+        };
+        let mut targets = Vec::with_capacity(colour.images.len() * depth.images.len());
+        for &colour_image in &colour.images {
+            for &depth_image in &depth.images {
+                // SAFETY: both images are live swapchain images of this device with
+                // 2 layers of `extent`, the renderer's formats and attachment usage;
+                // the caller drops the frames before the swapchains.
+                targets.push(unsafe {
+                    RenderTarget::new(
+                        &renderer,
+                        vk::Image::from_raw(colour_image),
+                        vk::Image::from_raw(depth_image),
+                        extent,
+                    )
+                }?);
+            }
+        }
+        let ring = FrameRing::new(Arc::clone(&self.gpu))?;
+        Ok(VulkanFrames {
+            targets,
+            renderer,
+            ring,
+            depth_image_count: depth.images.len(),
+        })
+    }
+
+    fn validation_counter(&self) -> Option<ValidationCounter> {
+        self.gpu.validation_counter()
+    }
+}
+
+impl StereoFrames for VulkanFrames {
+    fn render(
+        &mut self,
+        colour_index: usize,
+        depth_index: usize,
+        scene: &FrameScene<'_>,
+    ) -> Result<(), XrError> {
+        let target = &self.targets[colour_index * self.depth_image_count + depth_index];
+        let frame = self.ring.begin()?;
+        self.renderer.record(&frame, target, scene)?;
+        self.ring.submit(frame)?;
+        Ok(())
+    }
+
+    fn wait_idle(&mut self) -> Result<(), XrError> {
+        Ok(self.ring.wait_for_all()?)
+    }
+}
 
 /// Creates the instance and device through the runtime and hands them to
 /// the renderer's context, which destroys them once its last user (renderer,
 /// frame ring, render targets, and the caller's own `Arc`) is gone; with
 /// `validation` and the layer installed, the context counts its messages.
-pub fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuContext>, XrError> {
+fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuContext>, XrError> {
     let xr_requirements = runtime
         .instance
         .graphics_requirements::<xr::Vulkan>(runtime.system)
@@ -76,7 +218,7 @@ pub fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<Gpu
 }
 
 /// The handles OpenXR needs to create a session on the context's device.
-pub fn session_create_info(gpu: &GpuContext) -> xr::vulkan::SessionCreateInfo {
+fn session_create_info(gpu: &GpuContext) -> xr::vulkan::SessionCreateInfo {
     xr::vulkan::SessionCreateInfo {
         instance: gpu.instance().handle().as_raw() as _,
         physical_device: gpu.physical_device().as_raw() as _,
@@ -221,4 +363,26 @@ fn create_device(
     let device =
         unsafe { ash::Device::load(instance.fp_v1_0(), vk::Device::from_raw(raw_device as _)) };
     Ok((physical_device, queue_family_index, device))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_formats_are_read_as_vulkan_formats() {
+        let offered = [
+            vk::Format::D16_UNORM.as_raw() as u32,
+            vk::Format::R8G8B8A8_SRGB.as_raw() as u32,
+        ];
+        assert_eq!(
+            as_vulkan_formats(&offered),
+            [vk::Format::D16_UNORM, vk::Format::R8G8B8A8_SRGB]
+        );
+        assert_eq!(
+            VulkanGraphics::choose_format(SwapchainKind::Depth, &offered),
+            Some(vk::Format::D16_UNORM.as_raw() as u32)
+        );
+        assert_eq!(VulkanGraphics::format_name(offered[1]), "R8G8B8A8_SRGB");
+    }
 }

@@ -1,0 +1,274 @@
+//! The choices made from what the runtime offers, before any device exists:
+//! which graphics API, which blend mode, and (for Direct3D 11) which
+//! adapter, feature levels and DXGI swapchain formats. Pure functions, so
+//! they are tested on every platform although only Windows builds use the
+//! Direct3D ones.
+
+use openxr as xr;
+
+use super::super::error::XrError;
+use super::super::swapchain::SwapchainKind;
+use crate::render::Backend;
+
+/// The graphics extensions the runtime offers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OfferedGraphics {
+    /// XR_KHR_vulkan_enable2.
+    pub vulkan: bool,
+    /// XR_KHR_D3D11_enable.
+    pub d3d11: bool,
+}
+
+/// Whether this build can draw with Direct3D 11 (Windows builds only).
+pub const D3D11_BUILT: bool = cfg!(windows);
+
+/// The API to draw with: `requested` (`--graphics`) when the runtime offers
+/// it, else Vulkan when offered, else Direct3D 11 when offered and
+/// `d3d11_built`; otherwise the error that says what is missing.
+pub fn choose_graphics(
+    requested: Option<Backend>,
+    offered: OfferedGraphics,
+    d3d11_built: bool,
+) -> Result<Backend, XrError> {
+    match requested {
+        Some(Backend::D3d11) if !d3d11_built => Err(XrError::GraphicsNotBuilt),
+        Some(Backend::D3d11) if offered.d3d11 => Ok(Backend::D3d11),
+        Some(Backend::D3d11) => Err(XrError::NoD3d11Support),
+        Some(Backend::Vulkan) if offered.vulkan => Ok(Backend::Vulkan),
+        Some(Backend::Vulkan) => Err(XrError::NoVulkanSupport),
+        None if offered.vulkan => Ok(Backend::Vulkan),
+        None if offered.d3d11 && d3d11_built => Ok(Backend::D3d11),
+        None if d3d11_built => Err(XrError::NoGraphicsSupport),
+        None => Err(XrError::NoVulkanSupport),
+    }
+}
+
+/// ADDITIVE when offered (a see-through display such as HoloLens 2: black
+/// is transparent, the hologram sits in the room), else the runtime's first.
+pub fn choose_blend_mode(offered: &[xr::EnvironmentBlendMode]) -> Option<xr::EnvironmentBlendMode> {
+    offered
+        .iter()
+        .copied()
+        .find(|&mode| mode == xr::EnvironmentBlendMode::ADDITIVE)
+        .or_else(|| offered.first().copied())
+}
+
+/// A locally unique adapter id, as DXGI and xrGetD3D11GraphicsRequirementsKHR give it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Luid {
+    /// The low 32 bits.
+    pub low: u32,
+    /// The high 32 bits.
+    pub high: i32,
+}
+
+/// The index of the adapter whose LUID is `wanted` among `adapters` (in
+/// DXGI's enumeration order), or `None` when the runtime's adapter is gone.
+#[cfg_attr(not(windows), allow(dead_code))] // used by the Windows build and the tests
+pub fn adapter_with_luid(adapters: &[Luid], wanted: Luid) -> Option<usize> {
+    adapters.iter().position(|&luid| luid == wanted)
+}
+
+/// The Direct3D feature levels holoterrain's shaders can use (shader model
+/// 5.0 needs 11_0), best first, as `D3D_FEATURE_LEVEL` values.
+const FEATURE_LEVELS: [i32; 4] = [
+    0xc100, // 12_1
+    0xc000, // 12_0
+    0xb100, // 11_1
+    0xb000, // 11_0
+];
+
+/// The feature levels to ask D3D11CreateDevice for, best first: those at
+/// least `runtime_minimum` (the runtime's requirement); empty when the
+/// runtime wants more than any level listed.
+#[cfg_attr(not(windows), allow(dead_code))] // used by the Windows build and the tests
+pub fn feature_levels_at_least(runtime_minimum: i32) -> Vec<i32> {
+    FEATURE_LEVELS
+        .into_iter()
+        .filter(|&level| level >= runtime_minimum)
+        .collect()
+}
+
+/// DXGI_FORMAT_R8G8B8A8_UNORM_SRGB.
+pub const DXGI_R8G8B8A8_UNORM_SRGB: u32 = 29;
+/// DXGI_FORMAT_D16_UNORM.
+pub const DXGI_D16_UNORM: u32 = 55;
+/// DXGI_FORMAT_D32_FLOAT.
+pub const DXGI_D32_FLOAT: u32 = 40;
+
+/// Colour formats the Direct3D 11 renderer draws into: sRGB RGBA, which
+/// its render-target views use.
+const DXGI_COLOUR_PREFERENCE: [u32; 1] = [DXGI_R8G8B8A8_UNORM_SRGB];
+/// Depth formats it draws into, best first: D16 (what HoloLens 2 wants for
+/// its depth-based reprojection, and half the bandwidth), then D32.
+const DXGI_DEPTH_PREFERENCE: [u32; 2] = [DXGI_D16_UNORM, DXGI_D32_FLOAT];
+
+/// The most preferred DXGI format for `kind` among the runtime's `offered`.
+#[cfg_attr(not(windows), allow(dead_code))] // used by the Windows build and the tests
+pub fn choose_dxgi_format(kind: SwapchainKind, offered: &[u32]) -> Option<u32> {
+    let preference: &[u32] = match kind {
+        SwapchainKind::Colour => &DXGI_COLOUR_PREFERENCE,
+        SwapchainKind::Depth => &DXGI_DEPTH_PREFERENCE,
+    };
+    preference
+        .iter()
+        .copied()
+        .find(|format| offered.contains(format))
+}
+
+/// A DXGI format's name, for logs and the report.
+#[cfg_attr(not(windows), allow(dead_code))] // used by the Windows build and the tests
+pub fn dxgi_format_name(format: u32) -> String {
+    match format {
+        DXGI_R8G8B8A8_UNORM_SRGB => "DXGI_FORMAT_R8G8B8A8_UNORM_SRGB".into(),
+        DXGI_D16_UNORM => "DXGI_FORMAT_D16_UNORM".into(),
+        DXGI_D32_FLOAT => "DXGI_FORMAT_D32_FLOAT".into(),
+        other => format!("DXGI_FORMAT({other})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BOTH: OfferedGraphics = OfferedGraphics {
+        vulkan: true,
+        d3d11: true,
+    };
+    const D3D11_ONLY: OfferedGraphics = OfferedGraphics {
+        vulkan: false,
+        d3d11: true,
+    };
+    const VULKAN_ONLY: OfferedGraphics = OfferedGraphics {
+        vulkan: true,
+        d3d11: false,
+    };
+    const NEITHER: OfferedGraphics = OfferedGraphics {
+        vulkan: false,
+        d3d11: false,
+    };
+
+    #[test]
+    fn vulkan_is_taken_whenever_offered_without_a_flag() {
+        assert_eq!(
+            choose_graphics(None, BOTH, true).ok(),
+            Some(Backend::Vulkan)
+        );
+        assert_eq!(
+            choose_graphics(None, VULKAN_ONLY, false).ok(),
+            Some(Backend::Vulkan)
+        );
+    }
+
+    #[test]
+    fn a_d3d11_only_runtime_gets_d3d11_in_a_windows_build_only() {
+        assert_eq!(
+            choose_graphics(None, D3D11_ONLY, true).ok(),
+            Some(Backend::D3d11)
+        );
+        assert!(matches!(
+            choose_graphics(None, D3D11_ONLY, false),
+            Err(XrError::NoVulkanSupport)
+        ));
+        assert!(matches!(
+            choose_graphics(None, NEITHER, true),
+            Err(XrError::NoGraphicsSupport)
+        ));
+    }
+
+    #[test]
+    fn the_flag_wins_when_offered_and_fails_when_not() {
+        assert_eq!(
+            choose_graphics(Some(Backend::D3d11), BOTH, true).ok(),
+            Some(Backend::D3d11)
+        );
+        assert!(matches!(
+            choose_graphics(Some(Backend::D3d11), VULKAN_ONLY, true),
+            Err(XrError::NoD3d11Support)
+        ));
+        assert!(matches!(
+            choose_graphics(Some(Backend::D3d11), BOTH, false),
+            Err(XrError::GraphicsNotBuilt)
+        ));
+        assert!(matches!(
+            choose_graphics(Some(Backend::Vulkan), D3D11_ONLY, true),
+            Err(XrError::NoVulkanSupport)
+        ));
+    }
+
+    #[test]
+    fn additive_is_preferred_else_the_runtimes_first() {
+        use xr::EnvironmentBlendMode as Mode;
+        assert_eq!(
+            choose_blend_mode(&[Mode::OPAQUE, Mode::ADDITIVE]),
+            Some(Mode::ADDITIVE)
+        );
+        assert_eq!(
+            choose_blend_mode(&[Mode::ALPHA_BLEND, Mode::OPAQUE]),
+            Some(Mode::ALPHA_BLEND)
+        );
+        assert_eq!(choose_blend_mode(&[]), None);
+    }
+
+    #[test]
+    fn the_adapter_is_found_by_its_whole_luid() {
+        let adapters = [
+            Luid { low: 7, high: 0 },
+            Luid { low: 7, high: 1 },
+            Luid { low: 9, high: 1 },
+        ];
+        assert_eq!(
+            adapter_with_luid(&adapters, Luid { low: 7, high: 1 }),
+            Some(1)
+        );
+        assert_eq!(
+            adapter_with_luid(&adapters, Luid { low: 9, high: 1 }),
+            Some(2)
+        );
+        assert_eq!(adapter_with_luid(&adapters, Luid { low: 9, high: 0 }), None);
+    }
+
+    #[test]
+    fn feature_levels_respect_the_runtimes_minimum() {
+        assert_eq!(
+            feature_levels_at_least(0xb000),
+            [0xc100, 0xc000, 0xb100, 0xb000]
+        );
+        assert_eq!(feature_levels_at_least(0xb100), [0xc100, 0xc000, 0xb100]);
+        assert_eq!(feature_levels_at_least(0xc000), [0xc100, 0xc000]);
+        // 10_0: below what the shaders need, so still 11_0 at the least.
+        assert_eq!(feature_levels_at_least(0xa000).last(), Some(&0xb000));
+        assert!(feature_levels_at_least(0xc200).is_empty());
+    }
+
+    /// HoloLens 2's order: R8G8B8A8 sRGB, B8G8R8A8 sRGB, R8G8B8A8, B8G8R8A8,
+    /// D16, D24S8, D32 (DXGI values 29, 91, 28, 87, 55, 45, 40).
+    const HOLOLENS_2_FORMATS: [u32; 7] = [29, 91, 28, 87, 55, 45, 40];
+
+    #[test]
+    fn hololens_formats_give_srgb_colour_and_d16_depth() {
+        assert_eq!(
+            choose_dxgi_format(SwapchainKind::Colour, &HOLOLENS_2_FORMATS),
+            Some(DXGI_R8G8B8A8_UNORM_SRGB)
+        );
+        assert_eq!(
+            choose_dxgi_format(SwapchainKind::Depth, &HOLOLENS_2_FORMATS),
+            Some(DXGI_D16_UNORM)
+        );
+    }
+
+    #[test]
+    fn depth_falls_back_to_d32_and_linear_colour_is_refused() {
+        assert_eq!(
+            choose_dxgi_format(SwapchainKind::Depth, &[45, 40, 29]),
+            Some(DXGI_D32_FLOAT)
+        );
+        assert_eq!(choose_dxgi_format(SwapchainKind::Depth, &[45]), None);
+        assert_eq!(
+            choose_dxgi_format(SwapchainKind::Colour, &[28, 87, 91]),
+            None
+        );
+        assert_eq!(dxgi_format_name(55), "DXGI_FORMAT_D16_UNORM");
+        assert_eq!(dxgi_format_name(45), "DXGI_FORMAT(45)");
+    }
+}

@@ -1,0 +1,85 @@
+//! How the OpenXR session reaches a graphics API: the [`GraphicsBinding`]
+//! trait the session loop is generic over (Vulkan through
+//! XR_KHR_vulkan_enable2 in [`vulkan`], Direct3D 11 through
+//! XR_KHR_D3D11_enable in `d3d11`, Windows builds only), and the pure
+//! choices made before any device exists ([`choice`]).
+//!
+//! A binding owns the device (kept until the session is gone) and makes the
+//! [`StereoFrames`] that draw into the runtime's swapchain images; the
+//! session state machine, input, anchors and the air-tap rules in
+//! `session.rs` are the same for every binding.
+
+pub mod choice;
+#[cfg(windows)]
+pub mod d3d11;
+pub mod vulkan;
+
+use openxr as xr;
+
+use super::error::XrError;
+use super::runtime::Runtime;
+use super::swapchain::{StereoSwapchain, SwapchainKind};
+use crate::render::ValidationCounter;
+use crate::render::scene::FrameScene;
+
+/// The format type of binding `B`'s swapchains.
+pub type FormatOf<B> = <<B as GraphicsBinding>::Api as xr::Graphics>::Format;
+
+/// A new session on graphics `G`, with its frame waiter and frame stream.
+pub type NewSession<G> = (xr::Session<G>, xr::FrameWaiter, xr::FrameStream<G>);
+
+/// A graphics API as the OpenXR session uses it: the device, the session on
+/// it, swapchain formats, and the frames drawn into swapchain images.
+pub trait GraphicsBinding: Sized {
+    /// The openxr crate's graphics type (xr::Vulkan, xr::D3D11).
+    type Api: xr::Graphics;
+    /// Renderer and render targets on the swapchain images.
+    type Frames: StereoFrames;
+
+    /// Creates the device the runtime asks for (its adapter, its API
+    /// version or feature level), with the API's validation when asked.
+    fn open(runtime: &Runtime, validation: bool) -> Result<Self, XrError>;
+
+    /// Creates the OpenXR session on this device.
+    ///
+    /// # Safety
+    /// The session and everything made from it must be dropped before `self`.
+    unsafe fn create_session(&self, runtime: &Runtime) -> Result<NewSession<Self::Api>, XrError>;
+
+    /// The best of the runtime's `offered` formats for `kind`, or `None`.
+    fn choose_format(kind: SwapchainKind, offered: &[FormatOf<Self>]) -> Option<FormatOf<Self>>;
+
+    /// The format's name, for logs and the report.
+    fn format_name(format: FormatOf<Self>) -> String;
+
+    /// The renderer for a `grid_width` × `grid_height` heightmap and a
+    /// render target per (colour image, depth image) pair.
+    ///
+    /// # Safety
+    /// The frames must be dropped before the swapchains.
+    unsafe fn frames(
+        &self,
+        colour: &StereoSwapchain<Self::Api>,
+        depth: &StereoSwapchain<Self::Api>,
+        grid_width: u32,
+        grid_height: u32,
+    ) -> Result<Self::Frames, XrError>;
+
+    /// The API's validation / debug-layer message count; `None` when off.
+    fn validation_counter(&self) -> Option<ValidationCounter>;
+}
+
+/// Draws frames into the runtime's swapchain images.
+pub trait StereoFrames {
+    /// Draws `scene` into colour image `colour_index` and depth image
+    /// `depth_index`, both acquired and waited for.
+    fn render(
+        &mut self,
+        colour_index: usize,
+        depth_index: usize,
+        scene: &FrameScene<'_>,
+    ) -> Result<(), XrError>;
+
+    /// Waits until the GPU no longer uses any swapchain image.
+    fn wait_idle(&mut self) -> Result<(), XrError>;
+}
