@@ -130,6 +130,17 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Asserts that a run failed with nothing on stdout and exactly one line on
+/// stderr, and returns that line.
+fn one_error_line(output: &Output, what: &str) -> String {
+    assert!(!output.status.success(), "{what} succeeded");
+    assert_eq!(text(&output.stdout), "", "{what}: stdout");
+    let stderr = text(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{what}: one line on stderr, got:\n{stderr}");
+    lines[0].to_owned()
+}
+
 fn assert_success(output: &Output, what: &str) {
     assert!(
         output.status.success(),
@@ -310,16 +321,11 @@ fn xr_without_an_openxr_runtime_fails_in_one_line() {
     }
     let scratch = wine::scratch_dir();
     let output = wine::run_shell(scratch.path(), "wine64 \"$EXE\" xr --frames 1");
-    assert!(!output.status.success(), "xr succeeded with no runtime");
-    assert_eq!(text(&output.stdout), "", "stdout");
-    let stderr = text(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line on stderr, got:\n{stderr}");
+    let line = one_error_line(&output, "xr with no runtime");
     assert!(
-        lines[0].starts_with("error: no OpenXR runtime is active (")
-            && lines[0].contains("SteamVR"),
+        line.starts_with("error: no OpenXR runtime is active (") && line.contains("SteamVR"),
         "the Windows no-runtime error, got: {}",
-        lines[0]
+        line
     );
 }
 
@@ -336,19 +342,12 @@ fn xr_graphics_d3d11_without_an_openxr_runtime_fails_in_one_line() {
         scratch.path(),
         "wine64 \"$EXE\" xr --graphics d3d11 --frames 1",
     );
+    let line = one_error_line(&output, "xr --graphics d3d11 with no runtime");
     assert!(
-        !output.status.success(),
-        "xr --graphics d3d11 succeeded with no runtime"
-    );
-    assert_eq!(text(&output.stdout), "", "stdout");
-    let stderr = text(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line on stderr, got:\n{stderr}");
-    assert!(
-        lines[0].starts_with("error: no OpenXR runtime is active (")
-            && lines[0].contains("docs/hololens.md"),
+        line.starts_with("error: no OpenXR runtime is active (")
+            && line.contains("docs/hololens.md"),
         "the Windows no-runtime error, got: {}",
-        lines[0]
+        line
     );
 }
 
@@ -361,20 +360,13 @@ fn xr_remote_without_the_remoting_runtime_fails_in_one_line() {
     }
     let scratch = wine::scratch_dir();
     let output = wine::run_shell(scratch.path(), "wine64 \"$EXE\" xr --remote 127.0.0.1");
+    let line = one_error_line(&output, "xr --remote with no runtime");
     assert!(
-        !output.status.success(),
-        "xr --remote succeeded with no runtime"
-    );
-    assert_eq!(text(&output.stdout), "", "stdout");
-    let stderr = text(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line on stderr, got:\n{stderr}");
-    assert!(
-        lines[0].starts_with("error: --remote: no OpenXR runtime is active")
-            && lines[0].contains("RemotingXR.json")
-            && lines[0].contains("XR_RUNTIME_JSON"),
+        line.starts_with("error: --remote: no OpenXR runtime is active")
+            && line.contains("RemotingXR.json")
+            && line.contains("XR_RUNTIME_JSON"),
         "the Windows remoting error, got: {}",
-        lines[0]
+        line
     );
 }
 
@@ -606,19 +598,15 @@ fn sim_d3d11_validation_without_a_debug_layer_fails_in_one_line() {
             shell_quote(&out.display().to_string())
         ),
     );
-    assert!(
-        !output.status.success(),
-        "sim --renderer d3d11 --validation succeeded without a debug layer"
+    let line = one_error_line(
+        &output,
+        "sim --renderer d3d11 --validation without a debug layer",
     );
-    let stderr = text(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line on stderr, got:\n{stderr}");
     assert!(
-        lines[0].starts_with(
+        line.starts_with(
             "error: Direct3D 11 validation was requested but this system has no Direct3D 11 debug layer"
-        ) && lines[0].ends_with("or run without --validation"),
-        "the missing-debug-layer error, got: {}",
-        lines[0]
+        ) && line.ends_with("or run without --validation"),
+        "the missing-debug-layer error, got: {line}"
     );
     assert!(!out.exists(), "output was written");
 }
