@@ -13,6 +13,23 @@ use crate::render::grid::GridVertex;
 /// Both eyes: view 0 is the left eye, view 1 the right, one array layer each.
 pub const VIEW_MASK: u32 = 0b11;
 
+/// An attachment cleared at the start of the pass and kept at its end, left
+/// in `final_layout`; no stencil.
+fn cleared_and_stored(
+    format: vk::Format,
+    final_layout: vk::ImageLayout,
+) -> vk::AttachmentDescription {
+    vk::AttachmentDescription::default()
+        .format(format)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .initial_layout(vk::ImageLayout::UNDEFINED)
+        .final_layout(final_layout)
+}
+
 /// The multiview render pass: clear colour and depth, draw, keep both (depth
 /// too, so an OpenXR depth layer can submit it).
 pub(crate) fn create_render_pass(
@@ -21,25 +38,12 @@ pub(crate) fn create_render_pass(
     depth_format: vk::Format,
 ) -> Result<vk::RenderPass, RenderError> {
     let attachments = [
-        vk::AttachmentDescription::default()
-            .format(color_format)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
-            .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+        cleared_and_stored(color_format, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
         // Depth is stored so an OpenXR depth layer can submit it.
-        vk::AttachmentDescription::default()
-            .format(depth_format)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
-            .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        cleared_and_stored(
+            depth_format,
+            vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        ),
     ];
     let color_refs = [vk::AttachmentReference {
         attachment: 0,

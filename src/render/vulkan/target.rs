@@ -62,17 +62,7 @@ impl RenderTarget {
             ),
         ];
         for (view, (image, format, aspect)) in target.views.iter_mut().zip(images) {
-            let view_info = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
-                .format(format)
-                .subresource_range(vk::ImageSubresourceRange {
-                    aspect_mask: aspect,
-                    base_mip_level: 0,
-                    level_count: 1,
-                    base_array_layer: 0,
-                    layer_count: VIEW_COUNT,
-                });
+            let view_info = layered_view_info(image, format, aspect);
             // SAFETY: per this function's contract; on failure Drop destroys
             // the views made so far.
             *view = unsafe { target.ctx.device().create_image_view(&view_info, None) }
@@ -150,6 +140,26 @@ impl Drop for RenderTarget {
     }
 }
 
+/// A 2D-array view of all [`VIEW_COUNT`] layers of `image`, as the
+/// multiview framebuffer needs.
+fn layered_view_info(
+    image: vk::Image,
+    format: vk::Format,
+    aspect: vk::ImageAspectFlags,
+) -> vk::ImageViewCreateInfo<'static> {
+    vk::ImageViewCreateInfo::default()
+        .image(image)
+        .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
+        .format(format)
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: aspect,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: VIEW_COUNT,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use glam::{Mat4, Vec3};
@@ -166,17 +176,7 @@ mod tests {
         format: vk::Format,
         aspect: vk::ImageAspectFlags,
     ) -> vk::ImageView {
-        let view_info = vk::ImageViewCreateInfo::default()
-            .image(image.raw())
-            .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
-            .format(format)
-            .subresource_range(vk::ImageSubresourceRange {
-                aspect_mask: aspect,
-                base_mip_level: 0,
-                level_count: 1,
-                base_array_layer: 0,
-                layer_count: VIEW_COUNT,
-            });
+        let view_info = layered_view_info(image.raw(), format, aspect);
         // SAFETY: the image is live and has 2 layers of this format.
         unsafe { ctx.device().create_image_view(&view_info, None) }.unwrap()
     }
