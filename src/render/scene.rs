@@ -3,6 +3,10 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
+/// Eyes per frame: view (and image array layer) 0 is the left eye, 1 the
+/// right; every backend and the OpenXR swapchains use this one number.
+pub const VIEW_COUNT: u32 = 2;
+
 /// One eye's camera.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EyeView {
@@ -49,7 +53,7 @@ pub struct FrameScene<'a> {
     /// (terrain units) to metres in the reference space.
     pub model: Mat4,
     /// Left eye (view 0), then right eye (view 1).
-    pub views: [EyeView; 2],
+    pub views: [EyeView; VIEW_COUNT as usize],
     /// New heights, row-major, grid width × height values; `Some` only on
     /// frames where they changed (the renderer keeps the last ones).
     pub heights: Option<&'a [f32]>,
@@ -82,7 +86,7 @@ mod tests {
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct FrameUniforms {
     /// Projection × view in the backend's clip space, left then right eye (column-major).
-    pub view_projection: [[f32; 16]; 2],
+    pub view_projection: [[f32; 16]; VIEW_COUNT as usize],
     /// Model → world.
     pub model: [f32; 16],
     /// Towards the light, world space (w unused).

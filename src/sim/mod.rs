@@ -17,8 +17,9 @@ use thiserror::Error;
 
 use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
 use crate::app::{App, AppConfig, AppError, AppEvent, SceneBuilder};
-use crate::render::backend::{self, Backend};
-use crate::render::{OffscreenOptions, RenderError};
+use crate::render::backend::{Backend, OffscreenOptions};
+use crate::render::error::RenderError;
+use crate::render::offscreen;
 use crate::size::Size;
 use output::ApngWriter;
 pub use output::SimReport;
@@ -311,7 +312,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
 
     let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
     let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
-    let mut renderer = backend::offscreen(
+    let mut renderer = offscreen::open(
         args.renderer,
         OffscreenOptions {
             eye_width: args.resolution.width,
@@ -319,7 +320,6 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             grid_width: args.size.width,
             grid_height: args.size.height,
             validation: args.validation,
-            ..OffscreenOptions::default()
         },
     )?;
     // Bad input and a missing driver are found above, before the output

@@ -22,7 +22,7 @@ use super::choice::{
     Luid, adapter_with_luid, choose_dxgi_format, dxgi_format_name, feature_levels_at_least,
 };
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
-use crate::render::ValidationCounter;
+use crate::render::backend::ValidationCounter;
 use crate::render::d3d11::{D3d11Device, D3d11Error, D3d11RenderTarget, D3d11TerrainRenderer};
 use crate::render::scene::FrameScene;
 

@@ -19,7 +19,7 @@ use openxr as xr;
 use super::error::XrError;
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
-use crate::render::ValidationCounter;
+use crate::render::backend::ValidationCounter;
 use crate::render::scene::FrameScene;
 
 /// The format type of binding `B`'s swapchains.
