@@ -15,8 +15,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
-use crate::app::{App, AppConfig, AppError, AppEvent, SceneBuilder};
+use crate::app::{App, AppConfig, AppError, RunRecorder, SceneBuilder};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
@@ -346,12 +345,8 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         None
     };
 
-    let mut seeds = vec![app.seed()];
-    let mut reseeds = Vec::new();
-    let mut update_ms = Vec::with_capacity(args.frames as usize);
-    let mut render_ms = Vec::with_capacity(args.frames as usize);
+    let mut recorder = RunRecorder::new(app.seed(), args.frames as usize);
     let mut scenes = SceneBuilder::new();
-    let mut max_iterations_per_frame = 0;
     let mut clock = DisplayClock::new(&script, args.rate);
     for frame in 0..args.frames {
         let time_ns = clock.frame_time_ns(frame);
@@ -359,19 +354,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         let started = Instant::now();
         let output = app.update(&input);
         scenes.updated(&output);
-        update_ms.push(elapsed_ms(started));
-        max_iterations_per_frame = max_iterations_per_frame.max(output.iterations_applied);
-        for event in &output.events {
-            if let AppEvent::Reseeded { seed, cause, .. } = *event {
-                seeds.push(seed);
-                reseeds.push(ReseedRecord {
-                    frame,
-                    time: time_ns as f64 * 1e-9,
-                    cause,
-                    seed,
-                });
-            }
-        }
+        recorder.updated(time_ns, &output, elapsed_ms(started));
         // The simulated head is located from the first frame, so this only
         // skips frames if a platform change ever left the hologram unplaced.
         let Some(scene) = scenes.scene(&output, app.heightmap().cells()) else {
@@ -379,7 +362,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         };
         let started = Instant::now();
         renderer.render(&scene)?;
-        render_ms.push(elapsed_ms(started));
+        recorder.drawn(elapsed_ms(started));
         scenes.drawn();
 
         if is_snapshot(frame, args) {
@@ -401,19 +384,11 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         apng.finish()?;
     }
 
+    // The virtual display ran from frame 0 to the end of the last frame.
+    let seconds = args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
     let report = SimReport {
-        frames: args.frames,
-        seconds: args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9,
-        seeds,
-        reseeds,
-        iterations: app.iterations_done(),
-        max_iterations_per_frame,
-        hologram_pose: app.hologram_pose().map(PoseRecord::from),
-        cpu_ms: CpuTimes {
-            update: TimingStats::of(&update_ms),
-            render: TimingStats::of(&render_ms),
-        },
         validation_messages: validation.map(|counter| counter.count()),
+        ..recorder.finish(&app, seconds)
     };
     let json = serde_json::to_vec_pretty(&report).map_err(|error| {
         SimError::output(
