@@ -16,7 +16,7 @@ pub mod vulkan;
 
 use openxr as xr;
 
-use super::error::XrError;
+use super::error::{XrError, xr_call};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::render::backend::ValidationCounter;
@@ -67,6 +67,27 @@ pub trait GraphicsBinding: Sized {
 
     /// The API's validation / debug-layer message count; `None` when off.
     fn validation_counter(&self) -> Option<ValidationCounter>;
+}
+
+/// Creates a swapchain of `kind` sized `width` × `height`, in the best
+/// format binding `B` can draw into among those the runtime offers.
+pub fn create_swapchain<B: GraphicsBinding>(
+    session: &xr::Session<B::Api>,
+    kind: SwapchainKind,
+    width: u32,
+    height: u32,
+) -> Result<StereoSwapchain<B::Api>, XrError> {
+    let offered: Vec<FormatOf<B>> = session
+        .enumerate_swapchain_formats()
+        .map_err(xr_call("xrEnumerateSwapchainFormats"))?;
+    let format =
+        B::choose_format(kind, &offered).ok_or(XrError::NoSwapchainFormat { kind: kind.name() })?;
+    log::info!(
+        "{} swapchain: {}, {width}x{height} x2 layers",
+        kind.name(),
+        B::format_name(format)
+    );
+    StereoSwapchain::create(session, kind, format, width, height)
 }
 
 /// Draws frames into the runtime's swapchain images.
