@@ -493,7 +493,7 @@ fn missing_vulkan_driver_names_the_package_to_install() {
             .err()
             .expect("no driver, yet a renderer");
         assert!(
-            matches!(error, RenderError::Vulkan(VulkanError::NoDriver { .. })),
+            matches!(error.backend_error(), Some(VulkanError::NoDriver { .. })),
             "{error}"
         );
         let message = error.to_string();
@@ -521,8 +521,8 @@ fn missing_validation_layer_names_the_package_to_install() {
             .expect("no layer, yet a renderer");
         assert!(
             matches!(
-                error,
-                RenderError::Vulkan(VulkanError::ValidationLayerMissing)
+                error.backend_error(),
+                Some(VulkanError::ValidationLayerMissing)
             ),
             "{error}"
         );

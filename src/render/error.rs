@@ -1,5 +1,7 @@
 //! The renderer's one error type at the seam: what any backend can fail
-//! with, and each backend's own errors inside it.
+//! with, and a backend's own error inside it, which the backend converts
+//! (`From<VulkanError>` lives in render/vulkan/error.rs, `From<D3d11Error>`
+//! in render/d3d11/error.rs), so the seam names no backend.
 
 /// Everything the renderer can fail with; each message is one line that says
 /// what is wrong and, where the user can fix it, what to do.
@@ -27,11 +29,17 @@ pub enum RenderError {
         /// Why, and what to use instead.
         reason: String,
     },
-    /// The Vulkan backend failed; its message says what to do.
+    /// A backend failed in a way of its own; its message says what to do.
     #[error(transparent)]
-    Vulkan(#[from] super::vulkan::VulkanError),
-    /// The Direct3D 11 backend failed; its message says what to do.
-    #[cfg(windows)]
-    #[error(transparent)]
-    D3d11(#[from] super::d3d11::D3d11Error),
+    Backend(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl RenderError {
+    /// The backend's own error of type `E` inside, if this is one.
+    pub fn backend_error<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        match self {
+            RenderError::Backend(error) => error.downcast_ref(),
+            _ => None,
+        }
+    }
 }

@@ -725,8 +725,8 @@ mod tests {
         let result =
             unsafe { GpuContext::from_external(external, Some(ValidationCounter::default())) };
         assert!(matches!(
-            result,
-            Err(RenderError::Vulkan(VulkanError::DebugUtilsMissing))
+            result.err().as_ref().and_then(RenderError::backend_error),
+            Some(VulkanError::DebugUtilsMissing)
         ));
         assert_eq!(tally::destroyed(), (before.0 + 1, before.1 + 1));
     }

@@ -73,6 +73,12 @@ pub enum VulkanError {
     },
 }
 
+impl From<VulkanError> for RenderError {
+    fn from(error: VulkanError) -> Self {
+        RenderError::Backend(Box::new(error))
+    }
+}
+
 impl From<gpu_allocator::AllocationError> for RenderError {
     fn from(error: gpu_allocator::AllocationError) -> Self {
         VulkanError::Allocation(error).into()

@@ -147,7 +147,7 @@ mod tests {
         let mut buffer = Buffer::without_memory(&ctx, 16).unwrap();
         let error = write_mapped(&mut buffer, &[1, 2, 3]).unwrap_err();
         assert!(
-            matches!(error, RenderError::Vulkan(VulkanError::NotMapped)),
+            matches!(error.backend_error(), Some(VulkanError::NotMapped)),
             "{error}"
         );
     }
