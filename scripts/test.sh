@@ -8,4 +8,7 @@ cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 # The Windows exe and zip, which tests/windows_wine.rs runs under Wine.
 scripts/build-windows.sh
+# Clippy for the Windows target (the code only it compiles), in the same
+# target directory, after the build so it reuses the build scripts' output.
+scripts/clippy-windows.sh
 cargo test --locked
