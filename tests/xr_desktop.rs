@@ -7,7 +7,8 @@
 //! cached), and Xvfb, xdotool and ImageMagick's `import` (scripts/install-deps.sh
 //! test); without them the tests print why they are skipped, unless env CI
 //! is set, when they fail instead. The desktop test keeps its screenshots and
-//! the run's report in `target/tmp/xr_desktop/`.
+//! the run's report in `target/tmp/xr desktop/` (a space in its name, so
+//! desktop-sim.sh binds a path with one into the chroot).
 
 // Shared with tests/xr_monado.rs; this file uses only part of it.
 #[allow(dead_code)]
@@ -275,9 +276,11 @@ impl Image {
     }
 }
 
-/// The folder that keeps this test's screenshots and report, emptied first.
+/// The folder that keeps this test's screenshots and report, emptied first;
+/// the script runs in it. Its name holds a space, which must reach the
+/// chroot whole (desktop-sim.sh binds the current directory).
 fn output_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("xr_desktop");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("xr desktop");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create the output folder");
     dir
