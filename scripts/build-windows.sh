@@ -10,10 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target_dir=${CARGO_TARGET_DIR:-target}
-WINDOWS_PACKAGES=(
-  zip                       # packs the distribution zip
-)
-# The cross toolchain (Debian's Rust 1.96, MinGW-w64, cmake) and windows_cargo.
+# Debian's Rust 1.96 and std sources, MinGW-w64, cmake, zip.
+scripts/install-deps.sh windows
+# The cross toolchain's environment and windows_cargo.
 source scripts/windows-toolchain.sh
 target=$WINDOWS_TARGET
 

@@ -11,10 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WINDOWS_PACKAGES=(
-  rust-web-clippy           # clippy of Debian's Rust 1.96 (cargo-clippy, clippy-driver)
-)
-# The cross toolchain (Debian's Rust 1.96, MinGW-w64, cmake) and windows_cargo.
+# The Windows cross toolchain and Debian's clippy for it.
+scripts/install-deps.sh windows-lint
+# The cross toolchain's environment and windows_cargo.
 source scripts/windows-toolchain.sh
 
 started=$(date +%s)

@@ -110,32 +110,15 @@ impl RunRecorder {
 
 #[cfg(test)]
 mod tests {
-    use glam::{Quat, Vec3};
-
     use super::*;
-    use crate::app::frame::{EyeView, Fov, ReseedCause};
-    use crate::input::{Hand, Pose};
+    use crate::app::frame::ReseedCause;
+    use crate::input::Hand;
 
     fn output(iterations_applied: usize, events: Vec<AppEvent>) -> FrameOutput {
-        let eye = EyeView {
-            pose: Pose {
-                position: Vec3::ZERO,
-                orientation: Quat::IDENTITY,
-            },
-            fov: Fov {
-                angle_left: -0.5,
-                angle_right: 0.5,
-                angle_up: 0.4,
-                angle_down: -0.4,
-            },
-        };
         FrameOutput {
-            model: None,
-            heights_changed: false,
-            events,
-            iterations_done: 0,
             iterations_applied,
-            views: [eye, eye],
+            events,
+            ..FrameOutput::empty()
         }
     }
 

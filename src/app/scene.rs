@@ -64,32 +64,15 @@ impl SceneBuilder {
 
 #[cfg(test)]
 mod tests {
-    use glam::{Mat4, Quat};
+    use glam::Mat4;
 
     use super::*;
-    use crate::app::frame::{EyeView, Fov};
-    use crate::input::Pose;
 
     fn output(model: Option<Mat4>, heights_changed: bool) -> FrameOutput {
-        let eye = EyeView {
-            pose: Pose {
-                position: Vec3::ZERO,
-                orientation: Quat::IDENTITY,
-            },
-            fov: Fov {
-                angle_left: -0.5,
-                angle_right: 0.5,
-                angle_up: 0.4,
-                angle_down: -0.4,
-            },
-        };
         FrameOutput {
             model,
             heights_changed,
-            events: Vec::new(),
-            iterations_done: 0,
-            iterations_applied: 0,
-            views: [eye, eye],
+            ..FrameOutput::empty()
         }
     }
 
