@@ -3,7 +3,7 @@
 //! A platform (OpenXR session or simulator) builds a [`FrameInput`] each
 //! frame, calls [`App::update`], draws what the [`FrameOutput`] says with the
 //! heights from [`App::heightmap`] (through [`SceneBuilder`]), and notes the
-//! frame in its [`RunRecorder`], which makes the run's report.
+//! frame in its [`recorder::RunRecorder`], which makes the run's report.
 //!
 //! Rules, in the order `update` applies them:
 //! 1. Placement: on the first frame with a located head pose the hologram is
@@ -39,7 +39,6 @@ use crate::terrain::{Generator, GeneratorConfig, Heightmap, TerrainError};
 pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, ReseedCause};
 pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 pub use placement::{HOLOGRAM_SIZE_M, PLACEMENT_DISTANCE_M, PLACEMENT_DROP_M};
-pub use recorder::RunRecorder;
 pub use scene::SceneBuilder;
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.

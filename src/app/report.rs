@@ -80,7 +80,7 @@ impl From<Pose> for PoseRecord {
 
 /// What a run did, on either platform: the simulator's report.json, and the
 /// first fields of `holoterrain xr --report`; made by
-/// [`RunRecorder`](super::RunRecorder).
+/// `recorder::RunRecorder`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunReport {
     /// Frames drawn (in the simulator, every simulated frame is; in an

@@ -15,7 +15,8 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use crate::app::{App, AppConfig, AppError, RunRecorder, SceneBuilder};
+use crate::app::recorder::RunRecorder;
+use crate::app::{App, AppConfig, AppError, SceneBuilder};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;

@@ -21,8 +21,9 @@ use super::progress::Progress;
 use super::remoting::{Polled, RemotingEvent, disconnect_reason};
 use super::session::Session;
 use super::session_end::SessionEnd;
+use crate::app::recorder::RunRecorder;
 use crate::app::report::RunReport;
-use crate::app::{App, AppEvent, FrameOutput, RunRecorder, SceneBuilder};
+use crate::app::{App, AppEvent, FrameOutput, SceneBuilder};
 
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
