@@ -11,7 +11,7 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
-    ColourBands, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
+    ColorBands, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
 };
 
 /// Eye image size of the reference renders.
@@ -128,7 +128,7 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         views: eye_views(),
         heights,
         light_dir: Vec3::new(-0.7, 0.6, -0.2),
-        bands: ColourBands::spread_over(0.0, 1.0),
+        bands: ColorBands::spread_over(0.0, 1.0),
     }
 }
 

@@ -5,7 +5,7 @@
 use glam::Vec3;
 
 use super::frame::{BAND_HEIGHTS, FrameOutput};
-use crate::render::scene::{ColourBands, FrameScene};
+use crate::render::scene::{ColorBands, FrameScene};
 
 /// Direction towards the sun, in the room: high and from the front left.
 pub const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
@@ -52,7 +52,7 @@ impl SceneBuilder {
             views: output.views.map(|eye| eye.render_view()),
             heights: self.heights_pending.then_some(heights),
             light_dir: LIGHT_DIR,
-            bands: ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
+            bands: ColorBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
         })
     }
 
@@ -115,7 +115,7 @@ mod tests {
         assert_eq!(scene.light_dir, LIGHT_DIR);
         assert_eq!(
             scene.bands,
-            ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1)
+            ColorBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1)
         );
     }
 }

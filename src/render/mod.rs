@@ -24,4 +24,4 @@ pub mod vulkan;
 
 pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};
 pub use error::RenderError;
-pub use scene::{ColourBands, EyeView, FrameScene, VIEW_COUNT};
+pub use scene::{ColorBands, EyeView, FrameScene, VIEW_COUNT};

@@ -21,7 +21,7 @@ pub struct EyeView {
 /// `rock_to_snow`. Each change blends smoothly over `blend` terrain units.
 /// Independently of height, steep slopes show rock instead of grass or snow.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ColourBands {
+pub struct ColorBands {
     /// Where sand turns into grass.
     pub sand_to_grass: f32,
     /// Where grass turns into rock.
@@ -32,12 +32,12 @@ pub struct ColourBands {
     pub blend: f32,
 }
 
-impl ColourBands {
+impl ColorBands {
     /// The thesis' rule (seed 003 §3.7.1): split the height range into four
     /// equal bands, blending across a band's width around each boundary.
     pub fn spread_over(min_height: f32, max_height: f32) -> Self {
         let quarter = (max_height - min_height) / 4.0;
-        ColourBands {
+        ColorBands {
             sand_to_grass: min_height + quarter,
             grass_to_rock: min_height + 2.0 * quarter,
             rock_to_snow: min_height + 3.0 * quarter,
@@ -61,7 +61,7 @@ pub struct FrameScene<'a> {
     /// non-zero length (it is normalised in the shader).
     pub light_dir: Vec3,
     /// Where the colour bands change.
-    pub bands: ColourBands,
+    pub bands: ColorBands,
 }
 
 #[cfg(test)]
@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn bands_split_the_height_range_in_quarters() {
-        let bands = ColourBands::spread_over(2.0, 6.0);
+        let bands = ColorBands::spread_over(2.0, 6.0);
         assert_eq!(
             [bands.sand_to_grass, bands.grass_to_rock, bands.rock_to_snow],
             [3.0, 4.0, 5.0]

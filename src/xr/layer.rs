@@ -18,7 +18,7 @@ pub struct ProjectionLayer<'a, G: xr::Graphics> {
     /// Left then right eye, as xrLocateViews gave them for this frame.
     pub views: &'a [xr::View; VIEW_COUNT as usize],
     /// The colour images, one array layer per eye.
-    pub colour: &'a StereoSwapchain<G>,
+    pub color: &'a StereoSwapchain<G>,
     /// The depth images, when depth is submitted.
     pub depth: Option<&'a StereoSwapchain<G>>,
 }
@@ -35,8 +35,8 @@ pub fn end_frame_with<G: xr::Graphics>(
     let rect = xr::Rect2Di {
         offset: xr::Offset2Di { x: 0, y: 0 },
         extent: xr::Extent2Di {
-            width: layer.colour.width as i32,
-            height: layer.colour.height as i32,
+            width: layer.color.width as i32,
+            height: layer.color.height as i32,
         },
     };
     let sub_image = |swapchain: &StereoSwapchain<G>, eye: usize| xr::sys::SwapchainSubImage {
@@ -65,7 +65,7 @@ pub fn end_frame_with<G: xr::Graphics>(
             },
             pose: layer.views[eye].pose,
             fov: layer.views[eye].fov,
-            sub_image: sub_image(layer.colour, eye),
+            sub_image: sub_image(layer.color, eye),
         });
     let projection = xr::sys::CompositionLayerProjection {
         ty: xr::sys::CompositionLayerProjection::TYPE,

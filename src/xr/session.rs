@@ -63,7 +63,7 @@ pub struct Session<B: GraphicsBinding> {
     /// The app's reference space (UNBOUNDED_MSFT or LOCAL).
     base: xr::Space,
     /// The colour swapchain.
-    colour: StereoSwapchain<B::Api>,
+    color: StereoSwapchain<B::Api>,
     /// The depth swapchain (the renderer always needs depth).
     depth: StereoSwapchain<B::Api>,
     /// Whether depth is submitted to the compositor (XR_KHR_composition_layer_depth).
@@ -124,18 +124,18 @@ impl<B: GraphicsBinding> Session<B> {
             hand_tracking,
         )?;
         let (width, height) = eye_image_size(runtime)?;
-        let colour = create_swapchain::<B>(&session, SwapchainKind::Colour, width, height)?;
+        let color = create_swapchain::<B>(&session, SwapchainKind::Color, width, height)?;
         let depth = create_swapchain::<B>(&session, SwapchainKind::Depth, width, height)?;
-        let swapchain_formats = vec![B::format_name(colour.format), B::format_name(depth.format)];
+        let swapchain_formats = vec![B::format_name(color.format), B::format_name(depth.format)];
         // SAFETY: the frames are dropped before the swapchains (field order).
-        let frames = unsafe { graphics.frames(&colour, &depth, grid_width, grid_height) }?;
+        let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
         Ok(Self {
             frames,
             anchor: None,
             input,
             head,
             base,
-            colour,
+            color,
             depth,
             submit_depth: runtime.extensions.composition_depth,
             views: Default::default(),
@@ -258,8 +258,8 @@ impl<B: GraphicsBinding> Session<B> {
     /// Acquires and waits for a colour and a depth image, draws `scene`
     /// into them, and releases them.
     pub fn draw(&mut self, scene: &FrameScene<'_>) -> Result<(), XrError> {
-        let colour_index = self
-            .colour
+        let color_index = self
+            .color
             .handle
             .acquire_image()
             .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
@@ -268,13 +268,13 @@ impl<B: GraphicsBinding> Session<B> {
             .handle
             .acquire_image()
             .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
-        for swapchain in [&mut self.colour.handle, &mut self.depth.handle] {
+        for swapchain in [&mut self.color.handle, &mut self.depth.handle] {
             swapchain
                 .wait_image(xr::Duration::INFINITE)
                 .map_err(xr_call("xrWaitSwapchainImage"))?;
         }
-        self.frames.render(colour_index, depth_index, scene)?;
-        for swapchain in [&mut self.colour.handle, &mut self.depth.handle] {
+        self.frames.render(color_index, depth_index, scene)?;
+        for swapchain in [&mut self.color.handle, &mut self.depth.handle] {
             swapchain
                 .release_image()
                 .map_err(xr_call("xrReleaseSwapchainImage"))?;
@@ -299,7 +299,7 @@ impl<B: GraphicsBinding> Session<B> {
         let layer = ProjectionLayer {
             space: &self.base,
             views: &self.views,
-            colour: &self.colour,
+            color: &self.color,
             depth: self.submit_depth.then_some(&self.depth),
         };
         end_frame_with(&self.session, time, blend_mode, &layer)

@@ -12,7 +12,7 @@ use crate::render::scene::VIEW_COUNT;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwapchainKind {
     /// Colour attachment.
-    Colour,
+    Color,
     /// Depth attachment (submitted with XR_KHR_composition_layer_depth).
     Depth,
 }
@@ -21,7 +21,7 @@ impl SwapchainKind {
     /// "colour" or "depth", for messages.
     pub fn name(self) -> &'static str {
         match self {
-            SwapchainKind::Colour => "colour",
+            SwapchainKind::Color => "colour",
             SwapchainKind::Depth => "depth",
         }
     }
@@ -52,7 +52,7 @@ impl<G: xr::Graphics> StereoSwapchain<G> {
         height: u32,
     ) -> Result<Self, XrError> {
         let usage = match kind {
-            SwapchainKind::Colour => xr::SwapchainUsageFlags::COLOR_ATTACHMENT,
+            SwapchainKind::Color => xr::SwapchainUsageFlags::COLOR_ATTACHMENT,
             SwapchainKind::Depth => xr::SwapchainUsageFlags::DEPTH_STENCIL_ATTACHMENT,
         };
         let handle = session

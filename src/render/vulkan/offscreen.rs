@@ -382,7 +382,7 @@ mod tests {
     use super::*;
     use crate::render::alloc_count::allocations_during;
     use crate::render::camera::perspective_from_fov;
-    use crate::render::scene::{ColourBands, EyeView};
+    use crate::render::scene::{ColorBands, EyeView};
 
     #[test]
     fn rendering_a_frame_does_not_allocate() {
@@ -404,7 +404,7 @@ mod tests {
             views: [eye, eye],
             heights: Some(&heights),
             light_dir: Vec3::Y,
-            bands: ColourBands::spread_over(0.0, 1.0),
+            bands: ColorBands::spread_over(0.0, 1.0),
         };
         let without_heights = FrameScene {
             heights: None,

@@ -165,7 +165,7 @@ mod tests {
 
     use super::*;
     use crate::render::scene::FrameScene;
-    use crate::render::scene::{ColourBands, EyeView};
+    use crate::render::scene::{ColorBands, EyeView};
     use crate::render::vulkan::frames::FrameRing;
     use crate::render::vulkan::memory::Image;
     use crate::render::vulkan::terrain::TerrainRenderer;
@@ -230,7 +230,7 @@ mod tests {
             views: [eye, eye],
             heights: Some(&heights),
             light_dir: Vec3::Y,
-            bands: ColourBands::spread_over(0.0, 1.0),
+            bands: ColorBands::spread_over(0.0, 1.0),
         };
         for _ in 0..3 {
             let frame = frames.begin().unwrap();

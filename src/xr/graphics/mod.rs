@@ -59,7 +59,7 @@ pub trait GraphicsBinding: Sized {
     /// The frames must be dropped before the swapchains.
     unsafe fn frames(
         &self,
-        colour: &StereoSwapchain<Self::Api>,
+        color: &StereoSwapchain<Self::Api>,
         depth: &StereoSwapchain<Self::Api>,
         grid_width: u32,
         grid_height: u32,
@@ -96,7 +96,7 @@ pub trait StereoFrames {
     /// `depth_index`, both acquired and waited for.
     fn render(
         &mut self,
-        colour_index: usize,
+        color_index: usize,
         depth_index: usize,
         scene: &FrameScene<'_>,
     ) -> Result<(), XrError>;

@@ -78,7 +78,7 @@ impl GraphicsBinding for VulkanGraphics {
     fn choose_format(kind: SwapchainKind, offered: &[FormatOf<Self>]) -> Option<FormatOf<Self>> {
         let offered = as_vulkan_formats(offered);
         match kind {
-            SwapchainKind::Colour => choose_color_format(&offered),
+            SwapchainKind::Color => choose_color_format(&offered),
             SwapchainKind::Depth => choose_depth_format(&offered),
         }
         .map(|format| format.as_raw() as u32)
@@ -90,7 +90,7 @@ impl GraphicsBinding for VulkanGraphics {
 
     unsafe fn frames(
         &self,
-        colour: &StereoSwapchain<xr::Vulkan>,
+        color: &StereoSwapchain<xr::Vulkan>,
         depth: &StereoSwapchain<xr::Vulkan>,
         grid_width: u32,
         grid_height: u32,
@@ -99,15 +99,15 @@ impl GraphicsBinding for VulkanGraphics {
             Arc::clone(&self.gpu),
             grid_width,
             grid_height,
-            vk::Format::from_raw(colour.format as i32),
+            vk::Format::from_raw(color.format as i32),
             vk::Format::from_raw(depth.format as i32),
         )?;
         let extent = vk::Extent2D {
-            width: colour.width,
-            height: colour.height,
+            width: color.width,
+            height: color.height,
         };
-        let mut targets = Vec::with_capacity(colour.images.len() * depth.images.len());
-        for &colour_image in &colour.images {
+        let mut targets = Vec::with_capacity(color.images.len() * depth.images.len());
+        for &color_image in &color.images {
             for &depth_image in &depth.images {
                 // SAFETY: both images are live swapchain images of this device with
                 // 2 layers of `extent`, the renderer's formats and attachment usage;
@@ -115,7 +115,7 @@ impl GraphicsBinding for VulkanGraphics {
                 targets.push(unsafe {
                     RenderTarget::new(
                         renderer.pass(),
-                        vk::Image::from_raw(colour_image),
+                        vk::Image::from_raw(color_image),
                         vk::Image::from_raw(depth_image),
                         extent,
                     )
@@ -139,11 +139,11 @@ impl GraphicsBinding for VulkanGraphics {
 impl StereoFrames for VulkanFrames {
     fn render(
         &mut self,
-        colour_index: usize,
+        color_index: usize,
         depth_index: usize,
         scene: &FrameScene<'_>,
     ) -> Result<(), XrError> {
-        let target = &self.targets[colour_index * self.depth_image_count + depth_index];
+        let target = &self.targets[color_index * self.depth_image_count + depth_index];
         let frame = self.ring.begin()?;
         self.renderer.record(&frame, target, scene)?;
         self.ring.submit(frame)?;
