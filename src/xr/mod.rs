@@ -10,7 +10,7 @@ mod convert;
 mod error;
 mod graphics;
 mod input;
-mod remoting;
+pub mod remoting;
 mod report;
 mod runtime;
 mod session;
