@@ -26,6 +26,7 @@ pub enum Extension {
     /// XR_MSFT_spatial_anchor.
     SpatialAnchor,
     /// XR_EXT_win32_appcontainer_compatible (the Windows build).
+    #[cfg(windows)]
     Win32AppContainer,
     /// XR_MSFT_holographic_remoting (with HOLOTERRAIN_TESTRT_REMOTING).
     HolographicRemoting,

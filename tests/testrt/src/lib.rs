@@ -5,35 +5,35 @@
 //!
 //! The OpenXR loader finds it through a manifest (`scripts/build-test-runtime.sh`
 //! writes `target/testrt/{linux,windows}/holoterrain_testrt.json`), calls
-//! `xrNegotiateLoaderRuntimeInterface` ([`loader`]) and from then on every
-//! function through [`dispatch`]. What it emulates, from which public
+//! `xrNegotiateLoaderRuntimeInterface` (`loader`) and from then on every
+//! function through `dispatch`. What it emulates, from which public
 //! sources, and where it differs from a headset: docs/testrt.md.
 //!
-//! One module per concern: [`extensions`] (the table of what is offered),
-//! [`config`] (the `HOLOTERRAIN_TESTRT_*` environment), [`state`] (handles,
-//! the call wrapper and violations), [`instance`], [`session`] (the state
-//! machine), [`frame`] (frame timing and layer submission), [`layers`] (layer
-//! validation), [`spaces`], [`anchors`], [`actions`] and [`profiles`],
-//! [`hands`], [`wearer`] (the scripted user), [`swapchain`] and [`graphics`]
-//! (per graphics API), [`remoting`] and [`report`].
+//! One module per concern: `extensions` (the table of what is offered),
+//! `config` (the `HOLOTERRAIN_TESTRT_*` environment), `state` (handles,
+//! the call wrapper and violations), `instance`, `session` (the state
+//! machine), `frame` (frame timing and layer submission), `layers` (layer
+//! validation), `spaces`, `anchors`, `actions` and `profiles`,
+//! `hands`, `wearer` (the scripted user), `swapchain` and `graphics`
+//! (per graphics API), `remoting` and `report`.
 
-pub mod actions;
-pub mod anchors;
-pub mod config;
-pub mod dispatch;
-pub mod extensions;
-pub mod frame;
-pub mod graphics;
-pub mod hands;
-pub mod instance;
-pub mod layers;
-pub mod loader;
-pub mod profiles;
-pub mod remoting;
-pub mod report;
-pub mod session;
-pub mod spaces;
-pub mod state;
-pub mod structs;
-pub mod swapchain;
-pub mod wearer;
+mod actions;
+mod anchors;
+mod config;
+mod dispatch;
+mod extensions;
+mod frame;
+mod graphics;
+mod hands;
+mod instance;
+mod layers;
+mod loader;
+mod profiles;
+mod remoting;
+mod report;
+mod session;
+mod spaces;
+mod state;
+mod structs;
+mod swapchain;
+mod wearer;

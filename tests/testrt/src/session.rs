@@ -9,7 +9,6 @@ use openxr_sys as xr;
 use xr::Handle as _;
 
 use crate::actions::SessionInput;
-use crate::extensions::Extension;
 use crate::frame::{self, FrameCycle, Submission};
 use crate::graphics::{self, SessionDevice};
 use crate::instance::{Event, check_system, check_view_configuration};
@@ -285,9 +284,4 @@ pub unsafe extern "system" fn end_session(session: xr::Session) -> xr::Result {
         }
         Ok(xr::Result::SUCCESS)
     })
-}
-
-/// Whether the session runs with XR_KHR_composition_layer_depth on.
-pub fn depth_enabled(runtime: &Runtime) -> bool {
-    runtime.enabled.has(Extension::CompositionLayerDepth)
 }

@@ -207,6 +207,14 @@ fn record(runtime: Option<&mut Runtime>, call: &str, result: xr::Result, message
     }
 }
 
+/// Records a violation found in a call that still succeeds (a rule broken
+/// earlier that only shows now, such as a reference released twice).
+pub fn note_violation(runtime: &mut Runtime, call: &str, message: &str) {
+    let line = format!("{call}: {message}");
+    eprintln!("holoterrain-testrt: violation: {line}");
+    runtime.record.violations.push(line);
+}
+
 /// Runs the OpenXR call `name`: `body` gets the runtime's state (`None`
 /// before xrCreateInstance) and returns the call's success code, or a
 /// failure whose violation is recorded. A panic inside becomes

