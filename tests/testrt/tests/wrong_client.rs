@@ -300,15 +300,11 @@ fn a_session_without_the_graphics_requirements_call_and_stale_handles_are_refuse
     };
     let mut space = xr::sys::Space::NULL;
     // SAFETY: valid arguments.
-    assert_eq!(
-        unsafe { (fp.create_reference_space)(session, &space_info, &mut space) },
-        xr::sys::Result::SUCCESS
-    );
+    let result = unsafe { (fp.create_reference_space)(session, &space_info, &mut space) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
     // SAFETY: a live session; its space goes with it.
-    assert_eq!(
-        unsafe { (fp.destroy_session)(session) },
-        xr::sys::Result::SUCCESS
-    );
+    let result = unsafe { (fp.destroy_session)(session) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
     let mut location = xr::sys::SpaceLocation {
         ty: xr::sys::SpaceLocation::TYPE,
         next: std::ptr::null_mut(),
@@ -344,6 +340,14 @@ fn a_session_without_the_graphics_requirements_call_and_stale_handles_are_refuse
     );
 }
 
+/// Both eyes of a projection layer.
+type Views = [xr::sys::CompositionLayerProjectionView; 2];
+/// The depth info chained to each eye.
+type DepthInfos = [xr::sys::CompositionLayerDepthInfoKHR; 2];
+/// A change to holoterrain's projection layer: its views, their depth,
+/// and the view count.
+type LayerChange = dyn Fn(&mut Views, &mut DepthInfos, &mut u32);
+
 /// A running session with a colour and a depth swapchain, each 64×48 × 2 layers.
 struct Running {
     client: Client,
@@ -371,10 +375,8 @@ impl Running {
             primary_view_configuration_type: xr::ViewConfigurationType::PRIMARY_STEREO,
         };
         // SAFETY: valid arguments; the runtime makes its session READY at once.
-        assert_eq!(
-            unsafe { (fp.begin_session)(session, &begin) },
-            xr::sys::Result::SUCCESS
-        );
+        let result = unsafe { (fp.begin_session)(session, &begin) };
+        assert_eq!(result, xr::sys::Result::SUCCESS);
         let space_info = xr::sys::ReferenceSpaceCreateInfo {
             ty: xr::sys::ReferenceSpaceCreateInfo::TYPE,
             next: std::ptr::null(),
@@ -383,10 +385,8 @@ impl Running {
         };
         let mut space = xr::sys::Space::NULL;
         // SAFETY: valid arguments.
-        assert_eq!(
-            unsafe { (fp.create_reference_space)(session, &space_info, &mut space) },
-            xr::sys::Result::SUCCESS
-        );
+        let result = unsafe { (fp.create_reference_space)(session, &space_info, &mut space) };
+        assert_eq!(result, xr::sys::Result::SUCCESS);
         let swapchain = |format: vk::Format, usage: xr::SwapchainUsageFlags| {
             let info = xr::sys::SwapchainCreateInfo {
                 ty: xr::sys::SwapchainCreateInfo::TYPE,
@@ -403,10 +403,8 @@ impl Running {
             };
             let mut handle = xr::sys::Swapchain::NULL;
             // SAFETY: valid arguments.
-            assert_eq!(
-                unsafe { (fp.create_swapchain)(session, &info, &mut handle) },
-                xr::sys::Result::SUCCESS
-            );
+            let result = unsafe { (fp.create_swapchain)(session, &info, &mut handle) };
+            assert_eq!(result, xr::sys::Result::SUCCESS);
             handle
         };
         let colour = swapchain(
@@ -441,10 +439,8 @@ impl Running {
             should_render: xr::sys::FALSE,
         };
         // SAFETY: valid arguments.
-        assert_eq!(
-            unsafe { (self.fp().wait_frame)(self.session, std::ptr::null(), &mut state) },
-            xr::sys::Result::SUCCESS
-        );
+        let result = unsafe { (self.fp().wait_frame)(self.session, std::ptr::null(), &mut state) };
+        assert_eq!(result, xr::sys::Result::SUCCESS);
         state.predicted_display_time
     }
 
@@ -484,11 +480,7 @@ impl Running {
         &self,
         time: xr::Time,
         blend: xr::EnvironmentBlendMode,
-        change: impl FnOnce(
-            &mut [xr::sys::CompositionLayerProjectionView; 2],
-            &mut [xr::sys::CompositionLayerDepthInfoKHR; 2],
-            &mut u32,
-        ),
+        change: impl FnOnce(&mut Views, &mut DepthInfos, &mut u32),
     ) -> xr::sys::Result {
         let sub_image = |swapchain: xr::sys::Swapchain, layer: u32| xr::sys::SwapchainSubImage {
             swapchain,
@@ -691,16 +683,7 @@ fn each_bad_layer_is_refused_with_the_error_the_specification_names() {
     );
     running.cycle(running.colour);
     running.cycle(running.depth);
-    let cases: Vec<(
-        xr::sys::Result,
-        Box<
-            dyn Fn(
-                &mut [xr::sys::CompositionLayerProjectionView; 2],
-                &mut [xr::sys::CompositionLayerDepthInfoKHR; 2],
-                &mut u32,
-            ),
-        >,
-    )> = vec![
+    let cases: Vec<(xr::sys::Result, Box<LayerChange>)> = vec![
         (
             xr::sys::Result::ERROR_VALIDATION_FAILURE,
             Box::new(|_, _, count| *count = 1),
@@ -859,10 +842,8 @@ fn a_binding_path_the_profile_lacks_is_unsupported_and_haptics_are_recorded() {
         action_sets: &set.as_raw(),
     };
     // SAFETY: valid arguments.
-    assert_eq!(
-        unsafe { (running.fp().attach_session_action_sets)(running.session, &attach) },
-        xr::sys::Result::SUCCESS
-    );
+    let result = unsafe { (running.fp().attach_session_action_sets)(running.session, &attach) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
     let haptic_info = xr::sys::HapticActionInfo {
         ty: xr::sys::HapticActionInfo::TYPE,
         next: std::ptr::null(),
