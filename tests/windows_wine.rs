@@ -9,6 +9,7 @@
 
 mod support {
     pub mod ci;
+    pub mod images;
     pub mod wine;
 }
 
@@ -18,6 +19,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 use support::ci::skip;
+use support::images::{image_difference, rgb_png};
 use support::wine;
 
 /// A size that is neither square nor 2^n+1, to catch row-stride mistakes.
@@ -450,54 +452,6 @@ fn zip_holds_exactly_what_its_readme_lists() {
         files.len(),
         "every file lies in {folder}/:\n{listing}"
     );
-}
-
-/// An RGB PNG the simulator wrote: width, height, pixels.
-fn rgb_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let file = std::fs::File::open(path).expect("PNG written");
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .expect("a PNG");
-    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
-    let info = reader.next_frame(&mut pixels).expect("PNG pixels");
-    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-    pixels.truncate(info.buffer_size());
-    (info.width, info.height, pixels)
-}
-
-/// How far two images of one frame are apart.
-#[derive(Debug)]
-struct ImageDifference {
-    /// Mean absolute difference over every channel of every pixel, in 1/255.
-    mean: f64,
-    /// Share of pixels whose channels all differ by at most 8/255.
-    within_8: f64,
-    /// Share of pixels that are not black (the terrain) in the first image.
-    terrain: f64,
-}
-
-fn image_difference(first: &[u8], second: &[u8]) -> ImageDifference {
-    assert_eq!(first.len(), second.len(), "image sizes");
-    let pixels = first.len() / 3;
-    let total: u64 = first
-        .iter()
-        .zip(second)
-        .map(|(a, b)| u64::from(a.abs_diff(*b)))
-        .sum();
-    let close = first
-        .chunks_exact(3)
-        .zip(second.chunks_exact(3))
-        .filter(|(a, b)| a.iter().zip(*b).all(|(x, y)| x.abs_diff(*y) <= 8))
-        .count();
-    let terrain = first
-        .chunks_exact(3)
-        .filter(|pixel| pixel.iter().any(|&channel| channel > 0))
-        .count();
-    ImageDifference {
-        mean: total as f64 / first.len() as f64,
-        within_8: close as f64 / pixels as f64,
-        terrain: terrain as f64 / pixels as f64,
-    }
 }
 
 /// The Direct3D 11 renderer against the Vulkan one, both in the exe under

@@ -66,7 +66,7 @@ pub struct RemotingSummary {
     pub connects: Vec<String>,
     /// Whether a connection was made.
     pub connected: bool,
-    /// Every disconnect's reason, in words.
+    /// Every disconnect's reason, in words, as its event reached the app.
     pub disconnects: Vec<String>,
 }
 
@@ -122,9 +122,6 @@ impl Remoting {
     pub fn drop_connection(&mut self, reason: u32) {
         if self.connection == Connection::Connected {
             self.connection = Connection::Disconnected;
-            self.summary
-                .disconnects
-                .push(disconnect_reason(reason).to_owned());
             self.pending
                 .push_back((Instant::now(), Event::RemotingDisconnected { reason }));
         }
@@ -269,10 +266,6 @@ pub unsafe extern "system" fn disconnect(
         if remoting.connection != Connection::Disconnected {
             remoting.pending.clear();
             remoting.connection = Connection::Disconnected;
-            remoting
-                .summary
-                .disconnects
-                .push(disconnect_reason(DISCONNECT_REQUEST).to_owned());
             remoting.pending.push_back((
                 Instant::now(),
                 Event::RemotingDisconnected {
