@@ -88,12 +88,6 @@ pub struct SessionDevice {
     context: ID3D11DeviceContext,
 }
 
-/// References the runtime holds on each swapchain texture: one it uses,
-/// and one more so that an application releasing a texture it does not
-/// own leaves it alive, and the shortfall shows at xrDestroySwapchain
-/// instead of as a crash somewhere later.
-const OWN_REFERENCES: u32 = 2;
-
 /// A COM object's reference count (AddRef, then Release, which returns it).
 fn reference_count(texture: &ID3D11Texture2D) -> u32 {
     let unknown: &IUnknown = texture.into();
@@ -109,7 +103,7 @@ fn reference_count(texture: &ID3D11Texture2D) -> u32 {
 pub struct SwapchainImages {
     /// The textures; the runtime owns one reference to each.
     textures: Vec<ID3D11Texture2D>,
-    /// A second reference to each (see [`OWN_REFERENCES`]).
+    /// A second reference to each (see [`super::OWN_REFERENCES`]).
     guards: Vec<ID3D11Texture2D>,
     /// The swapchain's format.
     format: i64,
@@ -130,11 +124,8 @@ impl SwapchainImages {
     pub fn release(self) -> Vec<String> {
         let mut problems = Vec::new();
         for (index, (texture, guard)) in self.textures.into_iter().zip(self.guards).enumerate() {
-            let count = reference_count(&texture);
-            if count < OWN_REFERENCES {
-                problems.push(format!(
-                    "swapchain texture {index} has {count} reference left of the runtime's {OWN_REFERENCES}: the application released a reference it did not own"
-                ));
+            if let Some(problem) = super::over_released(index, reference_count(&texture)) {
+                problems.push(problem);
                 // The application's extra Release already gave this one up.
                 std::mem::forget(guard);
             }
