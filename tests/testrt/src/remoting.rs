@@ -3,8 +3,10 @@
 //! anywhere else gives, after a handshake timeout, DISCONNECTED with
 //! `XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT`, the reason
 //! Microsoft's samples treat as "player not reachable"; a script's
-//! `disconnect REASON` drops a connection with that reason, and the session
-//! then moves to LOSS_PENDING, as Microsoft documents. The structures are
+//! `disconnect REASON` drops a connection with that reason. As Microsoft
+//! documents for its remoting runtime, the session follows the connection:
+//! a session created without one, or whose connection drops, moves to
+//! LOSS_PENDING. The structures are
 //! the app's own declarations (`holoterrain::xr::remoting`), which its tests
 //! check against the C layout of Microsoft's header.
 
@@ -125,6 +127,18 @@ impl Remoting {
             self.pending
                 .push_back((Instant::now(), Event::RemotingDisconnected { reason }));
         }
+    }
+
+    /// Whether a session created now has a player to stream to. An attempt
+    /// under way is waited for, as Microsoft's xrCreateSession waits for a
+    /// connection (here until the handshake to nobody times out).
+    pub fn await_connection(&mut self) -> bool {
+        if self.connection == Connection::Connecting
+            && let Some(&(at, _)) = self.pending.front()
+        {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        }
+        self.connection == Connection::Connected
     }
 
     /// The report's summary.

@@ -2,13 +2,15 @@
 //! xrBeginSession moves on to SYNCHRONIZED → VISIBLE → FOCUSED at once, so
 //! the first frame already has input (as in the simulator);
 //! xrRequestExitSession walks back to STOPPING; xrEndSession → IDLE →
-//! EXITING; a dropped remoting connection → LOSS_PENDING. HoloLens 2 runs
+//! EXITING; with Holographic Remoting, a session created without a
+//! connection, or whose connection drops, → LOSS_PENDING. HoloLens 2 runs
 //! one session at a time.
 
 use openxr_sys as xr;
 use xr::Handle as _;
 
 use crate::actions::SessionInput;
+use crate::extensions::Extension;
 use crate::frame::{self, FrameCycle, Submission};
 use crate::graphics::{self, SessionDevice};
 use crate::instance::{Event, check_system, check_view_configuration};
@@ -165,7 +167,13 @@ pub unsafe extern "system" fn create_session(
             },
         );
         set_state(runtime, handle, xr::SessionState::IDLE);
-        set_state(runtime, handle, xr::SessionState::READY);
+        let streaming = !runtime.enabled.has(Extension::HolographicRemoting)
+            || runtime.remoting.await_connection();
+        if streaming {
+            set_state(runtime, handle, xr::SessionState::READY);
+        } else {
+            lose_sessions(runtime);
+        }
         *session = xr::Session::from_raw(handle);
         Ok(xr::Result::SUCCESS)
     })

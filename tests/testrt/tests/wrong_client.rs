@@ -61,6 +61,12 @@ struct Client {
 impl Client {
     /// An instance on the test runtime with the extensions a HoloLens app enables.
     fn new(manifest: &Path) -> Self {
+        Self::with(manifest, None)
+    }
+
+    /// [`Client::new`], with Holographic Remoting emulated and enabled when
+    /// `player` (`HOST:PORT`) is given.
+    fn with(manifest: &Path, player: Option<&str>) -> Self {
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
         let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch directory");
         // SAFETY: the lock above keeps every other test of this file (the
@@ -70,6 +76,10 @@ impl Client {
             std::env::set_var("HOLOTERRAIN_TESTRT_OUT", out.path());
             std::env::set_var("HOLOTERRAIN_TESTRT_RESOLUTION", "64x48");
             std::env::set_var("XR_LOADER_DEBUG", "none");
+            match player {
+                Some(player) => std::env::set_var("HOLOTERRAIN_TESTRT_REMOTING", player),
+                None => std::env::remove_var("HOLOTERRAIN_TESTRT_REMOTING"),
+            }
         }
         // SAFETY: the system's Khronos loader.
         let entry = unsafe { xr::Entry::load(&()) }.expect("the OpenXR loader (libopenxr-loader1)");
@@ -77,6 +87,11 @@ impl Client {
         extensions.khr_vulkan_enable2 = true;
         extensions.khr_composition_layer_depth = true;
         extensions.msft_hand_interaction = true;
+        if player.is_some() {
+            extensions
+                .other
+                .push(b"XR_MSFT_holographic_remoting\0".to_vec());
+        }
         let instance = entry
             .create_instance(
                 &xr::ApplicationInfo {
@@ -889,4 +904,70 @@ fn a_binding_path_the_profile_lacks_is_unsupported_and_haptics_are_recorded() {
     assert_eq!(haptics[0]["hand"], "/user/hand/right");
     assert_eq!(haptics[0]["amplitude"], 0.5);
     assert_eq!(haptics[0]["played"], false, "a hand has no haptic output");
+}
+
+/// The session states the runtime queued, in order.
+fn session_states(client: &Client) -> Vec<xr::SessionState> {
+    let mut states = Vec::new();
+    loop {
+        let mut buffer = std::mem::MaybeUninit::<xr::sys::EventDataBuffer>::zeroed();
+        // SAFETY: the buffer is an XrEventDataBuffer, its header set first.
+        let result = unsafe {
+            buffer
+                .as_mut_ptr()
+                .cast::<xr::sys::BaseInStructure>()
+                .write(xr::sys::BaseInStructure {
+                    ty: xr::sys::EventDataBuffer::TYPE,
+                    next: std::ptr::null(),
+                });
+            (client.instance.fp().poll_event)(client.instance.as_raw(), buffer.as_mut_ptr())
+        };
+        if result == xr::sys::Result::EVENT_UNAVAILABLE {
+            return states;
+        }
+        assert_eq!(result, xr::sys::Result::SUCCESS);
+        // SAFETY: xrPollEvent filled the buffer; its type says what it holds.
+        let header = unsafe { buffer.as_ptr().cast::<xr::sys::BaseInStructure>().read() };
+        if header.ty == xr::sys::StructureType::EVENT_DATA_SESSION_STATE_CHANGED {
+            // SAFETY: as the type says.
+            let changed = unsafe {
+                buffer
+                    .as_ptr()
+                    .cast::<xr::sys::EventDataSessionStateChanged>()
+                    .read()
+            };
+            states.push(changed.state);
+        }
+    }
+}
+
+#[test]
+fn a_remoting_session_created_without_a_connection_is_lost_at_once() {
+    let Some(manifest) = manifest() else {
+        return;
+    };
+    let client = Client::with(&manifest, Some("127.0.0.1:8265"));
+    let vulkan = Vulkan::new(&client);
+    client
+        .instance
+        .graphics_requirements::<xr::Vulkan>(client.system)
+        .expect("xrGetVulkanGraphicsRequirements2KHR");
+    let (result, session) = create_session(&client, &vulkan.binding());
+    assert_eq!(
+        result,
+        xr::sys::Result::SUCCESS,
+        "the session is created, as Microsoft documents"
+    );
+    assert_eq!(
+        session_states(&client),
+        [xr::SessionState::IDLE, xr::SessionState::LOSS_PENDING],
+        "and lost at once: nothing streams without a connection"
+    );
+    // SAFETY: the live session, destroyed once.
+    let result = unsafe { (client.instance.fp().destroy_session)(session) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
+    let report = client.finish();
+    vulkan.destroy();
+    assert_eq!(report["violations"], Value::Array(Vec::new()));
+    assert_eq!(report["remoting"]["connected"], false);
 }
