@@ -5,7 +5,10 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh test
 cargo fmt --all -- --check
-cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked -- -D warnings
 # The Windows exe and zip, which tests/windows_wine.rs runs under Wine.
 scripts/build-windows.sh
-cargo test --locked
+# The test OpenXR runtime, Linux and Windows builds (docs/testrt.md), which
+# tests/xr_testrt.rs, tests/windows_wine.rs and tests/testrt run on.
+scripts/build-test-runtime.sh
+cargo test --workspace --locked
