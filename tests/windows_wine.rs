@@ -738,6 +738,11 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
         Value::Array(Vec::new()),
         "no violations"
     );
+    assert_eq!(
+        runtime_report["problems"],
+        Value::Array(Vec::new()),
+        "the runtime read every frame back"
+    );
     assert_eq!(runtime_report["graphics_api"], "d3d11");
     assert_eq!(
         runtime_report["color_format"], 29,

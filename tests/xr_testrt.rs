@@ -135,6 +135,11 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         Value::Array(Vec::new()),
         "no violations"
     );
+    assert_eq!(
+        runtime["problems"],
+        Value::Array(Vec::new()),
+        "the runtime read every frame back"
+    );
     assert_eq!(runtime["graphics_api"], "vulkan");
     assert_eq!(runtime["frames_submitted"], 240);
     assert_eq!(runtime["color_format"], 43, "VK_FORMAT_R8G8B8A8_SRGB");
