@@ -12,6 +12,7 @@
 mod support {
     pub mod ci;
     pub mod images;
+    pub mod output;
     pub mod testrt;
     pub mod wine;
 }
@@ -23,7 +24,10 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use support::ci::skip;
 use support::images::{image_difference, rgb_png};
-use support::testrt::{assert_same_run, compare_images, environment, json, manifest, script};
+use support::output::{assert_success, one_error_line, text};
+use support::testrt::{
+    assert_images_match, assert_same_run, environment, json, manifest, remoting_environment, script,
+};
 use support::wine;
 
 /// A size that is neither square nor 2^n+1, to catch row-stride mistakes.
@@ -130,31 +134,6 @@ fn assert_same_files(linux: &Path, windows: &Path, what: &str) {
             "{what}: {name} differs between the Linux and Windows builds"
         );
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Asserts that a run failed with nothing on stdout and exactly one line on
-/// stderr, and returns that line.
-fn one_error_line(output: &Output, what: &str) -> String {
-    assert!(!output.status.success(), "{what} succeeded");
-    assert_eq!(text(&output.stdout), "", "{what}: stdout");
-    let stderr = text(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{what}: one line on stderr, got:\n{stderr}");
-    lines[0].to_owned()
-}
-
-fn assert_success(output: &Output, what: &str) {
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        text(&output.stdout),
-        text(&output.stderr)
-    );
 }
 
 fn run_linux(args: &[String]) -> Output {
@@ -751,19 +730,7 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     assert_eq!(runtime_report["depth_format"], 55, "DXGI_FORMAT_D16_UNORM");
     assert_eq!(runtime_report["blend_mode"], "ADDITIVE");
     assert_eq!(runtime_report["frames_submitted"], 240);
-    let compared = compare_images(&runtime_out, &sim_out);
-    let with_terrain = compared
-        .iter()
-        .filter(|(_, difference)| difference.terrain > 0.05)
-        .count();
-    assert!(with_terrain + 1 >= compared.len(), "{compared:?}");
-    for (frame, difference) in compared {
-        eprintln!("frame {frame}: {difference:?}");
-        assert!(
-            difference.mean <= 2.0 && difference.within_8 >= 0.99,
-            "frame {frame}: Direct3D 11 under Wine and the Linux simulator differ too much: {difference:?}"
-        );
-    }
+    assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
 }
 
 #[test]
@@ -777,8 +744,7 @@ fn xr_remote_connects_to_the_emulated_player_and_ends_in_one_line_elsewhere() {
     };
     let script = scratch.path().join("away.txt");
     std::fs::write(&script, "1.0 airtap right away\n").expect("a script");
-    let mut settings = environment(&script, "65x49", 1, "64x48", &scratch.path().join("out"));
-    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", "127.0.0.1:8265".into()));
+    let settings = remoting_environment(&script, &scratch.path().join("out"));
     let commands = activate(&runtime)
         + &exe_run(
             scratch.path(),

@@ -12,6 +12,7 @@
 mod support {
     pub mod ci;
     pub mod images;
+    pub mod output;
     pub mod testrt;
 }
 
@@ -19,7 +20,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use support::testrt::{assert_same_run, compare_images, environment, json, manifest, script};
+use support::output::{assert_success, one_error_line, text};
+use support::testrt::{
+    assert_images_match, assert_same_run, environment, json, manifest, remoting_environment, script,
+};
 
 /// Frames, heightmap, seed and per-eye resolution of the compared runs.
 const FRAMES: &str = "240";
@@ -29,10 +33,6 @@ const RESOLUTION: &str = "128x96";
 
 /// Where Debian's openxr-layer-corevalidation puts the layer's manifest.
 const CORE_VALIDATION_LAYER_PATH: &str = "/usr/share/openxr/1/api_layers/explicit.d";
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch directory")
@@ -48,16 +48,6 @@ fn run_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -
         .envs(settings.iter().map(|(name, value)| (*name, value.as_str())))
         .output()
         .expect("run holoterrain")
-}
-
-fn assert_success(output: &Output, what: &str) {
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        text(&output.stdout),
-        text(&output.stderr)
-    );
 }
 
 #[test]
@@ -154,21 +144,7 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         runtime["wearer"]["hologram_pose"],
         sim_report["hologram_pose"]
     );
-    let compared = compare_images(&runtime_out, &sim_out);
-    // The wearer looks away around the aimed-away pinch; every other frame
-    // shows the terrain.
-    let with_terrain = compared
-        .iter()
-        .filter(|(_, difference)| difference.terrain > 0.05)
-        .count();
-    assert!(with_terrain + 1 >= compared.len(), "{compared:?}");
-    for (frame, difference) in compared {
-        eprintln!("frame {frame}: {difference:?}");
-        assert!(
-            difference.mean <= 1.0 && difference.within_8 >= 0.99,
-            "frame {frame}: the submitted image differs from the simulator's: {difference:?}"
-        );
-    }
+    assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
 }
 
 #[test]
@@ -179,8 +155,7 @@ fn xr_remote_connects_to_the_emulated_player_and_renders() {
     let dir = scratch();
     let out = dir.path().join("runtime");
     let report = dir.path().join("xr.json");
-    let mut settings = environment(&script("airtap-away.txt"), "65x49", 1, "64x48", &out);
-    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", "127.0.0.1:8265".into()));
+    let settings = remoting_environment(&script("airtap-away.txt"), &out);
     let output = run_on_runtime(
         &manifest,
         &settings,
@@ -219,24 +194,18 @@ fn xr_remote_to_an_address_no_player_listens_on_ends_in_one_line() {
     };
     let dir = scratch();
     let out = dir.path().join("runtime");
-    let mut settings = environment(&script("airtap-away.txt"), "65x49", 1, "64x48", &out);
-    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", "127.0.0.1:8265".into()));
+    let settings = remoting_environment(&script("airtap-away.txt"), &out);
     let output = run_on_runtime(
         &manifest,
         &settings,
         &["xr", "--remote", "127.0.0.2", "--frames", "30"],
     );
-    assert!(!output.status.success(), "xr --remote to nowhere succeeded");
-    assert_eq!(text(&output.stdout), "");
-    let stderr = text(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line, got:\n{stderr}");
+    let line = one_error_line(&output, "xr --remote to an address no player listens on");
     assert!(
-        lines[0].starts_with(
+        line.starts_with(
             "error: cannot reach the Holographic Remoting Player at 127.0.0.2:8265: handshake unreachable;"
         ),
-        "the runtime's reason, not the app's timeout: {}",
-        lines[0]
+        "the runtime's reason, not the app's timeout: {line}"
     );
     let runtime = json(&out.join("runtime-report.json"));
     assert_eq!(
@@ -256,8 +225,7 @@ fn a_scripted_disconnect_loses_the_session_and_the_app_says_so() {
     let report = dir.path().join("xr.json");
     let disconnect = dir.path().join("disconnect.txt");
     std::fs::write(&disconnect, "1.0 disconnect 17\n").expect("a script");
-    let mut settings = environment(&disconnect, "65x49", 1, "64x48", &out);
-    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", "127.0.0.1:8265".into()));
+    let settings = remoting_environment(&disconnect, &out);
     let output = run_on_runtime(
         &manifest,
         &settings,

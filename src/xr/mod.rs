@@ -6,7 +6,7 @@
 mod anchor;
 #[cfg(windows)]
 mod console_close;
-mod convert;
+pub mod convert;
 mod error;
 mod graphics;
 mod input;

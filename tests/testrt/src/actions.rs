@@ -19,7 +19,7 @@ use crate::state::{
     Failure, Runtime, XrResult, invalid, lookup, lookup_mut, new_handle, with_runtime,
 };
 use crate::structs::{
-    bool32, check_chain, check_type, fixed_str, input, out_value, output, two_call,
+    Typed, bool32, check_chain, check_type, fixed_str, input, out_value, output, two_call,
 };
 
 /// An action set.
@@ -519,7 +519,7 @@ fn action_state(
     runtime: &Runtime,
     session: u64,
     info: &xr::ActionStateGetInfo,
-    expected: &[xr::ActionType],
+    expected: xr::ActionType,
 ) -> XrResult<InputState> {
     let current = lookup(&runtime.sessions, session, "XrSession")?;
     let action = lookup(&runtime.actions, info.action.into_raw(), "XrAction")?;
@@ -532,7 +532,7 @@ fn action_state(
             ),
         ));
     }
-    if !expected.contains(&action.kind) {
+    if action.kind != expected {
         return Err(Failure::violation(
             xr::Result::ERROR_ACTION_TYPE_MISMATCH,
             format!("action `{}` is a {:?} action", action.name, action.kind),
@@ -583,6 +583,33 @@ fn action_state(
     })
 }
 
+/// A get-state call named `name`: checks `get_info` and the output
+/// `state`, finds the state of the action (which must be of `kind`), and
+/// lets `fill` write it.
+///
+/// # Safety
+/// `get_info` and `state` are the application's, as the OpenXR API defines them.
+unsafe fn get_state<T: Typed>(
+    name: &'static str,
+    session: xr::Session,
+    get_info: *const xr::ActionStateGetInfo,
+    state: *mut T,
+    kind: xr::ActionType,
+    fill: impl FnOnce(&mut T, InputState),
+) -> xr::Result {
+    with_runtime(name, |runtime| {
+        // SAFETY: the caller's promise.
+        let (info, state) = unsafe { (input(get_info, "getInfo")?, output(state, "state")?) };
+        // SAFETY: the chain is the application's.
+        unsafe { check_chain(info.next, &[], "getInfo") }?;
+        fill(
+            state,
+            action_state(runtime, session.into_raw(), info, kind)?,
+        );
+        Ok(xr::Result::SUCCESS)
+    })
+}
+
 /// xrGetActionStateBoolean.
 ///
 /// # Safety
@@ -592,23 +619,23 @@ pub unsafe extern "system" fn get_action_state_boolean(
     get_info: *const xr::ActionStateGetInfo,
     state: *mut xr::ActionStateBoolean,
 ) -> xr::Result {
-    with_runtime("xrGetActionStateBoolean", |runtime| {
-        // SAFETY: the application's pointers.
-        let (info, state) = unsafe { (input(get_info, "getInfo")?, output(state, "state")?) };
-        // SAFETY: the chains are the application's.
-        unsafe { check_chain(info.next, &[], "getInfo") }?;
-        let found = action_state(
-            runtime,
-            session.into_raw(),
-            info,
-            &[xr::ActionType::BOOLEAN_INPUT],
-        )?;
-        state.is_active = bool32(found.active);
-        state.current_state = bool32(found.value >= 0.5);
-        state.changed_since_last_sync = bool32(found.changed);
-        state.last_change_time = xr::Time::from_nanos(found.last_change_ns);
-        Ok(xr::Result::SUCCESS)
-    })
+    let kind = xr::ActionType::BOOLEAN_INPUT;
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        get_state(
+            "xrGetActionStateBoolean",
+            session,
+            get_info,
+            state,
+            kind,
+            |state, found| {
+                state.is_active = bool32(found.active);
+                state.current_state = bool32(found.value >= 0.5);
+                state.changed_since_last_sync = bool32(found.changed);
+                state.last_change_time = xr::Time::from_nanos(found.last_change_ns);
+            },
+        )
+    }
 }
 
 /// xrGetActionStateFloat.
@@ -620,23 +647,23 @@ pub unsafe extern "system" fn get_action_state_float(
     get_info: *const xr::ActionStateGetInfo,
     state: *mut xr::ActionStateFloat,
 ) -> xr::Result {
-    with_runtime("xrGetActionStateFloat", |runtime| {
-        // SAFETY: the application's pointers.
-        let (info, state) = unsafe { (input(get_info, "getInfo")?, output(state, "state")?) };
-        // SAFETY: the chains are the application's.
-        unsafe { check_chain(info.next, &[], "getInfo") }?;
-        let found = action_state(
-            runtime,
-            session.into_raw(),
-            info,
-            &[xr::ActionType::FLOAT_INPUT],
-        )?;
-        state.is_active = bool32(found.active);
-        state.current_state = found.value;
-        state.changed_since_last_sync = bool32(found.changed);
-        state.last_change_time = xr::Time::from_nanos(found.last_change_ns);
-        Ok(xr::Result::SUCCESS)
-    })
+    let kind = xr::ActionType::FLOAT_INPUT;
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        get_state(
+            "xrGetActionStateFloat",
+            session,
+            get_info,
+            state,
+            kind,
+            |state, found| {
+                state.is_active = bool32(found.active);
+                state.current_state = found.value;
+                state.changed_since_last_sync = bool32(found.changed);
+                state.last_change_time = xr::Time::from_nanos(found.last_change_ns);
+            },
+        )
+    }
 }
 
 /// xrGetActionStateVector2f (no device of this runtime has a thumbstick:
@@ -649,23 +676,23 @@ pub unsafe extern "system" fn get_action_state_vector2f(
     get_info: *const xr::ActionStateGetInfo,
     state: *mut xr::ActionStateVector2f,
 ) -> xr::Result {
-    with_runtime("xrGetActionStateVector2f", |runtime| {
-        // SAFETY: the application's pointers.
-        let (info, state) = unsafe { (input(get_info, "getInfo")?, output(state, "state")?) };
-        // SAFETY: the chains are the application's.
-        unsafe { check_chain(info.next, &[], "getInfo") }?;
-        let found = action_state(
-            runtime,
-            session.into_raw(),
-            info,
-            &[xr::ActionType::VECTOR2F_INPUT],
-        )?;
-        state.is_active = bool32(found.active);
-        state.current_state = xr::Vector2f { x: 0.0, y: 0.0 };
-        state.changed_since_last_sync = xr::FALSE;
-        state.last_change_time = xr::Time::from_nanos(found.last_change_ns);
-        Ok(xr::Result::SUCCESS)
-    })
+    let kind = xr::ActionType::VECTOR2F_INPUT;
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        get_state(
+            "xrGetActionStateVector2f",
+            session,
+            get_info,
+            state,
+            kind,
+            |state, found| {
+                state.is_active = bool32(found.active);
+                state.current_state = xr::Vector2f { x: 0.0, y: 0.0 };
+                state.changed_since_last_sync = xr::FALSE;
+                state.last_change_time = xr::Time::from_nanos(found.last_change_ns);
+            },
+        )
+    }
 }
 
 /// xrGetActionStatePose.
@@ -677,20 +704,20 @@ pub unsafe extern "system" fn get_action_state_pose(
     get_info: *const xr::ActionStateGetInfo,
     state: *mut xr::ActionStatePose,
 ) -> xr::Result {
-    with_runtime("xrGetActionStatePose", |runtime| {
-        // SAFETY: the application's pointers.
-        let (info, state) = unsafe { (input(get_info, "getInfo")?, output(state, "state")?) };
-        // SAFETY: the chains are the application's.
-        unsafe { check_chain(info.next, &[], "getInfo") }?;
-        let found = action_state(
-            runtime,
-            session.into_raw(),
-            info,
-            &[xr::ActionType::POSE_INPUT],
-        )?;
-        state.is_active = bool32(found.active);
-        Ok(xr::Result::SUCCESS)
-    })
+    let kind = xr::ActionType::POSE_INPUT;
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        get_state(
+            "xrGetActionStatePose",
+            session,
+            get_info,
+            state,
+            kind,
+            |state, found| {
+                state.is_active = bool32(found.active);
+            },
+        )
+    }
 }
 
 /// Whether pose `action` is bound and active on `hand` (for action spaces).
@@ -748,7 +775,7 @@ pub unsafe extern "system" fn apply_haptic_feedback(
             action: info.action,
             subaction_path: info.subaction_path,
         };
-        let found = action_state(runtime, handle, &get, &[xr::ActionType::VIBRATION_OUTPUT])?;
+        let found = action_state(runtime, handle, &get, xr::ActionType::VIBRATION_OUTPUT)?;
         let hand = runtime
             .paths
             .string(info.subaction_path)
@@ -795,7 +822,7 @@ pub unsafe extern "system" fn stop_haptic_feedback(
             runtime,
             session.into_raw(),
             &get,
-            &[xr::ActionType::VIBRATION_OUTPUT],
+            xr::ActionType::VIBRATION_OUTPUT,
         )?;
         Ok(xr::Result::SUCCESS)
     })

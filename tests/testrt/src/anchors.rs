@@ -7,7 +7,9 @@ use openxr_sys as xr;
 use xr::Handle as _;
 
 use crate::layers::check_pose;
-use crate::spaces::{Space, SpaceKind, add_space, check_time, compose, from_xr, locate_in_room};
+use crate::spaces::{
+    Space, SpaceKind, add_space, check_time, compose, locate_in_room, pose_from_xr,
+};
 use crate::state::{Failure, invalid, lookup, new_handle, with_runtime};
 use crate::structs::{check_chain, input, out_value};
 
@@ -53,7 +55,7 @@ pub unsafe extern "system" fn create_spatial_anchor(
             handle,
             Anchor {
                 session,
-                pose: compose(&located, &from_xr(&info.pose)),
+                pose: compose(&located, &pose_from_xr(info.pose)),
             },
         );
         *output = xr::SpatialAnchorMSFT::from_raw(handle);
@@ -93,7 +95,7 @@ pub unsafe extern "system" fn create_spatial_anchor_space(
             Space {
                 session,
                 kind: SpaceKind::Anchor(anchor.pose),
-                offset: from_xr(&info.pose_in_anchor_space),
+                offset: pose_from_xr(info.pose_in_anchor_space),
             },
         );
         *output = xr::Space::from_raw(handle);

@@ -5,7 +5,7 @@ use holoterrain::input::{Hand, JOINT_COUNT};
 use openxr_sys as xr;
 use xr::Handle as _;
 
-use crate::spaces::{check_time, locate_in_room, location_flags, relative, to_xr};
+use crate::spaces::{check_time, locate_in_room, location_flags, pose_to_xr, relative};
 use crate::state::{Failure, invalid, lookup, new_handle, with_runtime};
 use crate::structs::{bool32, check_chain, find_in_chain, input, out_value, output};
 
@@ -124,7 +124,7 @@ pub unsafe extern "system" fn locate_hand_joints(
             *slot = match tracked {
                 Some((base, joints)) => xr::HandJointLocationEXT {
                     location_flags: location_flags(true),
-                    pose: to_xr(&relative(&base, &joints[index].pose)),
+                    pose: pose_to_xr(&relative(&base, &joints[index].pose)),
                     radius: joints[index].radius,
                 },
                 None => xr::HandJointLocationEXT {

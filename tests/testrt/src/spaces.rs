@@ -9,6 +9,7 @@
 
 use holoterrain::input::Pose;
 use holoterrain::input::hand::PALM;
+pub use holoterrain::xr::convert::{pose_from_xr, pose_to_xr};
 use openxr_sys as xr;
 use xr::Handle as _;
 
@@ -46,37 +47,6 @@ pub struct Space {
     pub kind: SpaceKind,
     /// Its origin relative to what it follows.
     pub offset: Pose,
-}
-
-/// An OpenXR pose as a pose.
-pub fn from_xr(pose: &xr::Posef) -> Pose {
-    let xr::Quaternionf { x, y, z, w } = pose.orientation;
-    let xr::Vector3f {
-        x: px,
-        y: py,
-        z: pz,
-    } = pose.position;
-    Pose::new(
-        glam::Vec3::new(px, py, pz),
-        glam::Quat::from_xyzw(x, y, z, w),
-    )
-}
-
-/// A pose as an OpenXR pose.
-pub fn to_xr(pose: &Pose) -> xr::Posef {
-    xr::Posef {
-        orientation: xr::Quaternionf {
-            x: pose.orientation.x,
-            y: pose.orientation.y,
-            z: pose.orientation.z,
-            w: pose.orientation.w,
-        },
-        position: xr::Vector3f {
-            x: pose.position.x,
-            y: pose.position.y,
-            z: pose.position.z,
-        },
-    }
 }
 
 /// `outer · inner`: the pose `inner` (relative to `outer`) in `outer`'s parent.
@@ -212,7 +182,7 @@ pub unsafe extern "system" fn create_reference_space(
             Space {
                 session,
                 kind: SpaceKind::Reference(info.reference_space_type),
-                offset: from_xr(&info.pose_in_reference_space),
+                offset: pose_from_xr(info.pose_in_reference_space),
             },
         );
         *output = xr::Space::from_raw(handle);
@@ -295,7 +265,7 @@ pub unsafe extern "system" fn create_action_space(
                     action: info.action.into_raw(),
                     hand,
                 },
-                offset: from_xr(&info.pose_in_action_space),
+                offset: pose_from_xr(info.pose_in_action_space),
             },
         );
         *output = xr::Space::from_raw(handle);
@@ -365,7 +335,7 @@ pub unsafe extern "system" fn locate_space(
             .zip(locate_in_room(runtime, &located, time_ns))
             .map(|(base, located)| relative(&base, &located));
         location.location_flags = location_flags(pose.is_some());
-        location.pose = pose.as_ref().map_or(xr::Posef::IDENTITY, to_xr);
+        location.pose = pose.as_ref().map_or(xr::Posef::IDENTITY, pose_to_xr);
         // SAFETY: the chain is the application's, its structures writable.
         if let Some(velocity) = unsafe { find_in_chain::<xr::SpaceVelocity>(location.next) } {
             velocity.velocity_flags = xr::SpaceVelocityFlags::EMPTY;
@@ -425,7 +395,7 @@ pub unsafe extern "system" fn locate_views(
                 "views",
                 |view, eye| {
                     view.pose = base_pose.map_or(xr::Posef::IDENTITY, |base| {
-                        to_xr(&relative(&base, &eye.pose))
+                        pose_to_xr(&relative(&base, &eye.pose))
                     });
                     view.fov = xr::Fovf {
                         angle_left: eye.fov.angle_left,
