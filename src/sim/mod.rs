@@ -230,9 +230,10 @@ pub fn frame_time_ns(frame: u64, rate: f64) -> i64 {
 }
 
 /// The simulator's display clock: frame n is shown at n / rate seconds, plus
-/// every scripted stall that began before it.
+/// every scripted stall that began before it. The test runtime
+/// (tests/testrt) paces its frames with the same clock.
 #[derive(Debug, Clone)]
-struct DisplayClock {
+pub struct DisplayClock {
     /// Virtual display rate, Hz.
     rate: f64,
     /// Stalls not reached yet, in time order: (display time at which the
@@ -243,7 +244,8 @@ struct DisplayClock {
 }
 
 impl DisplayClock {
-    fn new(script: &Script, rate: f64) -> Self {
+    /// The clock for `script`'s stalls at `rate` Hz.
+    pub fn new(script: &Script, rate: f64) -> Self {
         let stalls = script
             .events
             .iter()
@@ -266,7 +268,7 @@ impl DisplayClock {
     /// moves the first frame at or after its time, and every later frame, its
     /// length ahead; a stall whose time falls inside an earlier one's jump
     /// starts when that one ends.
-    fn frame_time_ns(&mut self, frame: u64) -> i64 {
+    pub fn frame_time_ns(&mut self, frame: u64) -> i64 {
         loop {
             let time_ns = frame_time_ns(frame, self.rate).saturating_add(self.stalled_ns);
             match self.stalls.front() {

@@ -6,7 +6,7 @@
 mod anchor;
 #[cfg(windows)]
 mod console_close;
-mod convert;
+pub mod convert;
 mod error;
 mod events;
 mod frame_loop;
@@ -14,7 +14,7 @@ mod graphics;
 mod input;
 mod layer;
 mod progress;
-mod remoting;
+pub mod remoting;
 mod report;
 mod runtime;
 mod session;

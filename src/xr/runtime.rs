@@ -172,10 +172,8 @@ impl Runtime {
                 true => remoting_unavailable(no_runtime(result)),
                 false => XrError::NoRuntime(result),
             })?;
-        let remoting_offered = available
-            .other
-            .iter()
-            .any(|name| name.as_slice() == remoting::EXTENSION_NAME.as_bytes());
+        let remoting_name = unknown_extension(remoting::EXTENSION_NAME);
+        let remoting_offered = available.other.contains(&remoting_name);
         if remoting && !remoting_offered {
             return Err(remoting_unavailable(format!(
                 "the active OpenXR runtime does not offer {}",
@@ -199,9 +197,7 @@ impl Runtime {
             Backend::D3d11 => enable_d3d11(&mut wanted)?,
         };
         if remoting {
-            wanted
-                .other
-                .push(remoting::EXTENSION_NAME.as_bytes().to_vec());
+            wanted.other.push(remoting_name);
         }
         let mut enabled_names = Vec::new();
         let mut missing_names = Vec::new();
@@ -329,6 +325,13 @@ impl Runtime {
     }
 }
 
+/// An extension the openxr crate does not know, as its
+/// `ExtensionSet::other` holds it: the name with its NUL (the crate passes
+/// these bytes to the runtime as a C string).
+fn unknown_extension(name: &str) -> Vec<u8> {
+    [name.as_bytes(), b"\0"].concat()
+}
+
 /// Whether the runtime offers XR_KHR_D3D11_enable (only a Windows build
 /// can know: the openxr crate has the extension on Windows only).
 #[cfg(windows)]
@@ -430,5 +433,15 @@ mod tests {
             let name = format!("{}\0", extension.name);
             assert_eq!(set.names(), [name.as_bytes()], "{}", extension.name);
         }
+    }
+
+    #[test]
+    fn an_extension_the_crate_does_not_know_is_found_and_enabled_with_its_nul() {
+        let offered: xr::ExtensionSet = [b"XR_MSFT_holographic_remoting\0".as_slice()]
+            .into_iter()
+            .collect();
+        let name = unknown_extension(remoting::EXTENSION_NAME);
+        assert!(offered.other.contains(&name), "{:?}", offered.other);
+        assert_eq!(name.last(), Some(&0), "a C string for xrCreateInstance");
     }
 }
