@@ -9,7 +9,7 @@ use openxr as xr;
 
 use super::error::{XrError, xr_call};
 use super::remoting::{self, Polled};
-use super::watchdog::{CallKind, runtime_call};
+use super::runtime_calls::{CallKind, runtime_call};
 
 /// Storage for one polled event, and which way to poll.
 enum EventStorage {

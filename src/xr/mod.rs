@@ -17,6 +17,7 @@ mod progress;
 pub mod remoting;
 mod report;
 mod runtime;
+mod runtime_calls;
 mod session;
 mod session_end;
 mod swapchain;
@@ -35,8 +36,9 @@ use graphics::choice::choose_blend_mode;
 use graphics::vulkan::VulkanGraphics;
 use report::ReportSoFar;
 use runtime::Runtime;
+use runtime_calls::{CallKind, runtime_call};
 use session::{Session, VIEW_TYPE};
-use watchdog::{CallKind, Watchdog, WatchdogSettings, runtime_call};
+use watchdog::{Watchdog, WatchdogSettings};
 
 use crate::app::{App, AppConfig};
 use crate::render::backend::Backend;
@@ -239,7 +241,7 @@ fn run_with<B: GraphicsBinding>(
             let waited = session.wait_idle();
             runtime_call(
                 CallKind::Watched,
-                "the session's teardown (xrDestroySwapchain, xrDestroySpace, xrDestroySession)",
+                "xrDestroySwapchain/xrDestroySpace/xrDestroyHandTrackerEXT/xrDestroyActionSet/xrDestroySession",
                 || drop(session),
             );
             ended.and_then(|ended| waited.map(|()| ended))
@@ -248,7 +250,7 @@ fn run_with<B: GraphicsBinding>(
     drop(events);
     runtime_call(
         CallKind::Watched,
-        "the instance's teardown (xrDestroyDebugUtilsMessengerEXT, xrDestroyInstance)",
+        "xrDestroyDebugUtilsMessengerEXT/xrDestroyInstance",
         || drop(runtime),
     );
     Ok(report.report(ended?))

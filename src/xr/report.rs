@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::error::XrError;
 use super::frame_loop::LoopRecorder;
 use super::runtime::Runtime;
+use super::runtime_calls::longest_watched_call;
 use super::session::SessionFacts;
 use super::session_end::SessionEnd;
 use super::validation::MessageCounter;
@@ -36,6 +37,9 @@ pub struct XrReport {
     pub session_states: Vec<String>,
     /// How the session ended, e.g. "frame_limit" or "instance_lost".
     pub ended: SessionEnd,
+    /// The longest a runtime call of the loop took, of those that
+    /// returned: what `--runtime-timeout` must stay above.
+    pub longest_runtime_call: Option<RuntimeCallRecord>,
     /// Runtime name and version.
     pub runtime: String,
     /// The headset system's name.
@@ -54,6 +58,16 @@ pub struct XrReport {
     pub reference_space: String,
     /// Colour and depth swapchain formats, e.g. "R8G8B8A8_SRGB".
     pub swapchain_formats: Vec<String>,
+}
+
+/// A runtime call and how long it took.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuntimeCallRecord {
+    /// The OpenXR function, or the group of them the loop makes in a row
+    /// (joined by `/`).
+    pub call: String,
+    /// Seconds it took.
+    pub seconds: f64,
 }
 
 impl XrReport {
@@ -160,6 +174,10 @@ impl ReportSoFar {
             session_states: record.session_states,
             anchored: record.anchored,
             ended,
+            longest_runtime_call: longest_watched_call().map(|longest| RuntimeCallRecord {
+                call: longest.name.into(),
+                seconds: longest.took.as_secs_f64(),
+            }),
             ..lock(&self.facts).clone()
         }
     }

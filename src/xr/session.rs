@@ -4,7 +4,7 @@
 //! the session stands. Every call the frame loop makes to the runtime goes
 //! through a method here (frame submission through `layer.rs`, events
 //! through `events.rs`), so what wraps runtime calls wraps these: each
-//! marks its calls for the watchdog (`watchdog::runtime_call`), the
+//! marks its calls for the watchdog (`runtime_calls::runtime_call`), the
 //! set-up's as set-up calls, the loop's as watched ones.
 //!
 //! What outlives a session (the app, the scene builder, the run's record)
@@ -19,8 +19,8 @@ use super::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use super::input::{HandProfiles, HandSample, Input, located_pose};
 use super::layer::{ProjectionLayer, end_frame_with};
 use super::runtime::Runtime;
+use super::runtime_calls::{CallKind, runtime_call};
 use super::swapchain::{StereoSwapchain, SwapchainKind};
-use super::watchdog::{CallKind, runtime_call};
 use crate::app::{FrameInput, HandInput};
 use crate::input::{Hand, Pose};
 use crate::render::scene::{FrameScene, VIEW_COUNT};
@@ -106,12 +106,12 @@ impl<B: GraphicsBinding> Session<B> {
             unsafe { graphics.create_session(runtime) }
         })?;
         let (reference_space, base, head) =
-            set_up("xrEnumerateReferenceSpaces, xrCreateReferenceSpace", || {
+            set_up("xrEnumerateReferenceSpaces/xrCreateReferenceSpace", || {
                 reference_spaces(runtime, &session)
             })?;
         let hand_tracking = set_up("xrGetSystemProperties", || runtime.system_tracks_hands())?;
         let input = set_up(
-            "the input set-up (xrCreateActionSet, xrCreateAction, xrSuggestInteractionProfileBindings, xrAttachSessionActionSets, xrCreateHandTrackerEXT)",
+            "xrStringToPath/xrCreateActionSet/xrCreateAction/xrSuggestInteractionProfileBindings/xrAttachSessionActionSets/xrCreateActionSpace/xrCreateHandTrackerEXT",
             || {
                 Input::create(
                     &runtime.instance,
@@ -128,7 +128,7 @@ impl<B: GraphicsBinding> Session<B> {
             eye_image_size(runtime)
         })?;
         let (color, depth) = set_up(
-            "xrEnumerateSwapchainFormats, xrCreateSwapchain, xrEnumerateSwapchainImages",
+            "xrEnumerateSwapchainFormats/xrCreateSwapchain/xrEnumerateSwapchainImages",
             || {
                 Ok::<_, XrError>((
                     create_swapchain::<B>(&session, SwapchainKind::Color, width, height)?,
@@ -226,7 +226,7 @@ impl<B: GraphicsBinding> Session<B> {
         self.views = views.try_into().map_err(|_| XrError::UnequalViews)?;
         let hands = if self.status.focused {
             watched(
-                "the input calls (xrSyncActions, xrGetActionStateBoolean, xrGetCurrentInteractionProfile, xrLocateSpace, xrLocateHandJointsEXT)",
+                "xrSyncActions/xrGetActionStateBoolean/xrGetCurrentInteractionProfile/xrLocateSpace/xrLocateHandJointsEXT",
                 || self.input.sample(&self.session, &self.base, time),
             )?
         } else {
@@ -256,7 +256,7 @@ impl<B: GraphicsBinding> Session<B> {
     /// can make one; whether it did.
     pub fn anchor(&mut self, pose: &Pose, time: xr::Time) -> Result<bool, XrError> {
         self.anchor = watched(
-            "xrCreateSpatialAnchorMSFT, xrCreateSpatialAnchorSpaceMSFT",
+            "xrCreateSpatialAnchorMSFT/xrCreateSpatialAnchorSpaceMSFT",
             || AnchorSpace::create(&self.session, &self.base, pose_to_xr(pose), time),
         )?;
         Ok(self.anchor.is_some())
@@ -274,7 +274,7 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// Each hand's current interaction profile, "none" when it has none.
     pub fn interaction_profiles(&self) -> Result<[String; 2], XrError> {
-        watched("xrGetCurrentInteractionProfile, xrPathToString", || {
+        watched("xrGetCurrentInteractionProfile/xrPathToString", || {
             self.input
                 .current_profiles(self.session.instance(), &self.session)
         })

@@ -15,9 +15,10 @@
 //! gone (Monado: the IPC socket closes) and reclaims the session, as it does
 //! when an app crashes.
 //!
-//! Every runtime call of the loop goes through [`runtime_call`], which
-//! marks it in progress (its name, when it started) where the watchdog can
-//! see it. Only time spent inside a call counts: the app's own stalls (a
+//! Every runtime call of the session goes through
+//! `runtime_calls::runtime_call`, which marks it in progress (its name,
+//! when it started) where the watchdog can see it. Only time spent inside
+//! a call counts: the app's own stalls (a
 //! slow frame on a loaded machine, a debugger, Ctrl-Z) never do, and a tick
 //! of the watchdog counts at most [`LONGEST_TICK_COUNTED`], so a process
 //! that was stopped as a whole does not find its limit used up when it
@@ -25,12 +26,13 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::error::{ReportFile, XrError};
 use super::report::ReportSoFar;
+use super::runtime_calls::{CallInProgress, CallKind, call_in_progress};
 use super::session_end::SessionEnd;
 
 /// How long a runtime call must have been blocked when Ctrl-C, SIGTERM or
@@ -46,112 +48,6 @@ const TICK: Duration = Duration::from_millis(100);
 /// a tick that took much longer means the whole process was stopped (a
 /// debugger, Ctrl-Z), and that time was not the runtime's.
 pub const LONGEST_TICK_COUNTED: Duration = Duration::from_millis(250);
-
-/// What may end a wait in a runtime call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallKind {
-    /// Setting up the graphics device and the session: a runtime may take
-    /// long here by design (starting its service, waiting for the headset),
-    /// so no limit applies; an interrupt still ends a blocked call.
-    SetUp,
-    /// The frame loop's calls and the teardown after it: the limit and an
-    /// interrupt both end a blocked call.
-    Watched,
-}
-
-/// A runtime call under way on the loop's thread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CallInProgress {
-    /// Counts calls, so the watchdog tells one call from the next.
-    number: u64,
-    /// The OpenXR function, or the group of them, e.g. "xrWaitFrame".
-    name: &'static str,
-    /// What may end a wait in it.
-    kind: CallKind,
-    /// When it began.
-    started: Instant,
-}
-
-/// Which runtime call the loop's thread is in, if any.
-#[derive(Debug)]
-struct RuntimeCalls {
-    /// Calls entered so far, and the one in progress.
-    state: Mutex<CallsState>,
-}
-
-/// What [`RuntimeCalls`] keeps.
-#[derive(Debug)]
-struct CallsState {
-    /// Calls entered so far.
-    entered: u64,
-    /// The call in progress.
-    current: Option<CallInProgress>,
-}
-
-/// The process's runtime calls: one OpenXR session per process, and the
-/// watchdog acts on the process as a whole.
-static RUNTIME_CALLS: RuntimeCalls = RuntimeCalls::new();
-
-/// Marks a call ended when dropped, also when it unwinds.
-struct CallMark<'a> {
-    /// Whose call it is.
-    calls: &'a RuntimeCalls,
-    /// The call this one is nested in, in progress again once it ends.
-    outer: Option<CallInProgress>,
-}
-
-impl Drop for CallMark<'_> {
-    fn drop(&mut self) {
-        self.calls.lock().current = self.outer;
-    }
-}
-
-impl RuntimeCalls {
-    const fn new() -> Self {
-        RuntimeCalls {
-            state: Mutex::new(CallsState {
-                entered: 0,
-                current: None,
-            }),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, CallsState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Runs `call` marked as the runtime call `name` of `kind`.
-    fn during<T>(&self, kind: CallKind, name: &'static str, call: impl FnOnce() -> T) -> T {
-        let _mark = {
-            let mut state = self.lock();
-            state.entered += 1;
-            let started = CallInProgress {
-                number: state.entered,
-                name,
-                kind,
-                started: Instant::now(),
-            };
-            CallMark {
-                calls: self,
-                outer: state.current.replace(started),
-            }
-        };
-        call()
-    }
-
-    /// The call in progress.
-    fn current(&self) -> Option<CallInProgress> {
-        self.lock().current
-    }
-}
-
-/// Runs `call`, a call into the OpenXR runtime (or a group of them, named
-/// together, e.g. "xrAcquireSwapchainImage"), marked in progress for the
-/// watchdog. Marking costs two uncontended locks, nothing next to a call
-/// into the runtime.
-pub fn runtime_call<T>(kind: CallKind, name: &'static str, call: impl FnOnce() -> T) -> T {
-    RUNTIME_CALLS.during(kind, name, call)
-}
 
 /// A call that has been blocked for a while.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -279,7 +175,7 @@ fn watch(settings: &WatchdogSettings, report: &ReportSoFar, stopped: &(Mutex<boo
         if *guard {
             return;
         }
-        let Some(stall) = counter.tick(Instant::now(), RUNTIME_CALLS.current()) else {
+        let Some(stall) = counter.tick(Instant::now(), call_in_progress()) else {
             continue;
         };
         let interrupted = settings.interrupted.load(Ordering::Relaxed);
@@ -358,41 +254,6 @@ mod tests {
 
     fn ms(milliseconds: u64) -> Duration {
         Duration::from_millis(milliseconds)
-    }
-
-    #[test]
-    fn a_call_is_in_progress_exactly_while_it_runs() {
-        let calls = RuntimeCalls::new();
-        assert_eq!(calls.current(), None);
-        let seen = calls.during(CallKind::Watched, "xrWaitFrame", || calls.current());
-        let seen = seen.expect("in progress while it runs");
-        assert_eq!((seen.name, seen.kind), ("xrWaitFrame", CallKind::Watched));
-        assert_eq!(calls.current(), None, "not after it returned");
-    }
-
-    #[test]
-    fn a_nested_call_hands_back_to_the_outer_one_and_each_has_its_number() {
-        let calls = RuntimeCalls::new();
-        let (outer, inner, outer_again) = calls.during(CallKind::SetUp, "xrCreateSession", || {
-            let outer = calls.current().unwrap();
-            let inner = calls.during(CallKind::Watched, "xrPollEvent", || {
-                calls.current().unwrap()
-            });
-            (outer, inner, calls.current().unwrap())
-        });
-        assert_eq!(inner.name, "xrPollEvent");
-        assert_ne!(inner.number, outer.number);
-        assert_eq!(outer_again, outer);
-    }
-
-    #[test]
-    fn a_call_that_panics_is_no_longer_in_progress() {
-        let calls = RuntimeCalls::new();
-        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            calls.during(CallKind::Watched, "xrEndFrame", || panic!("a failure"))
-        }));
-        assert!(unwound.is_err());
-        assert_eq!(calls.current(), None);
     }
 
     #[test]

@@ -17,8 +17,8 @@ use windows::core::Interface;
 
 use super::super::error::{XrError, xr_call};
 use super::super::runtime::Runtime;
+use super::super::runtime_calls::{CallKind, runtime_call};
 use super::super::swapchain::{StereoSwapchain, SwapchainKind};
-use super::super::watchdog::{CallKind, runtime_call};
 use super::choice::{
     Luid, adapter_with_luid, choose_dxgi_format, dxgi_format_name, feature_levels_at_least,
 };

@@ -13,8 +13,8 @@ use openxr as xr;
 
 use super::super::error::{XrError, vk_call, xr_call};
 use super::super::runtime::Runtime;
+use super::super::runtime_calls::{CallKind, runtime_call};
 use super::super::swapchain::{StereoSwapchain, SwapchainKind};
-use super::super::watchdog::{CallKind, runtime_call};
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
 use crate::render::backend::ValidationCounter;
 use crate::render::scene::FrameScene;
