@@ -101,14 +101,15 @@ pub struct XrArgs {
     /// `reseed CAUSE SEED` for each reseed.
     #[arg(long)]
     pub progress: bool,
-    /// End the run when a call of the session into the OpenXR runtime has
-    /// not returned for this many seconds (the report is written, one line
-    /// names the call, exit status 4); 0 turns the limit off. Either way,
-    /// Ctrl-C ends a run whose runtime call has been blocked for 2 s.
+    /// End the run when a call of the frame loop into the OpenXR runtime
+    /// has not returned for this many seconds (the report is written, one
+    /// line names the call, exit status 4); 0 turns the limit off. Either
+    /// way, Ctrl-C ends a run whose runtime call has been blocked for 2 s.
     #[arg(
         long,
         value_name = "SECONDS",
         default_value_t = 10,
+        allow_negative_numbers = true,
         value_parser = clap::value_parser!(u64).range(0..=MAX_RUNTIME_TIMEOUT_S)
     )]
     pub runtime_timeout: u64,
