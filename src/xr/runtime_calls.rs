@@ -137,8 +137,8 @@ impl RuntimeCalls {
 }
 
 /// Runs `call`, a call into the OpenXR runtime (or a group of them, named
-/// together), marked in progress for the watchdog. Marking costs two
-/// uncontended locks, nothing next to a call into the runtime.
+/// together), marked in progress for the watchdog: a lock taken briefly
+/// on entry and on return, never held across the call.
 pub fn runtime_call<T>(kind: CallKind, name: &'static str, call: impl FnOnce() -> T) -> T {
     RUNTIME_CALLS.during(kind, name, call)
 }
