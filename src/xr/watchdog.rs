@@ -18,11 +18,10 @@
 //! Every runtime call of the session goes through
 //! `runtime_calls::runtime_call`, which marks it in progress (its name,
 //! when it started) where the watchdog can see it. Only time spent inside
-//! a call counts: the app's own stalls (a
-//! slow frame on a loaded machine, a debugger, Ctrl-Z) never do, and a tick
-//! of the watchdog counts at most [`LONGEST_TICK_COUNTED`], so a process
-//! that was stopped as a whole does not find its limit used up when it
-//! resumes.
+//! a call counts: the app's own stalls (a slow frame on a loaded machine,
+//! a debugger, Ctrl-Z) never do, and a tick of the watchdog counts at most
+//! [`LONGEST_TICK_COUNTED`], so a process that was stopped as a whole does
+//! not find its limit used up when it resumes.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,7 +46,7 @@ const TICK: Duration = Duration::from_millis(100);
 /// The most one tick counts towards a blocked call, however long it took:
 /// a tick that took much longer means the whole process was stopped (a
 /// debugger, Ctrl-Z), and that time was not the runtime's.
-pub const LONGEST_TICK_COUNTED: Duration = Duration::from_millis(250);
+const LONGEST_TICK_COUNTED: Duration = Duration::from_millis(250);
 
 /// A call that has been blocked for a while.
 #[derive(Debug, Clone, Copy, PartialEq)]
