@@ -1,7 +1,8 @@
 //! The OpenXR platform (`holoterrain xr`): runs the app inside an OpenXR
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2) or, in the
 //! Windows build, Direct3D 11 (XR_KHR_D3D11_enable: HoloLens 2, Windows
-//! Mixed Reality, Holographic Remoting).
+//! Mixed Reality, Holographic Remoting); and the packaged HoloLens 2 app's
+//! entry (`run_packaged`) with its state folder.
 
 mod anchor;
 #[cfg(windows)]
@@ -10,10 +11,12 @@ mod convert;
 mod error;
 mod graphics;
 mod input;
+mod packaged;
 mod remoting;
 mod report;
 mod runtime;
 mod session;
+mod state_folder;
 mod swapchain;
 mod validation;
 
@@ -23,8 +26,10 @@ use crate::render::Backend;
 use crate::size::Size;
 
 pub use error::XrError;
+pub use packaged::{LOG_FILE, REPORT_FILE, run_packaged};
 pub use remoting::RemoteAddress;
 pub use report::{SessionEnd, XrReport};
+pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_folder};
 
 /// Exit status of `holoterrain xr` when the OpenXR runtime stopped under a
 /// running session (instance or session lost, runtime failure): distinct
