@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
-# The Windows exe and zip, which tests/windows_wine.rs runs under Wine.
+# The Windows exe and zip, which tests/windows_wine.rs runs under Wine (with
+# the packaged app's entry, holoterrain-packaged.exe, for tests/hololens_package.rs).
 scripts/build-windows.sh
+# The HoloLens 2 package: clippy for its target, then the signed .msix that
+# tests/hololens_package.rs checks (docs/hololens.md, "On the device").
+scripts/build-hololens.sh --clippy
+scripts/build-hololens.sh
 cargo test --locked
