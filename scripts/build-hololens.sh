@@ -52,22 +52,6 @@ zig_version=0.17.1        # PyPI ziglang: zig's clang and mingw-w64's ARM64 CRT 
 openappx_version=0.7.0    # PyPI openappx: packs the .msix with its block map
 osslsigncode_min=2.7      # the first osslsigncode that signs APPX/MSIX packages
 llvm_bin=/usr/lib/llvm-14/bin
-packages=(
-  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for the target from source
-  cargo-web                 # its cargo, /usr/bin/cargo
-  rust-web-src              # std's sources, which -Zbuild-std compiles
-  rust-web-clippy           # clippy of that toolchain (--clippy)
-  llvm-14                   # llvm-dlltool, llvm-ar, llvm-nm, llvm-windres, llvm-readobj
-  mingw-w64-x86-64-dev      # its libwindowsapp.a lists the APIs a UWP app may import
-  cmake                     # builds the OpenXR loader (openxr-sys, feature static)
-  python3-venv              # the venv for zig and openappx
-  openssl                   # makes the test certificate, reads certificate subjects
-)
-
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
 osslsigncode_ok() {
   command -v osslsigncode >/dev/null &&
     printf '%s\n' "$osslsigncode_min" "$(osslsigncode --version 2>/dev/null | sed -n '1s/^osslsigncode \([0-9.]*\).*/\1/p')" |
@@ -78,29 +62,22 @@ pip_ok() {
     [ "$("$venv/bin/python" -m pip show ziglang 2>/dev/null | sed -n 's/^Version: //p')" = "$zig_version" ] &&
     [ "$("$venv/bin/python" -m pip show openappx 2>/dev/null | sed -n 's/^Version: //p')" = "$openappx_version" ]
 }
+# The Debian packages (scripts/install-deps.sh hololens names them and why).
+scripts/install-deps.sh hololens
 if [ "$(id -u)" -ne 0 ]; then
   problems=()
-  [ ${#missing[@]} -eq 0 ] || problems+=("missing packages: ${missing[*]} (sudo apt-get install ${missing[*]})")
   osslsigncode_ok || problems+=("osslsigncode >= $osslsigncode_min is missing (Debian 12: bookworm-backports has 2.9; Debian 13 has it)")
   pip_ok || problems+=("no venv with ziglang==$zig_version and openappx==$openappx_version at $venv (python3 -m venv $venv && $venv/bin/pip install ziglang==$zig_version openappx==$openappx_version, or run this script once as root)")
   if [ ${#problems[@]} -gt 0 ]; then
     echo "error: $(IFS=';'; echo "${problems[*]}" | sed 's/;/; /g')" >&2
     exit 1
   fi
-else
-  if [ ${#missing[@]} -gt 0 ]; then
-    echo "build-hololens: installing ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
-  if ! pip_ok; then
-    echo "build-hololens: installing ziglang==$zig_version openappx==$openappx_version into $venv" >&2
-    mkdir -p "$cache"
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-      "ziglang==$zig_version" "openappx==$openappx_version"
-  fi
+elif ! pip_ok; then
+  echo "build-hololens: installing ziglang==$zig_version openappx==$openappx_version into $venv" >&2
+  mkdir -p "$cache"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+    "ziglang==$zig_version" "openappx==$openappx_version"
 fi
 
 # osslsigncode: the host's when it is new enough, else (as root) the one in
@@ -147,8 +124,8 @@ export "AR_$target_env=$llvm_bin/llvm-ar"
 export "CMAKE_TOOLCHAIN_FILE_$target_env=$tools_dir/toolchain.cmake"
 target_dir=$cache/target
 if $clippy; then
-  # /usr/bin first, so cargo runs Debian's cargo-clippy (that of rustc-web).
-  PATH=/usr/bin:$PATH /usr/bin/cargo clippy --locked --lib --bins \
+  # Debian's cargo-clippy (that of rustc-web), not rustup's proxy on PATH.
+  env CARGO=/usr/bin/cargo /usr/bin/cargo-clippy clippy --locked --lib --bins \
     --target "$cache/spec/$target.json" -Zbuild-std=std,panic_abort -Zjson-target-spec \
     --target-dir "$target_dir" \
     --config "target.$target.linker='$tools_dir/zig-gcc'" -- -D warnings

@@ -9,44 +9,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-target=x86_64-pc-windows-gnu
 target_dir=${CARGO_TARGET_DIR:-target}
-packages=(
-  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for Windows from source
-  cargo-web                 # its cargo, /usr/bin/cargo
-  rust-web-src              # std's sources, which -Zbuild-std compiles
-  gcc-mingw-w64-x86-64      # MinGW-w64 C compiler and linker (posix-thread variant used)
-  g++-mingw-w64-x86-64      # MinGW-w64 C++ compiler: the OpenXR loader is C++
-  cmake                     # builds the OpenXR loader (openxr-sys, feature static)
-  zip                       # packs the distribution zip
-)
+# Debian's Rust 1.96 and std sources, MinGW-w64, cmake, zip.
+scripts/install-deps.sh windows
+# The cross toolchain's environment and windows_cargo.
+source scripts/windows-toolchain.sh
+target=$WINDOWS_TARGET
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "error: missing packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "build-windows: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
-# Debian's toolchain, not rustup's (first on PATH, and without a Windows std).
-# RUSTC_BOOTSTRAP lets this stable compiler take -Zbuild-std.
-# The posix-thread MinGW compilers: the loader's C++ needs std::mutex.
-export RUSTC=/usr/bin/rustc
-export RUSTC_BOOTSTRAP=1
-export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
-export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
-export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-ar-posix
 started=$(date +%s)
-/usr/bin/cargo build --release --locked --target "$target" -Zbuild-std=std,panic_abort \
-  --config "target.$target.rustflags=['-D', 'warnings']"
+windows_cargo build
 exe="$target_dir/$target/release/holoterrain.exe"
 
 # The exe must start on a bare Windows: it may import system DLLs only

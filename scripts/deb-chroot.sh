@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # A clean Debian 12 (bookworm) system to install holoterrain's .deb into, as
 # a user would: a minbase debootstrap built once and kept untouched, and for
 # each run a throw-away overlay on top of it, so every run starts clean.
@@ -10,10 +10,14 @@
 #   scripts/deb-chroot.sh run [--bind DIR]... -- CMD [ARG]...
 #       Mount a fresh overlay over the base (changes go to a temporary
 #       directory, never to the base), mount proc and /dev, bind each DIR at
-#       the same path inside, run CMD inside with network access for apt,
-#       then unmount and delete the overlay. Exits with CMD's status.
+#       the same path inside (a path may hold spaces), run CMD inside with
+#       network access for apt, then unmount and delete the overlay. Exits
+#       with CMD's status; SIGINT or SIGTERM to this script is passed on to
+#       CMD as SIGTERM.
 #   scripts/deb-chroot.sh path
 #       Print the base directory.
+#   scripts/deb-chroot.sh mirror
+#       Print the Debian mirror the base is built from.
 #
 # Downloaded .debs are kept in $BASE_DIR.apt-archives and bound at the
 # overlay's /var/cache/apt/archives, so a rerun does not fetch them again;
@@ -21,11 +25,13 @@
 #
 # Environment:
 #   HOLOTERRAIN_DEB_CHROOT     base directory (default /var/cache/holoterrain/bookworm-minbase)
-#   HOLOTERRAIN_DEBIAN_MIRROR  Debian mirror (default http://deb.debian.org/debian)
-set -eu
+#   HOLOTERRAIN_DEBIAN_MIRROR  Debian mirror (default: the first Debian archive
+#                              in the host's apt sources, else http://deb.debian.org/debian)
+#   HOLOTERRAIN_APT_DIR        where the host's apt sources are (default /etc/apt)
+set -euo pipefail
 
 BASE_DIR=${HOLOTERRAIN_DEB_CHROOT:-/var/cache/holoterrain/bookworm-minbase}
-MIRROR=${HOLOTERRAIN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SCRIPT_DIR=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
 MARKER="$BASE_DIR.complete"
 LOCK_FILE="$BASE_DIR.lock"
 ARCHIVES="$BASE_DIR.apt-archives"
@@ -35,12 +41,8 @@ die() {
     exit 1
 }
 
-# Unmounts everything mounted at or below $1, deepest first.
-unmount_below() {
-    for mounted in $(awk -v root="$1" '$2 == root || index($2, root "/") == 1 { print $2 }' /proc/mounts | sort -r); do
-        umount -l "$mounted" 2>/dev/null || true
-    done
-}
+# shellcheck source=scripts/chroot-lib.sh
+. "$SCRIPT_DIR/chroot-lib.sh"
 
 prepare() {
     if [ -f "$MARKER" ]; then
@@ -60,9 +62,10 @@ prepare() {
         rm -rf --one-file-system "$BASE_DIR"
     fi
     started=$(date +%s)
-    echo "deb-chroot: debootstrap bookworm into $BASE_DIR" >&2
-    debootstrap --variant=minbase bookworm "$BASE_DIR" "$MIRROR" >"$BASE_DIR.debootstrap.log" 2>&1 \
-        || die "debootstrap failed (no network to $MIRROR?); log: $BASE_DIR.debootstrap.log"
+    mirror=$(debian_mirror)
+    echo "deb-chroot: debootstrap bookworm into $BASE_DIR from $mirror" >&2
+    debootstrap --variant=minbase bookworm "$BASE_DIR" "$mirror" >"$BASE_DIR.debootstrap.log" 2>&1 \
+        || die "debootstrap failed (no network to $mirror?); log: $BASE_DIR.debootstrap.log"
     # debootstrap's own downloads are not part of a user's system.
     rm -f "$BASE_DIR"/var/cache/apt/archives/*.deb
     touch "$MARKER"
@@ -70,15 +73,7 @@ prepare() {
 }
 
 run() {
-    binds=""
-    while [ $# -gt 0 ]; do
-        case "$1" in
-            --bind) binds="$binds $2"; shift 2 ;;
-            --) shift; break ;;
-            *) die "unknown option $1" ;;
-        esac
-    done
-    [ $# -gt 0 ] || die "run needs a command after --"
+    parse_run_options "$@"
     [ "$(id -u)" = 0 ] || die "must run as root (mount and chroot need it)"
     [ -f "$MARKER" ] || die "no complete base at $BASE_DIR: run '$0 prepare' first"
     # Shared lock: runs may overlap each other, but never a rebuild of the base.
@@ -93,18 +88,14 @@ run() {
     trap 'unmount_below "$root"; rm -rf "$work/upper" "$work/work"; rmdir "$root" "$work"' EXIT
     trap 'exit 130' INT TERM
     mount -t overlay overlay -o "lowerdir=$BASE_DIR,upperdir=$work/upper,workdir=$work/work" "$root"
-    mount -t proc proc "$root/proc"
-    mount --rbind /dev "$root/dev"
+    mount_system "$root"
     mount --bind "$ARCHIVES" "$root/var/cache/apt/archives"
     cp /etc/resolv.conf "$root/etc/resolv.conf"
-    for dir in $binds; do
-        [ -d "$dir" ] || die "bind source $dir is not a directory"
-        mkdir -p "$root$dir"
-        mount --bind "$dir" "$root$dir"
-    done
+    bind_dirs "$root"
     status=0
-    chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@" || status=$?
+    run_passing_signals chroot "$root" /usr/bin/env -i \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "${RUN_COMMAND[@]}" || status=$?
     exit "$status"
 }
 
@@ -112,5 +103,6 @@ case "${1:-}" in
     prepare) prepare ;;
     run) shift; run "$@" ;;
     path) echo "$BASE_DIR" ;;
-    *) die "usage: $0 prepare | run [--bind DIR]... -- CMD... | path" ;;
+    mirror) debian_mirror ;;
+    *) die "usage: $0 prepare | run [--bind DIR]... -- CMD... | path | mirror" ;;
 esac

@@ -27,6 +27,10 @@ die() {
     exit 1
 }
 
+# run_passing_signals, shared with the chroot scripts.
+# shellcheck source=scripts/chroot-lib.sh
+. "$repo/scripts/chroot-lib.sh"
+
 xr_args=()
 if [ $# -gt 0 ]; then
     [ "$1" = "--" ] || die "usage: $0 [-- XR ARGS]"
@@ -45,7 +49,7 @@ HOLOTERRAIN_BIN=$(realpath "$HOLOTERRAIN_BIN")
 export HOLOTERRAIN_BIN RUST_LOG=${RUST_LOG:-info}
 
 if command -v monado-service >/dev/null; then
-    runner=(sh "$repo/scripts/monado/inside.sh" qwerty "$HOLOTERRAIN_BIN" xr "${xr_args[@]}")
+    runner=(bash "$repo/scripts/monado/inside.sh" qwerty "$HOLOTERRAIN_BIN" xr "${xr_args[@]}")
 else
     if [ "$(id -u)" != 0 ]; then
         # Root is needed for the chroot; the X server's address and cookie go along.
@@ -77,13 +81,8 @@ keyboard and mouse: click into an empty part of it first and keep it focused.
   Ctrl-C here      ends the session cleanly and stops Monado
 KEYS
 
-# Monado runs in the background so that Ctrl-C or SIGTERM to this script
-# reaches the app as SIGTERM, and the app ends its session before Monado stops.
-"${runner[@]}" &
-runner_pid=$!
-trap 'kill -TERM "$runner_pid" 2>/dev/null || true' INT TERM
-while :; do
-    status=0
-    wait "$runner_pid" || status=$?
-    kill -0 "$runner_pid" 2>/dev/null || exit "$status"
-done
+# Ctrl-C or SIGTERM to this script reaches the app as SIGTERM, and the app
+# ends its session before Monado stops.
+status=0
+run_passing_signals "${runner[@]}" || status=$?
+exit "$status"

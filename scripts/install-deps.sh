@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages holoterrain needs, if any are missing.
 #
-# Usage: scripts/install-deps.sh [run|test]
-#   run   what `holoterrain sim` needs: a Vulkan loader and a CPU Vulkan driver
-#   test  (default) all of that plus what the test suite needs
+# Usage: scripts/install-deps.sh [run|test|windows|windows-lint|hololens]
+#   run           what `holoterrain sim` needs: a Vulkan loader and a CPU Vulkan driver
+#   test          (default) all of that plus what the test suite needs
+#   windows       the cross toolchain of scripts/build-windows.sh
+#   windows-lint  that plus the clippy of scripts/clippy-windows.sh
+#   hololens      the Debian part of scripts/build-hololens.sh's toolchain
 # Run as root on Debian 12 (or Ubuntu); as another user it names what to install.
 set -euo pipefail
 
@@ -29,10 +32,40 @@ test_packages=(
   appstream                # appstreamcli validates the AppStream metainfo (tests/manifests.rs)
 )
 
+windows_packages=(
+  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for Windows from source
+  cargo-web                 # its cargo, /usr/bin/cargo
+  rust-web-src              # std's sources, which -Zbuild-std compiles
+  gcc-mingw-w64-x86-64      # MinGW-w64 C compiler and linker (posix-thread variant used)
+  g++-mingw-w64-x86-64      # MinGW-w64 C++ compiler: the OpenXR loader is C++
+  cmake                     # builds the OpenXR loader (openxr-sys, feature static)
+  zip                       # packs the distribution zip
+)
+
+windows_lint_packages=(
+  "${windows_packages[@]}"
+  rust-web-clippy           # clippy of Debian's Rust 1.96 (cargo-clippy, clippy-driver)
+)
+
+hololens_packages=(
+  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for the HoloLens target from source
+  cargo-web                 # its cargo, /usr/bin/cargo
+  rust-web-src              # std's sources, which -Zbuild-std compiles
+  rust-web-clippy           # clippy of that toolchain (build-hololens.sh --clippy)
+  llvm-14                   # llvm-dlltool, llvm-ar, llvm-nm, llvm-windres
+  mingw-w64-x86-64-dev      # its libwindowsapp.a lists the APIs a UWP app may import
+  cmake                     # builds the OpenXR loader (openxr-sys, feature static)
+  python3-venv              # the venv for the pinned PyPI packages (zig, openappx)
+  openssl                   # makes the test certificate, reads certificate subjects
+)
+
 case "${1:-test}" in
   run) packages=("${run_packages[@]}") ;;
   test) packages=("${test_packages[@]}") ;;
-  *) echo "error: unknown package set '$1'; use 'run' or 'test'" >&2; exit 2 ;;
+  windows) packages=("${windows_packages[@]}") ;;
+  windows-lint) packages=("${windows_lint_packages[@]}") ;;
+  hololens) packages=("${hololens_packages[@]}") ;;
+  *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows', 'windows-lint' or 'hololens'" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -45,7 +78,7 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "error: missing packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
   exit 1
 fi
-echo "installing ${missing[*]}" >&2
+echo "${0##*/}: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

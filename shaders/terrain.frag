@@ -15,7 +15,7 @@ layout(set = 0, binding = 0) uniform Frame {
 layout(location = 0) in vec3 in_normal;
 layout(location = 1) in float in_height;
 
-layout(location = 0) out vec4 out_colour;
+layout(location = 0) out vec4 out_color;
 
 vec3 srgb_to_linear(vec3 srgb) {
     return mix(srgb / 12.92, pow((srgb + 0.055) / 1.055, vec3(2.4)), step(0.04045, srgb));
@@ -39,16 +39,16 @@ void main() {
     vec3 snow_or_rock = mix(rock, snow, smoothstep(0.6, 0.75, flatness));
 
     float half_blend = max(frame.bands.w * 0.5, 1e-6);
-    vec3 colour = sand;
-    colour = mix(colour, grass_or_rock, smoothstep(frame.bands.x - half_blend, frame.bands.x + half_blend, in_height));
-    colour = mix(colour, rock, smoothstep(frame.bands.y - half_blend, frame.bands.y + half_blend, in_height));
-    colour = mix(colour, snow_or_rock, smoothstep(frame.bands.z - half_blend, frame.bands.z + half_blend, in_height));
+    vec3 color = sand;
+    color = mix(color, grass_or_rock, smoothstep(frame.bands.x - half_blend, frame.bands.x + half_blend, in_height));
+    color = mix(color, rock, smoothstep(frame.bands.y - half_blend, frame.bands.y + half_blend, in_height));
+    color = mix(color, snow_or_rock, smoothstep(frame.bands.z - half_blend, frame.bands.z + half_blend, in_height));
 
     vec3 to_light = normalize(frame.light_dir.xyz);
     float diffuse = max(dot(normal, to_light), 0.0);
     // Sky light from above, dimmer from below, so shadowed slopes keep their colour.
     float ambient = mix(0.1, 0.25, dot(normal, terrain_up) * 0.5 + 0.5);
-    vec3 lit = colour * (ambient + 0.8 * diffuse);
+    vec3 lit = color * (ambient + 0.8 * diffuse);
 
-    out_colour = vec4(ENCODE_SRGB ? linear_to_srgb(lit) : lit, 1.0);
+    out_color = vec4(ENCODE_SRGB ? linear_to_srgb(lit) : lit, 1.0);
 }

@@ -36,7 +36,11 @@ fn run(cli: Cli) -> Result<()> {
             );
         }
         Command::Xr(args) => {
-            let report = xr::run(&args)?;
+            // SAFETY: nothing has started a thread yet (the OpenXR session
+            // starts its Ctrl-C handler's later), so no other thread reads
+            // or writes the environment.
+            unsafe { xr::silence_loader_diagnostics() };
+            let report = xr::run(&args, &mut |progress| show_progress(&args, progress))?;
             eprintln!(
                 "xr: {} frames rendered, {} reseeds, session states {}",
                 report.run.frames,
@@ -56,6 +60,23 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Prints what the OpenXR session tells: the Holographic Remoting
+/// connection always (on stderr, for the person at the PC), the rest on
+/// stdout with `--progress` (for scripts).
+fn show_progress(args: &xr::XrArgs, progress: xr::Progress) {
+    match progress {
+        xr::Progress::RemotingConnected => match &args.remote {
+            Some(address) => eprintln!("holographic remoting: CONNECTED to {address}"),
+            None => eprintln!("holographic remoting: CONNECTED"),
+        },
+        xr::Progress::RemotingDisconnected(reason) => {
+            eprintln!("holographic remoting: DISCONNECTED ({reason})");
+        }
+        _ if args.progress => println!("{progress}"),
+        _ => {}
+    }
 }
 
 /// The OpenXR error's status (3 when the runtime stopped under the session), else 1.

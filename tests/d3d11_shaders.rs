@@ -122,7 +122,7 @@ fn the_vertex_shaders_use_the_same_numbers() {
 }
 
 #[test]
-fn the_fragment_and_pixel_shaders_use_the_same_colours_bands_and_light() {
+fn the_fragment_and_pixel_shaders_use_the_same_colors_bands_and_light() {
     let glsl = source("shaders/terrain.frag");
     let hlsl = source("src/render/d3d11/terrain.hlsl");
     for (glsl_function, hlsl_function) in [

@@ -9,9 +9,9 @@ use std::process::Command;
 use ash::vk;
 use glam::{Mat3, Mat4, Quat, Vec3};
 use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
+use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
-    ColourBands, EyeView, FrameScene, OffscreenOptions, OffscreenRenderer, RenderError,
-    StereoImage, TargetFormats,
+    ColorBands, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
 };
 
 /// Eye image size of the reference renders.
@@ -128,7 +128,7 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         views: eye_views(),
         heights,
         light_dir: Vec3::new(-0.7, 0.6, -0.2),
-        bands: ColourBands::spread_over(0.0, 1.0),
+        bands: ColorBands::spread_over(0.0, 1.0),
     }
 }
 
@@ -145,14 +145,22 @@ fn options() -> OffscreenOptions {
         grid_width: GRID_WIDTH,
         grid_height: GRID_HEIGHT,
         validation: true,
-        formats: TargetFormats::default(),
     }
 }
 
 /// Renders one frame of `heights` with a fresh renderer made from `options`,
 /// and checks the validation layer stayed silent, teardown included.
 fn render_once(options: OffscreenOptions, heights: &[f32]) -> StereoImage {
-    let mut renderer = OffscreenRenderer::new(options).unwrap();
+    render_once_into(options, TargetFormats::default(), heights)
+}
+
+/// As [`render_once`], into targets of `formats`.
+fn render_once_into(
+    options: OffscreenOptions,
+    formats: TargetFormats,
+    heights: &[f32],
+) -> StereoImage {
+    let mut renderer = OffscreenRenderer::with_formats(options, formats).unwrap();
     let counter = renderer.validation_counter().unwrap();
     renderer.render(&scene(Some(heights))).unwrap();
     let image = renderer.read_back().unwrap();
@@ -394,15 +402,12 @@ fn bgra_unorm_and_d32_targets_give_the_same_picture() {
     assert_eq!(preferred.color_format(), vk::Format::R8G8B8A8_SRGB);
     assert_eq!(preferred.depth_format(), vk::Format::D16_UNORM);
     drop(preferred);
-    let forced = OffscreenOptions {
-        formats: TargetFormats {
-            color: Some(vk::Format::B8G8R8A8_UNORM),
-            depth: Some(vk::Format::D32_SFLOAT),
-        },
-        ..options()
+    let forced = TargetFormats {
+        color: Some(vk::Format::B8G8R8A8_UNORM),
+        depth: Some(vk::Format::D32_SFLOAT),
     };
     let srgb = side_by_side(&render_once(options(), &heights));
-    let unorm = side_by_side(&render_once(forced, &heights));
+    let unorm = side_by_side(&render_once_into(options(), forced, &heights));
     let (differing, _) = compare(&unorm, &srgb);
     let allowed = (MAX_DIFFERING_FRACTION * (srgb.len() / 4) as f64) as usize;
     assert!(
@@ -488,7 +493,7 @@ fn missing_vulkan_driver_names_the_package_to_install() {
             .err()
             .expect("no driver, yet a renderer");
         assert!(
-            matches!(error, RenderError::NoVulkanDriver { .. }),
+            matches!(error.backend_error(), Some(VulkanError::NoDriver { .. })),
             "{error}"
         );
         let message = error.to_string();
@@ -515,7 +520,10 @@ fn missing_validation_layer_names_the_package_to_install() {
             .err()
             .expect("no layer, yet a renderer");
         assert!(
-            matches!(error, RenderError::ValidationLayerMissing),
+            matches!(
+                error.backend_error(),
+                Some(VulkanError::ValidationLayerMissing)
+            ),
             "{error}"
         );
         assert!(error.to_string().contains("vulkan-validationlayers"));

@@ -1,7 +1,9 @@
 //! The Windows edition under Wine: holoterrain.exe (scripts/build-windows.sh)
 //! run in the Wine 10 chroot of scripts/wine-chroot.sh must write the same
 //! bytes as the Linux build, end an OpenXR attempt without a runtime in one
-//! line, and ship in a zip that holds what its README lists.
+//! line, run its Direct3D 11 session and Holographic Remoting on the test
+//! runtime (scripts/build-test-runtime.sh) as the Linux simulator runs, and
+//! ship in a zip that holds what its README lists.
 //!
 //! Needs root, the Debian mirror the first time (the chroot is cached) and
 //! the Windows build; without them the tests print why they are skipped,
@@ -9,15 +11,23 @@
 
 mod support {
     pub mod ci;
+    pub mod images;
+    pub mod output;
+    pub mod testrt;
     pub mod wine;
 }
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
 use support::ci::skip;
+use support::images::{image_difference, rgb_png};
+use support::output::{assert_success, one_error_line, text};
+use support::testrt::{
+    assert_images_match, assert_same_run, environment, json, manifest, remoting_environment, script,
+};
 use support::wine;
 
 /// A size that is neither square nor 2^n+1, to catch row-stride mistakes.
@@ -124,31 +134,6 @@ fn assert_same_files(linux: &Path, windows: &Path, what: &str) {
             "{what}: {name} differs between the Linux and Windows builds"
         );
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Asserts that a run failed with nothing on stdout and exactly one line on
-/// stderr, and returns that line.
-fn one_error_line(output: &Output, what: &str) -> String {
-    assert!(!output.status.success(), "{what} succeeded");
-    assert_eq!(text(&output.stdout), "", "{what}: stdout");
-    let stderr = text(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{what}: one line on stderr, got:\n{stderr}");
-    lines[0].to_owned()
-}
-
-fn assert_success(output: &Output, what: &str) {
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        text(&output.stdout),
-        text(&output.stderr)
-    );
 }
 
 fn run_linux(args: &[String]) -> Output {
@@ -452,54 +437,6 @@ fn zip_holds_exactly_what_its_readme_lists() {
     );
 }
 
-/// An RGB PNG the simulator wrote: width, height, pixels.
-fn rgb_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let file = std::fs::File::open(path).expect("PNG written");
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .expect("a PNG");
-    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
-    let info = reader.next_frame(&mut pixels).expect("PNG pixels");
-    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-    pixels.truncate(info.buffer_size());
-    (info.width, info.height, pixels)
-}
-
-/// How far two images of one frame are apart.
-#[derive(Debug)]
-struct ImageDifference {
-    /// Mean absolute difference over every channel of every pixel, in 1/255.
-    mean: f64,
-    /// Share of pixels whose channels all differ by at most 8/255.
-    within_8: f64,
-    /// Share of pixels that are not black (the terrain) in the first image.
-    terrain: f64,
-}
-
-fn image_difference(first: &[u8], second: &[u8]) -> ImageDifference {
-    assert_eq!(first.len(), second.len(), "image sizes");
-    let pixels = first.len() / 3;
-    let total: u64 = first
-        .iter()
-        .zip(second)
-        .map(|(a, b)| u64::from(a.abs_diff(*b)))
-        .sum();
-    let close = first
-        .chunks_exact(3)
-        .zip(second.chunks_exact(3))
-        .filter(|(a, b)| a.iter().zip(*b).all(|(x, y)| x.abs_diff(*y) <= 8))
-        .count();
-    let terrain = first
-        .chunks_exact(3)
-        .filter(|pixel| pixel.iter().any(|&channel| channel > 0))
-        .count();
-    ImageDifference {
-        mean: total as f64 / first.len() as f64,
-        within_8: close as f64 / pixels as f64,
-        terrain: terrain as f64 / pixels as f64,
-    }
-}
-
 /// The Direct3D 11 renderer against the Vulkan one, both in the exe under
 /// Wine (Wine's Direct3D on its Vulkan renderer, on lavapipe): the same
 /// report, and per frame a mean absolute difference of at most 2/255 with
@@ -609,4 +546,260 @@ fn sim_d3d11_validation_without_a_debug_layer_fails_in_one_line() {
         "the missing-debug-layer error, got: {line}"
     );
     assert!(!out.exists(), "output was written");
+}
+
+// The test runtime's runs below: the Windows build of tests/testrt
+// (docs/testrt.md), Direct3D 11. Wine runs programs elevated, so the OpenXR
+// loader ignores XR_RUNTIME_JSON: each run makes the runtime active in the
+// registry (HKLM\SOFTWARE\Khronos\OpenXR\1, ActiveRuntime) and removes it
+// again before the chroot run ends (runs are serialised, so no other run
+// sees it).
+
+/// Frames, heightmap, seed and per-eye resolution of the compared runs
+/// (larger images than on Linux, so edges are a small share of the pixels).
+const TESTRT_FRAMES: &str = "240";
+const TESTRT_MAP: &str = "65x49";
+const TESTRT_SEED: u64 = 5;
+const TESTRT_RESOLUTION: &str = "256x192";
+
+/// Copies the Windows runtime (its manifest and DLL) into `scratch`, which
+/// the chroot run binds; the manifest's relative path still finds the DLL.
+fn runtime_in(scratch: &Path) -> Option<PathBuf> {
+    let manifest = manifest("windows")?;
+    let folder = scratch.join("runtime");
+    std::fs::create_dir_all(&folder).expect("a runtime folder");
+    for entry in
+        std::fs::read_dir(manifest.parent().expect("a folder")).expect("the runtime's folder")
+    {
+        let path = entry.expect("an entry").path();
+        std::fs::copy(&path, folder.join(path.file_name().expect("a name")))
+            .expect("copy the runtime");
+    }
+    Some(folder.join("holoterrain_testrt.json"))
+}
+
+/// Shell commands that make `manifest` the active OpenXR runtime until the
+/// shell exits.
+fn activate(manifest: &Path) -> String {
+    let key = r"HKLM\SOFTWARE\Khronos\OpenXR\1";
+    format!(
+        "trap {} EXIT\nwine reg add {} /v ActiveRuntime /t REG_SZ /d {} /f >/dev/null\n",
+        shell_quote(&format!(
+            "wine reg delete {} /v ActiveRuntime /f >/dev/null 2>&1",
+            shell_quote(key)
+        )),
+        shell_quote(key),
+        shell_quote(&format!("Z:{}", manifest.display()))
+    )
+}
+
+/// `wine64 "$EXE" ARGS` with the runtime's `settings`, its output and exit
+/// status going to `NAME.out`, `NAME.err` and `NAME.status` in `scratch`.
+fn exe_run(scratch: &Path, name: &str, settings: &[(&str, String)], args: &[&str]) -> String {
+    let assignments: Vec<String> = settings
+        .iter()
+        .map(|(variable, value)| format!("{variable}={}", shell_quote(value)))
+        .collect();
+    let arguments: Vec<String> = args.iter().map(|arg| shell_quote(arg)).collect();
+    let file = |suffix: &str| {
+        shell_quote(
+            &scratch
+                .join(format!("{name}.{suffix}"))
+                .display()
+                .to_string(),
+        )
+    };
+    format!(
+        "status=0; env {} wine64 \"$EXE\" {} >{} 2>{} || status=$?; echo $status >{}\n",
+        assignments.join(" "),
+        arguments.join(" "),
+        file("out"),
+        file("err"),
+        file("status")
+    )
+}
+
+/// What `exe_run` captured: exit status, stdout, stderr.
+fn captured(scratch: &Path, name: &str) -> (i32, String, String) {
+    let read = |suffix: &str| {
+        std::fs::read_to_string(scratch.join(format!("{name}.{suffix}")))
+            .unwrap_or_else(|error| panic!("{name}.{suffix}: {error}"))
+    };
+    let status = read("status").trim().parse().expect("an exit status");
+    (status, read("out"), read("err"))
+}
+
+#[test]
+fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(runtime) = runtime_in(scratch.path()) else {
+        return;
+    };
+    let wearer = scratch.path().join("wearer.txt");
+    std::fs::copy(script("hololens-wearer.txt"), &wearer).expect("copy the script");
+    let sim_out = scratch.path().join("sim");
+    let sim = Command::new(wine::linux_binary())
+        .args([
+            "sim",
+            "--frames",
+            TESTRT_FRAMES,
+            "--size",
+            TESTRT_MAP,
+            "--seed",
+            &TESTRT_SEED.to_string(),
+        ])
+        .args([
+            "--resolution",
+            TESTRT_RESOLUTION,
+            "--every",
+            "30",
+            "--script",
+        ])
+        .arg(&wearer)
+        .arg("--out")
+        .arg(&sim_out)
+        .output()
+        .expect("run the Linux simulator");
+    assert!(sim.status.success(), "Linux sim: {}", text(&sim.stderr));
+    let runtime_out = scratch.path().join("runtime-out");
+    let report = scratch.path().join("xr.json");
+    let commands = activate(&runtime)
+        + &exe_run(
+            scratch.path(),
+            "xr",
+            &environment(
+                &wearer,
+                TESTRT_MAP,
+                TESTRT_SEED,
+                TESTRT_RESOLUTION,
+                &runtime_out,
+            ),
+            &[
+                "xr",
+                "--graphics",
+                "d3d11",
+                "--frames",
+                TESTRT_FRAMES,
+                "--size",
+                TESTRT_MAP,
+                "--seed",
+                &TESTRT_SEED.to_string(),
+                "--report",
+                &report.display().to_string(),
+            ],
+        );
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+    let (status, _, stderr) = captured(scratch.path(), "xr");
+    assert_eq!(
+        status, 0,
+        "holoterrain.exe xr --graphics d3d11 ended cleanly; stderr:\n{stderr}"
+    );
+    assert!(!stderr.contains("double free"), "stderr:\n{stderr}");
+
+    let xr_report = json(&report);
+    assert_eq!(xr_report["ended"], "frame_limit");
+    assert_eq!(
+        xr_report["swapchain_formats"],
+        serde_json::json!(["DXGI_FORMAT_R8G8B8A8_UNORM_SRGB", "DXGI_FORMAT_D16_UNORM"])
+    );
+    assert_same_run(&xr_report, &json(&sim_out.join("report.json")));
+    let runtime_report = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(
+        runtime_report["violations"],
+        Value::Array(Vec::new()),
+        "no violations"
+    );
+    assert_eq!(
+        runtime_report["problems"],
+        Value::Array(Vec::new()),
+        "the runtime read every frame back"
+    );
+    assert_eq!(runtime_report["graphics_api"], "d3d11");
+    assert_eq!(
+        runtime_report["color_format"], 29,
+        "DXGI_FORMAT_R8G8B8A8_UNORM_SRGB, created typeless"
+    );
+    assert_eq!(runtime_report["depth_format"], 55, "DXGI_FORMAT_D16_UNORM");
+    assert_eq!(runtime_report["blend_mode"], "ADDITIVE");
+    assert_eq!(runtime_report["frames_submitted"], 240);
+    assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
+}
+
+#[test]
+fn xr_remote_connects_to_the_emulated_player_and_ends_in_one_line_elsewhere() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(runtime) = runtime_in(scratch.path()) else {
+        return;
+    };
+    let script = scratch.path().join("away.txt");
+    std::fs::write(&script, "1.0 airtap right away\n").expect("a script");
+    let settings = remoting_environment(&script, &scratch.path().join("out"));
+    let commands = activate(&runtime)
+        + &exe_run(
+            scratch.path(),
+            "player",
+            &settings,
+            &[
+                "xr",
+                "--remote",
+                "127.0.0.1",
+                "--frames",
+                "20",
+                "--size",
+                "65x49",
+            ],
+        )
+        + &exe_run(
+            scratch.path(),
+            "nobody",
+            &settings,
+            &[
+                "xr",
+                "--remote",
+                "127.0.0.2",
+                "--frames",
+                "20",
+                "--size",
+                "65x49",
+            ],
+        );
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+
+    let (status, _, stderr) = captured(scratch.path(), "player");
+    assert_eq!(status, 0, "xr --remote 127.0.0.1; stderr:\n{stderr}");
+    assert!(
+        stderr.contains("holographic remoting: CONNECTED to 127.0.0.1:8265")
+            && stderr.contains("xr: 20 frames rendered"),
+        "stderr:\n{stderr}"
+    );
+
+    let (status, stdout, stderr) = captured(scratch.path(), "nobody");
+    assert_ne!(
+        status, 0,
+        "xr --remote to an address no player listens on succeeded"
+    );
+    assert_eq!(stdout, "");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line, got:\n{stderr}");
+    assert!(
+        lines[0].starts_with("error: cannot reach the Holographic Remoting Player at 127.0.0.2:8265: handshake unreachable;"),
+        "{}",
+        lines[0]
+    );
 }

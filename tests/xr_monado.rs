@@ -77,14 +77,15 @@ impl Output {
         Self { lines, arrivals }
     }
 
-    /// Waits until a line containing `needle` arrives.
-    fn wait_for(&self, needle: &str) {
+    /// Waits until a line starting with `start` arrives (`--progress`
+    /// lines: "state FOCUSED", "reseed select 1234").
+    fn wait_for(&self, start: &str) {
         loop {
             match self.arrivals.recv_timeout(PATIENCE) {
-                Ok(line) if line.contains(needle) => return,
+                Ok(line) if line.starts_with(start) => return,
                 Ok(_) => {}
                 Err(error) => panic!(
-                    "no line with {needle:?} ({error}); output:\n{}",
+                    "no line starting {start:?} ({error}); output:\n{}",
                     self.text()
                 ),
             }
@@ -228,14 +229,14 @@ fn run_remote(gestures: impl FnOnce(&RemoteClient)) -> Option<(ExitStatus, Value
         child: monado::spawn_xr(
             Mode::Remote,
             scratch.path(),
-            &["--report", report_path.to_str().unwrap()],
+            &["--progress", "--report", report_path.to_str().unwrap()],
         ),
     };
     let output = Output::collect(&mut run.child);
     let address = SocketAddr::from(([127, 0, 0, 1], REMOTE_PORT));
     let client =
         RemoteClient::connect(address, PATIENCE).expect("connect to Monado's remote driver");
-    output.wait_for("session state FOCUSED");
+    output.wait_for("state FOCUSED");
     // Let the first frames place the hologram and the hands be tracked.
     pause(1.0);
     gestures(&client);
@@ -384,7 +385,12 @@ fn killing_the_runtime_mid_session_ends_with_one_line_a_report_and_exit_3() {
     let mut command = monado::xr_command(
         Mode::Remote,
         scratch.path(),
-        &["--validation", "--report", report_path.to_str().unwrap()],
+        &[
+            "--validation",
+            "--progress",
+            "--report",
+            report_path.to_str().unwrap(),
+        ],
     );
     command.env(monado::SERVICE_PID_FILE_VAR, &pid_path);
     let mut run = XrRun {
@@ -394,10 +400,10 @@ fn killing_the_runtime_mid_session_ends_with_one_line_a_report_and_exit_3() {
     let address = SocketAddr::from(([127, 0, 0, 1], REMOTE_PORT));
     let client =
         RemoteClient::connect(address, PATIENCE).expect("connect to Monado's remote driver");
-    output.wait_for("session state FOCUSED");
+    output.wait_for("state FOCUSED");
     pause(1.0);
     client.update(|state| state.right.trigger = true);
-    output.wait_for("reseeded (select");
+    output.wait_for("reseed select ");
     client.update(|state| state.right.trigger = false);
     pause(1.0);
 

@@ -1,11 +1,12 @@
-#!/bin/sh
-# Runs inside the Monado chroot (installed there by monado-chroot.sh run), or
-# directly on a machine with monado-service (scripts/desktop-sim.sh):
+#!/usr/bin/env bash
+# Runs inside the Monado chroot (installed there by monado-chroot.sh run,
+# beside chroot-lib.sh as in scripts/), or directly on a machine with
+# monado-service (scripts/desktop-sim.sh):
 # starts monado-service in the given mode, waits for its IPC socket, runs the
 # command, then stops the service. Exits with the command's status; SIGINT or
 # SIGTERM to this script is passed on to the command as SIGTERM.
 #
-# Usage: holoterrain-inside simulated|remote|qwerty CMD [ARG]...
+# Usage: inside.sh simulated|remote|qwerty CMD [ARG]...
 #   simulated  a simulated HMD, no window (null compositor)
 #   remote     HMD and controllers driven over TCP 4242, no window
 #   qwerty     keyboard-and-mouse HMD and controllers; opens the compositor
@@ -15,13 +16,22 @@
 # there (a test kills it to play a runtime crash).
 set -eu
 
+die() {
+    echo "holoterrain-inside: $*" >&2
+    exit 1
+}
+
+# run_passing_signals, shared with the chroot scripts.
+# shellcheck source=scripts/chroot-lib.sh
+. "$(dirname -- "$0")/../chroot-lib.sh"
+
 mode=$1
 shift
 case "$mode" in
     simulated) export SIMULATED_ENABLE=1 ;;
     remote) export P_OVERRIDE_ACTIVE_CONFIG=remote ;;
     qwerty) export QWERTY_ENABLE=1 XRT_DEBUG_GUI=1 XRT_COMPOSITOR_FORCE_XCB=1 ;;
-    *) echo "holoterrain-inside: unknown mode $mode" >&2; exit 2 ;;
+    *) die "unknown mode $mode" ;;
 esac
 
 XDG_RUNTIME_DIR=$(mktemp -d /tmp/holoterrain-xdg.XXXXXX)
@@ -73,22 +83,8 @@ while [ ! -S "$socket" ]; do
     waited=$((waited + 1))
 done
 
-# The command runs in the background so that a signal to this script can be
-# passed on to it; fd 3 keeps this script's stdin for it.
-exec 3<&0
-"$@" <&3 3<&- &
-command_pid=$!
-trap 'kill -TERM "$command_pid" 2>/dev/null || true' INT TERM
 status=0
-while :; do
-    # A trapped signal interrupts wait while the command still runs: wait again.
-    waited_status=0
-    wait "$command_pid" || waited_status=$?
-    if ! kill -0 "$command_pid" 2>/dev/null; then
-        status=$waited_status
-        break
-    fi
-done
+run_passing_signals "$@" || status=$?
 if [ -n "${HOLOTERRAIN_SHOW_MONADO_LOG:-}" ]; then
     cat "$service_log" >&2
 fi

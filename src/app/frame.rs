@@ -161,3 +161,31 @@ pub struct FrameOutput {
     /// renderer needs nothing but this output and the heights.
     pub views: [EyeView; 2],
 }
+
+#[cfg(test)]
+impl FrameOutput {
+    /// Test builds only: a frame where nothing is placed, changed or
+    /// happened, seen by two eyes at the origin looking down -Z.
+    pub(crate) fn empty() -> Self {
+        let eye = EyeView {
+            pose: Pose {
+                position: glam::Vec3::ZERO,
+                orientation: glam::Quat::IDENTITY,
+            },
+            fov: Fov {
+                angle_left: -0.5,
+                angle_right: 0.5,
+                angle_up: 0.4,
+                angle_down: -0.4,
+            },
+        };
+        FrameOutput {
+            model: None,
+            heights_changed: false,
+            events: Vec::new(),
+            iterations_done: 0,
+            iterations_applied: 0,
+            views: [eye, eye],
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //!
 //! A platform (OpenXR session or simulator) builds a [`FrameInput`] each
 //! frame, calls [`App::update`], draws what the [`FrameOutput`] says with the
-//! heights from [`App::heightmap`].
+//! heights from [`App::heightmap`] (through [`SceneBuilder`]), and notes the
+//! frame in its [`recorder::RunRecorder`], which makes the run's report.
 //!
 //! Rules, in the order `update` applies them:
 //! 1. Placement: on the first frame with a located head pose the hologram is
@@ -24,6 +25,7 @@
 pub mod frame;
 pub mod growth;
 pub mod placement;
+pub mod recorder;
 pub mod report;
 pub mod scene;
 

@@ -79,10 +79,12 @@ impl From<Pose> for PoseRecord {
 }
 
 /// What a run did, on either platform: the simulator's report.json, and the
-/// first fields of `holoterrain xr --report`.
+/// first fields of `holoterrain xr --report`; made by
+/// `recorder::RunRecorder`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunReport {
-    /// Frames simulated.
+    /// Frames drawn (in the simulator, every simulated frame is; in an
+    /// OpenXR session, those submitted with a projection layer).
     pub frames: u64,
     /// Display seconds the run covered (in the simulator: frames / rate,
     /// plus the scripted stalls).
@@ -100,7 +102,9 @@ pub struct RunReport {
     pub hologram_pose: Option<PoseRecord>,
     /// Per-frame CPU times.
     pub cpu_ms: CpuTimes,
-    /// Vulkan validation messages; null when validation was off.
+    /// Validation messages (Vulkan's layer, Direct3D 11's debug layer and,
+    /// in an OpenXR session, the OpenXR core validation layer); null when
+    /// validation was off.
     pub validation_messages: Option<u64>,
 }
 

@@ -5,7 +5,7 @@
 use glam::Vec3;
 
 use super::frame::{BAND_HEIGHTS, FrameOutput};
-use crate::render::scene::{ColourBands, FrameScene};
+use crate::render::scene::{ColorBands, FrameScene};
 
 /// Direction towards the sun, in the room: high and from the front left.
 pub const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
@@ -52,7 +52,7 @@ impl SceneBuilder {
             views: output.views.map(|eye| eye.render_view()),
             heights: self.heights_pending.then_some(heights),
             light_dir: LIGHT_DIR,
-            bands: ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
+            bands: ColorBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1),
         })
     }
 
@@ -64,32 +64,15 @@ impl SceneBuilder {
 
 #[cfg(test)]
 mod tests {
-    use glam::{Mat4, Quat};
+    use glam::Mat4;
 
     use super::*;
-    use crate::app::frame::{EyeView, Fov};
-    use crate::input::Pose;
 
     fn output(model: Option<Mat4>, heights_changed: bool) -> FrameOutput {
-        let eye = EyeView {
-            pose: Pose {
-                position: Vec3::ZERO,
-                orientation: Quat::IDENTITY,
-            },
-            fov: Fov {
-                angle_left: -0.5,
-                angle_right: 0.5,
-                angle_up: 0.4,
-                angle_down: -0.4,
-            },
-        };
         FrameOutput {
             model,
             heights_changed,
-            events: Vec::new(),
-            iterations_done: 0,
-            iterations_applied: 0,
-            views: [eye, eye],
+            ..FrameOutput::empty()
         }
     }
 
@@ -132,7 +115,7 @@ mod tests {
         assert_eq!(scene.light_dir, LIGHT_DIR);
         assert_eq!(
             scene.bands,
-            ColourBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1)
+            ColorBands::spread_over(BAND_HEIGHTS.0, BAND_HEIGHTS.1)
         );
     }
 }

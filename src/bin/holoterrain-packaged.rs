@@ -7,5 +7,6 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    ExitCode::from(holoterrain::xr::run_packaged())
+    // SAFETY: the first thing the program does: no other thread exists.
+    ExitCode::from(unsafe { holoterrain::xr::run_packaged() })
 }

@@ -60,6 +60,13 @@ impl PinchTracker {
             _ => false,
         }
     }
+
+    /// Whether the fingers are held pinched now: from the frame a pinch
+    /// starts until the hand opens again (what a runtime reports as its
+    /// own air-tap's select state).
+    pub fn is_pinched(&self) -> bool {
+        self.phase == PinchPhase::Pinched
+    }
 }
 
 /// An air-tap: a pinch that starts while the hand aims at the target.
@@ -170,6 +177,20 @@ mod tests {
     fn a_hand_first_seen_pinched_does_not_fire() {
         let gaps = [Some(0.005), Some(0.005), Some(0.05), Some(0.005)];
         assert_eq!(fired_frames(&gaps, true), vec![3]);
+    }
+
+    #[test]
+    fn a_pinch_is_held_from_its_start_until_the_hand_opens() {
+        let mut tracker = PinchTracker::new();
+        let held: Vec<bool> = [0.05, 0.005, 0.015, 0.025, 0.005]
+            .into_iter()
+            .map(|gap| {
+                tracker.update(Some(&hand_with_gap(Vec3::ZERO, gap)));
+                tracker.is_pinched()
+            })
+            .collect();
+        assert_eq!(held, [false, true, true, false, true]);
+        assert!(!PinchTracker::new().is_pinched());
     }
 
     #[test]

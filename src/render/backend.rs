@@ -1,6 +1,8 @@
 //! The seam between the frame glue and a graphics API: the [`StereoRenderer`]
-//! trait every backend implements, the [`Backend`] names, the backend-neutral
-//! [`ValidationCounter`], and [`offscreen`], which opens a backend by name.
+//! trait every backend implements, the [`Backend`] names, what an offscreen
+//! renderer is opened with ([`OffscreenOptions`]) and gives back
+//! ([`StereoImage`]) and the backend-neutral [`ValidationCounter`].
+//! `render::offscreen::open`, above the backends, opens one by name.
 //!
 //! What crosses the seam is plain data: a [`FrameScene`] in (both eyes'
 //! matrices, the model matrix, new heights only when they changed, the light
@@ -11,7 +13,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::error::RenderError;
 use super::scene::FrameScene;
-use super::vulkan::{OffscreenOptions, OffscreenRenderer, StereoImage};
 
 /// The graphics APIs the terrain can be drawn with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -31,6 +32,47 @@ impl Backend {
             Backend::D3d11 => "d3d11",
         }
     }
+}
+
+/// How to set up an offscreen renderer, whatever its API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffscreenOptions {
+    /// Width of each eye's image, in pixels.
+    pub eye_width: u32,
+    /// Height of each eye's image, in pixels.
+    pub eye_height: u32,
+    /// Heightmap samples per row.
+    pub grid_width: u32,
+    /// Heightmap rows.
+    pub grid_height: u32,
+    /// Turn on the API's validation (Vulkan: VK_LAYER_KHRONOS_validation;
+    /// Direct3D 11: the debug layer) and count its messages.
+    pub validation: bool,
+}
+
+impl Default for OffscreenOptions {
+    fn default() -> Self {
+        OffscreenOptions {
+            eye_width: 320,
+            eye_height: 240,
+            grid_width: 257,
+            grid_height: 257,
+            validation: false,
+        }
+    }
+}
+
+/// Both eyes' pixels, RGBA8, rows top to bottom, sRGB-encoded as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StereoImage {
+    /// Pixels per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// The left eye, width × height × 4 bytes.
+    pub left: Vec<u8>,
+    /// The right eye, width × height × 4 bytes.
+    pub right: Vec<u8>,
 }
 
 /// Draws stereo frames into images of its own and reads them back: the
@@ -68,27 +110,6 @@ pub trait StereoRenderer {
 
     /// Which API draws.
     fn backend(&self) -> Backend;
-}
-
-/// Opens an offscreen renderer of `backend` on a device of its own.
-/// A backend this build does not have fails with
-/// [`RenderError::BackendUnavailable`].
-pub fn offscreen(
-    backend: Backend,
-    options: OffscreenOptions,
-) -> Result<Box<dyn StereoRenderer>, RenderError> {
-    match backend {
-        Backend::Vulkan => Ok(Box::new(OffscreenRenderer::new(options)?)),
-        #[cfg(windows)]
-        Backend::D3d11 => Ok(Box::new(
-            super::d3d11::D3d11OffscreenRenderer::new(options)?,
-        )),
-        #[cfg(not(windows))]
-        Backend::D3d11 => Err(RenderError::BackendUnavailable {
-            backend: backend.name(),
-            reason: "Direct3D 11 exists only in the Windows build (holoterrain.exe); use --renderer vulkan".into(),
-        }),
-    }
 }
 
 /// A shared count of the warnings and errors a validation layer reported

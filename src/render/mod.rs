@@ -1,7 +1,10 @@
 //! Drawing the terrain: the backend-neutral seam ([`backend`]: the
-//! [`StereoRenderer`] trait; [`scene`]: what one frame draws), plain data and
-//! math every backend shares ([`camera`], [`grid`]), and the backends —
-//! [`vulkan`] (Linux, Windows, Android) and, on Windows, Direct3D 11.
+//! [`StereoRenderer`] trait and what it takes and gives; [`scene`]: what one
+//! frame draws; [`error`]), plain data and math every backend shares
+//! ([`camera`], [`grid`]), the backends — [`vulkan`] (Linux, Windows,
+//! Android) and, on Windows, Direct3D 11 — and [`offscreen`], which opens
+//! one by name. Nothing here names a type of a backend: callers name
+//! `render::vulkan::…` themselves.
 //!
 //! A platform never builds a [`FrameScene`] itself: `app::scene::SceneBuilder`
 //! does, once per frame, for the simulator and the OpenXR session alike. The
@@ -15,14 +18,10 @@ pub mod camera;
 pub mod d3d11;
 pub mod error;
 pub mod grid;
+pub mod offscreen;
 pub mod scene;
 pub mod vulkan;
 
-pub use backend::{Backend, StereoRenderer, ValidationCounter};
+pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};
 pub use error::RenderError;
-pub use scene::{ColourBands, EyeView, FrameScene};
-pub use vulkan::{
-    DeviceRequirements, DropGuard, ExternalDevice, FRAMES_IN_FLIGHT, Frame, FrameRing, GpuContext,
-    InstanceRequirements, OffscreenOptions, OffscreenRenderer, Ownership, RenderTarget,
-    StereoImage, TargetFormats, TerrainRenderer,
-};
+pub use scene::{ColorBands, EyeView, FrameScene, VIEW_COUNT};

@@ -3,6 +3,10 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
+/// Eyes per frame: view (and image array layer) 0 is the left eye, 1 the
+/// right; every backend and the OpenXR swapchains use this one number.
+pub const VIEW_COUNT: u32 = 2;
+
 /// One eye's camera.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EyeView {
@@ -17,7 +21,7 @@ pub struct EyeView {
 /// `rock_to_snow`. Each change blends smoothly over `blend` terrain units.
 /// Independently of height, steep slopes show rock instead of grass or snow.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ColourBands {
+pub struct ColorBands {
     /// Where sand turns into grass.
     pub sand_to_grass: f32,
     /// Where grass turns into rock.
@@ -28,12 +32,12 @@ pub struct ColourBands {
     pub blend: f32,
 }
 
-impl ColourBands {
+impl ColorBands {
     /// The thesis' rule (seed 003 §3.7.1): split the height range into four
     /// equal bands, blending across a band's width around each boundary.
     pub fn spread_over(min_height: f32, max_height: f32) -> Self {
         let quarter = (max_height - min_height) / 4.0;
-        ColourBands {
+        ColorBands {
             sand_to_grass: min_height + quarter,
             grass_to_rock: min_height + 2.0 * quarter,
             rock_to_snow: min_height + 3.0 * quarter,
@@ -49,7 +53,7 @@ pub struct FrameScene<'a> {
     /// (terrain units) to metres in the reference space.
     pub model: Mat4,
     /// Left eye (view 0), then right eye (view 1).
-    pub views: [EyeView; 2],
+    pub views: [EyeView; VIEW_COUNT as usize],
     /// New heights, row-major, grid width × height values; `Some` only on
     /// frames where they changed (the renderer keeps the last ones).
     pub heights: Option<&'a [f32]>,
@@ -57,7 +61,7 @@ pub struct FrameScene<'a> {
     /// non-zero length (it is normalised in the shader).
     pub light_dir: Vec3,
     /// Where the colour bands change.
-    pub bands: ColourBands,
+    pub bands: ColorBands,
 }
 
 #[cfg(test)]
@@ -66,7 +70,7 @@ mod tests {
 
     #[test]
     fn bands_split_the_height_range_in_quarters() {
-        let bands = ColourBands::spread_over(2.0, 6.0);
+        let bands = ColorBands::spread_over(2.0, 6.0);
         assert_eq!(
             [bands.sand_to_grass, bands.grass_to_rock, bands.rock_to_snow],
             [3.0, 4.0, 5.0]
@@ -82,7 +86,7 @@ mod tests {
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct FrameUniforms {
     /// Projection × view in the backend's clip space, left then right eye (column-major).
-    pub view_projection: [[f32; 16]; 2],
+    pub view_projection: [[f32; 16]; VIEW_COUNT as usize],
     /// Model → world.
     pub model: [f32; 16],
     /// Towards the light, world space (w unused).

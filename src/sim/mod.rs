@@ -15,10 +15,11 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use crate::app::report::{CpuTimes, PoseRecord, ReseedRecord, TimingStats};
-use crate::app::{App, AppConfig, AppError, AppEvent, SceneBuilder};
-use crate::render::backend::{self, Backend};
-use crate::render::{OffscreenOptions, RenderError};
+use crate::app::recorder::RunRecorder;
+use crate::app::{App, AppConfig, AppError, SceneBuilder};
+use crate::render::backend::{Backend, OffscreenOptions};
+use crate::render::error::RenderError;
+use crate::render::offscreen;
 use crate::size::Size;
 use output::ApngWriter;
 pub use output::SimReport;
@@ -229,9 +230,10 @@ pub fn frame_time_ns(frame: u64, rate: f64) -> i64 {
 }
 
 /// The simulator's display clock: frame n is shown at n / rate seconds, plus
-/// every scripted stall that began before it.
+/// every scripted stall that began before it. The test runtime
+/// (tests/testrt) paces its frames with the same clock.
 #[derive(Debug, Clone)]
-struct DisplayClock {
+pub struct DisplayClock {
     /// Virtual display rate, Hz.
     rate: f64,
     /// Stalls not reached yet, in time order: (display time at which the
@@ -242,7 +244,8 @@ struct DisplayClock {
 }
 
 impl DisplayClock {
-    fn new(script: &Script, rate: f64) -> Self {
+    /// The clock for `script`'s stalls at `rate` Hz.
+    pub fn new(script: &Script, rate: f64) -> Self {
         let stalls = script
             .events
             .iter()
@@ -265,7 +268,7 @@ impl DisplayClock {
     /// moves the first frame at or after its time, and every later frame, its
     /// length ahead; a stall whose time falls inside an earlier one's jump
     /// starts when that one ends.
-    fn frame_time_ns(&mut self, frame: u64) -> i64 {
+    pub fn frame_time_ns(&mut self, frame: u64) -> i64 {
         loop {
             let time_ns = frame_time_ns(frame, self.rate).saturating_add(self.stalled_ns);
             match self.stalls.front() {
@@ -311,7 +314,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
 
     let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
     let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
-    let mut renderer = backend::offscreen(
+    let mut renderer = offscreen::open(
         args.renderer,
         OffscreenOptions {
             eye_width: args.resolution.width,
@@ -319,7 +322,6 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             grid_width: args.size.width,
             grid_height: args.size.height,
             validation: args.validation,
-            ..OffscreenOptions::default()
         },
     )?;
     // Bad input and a missing driver are found above, before the output
@@ -346,12 +348,8 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         None
     };
 
-    let mut seeds = vec![app.seed()];
-    let mut reseeds = Vec::new();
-    let mut update_ms = Vec::with_capacity(args.frames as usize);
-    let mut render_ms = Vec::with_capacity(args.frames as usize);
+    let mut recorder = RunRecorder::new(app.seed(), args.frames as usize);
     let mut scenes = SceneBuilder::new();
-    let mut max_iterations_per_frame = 0;
     let mut clock = DisplayClock::new(&script, args.rate);
     for frame in 0..args.frames {
         let time_ns = clock.frame_time_ns(frame);
@@ -359,19 +357,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         let started = Instant::now();
         let output = app.update(&input);
         scenes.updated(&output);
-        update_ms.push(elapsed_ms(started));
-        max_iterations_per_frame = max_iterations_per_frame.max(output.iterations_applied);
-        for event in &output.events {
-            if let AppEvent::Reseeded { seed, cause, .. } = *event {
-                seeds.push(seed);
-                reseeds.push(ReseedRecord {
-                    frame,
-                    time: time_ns as f64 * 1e-9,
-                    cause,
-                    seed,
-                });
-            }
-        }
+        recorder.updated(time_ns, &output, elapsed_ms(started));
         // The simulated head is located from the first frame, so this only
         // skips frames if a platform change ever left the hologram unplaced.
         let Some(scene) = scenes.scene(&output, app.heightmap().cells()) else {
@@ -379,7 +365,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         };
         let started = Instant::now();
         renderer.render(&scene)?;
-        render_ms.push(elapsed_ms(started));
+        recorder.drawn(elapsed_ms(started));
         scenes.drawn();
 
         if is_snapshot(frame, args) {
@@ -401,19 +387,11 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         apng.finish()?;
     }
 
+    // The virtual display ran from frame 0 to the end of the last frame.
+    let seconds = args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
     let report = SimReport {
-        frames: args.frames,
-        seconds: args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9,
-        seeds,
-        reseeds,
-        iterations: app.iterations_done(),
-        max_iterations_per_frame,
-        hologram_pose: app.hologram_pose().map(PoseRecord::from),
-        cpu_ms: CpuTimes {
-            update: TimingStats::of(&update_ms),
-            render: TimingStats::of(&render_ms),
-        },
         validation_messages: validation.map(|counter| counter.count()),
+        ..recorder.finish(&app, seconds)
     };
     let json = serde_json::to_vec_pretty(&report).map_err(|error| {
         SimError::output(

@@ -8,7 +8,7 @@ use tempfile::TempPath;
 use super::SimError;
 use crate::app::report::RunReport;
 use crate::atomic_file;
-use crate::render::StereoImage;
+use crate::render::backend::StereoImage;
 
 /// Name of the machine-readable report.
 pub const REPORT_FILE: &str = "report.json";

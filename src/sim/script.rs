@@ -8,8 +8,11 @@
 //! 4.0 select right            # controller select press
 //! 6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0   # head moves to (x y z), looks at (x y z)
 //! 7.0 stall 10                # the display clock jumps 10 s ahead, no frame shown
+//! 8.0 disconnect 17           # Holographic Remoting drops (reason: connection lost)
 //! ```
-//! Times are seconds of simulated time from the first frame.
+//! Times are seconds of simulated time from the first frame. `disconnect`
+//! is for the test runtime's remoting emulation (tests/testrt, docs/testrt.md);
+//! the simulator streams nowhere, so it parses the event and does nothing.
 use std::fmt;
 
 use glam::Vec3;
@@ -19,6 +22,11 @@ use crate::input::Hand;
 
 /// Latest time a script may use, so a typo cannot schedule an event in the year 3000.
 pub const MAX_TIME_S: f64 = 86_400.0;
+
+/// The largest `XrRemotingDisconnectReasonMSFT` value a `disconnect` event
+/// may give (handshake permission denied, the last one Microsoft's
+/// published header names).
+pub const MAX_DISCONNECT_REASON: u32 = 28;
 
 /// What the simulated user does.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +65,12 @@ pub enum Action {
         /// How far the clock jumps, in seconds.
         seconds: f64,
     },
+    /// Holographic Remoting loses its connection with this
+    /// `XrRemotingDisconnectReasonMSFT` (played by the test runtime only).
+    Disconnect {
+        /// The reason code the runtime reports.
+        reason: u32,
+    },
 }
 
 /// One line of the script.
@@ -89,12 +103,15 @@ pub struct ScriptError {
     pub expected: &'static str,
 }
 
-const ANY_EVENT: &str = "`TIME airtap|tap|select|head|stall ...`, e.g. `1.0 airtap right`";
+const ANY_EVENT: &str =
+    "`TIME airtap|tap|select|head|stall|disconnect ...`, e.g. `1.0 airtap right`";
 const AIRTAP: &str = "`TIME airtap left|right [away]`";
 const TAP: &str = "`TIME tap left|right U V` with U and V in 0..1";
 const SELECT: &str = "`TIME select left|right`";
 const HEAD: &str = "`TIME head X Y Z LOOK_X LOOK_Y LOOK_Z` (metres)";
 const STALL: &str = "`TIME stall SECONDS` with SECONDS above 0";
+const DISCONNECT: &str =
+    "`TIME disconnect REASON` with REASON a remoting disconnect reason code, 0 to 28";
 
 impl Script {
     /// Parses script text.
@@ -260,6 +277,28 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
                 ));
             }
         },
+        "disconnect" => match args {
+            [reason] => Action::Disconnect {
+                reason: reason
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|reason| *reason <= MAX_DISCONNECT_REASON)
+                    .ok_or_else(|| {
+                        error(
+                            line,
+                            format!("`{reason}` is not a disconnect reason code"),
+                            DISCONNECT,
+                        )
+                    })?,
+            },
+            _ => {
+                return Err(error(
+                    line,
+                    format!("disconnect takes one reason code, got `{}`", args.join(" ")),
+                    DISCONNECT,
+                ));
+            }
+        },
         other => return Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),
     };
     Ok(ScriptEvent {
@@ -378,6 +417,26 @@ mod tests {
         ] {
             let error = Script::parse(line).unwrap_err();
             assert_eq!(error.expected, STALL, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_disconnect_parses_its_reason_code() {
+        let script = Script::parse("2.5 disconnect 17\n").unwrap();
+        assert_eq!(script.events[0].action, Action::Disconnect { reason: 17 });
+    }
+
+    #[test]
+    fn a_disconnect_needs_one_known_reason_code() {
+        for line in [
+            "1 disconnect",
+            "1 disconnect 29",
+            "1 disconnect -1",
+            "1 disconnect lost",
+            "1 disconnect 4 5",
+        ] {
+            let error = Script::parse(line).unwrap_err();
+            assert_eq!(error.expected, DISCONNECT, "{line}");
         }
     }
 

@@ -240,7 +240,7 @@ impl SimulatedUser {
                 select: Some(held),
                 ..rest
             },
-            Action::Head { .. } | Action::Stall { .. } => rest,
+            Action::Head { .. } | Action::Stall { .. } | Action::Disconnect { .. } => rest,
         }
     }
 }
@@ -256,7 +256,7 @@ fn action_hand(action: &Action) -> Option<Hand> {
         Action::AirTap { hand, .. } | Action::Tap { hand, .. } | Action::Select { hand } => {
             Some(*hand)
         }
-        Action::Head { .. } | Action::Stall { .. } => None,
+        Action::Head { .. } | Action::Stall { .. } | Action::Disconnect { .. } => None,
     }
 }
 

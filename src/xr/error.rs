@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use ash::vk;
 use openxr as xr;
 
-use super::report::SessionEnd;
+use super::session_end::SessionEnd;
 
 /// Everything that can stop `holoterrain xr`.
 #[derive(Debug, thiserror::Error)]

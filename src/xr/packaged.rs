@@ -10,8 +10,8 @@ use std::path::Path;
 
 use clap::Parser;
 
-use super::XrArgs;
 use super::state_folder::{StateFolder, state_folder};
+use super::{Progress, XrArgs};
 
 /// The log of the latest launch, in the state folder.
 pub const LOG_FILE: &str = "holoterrain.log";
@@ -21,7 +21,14 @@ pub const REPORT_FILE: &str = "report.json";
 /// Runs the packaged app; the value is the process's exit status: 0 when the
 /// session ended properly, [`super::EXIT_RUNTIME_STOPPED`] when the runtime
 /// stopped under it, 1 for any other failure (each said in the log).
-pub fn run_packaged() -> u8 {
+///
+/// # Safety
+///
+/// Call it while the process has one thread (first thing in `main`): it
+/// sets an environment variable for the OpenXR loader.
+pub unsafe fn run_packaged() -> u8 {
+    // SAFETY: per this function's contract, no other thread exists yet.
+    unsafe { super::silence_loader_diagnostics() };
     let folder = match state_folder() {
         Ok(folder) => folder,
         Err(error) => {
@@ -51,7 +58,7 @@ pub fn run_packaged() -> u8 {
             return 1;
         }
     };
-    match super::run(&args) {
+    match super::run(&args, &mut log_progress) {
         Ok(report) => {
             log::info!(
                 "session over: {} frames rendered, {} reseeds, ended: {}; report {}",
@@ -88,6 +95,13 @@ fn session_args(folder: &StateFolder) -> Result<XrArgs, clap::Error> {
         report.into(),
     ];
     PackagedSession::try_parse_from(args).map(|session| session.xr)
+}
+
+/// Logs what the session tells, but not every frame.
+fn log_progress(progress: Progress) {
+    if !matches!(progress, Progress::FrameDrawn(_)) {
+        log::info!("{progress}");
+    }
 }
 
 /// Logs at info level and above to `path` (replacing the previous launch's

@@ -33,19 +33,29 @@ const CONNECT_POLL: Duration = Duration::from_millis(20);
 /// enough for a HoloLens 2's two eyes over Wi-Fi.
 const MAX_BITRATE_KBPS: u32 = 20_000;
 
-/// `XrStructureType` values of the extension (1000000000 + (66 − 1) × 1000 + n),
-/// raw (`StructureType::from_raw` is not a `const fn`).
+/// `XrStructureType` values of the extension, raw
+/// (`StructureType::from_raw` is not a `const fn`); the tests hold them to
+/// the published header's.
 pub mod structure_type {
+    /// XR_MSFT_holographic_remoting's extension number.
+    const EXTENSION_NUMBER: i32 = 66;
+
+    /// The extension's `n`th structure type: every extension's types start
+    /// at 1000000000 + (extension number − 1) × 1000.
+    const fn of_extension(n: i32) -> i32 {
+        1_000_000_000 + (EXTENSION_NUMBER - 1) * 1000 + n
+    }
+
     /// XR_TYPE_REMOTING_REMOTE_CONTEXT_PROPERTIES_MSFT.
-    pub const REMOTE_CONTEXT_PROPERTIES: i32 = 1_000_065_000;
+    pub const REMOTE_CONTEXT_PROPERTIES: i32 = of_extension(0);
     /// XR_TYPE_REMOTING_CONNECT_INFO_MSFT.
-    pub const CONNECT_INFO: i32 = 1_000_065_001;
+    pub const CONNECT_INFO: i32 = of_extension(1);
     /// XR_TYPE_REMOTING_DISCONNECT_INFO_MSFT.
-    pub const DISCONNECT_INFO: i32 = 1_000_065_003;
+    pub const DISCONNECT_INFO: i32 = of_extension(3);
     /// XR_TYPE_REMOTING_EVENT_DATA_CONNECTED_MSFT.
-    pub const EVENT_DATA_CONNECTED: i32 = 1_000_065_005;
+    pub const EVENT_DATA_CONNECTED: i32 = of_extension(5);
     /// XR_TYPE_REMOTING_EVENT_DATA_DISCONNECTED_MSFT.
-    pub const EVENT_DATA_DISCONNECTED: i32 = 1_000_065_006;
+    pub const EVENT_DATA_DISCONNECTED: i32 = of_extension(6);
 }
 
 /// XrRemotingVideoCodecMSFT: HEVC preferred, H.264 when a side lacks it.
@@ -282,24 +292,36 @@ pub fn poll_event<'a>(
         if result.into_raw() < 0 {
             return Err(xr_call("xrPollEvent")(result));
         }
-        // SAFETY: xrPollEvent succeeded, so the header holds the event's type.
-        let event_type = unsafe { (*base).ty }.into_raw();
-        if event_type == structure_type::EVENT_DATA_CONNECTED {
-            return Ok(Some(Polled::Remoting(RemotingEvent::Connected)));
-        }
-        if event_type == structure_type::EVENT_DATA_DISCONNECTED {
-            // SAFETY: the runtime wrote an XrRemotingEventDataDisconnectedMSFT,
-            // which fits in the buffer.
-            let event = unsafe { buffer.cast::<EventDataDisconnected>().read() };
-            return Ok(Some(Polled::Remoting(RemotingEvent::Disconnected(
-                event.disconnect_reason,
-            ))));
-        }
-        // SAFETY: the buffer holds an event the runtime just wrote.
-        if let Some(event) = unsafe { xr::Event::from_raw(&*storage) } {
-            return Ok(Some(Polled::Core(event)));
+        // SAFETY: xrPollEvent succeeded, so the buffer holds the event it
+        // wrote, and `storage` is borrowed for 'a.
+        if let Some(polled) = unsafe { decode(&*storage) } {
+            return Ok(Some(polled));
         }
     }
+}
+
+/// The event in `storage`: a remoting one, a core one, or `None` for one
+/// neither this module nor the openxr crate knows.
+///
+/// # Safety
+/// `storage` holds an event as xrPollEvent writes it.
+unsafe fn decode(storage: &MaybeUninit<xr::sys::EventDataBuffer>) -> Option<Polled<'_>> {
+    let buffer = storage.as_ptr();
+    // SAFETY: per this function's contract, the header holds the event's type.
+    let event_type = unsafe { (*buffer.cast::<xr::sys::BaseInStructure>()).ty }.into_raw();
+    if event_type == structure_type::EVENT_DATA_CONNECTED {
+        return Some(Polled::Remoting(RemotingEvent::Connected));
+    }
+    if event_type == structure_type::EVENT_DATA_DISCONNECTED {
+        // SAFETY: the runtime wrote an XrRemotingEventDataDisconnectedMSFT,
+        // which fits in the buffer.
+        let event = unsafe { buffer.cast::<EventDataDisconnected>().read() };
+        return Some(Polled::Remoting(RemotingEvent::Disconnected(
+            event.disconnect_reason,
+        )));
+    }
+    // SAFETY: the buffer holds a core event, or one the crate skips.
+    unsafe { xr::Event::from_raw(storage) }.map(Polled::Core)
 }
 
 /// Why a remoting connection was not made.
@@ -367,9 +389,9 @@ unsafe fn load<F: Copy>(instance: &xr::Instance, name: &std::ffi::CStr) -> Resul
 }
 
 /// Sets the remote context properties and connects to the player at
-/// `address`, waiting for the runtime to report CONNECTED (printed on
-/// stderr), before any session exists. The instance must have been created
-/// with XR_MSFT_holographic_remoting enabled.
+/// `address`, waiting for the runtime to report CONNECTED, before any
+/// session exists. The instance must have been created with
+/// XR_MSFT_holographic_remoting enabled.
 pub fn connect(
     instance: &xr::Instance,
     system: xr::SystemId,
@@ -430,10 +452,7 @@ pub fn connect(
         },
     )?;
     match outcome {
-        Ok(()) => {
-            eprintln!("holographic remoting: CONNECTED to {address}");
-            Ok(())
-        }
+        Ok(()) => Ok(()),
         Err(failure) => {
             let disconnect_info = DisconnectInfo {
                 ty: ty(structure_type::DISCONNECT_INFO),
@@ -544,15 +563,48 @@ mod tests {
         assert_eq!(polls, 10, "polled until the clock passed the timeout");
     }
 
+    /// An event buffer holding `event` as xrPollEvent would write it.
+    fn written<T>(event: T) -> MaybeUninit<xr::sys::EventDataBuffer> {
+        assert!(size_of::<T>() <= size_of::<xr::sys::EventDataBuffer>());
+        let mut storage = MaybeUninit::<xr::sys::EventDataBuffer>::zeroed();
+        // SAFETY: `T` fits in the buffer (checked above), whose alignment
+        // (8) is at least any event structure's.
+        unsafe { storage.as_mut_ptr().cast::<T>().write(event) };
+        storage
+    }
+
     #[test]
-    fn structure_types_follow_the_extension_number() {
-        // Extension 66: 1000000000 + (66 - 1) * 1000 + n.
-        let base = 1_000_000_000 + (66 - 1) * 1000;
-        assert_eq!(structure_type::REMOTE_CONTEXT_PROPERTIES, base);
-        assert_eq!(structure_type::CONNECT_INFO, base + 1);
-        assert_eq!(structure_type::DISCONNECT_INFO, base + 3);
-        assert_eq!(structure_type::EVENT_DATA_CONNECTED, base + 5);
-        assert_eq!(structure_type::EVENT_DATA_DISCONNECTED, base + 6);
+    fn remoting_events_are_told_apart_from_core_ones() {
+        let disconnected = written(EventDataDisconnected {
+            ty: ty(structure_type::EVENT_DATA_DISCONNECTED),
+            next: std::ptr::null(),
+            disconnect_reason: 17,
+        });
+        let connected = written(xr::sys::BaseInStructure {
+            ty: ty(structure_type::EVENT_DATA_CONNECTED),
+            next: std::ptr::null(),
+        });
+        let lost = written(xr::sys::EventDataEventsLost {
+            ty: xr::sys::EventDataEventsLost::TYPE,
+            next: std::ptr::null(),
+            lost_event_count: 3,
+        });
+        // SAFETY: each buffer holds an event as the runtime writes it.
+        unsafe {
+            assert!(matches!(
+                decode(&disconnected),
+                Some(Polled::Remoting(RemotingEvent::Disconnected(17)))
+            ));
+            assert!(matches!(
+                decode(&connected),
+                Some(Polled::Remoting(RemotingEvent::Connected))
+            ));
+            assert!(matches!(
+                decode(&lost),
+                Some(Polled::Core(xr::Event::EventsLost(event))) if event.lost_event_count() == 3
+            ));
+        }
+        assert_eq!(disconnect_reason(17), "connection lost");
     }
 
     /// Sizes, offsets and constants as the C compiler lays out

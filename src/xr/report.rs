@@ -5,63 +5,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::error::XrError;
+use super::session_end::SessionEnd;
 use crate::app::report::RunReport;
 use crate::atomic_file;
-
-/// How the session ended: the report's `ended`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SessionEnd {
-    /// `--frames` frames were rendered and the session then ended properly.
-    FrameLimit,
-    /// Ctrl-C asked for the end and the session then ended properly.
-    Interrupted,
-    /// The runtime ended the session by itself (EXITING without being asked).
-    #[default]
-    RuntimeExit,
-    /// The runtime lost the session: the LOSS_PENDING state or XR_ERROR_SESSION_LOST.
-    SessionLost,
-    /// The runtime went away: the INSTANCE_LOSS_PENDING event or
-    /// XR_ERROR_INSTANCE_LOST (what Monado's client returns once its service
-    /// is gone).
-    InstanceLost,
-    /// An OpenXR call answered XR_ERROR_RUNTIME_FAILURE: the runtime broke.
-    RuntimeFailure,
-}
-
-impl SessionEnd {
-    /// The end a failed OpenXR call means, when it says the runtime stopped.
-    pub fn from_xr_result(result: openxr::sys::Result) -> Option<Self> {
-        use openxr::sys::Result as XrResult;
-        match result {
-            XrResult::ERROR_INSTANCE_LOST => Some(SessionEnd::InstanceLost),
-            XrResult::ERROR_SESSION_LOST => Some(SessionEnd::SessionLost),
-            XrResult::ERROR_RUNTIME_FAILURE => Some(SessionEnd::RuntimeFailure),
-            _ => None,
-        }
-    }
-
-    /// Whether the runtime stopped under the app (exit code
-    /// [`super::EXIT_RUNTIME_STOPPED`]) rather than the session ending properly.
-    pub fn runtime_stopped(self) -> bool {
-        matches!(
-            self,
-            SessionEnd::SessionLost | SessionEnd::InstanceLost | SessionEnd::RuntimeFailure
-        )
-    }
-
-    /// What happened, for the one-line message.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SessionEnd::FrameLimit => "the frame limit was reached",
-            SessionEnd::Interrupted => "interrupted",
-            SessionEnd::RuntimeExit => "the runtime ended the session",
-            SessionEnd::SessionLost => "session lost",
-            SessionEnd::InstanceLost => "instance lost",
-            SessionEnd::RuntimeFailure => "runtime failure",
-        }
-    }
-}
 
 /// What an OpenXR run did: the simulator's report.json fields plus the
 /// session's own (states, runtime, extensions, formats).
@@ -151,37 +97,5 @@ mod tests {
         let value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(value["ended"], "instance_lost");
-    }
-
-    #[test]
-    fn lost_instance_lost_session_and_runtime_failure_mean_the_runtime_stopped() {
-        use openxr::sys::Result as XrResult;
-        let stopped = [
-            (XrResult::ERROR_INSTANCE_LOST, SessionEnd::InstanceLost),
-            (XrResult::ERROR_SESSION_LOST, SessionEnd::SessionLost),
-            (XrResult::ERROR_RUNTIME_FAILURE, SessionEnd::RuntimeFailure),
-        ];
-        for (result, end) in stopped {
-            assert_eq!(SessionEnd::from_xr_result(result), Some(end), "{result}");
-            assert!(end.runtime_stopped());
-        }
-        for result in [
-            XrResult::ERROR_VALIDATION_FAILURE,
-            XrResult::ERROR_SESSION_NOT_RUNNING,
-            XrResult::ERROR_CALL_ORDER_INVALID,
-        ] {
-            assert_eq!(SessionEnd::from_xr_result(result), None, "{result}");
-        }
-    }
-
-    #[test]
-    fn proper_ends_are_not_runtime_stops() {
-        for end in [
-            SessionEnd::FrameLimit,
-            SessionEnd::Interrupted,
-            SessionEnd::RuntimeExit,
-        ] {
-            assert!(!end.runtime_stopped(), "{end:?}");
-        }
     }
 }

@@ -13,6 +13,81 @@ use crate::render::Backend;
 /// The OpenXR core validation layer's name.
 const CORE_VALIDATION_LAYER: &str = "XR_APILAYER_LUNARG_core_validation";
 
+/// An extension the app turns on whenever the runtime offers it.
+pub struct OptionalExtension {
+    /// Its name.
+    pub name: &'static str,
+    /// Its flag in the openxr crate's extension set; `None` in a build
+    /// whose crate does not have it (a Windows-only extension elsewhere).
+    flag: fn(&mut xr::ExtensionSet) -> Option<&mut bool>,
+}
+
+/// Every optional extension the app asks for, the one list `Runtime::open`
+/// enables from (and what decides the capabilities a packaged app declares).
+pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 8] = [
+    OptionalExtension {
+        name: "XR_EXT_hand_tracking",
+        flag: |set| Some(&mut set.ext_hand_tracking),
+    },
+    OptionalExtension {
+        name: "XR_MSFT_hand_interaction",
+        flag: |set| Some(&mut set.msft_hand_interaction),
+    },
+    OptionalExtension {
+        name: "XR_EXT_hand_interaction",
+        flag: |set| Some(&mut set.ext_hand_interaction),
+    },
+    OptionalExtension {
+        name: "XR_MSFT_spatial_anchor",
+        flag: |set| Some(&mut set.msft_spatial_anchor),
+    },
+    OptionalExtension {
+        name: "XR_MSFT_unbounded_reference_space",
+        flag: |set| Some(&mut set.msft_unbounded_reference_space),
+    },
+    OptionalExtension {
+        name: "XR_KHR_composition_layer_depth",
+        flag: |set| Some(&mut set.khr_composition_layer_depth),
+    },
+    // A HoloLens app runs in an app container, where the loader and the
+    // runtime need this to work (manifests/hololens).
+    OptionalExtension {
+        name: "XR_EXT_win32_appcontainer_compatible",
+        flag: appcontainer_flag,
+    },
+    OptionalExtension {
+        name: "XR_EXT_debug_utils",
+        flag: |set| Some(&mut set.ext_debug_utils),
+    },
+];
+
+/// XR_EXT_win32_appcontainer_compatible's flag (the crate has it on Windows only).
+#[cfg(windows)]
+fn appcontainer_flag(set: &mut xr::ExtensionSet) -> Option<&mut bool> {
+    Some(&mut set.ext_win32_appcontainer_compatible)
+}
+
+/// XR_EXT_win32_appcontainer_compatible's flag (the crate has it on Windows only).
+#[cfg(not(windows))]
+fn appcontainer_flag(_set: &mut xr::ExtensionSet) -> Option<&mut bool> {
+    None
+}
+
+/// Tells the OpenXR loader to keep its own diagnostics to itself: when no
+/// runtime is found it prints several lines on stderr, where holoterrain's
+/// one-line error says the same. `XR_LOADER_DEBUG` set by the user wins.
+///
+/// # Safety
+/// It changes the process environment: no other thread may read or write
+/// the environment meanwhile. Call it before the process starts threads.
+pub unsafe fn silence_loader_diagnostics() {
+    if std::env::var_os("XR_LOADER_DEBUG").is_none() {
+        // SAFETY: per this function's contract, no other thread touches the
+        // environment.
+        unsafe { std::env::set_var("XR_LOADER_DEBUG", "none") };
+    }
+}
+
 /// Which optional extensions the runtime offered and we enabled.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EnabledExtensions {
@@ -77,19 +152,11 @@ impl Runtime {
     /// runtime offering it fails with [`XrError::RemotingUnavailable`].
     /// The graphics API is `requested` (`--graphics`) or what the runtime
     /// offers (Vulkan first), see [`choose_graphics`].
-    /// Must be called while the process has a single thread.
     pub fn open(
         validation: bool,
         remoting: bool,
         requested: Option<Backend>,
     ) -> Result<Self, XrError> {
-        if std::env::var_os("XR_LOADER_DEBUG").is_none() {
-            // The loader prints its own multi-line diagnostics on stderr when
-            // no runtime is found; our error says the same in one line.
-            // SAFETY: called from `xr::run` before any other thread starts, so
-            // nothing reads or writes the environment concurrently.
-            unsafe { std::env::set_var("XR_LOADER_DEBUG", "none") };
-        }
         let remoting_unavailable = |detail: String| XrError::RemotingUnavailable { detail };
         let no_runtime = |result| format!("no OpenXR runtime is active ({result})");
         let entry = open_loader().map_err(|error| match (remoting, error) {
@@ -99,16 +166,14 @@ impl Runtime {
             }
             (_, error) => error,
         })?;
-        let available = entry
+        let mut available = entry
             .enumerate_extensions()
             .map_err(|result| match remoting {
                 true => remoting_unavailable(no_runtime(result)),
                 false => XrError::NoRuntime(result),
             })?;
-        let remoting_offered = available
-            .other
-            .iter()
-            .any(|name| name.as_slice() == remoting::EXTENSION_NAME.as_bytes());
+        let remoting_name = unknown_extension(remoting::EXTENSION_NAME);
+        let remoting_offered = available.other.contains(&remoting_name);
         if remoting && !remoting_offered {
             return Err(remoting_unavailable(format!(
                 "the active OpenXR runtime does not offer {}",
@@ -132,63 +197,24 @@ impl Runtime {
             Backend::D3d11 => enable_d3d11(&mut wanted)?,
         };
         if remoting {
-            wanted
-                .other
-                .push(remoting::EXTENSION_NAME.as_bytes().to_vec());
+            wanted.other.push(remoting_name);
         }
         let mut enabled_names = Vec::new();
         let mut missing_names = Vec::new();
-        let mut note = |name: &str, offered: bool, flag: &mut bool| {
-            *flag = offered;
-            if offered {
-                enabled_names.push(name.to_owned());
+        for extension in &OPTIONAL_EXTENSIONS {
+            let (Some(offered), Some(wanted_flag)) = (
+                (extension.flag)(&mut available),
+                (extension.flag)(&mut wanted),
+            ) else {
+                continue;
+            };
+            *wanted_flag = *offered;
+            if *offered {
+                enabled_names.push(extension.name.to_owned());
             } else {
-                missing_names.push(name.to_owned());
+                missing_names.push(extension.name.to_owned());
             }
-        };
-        note(
-            "XR_EXT_hand_tracking",
-            available.ext_hand_tracking,
-            &mut wanted.ext_hand_tracking,
-        );
-        note(
-            "XR_MSFT_hand_interaction",
-            available.msft_hand_interaction,
-            &mut wanted.msft_hand_interaction,
-        );
-        note(
-            "XR_EXT_hand_interaction",
-            available.ext_hand_interaction,
-            &mut wanted.ext_hand_interaction,
-        );
-        note(
-            "XR_MSFT_spatial_anchor",
-            available.msft_spatial_anchor,
-            &mut wanted.msft_spatial_anchor,
-        );
-        note(
-            "XR_MSFT_unbounded_reference_space",
-            available.msft_unbounded_reference_space,
-            &mut wanted.msft_unbounded_reference_space,
-        );
-        note(
-            "XR_KHR_composition_layer_depth",
-            available.khr_composition_layer_depth,
-            &mut wanted.khr_composition_layer_depth,
-        );
-        // A HoloLens app runs in an app container, where the loader and the
-        // runtime need this to work (manifests/hololens).
-        #[cfg(windows)]
-        note(
-            "XR_EXT_win32_appcontainer_compatible",
-            available.ext_win32_appcontainer_compatible,
-            &mut wanted.ext_win32_appcontainer_compatible,
-        );
-        note(
-            "XR_EXT_debug_utils",
-            available.ext_debug_utils,
-            &mut wanted.ext_debug_utils,
-        );
+        }
         log::info!(
             "OpenXR extensions enabled: {graphics_extension} {}",
             enabled_names.join(" ")
@@ -299,6 +325,13 @@ impl Runtime {
     }
 }
 
+/// An extension the openxr crate does not know, as its
+/// `ExtensionSet::other` holds it: the name with its NUL (the crate passes
+/// these bytes to the runtime as a C string).
+fn unknown_extension(name: &str) -> Vec<u8> {
+    [name.as_bytes(), b"\0"].concat()
+}
+
 /// Whether the runtime offers XR_KHR_D3D11_enable (only a Windows build
 /// can know: the openxr crate has the extension on Windows only).
 #[cfg(windows)]
@@ -376,5 +409,39 @@ impl Drop for Runtime {
                 (debug_utils.destroy_debug_utils_messenger)(messenger);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_optional_extension_turns_on_the_extension_it_names() {
+        for extension in &OPTIONAL_EXTENSIONS {
+            let mut set = xr::ExtensionSet::default();
+            let Some(flag) = (extension.flag)(&mut set) else {
+                // Only a Windows-only extension may lack a flag, and only elsewhere.
+                assert!(
+                    !cfg!(windows) && extension.name == "XR_EXT_win32_appcontainer_compatible",
+                    "{} has no flag",
+                    extension.name
+                );
+                continue;
+            };
+            *flag = true;
+            let name = format!("{}\0", extension.name);
+            assert_eq!(set.names(), [name.as_bytes()], "{}", extension.name);
+        }
+    }
+
+    #[test]
+    fn an_extension_the_crate_does_not_know_is_found_and_enabled_with_its_nul() {
+        let offered: xr::ExtensionSet = [b"XR_MSFT_holographic_remoting\0".as_slice()]
+            .into_iter()
+            .collect();
+        let name = unknown_extension(remoting::EXTENSION_NAME);
+        assert!(offered.other.contains(&name), "{:?}", offered.other);
+        assert_eq!(name.last(), Some(&0), "a C string for xrCreateInstance");
     }
 }

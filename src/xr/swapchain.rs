@@ -1,22 +1,30 @@
-//! The stereo swapchains: one colour and one depth swapchain, each with 2
-//! array layers (one per eye), formats negotiated with the runtime in the
-//! graphics binding's order of preference (sRGB colour, D16 depth).
+//! The stereo swapchains: one colour and one depth swapchain, each with one
+//! array layer per eye, in a format the caller chose from the runtime's
+//! list (`graphics::create_swapchain` chooses in the binding's order of
+//! preference: sRGB colour, D16 depth).
 
 use openxr as xr;
 
 use super::error::{XrError, xr_call};
-use super::graphics::{FormatOf, GraphicsBinding};
-
-/// Eyes per frame: layer 0 is the left eye, layer 1 the right.
-pub const VIEW_COUNT: u32 = 2;
+use crate::render::scene::VIEW_COUNT;
 
 /// Which kind of swapchain to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwapchainKind {
     /// Colour attachment.
-    Colour,
+    Color,
     /// Depth attachment (submitted with XR_KHR_composition_layer_depth).
     Depth,
+}
+
+impl SwapchainKind {
+    /// "colour" or "depth", for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            SwapchainKind::Color => "colour",
+            SwapchainKind::Depth => "depth",
+        }
+    }
 }
 
 /// One swapchain and its images.
@@ -34,27 +42,19 @@ pub struct StereoSwapchain<G: xr::Graphics> {
 }
 
 impl<G: xr::Graphics> StereoSwapchain<G> {
-    /// Creates a swapchain of `kind` sized `width` × `height`, in the best
-    /// format binding `B` can draw into among those offered.
-    pub fn create<B: GraphicsBinding<Api = G>>(
+    /// Creates a swapchain of `kind` in `format`, sized `width` × `height`
+    /// with a layer per eye.
+    pub fn create(
         session: &xr::Session<G>,
         kind: SwapchainKind,
+        format: G::Format,
         width: u32,
         height: u32,
     ) -> Result<Self, XrError> {
-        let offered: Vec<FormatOf<B>> = session
-            .enumerate_swapchain_formats()
-            .map_err(xr_call("xrEnumerateSwapchainFormats"))?;
-        let (usage, kind_name) = match kind {
-            SwapchainKind::Colour => (xr::SwapchainUsageFlags::COLOR_ATTACHMENT, "colour"),
-            SwapchainKind::Depth => (xr::SwapchainUsageFlags::DEPTH_STENCIL_ATTACHMENT, "depth"),
+        let usage = match kind {
+            SwapchainKind::Color => xr::SwapchainUsageFlags::COLOR_ATTACHMENT,
+            SwapchainKind::Depth => xr::SwapchainUsageFlags::DEPTH_STENCIL_ATTACHMENT,
         };
-        let format = B::choose_format(kind, &offered)
-            .ok_or(XrError::NoSwapchainFormat { kind: kind_name })?;
-        log::info!(
-            "{kind_name} swapchain: {}, {width}x{height} x2 layers",
-            B::format_name(format)
-        );
         let handle = session
             .create_swapchain(&xr::SwapchainCreateInfo {
                 create_flags: xr::SwapchainCreateFlags::EMPTY,

@@ -15,7 +15,7 @@ use windows::Win32::Graphics::Dxgi::{DXGI_ERROR_SDK_COMPONENT_MISSING, IDXGIAdap
 use windows::core::Interface;
 
 use super::error::D3d11Error;
-use crate::render::ValidationCounter;
+use crate::render::backend::ValidationCounter;
 
 /// Feature levels asked for, best first: the shaders need shader model 5.0.
 const FEATURE_LEVELS: [D3D_FEATURE_LEVEL; 2] = [D3D_FEATURE_LEVEL_11_1, D3D_FEATURE_LEVEL_11_0];

@@ -1,5 +1,7 @@
 //! The Direct3D 11 renderer's error type.
 
+use crate::render::error::RenderError;
+
 /// Everything the Direct3D 11 renderer can fail with; each message is one
 /// line that says what is wrong and, where the user can fix it, what to do.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +54,12 @@ pub enum D3d11Error {
         /// The HRESULT, as unsigned hex.
         code: u32,
     },
+}
+
+impl From<D3d11Error> for RenderError {
+    fn from(error: D3d11Error) -> Self {
+        RenderError::Backend(Box::new(error))
+    }
 }
 
 /// Turns a failed Direct3D call into a [`D3d11Error::Call`].

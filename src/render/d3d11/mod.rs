@@ -6,7 +6,7 @@
 //! device can do) → `shaders` (HLSL compiled at start-up) → `terrain` (the
 //! pass, into any 2-layer colour + depth texture array) → `offscreen`
 //! (textures of its own, read-back), which takes the same options and frames
-//! as the Vulkan [`OffscreenRenderer`](super::OffscreenRenderer).
+//! as the Vulkan [`OffscreenRenderer`](super::vulkan::OffscreenRenderer).
 //!
 //! Both eyes go into one 2-layer texture array, as with Vulkan multiview.
 //! Where the device lets the vertex shader choose the render-target array

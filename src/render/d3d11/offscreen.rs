@@ -1,6 +1,6 @@
 //! Offscreen stereo rendering with Direct3D 11 for the simulator and tests:
 //! the same options, frames and images as the Vulkan
-//! [`OffscreenRenderer`](crate::render::OffscreenRenderer).
+//! [`OffscreenRenderer`](crate::render::vulkan::OffscreenRenderer).
 use std::sync::Arc;
 
 use windows::Win32::Graphics::Direct3D11::{
@@ -12,11 +12,12 @@ use windows::Win32::Graphics::Dxgi::Common::{DXGI_FORMAT, DXGI_SAMPLE_DESC};
 
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
-use super::terrain::{D3d11RenderTarget, D3d11TerrainRenderer, VIEW_COUNT};
-use crate::render::{
-    Backend, FrameScene, OffscreenOptions, RenderError, StereoImage, StereoRenderer,
-    ValidationCounter,
+use super::terrain::{D3d11RenderTarget, D3d11TerrainRenderer};
+use crate::render::backend::{
+    Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter,
 };
+use crate::render::error::RenderError;
+use crate::render::scene::{FrameScene, VIEW_COUNT};
 
 /// Bytes per RGBA8 pixel.
 const BYTES_PER_PIXEL: usize = 4;
@@ -41,19 +42,14 @@ pub struct D3d11OffscreenRenderer {
 
 impl D3d11OffscreenRenderer {
     /// A renderer on a device of its own; `options.validation` turns on the
-    /// Direct3D 11 debug layer. Formats cannot be forced: colour is always
-    /// sRGB RGBA8 and depth D16 where supported.
+    /// Direct3D 11 debug layer. Colour is sRGB RGBA8, depth D16 where
+    /// supported (else D32).
     pub fn new(options: OffscreenOptions) -> Result<Self, D3d11Error> {
         if options.eye_width == 0 || options.eye_height == 0 {
             return Err(D3d11Error::InvalidOptions(format!(
                 "eye images must not be empty, got {}×{}",
                 options.eye_width, options.eye_height
             )));
-        }
-        if options.formats != Default::default() {
-            return Err(D3d11Error::InvalidOptions(
-                "target formats are Vulkan formats; the Direct3D 11 renderer picks its own".into(),
-            ));
         }
         let device = Arc::new(D3d11Device::new(options.validation)?);
         let terrain =

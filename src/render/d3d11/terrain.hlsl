@@ -111,16 +111,16 @@ float4 pixel_main(VertexOutput input) : SV_Target
     float3 snow_or_rock = lerp(rock, snow, smoothstep(0.6, 0.75, flatness));
 
     float half_blend = max(bands.w * 0.5, 1e-6);
-    float3 colour = sand;
-    colour = lerp(colour, grass_or_rock, smoothstep(bands.x - half_blend, bands.x + half_blend, input.height));
-    colour = lerp(colour, rock, smoothstep(bands.y - half_blend, bands.y + half_blend, input.height));
-    colour = lerp(colour, snow_or_rock, smoothstep(bands.z - half_blend, bands.z + half_blend, input.height));
+    float3 color = sand;
+    color = lerp(color, grass_or_rock, smoothstep(bands.x - half_blend, bands.x + half_blend, input.height));
+    color = lerp(color, rock, smoothstep(bands.y - half_blend, bands.y + half_blend, input.height));
+    color = lerp(color, snow_or_rock, smoothstep(bands.z - half_blend, bands.z + half_blend, input.height));
 
     float3 to_light = normalize(light_dir.xyz);
     float diffuse = max(dot(normal, to_light), 0.0);
     // Sky light from above, dimmer from below, so shadowed slopes keep their colour.
     float ambient = lerp(0.1, 0.25, dot(normal, terrain_up) * 0.5 + 0.5);
-    float3 lit = colour * (ambient + 0.8 * diffuse);
+    float3 lit = color * (ambient + 0.8 * diffuse);
 
     return float4(lit, 1.0);
 }

@@ -33,12 +33,8 @@ use windows::core::s;
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
 use super::shaders::compile_terrain_shaders;
-use crate::render::FrameScene;
 use crate::render::grid::{GridIndices, GridVertex, TerrainGrid};
-use crate::render::scene::FrameUniforms;
-
-/// Array layers of every render target: left eye, then right eye.
-pub const VIEW_COUNT: u32 = 2;
+use crate::render::scene::{FrameScene, FrameUniforms, VIEW_COUNT};
 
 /// The colour format: sRGB, so the hardware encodes the shader's linear
 /// colours (every feature level 10+ device renders to it).

@@ -1,8 +1,10 @@
 //! The Vulkan device the renderer runs on: loader, instance, validation
 //! messenger, physical device, device, graphics queue and memory allocator,
-//! created here (standalone) or handed over by the OpenXR runtime (external).
+//! created here (standalone) or created by the OpenXR runtime and adopted.
+//! Either way the context owns them and destroys them when its last user
+//! is gone: the device, then the messenger, then the instance, so every
+//! message the validation layer raises at teardown is counted.
 use std::ffi::{CStr, c_void};
-use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -10,8 +12,9 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use gpu_allocator::{AllocationSizes, AllocatorDebugSettings};
 
+use super::error::{VulkanError, vk_error};
 use crate::render::backend::ValidationCounter;
-use crate::render::error::{RenderError, vk_error};
+use crate::render::error::RenderError;
 
 /// The Vulkan API version the renderer needs (multiview is core in 1.1).
 pub const VULKAN_API_VERSION: u32 = vk::API_VERSION_1_1;
@@ -46,16 +49,6 @@ pub struct DeviceRequirements {
     pub multiview_features: vk::PhysicalDeviceMultiviewFeatures<'static>,
 }
 
-/// Who destroys the instance and device when the context is dropped.
-#[derive(Debug)]
-pub enum Ownership {
-    /// The context created them and destroys them.
-    Owned,
-    /// Someone else (the OpenXR runtime) created them; the guard destroys
-    /// them after the context and everything built on it are gone.
-    External(DropGuard),
-}
-
 /// An instance and device created elsewhere, for [`GpuContext::from_external`].
 pub struct ExternalDevice {
     /// The Vulkan loader the instance was created with.
@@ -70,66 +63,80 @@ pub struct ExternalDevice {
     pub queue_family_index: u32,
 }
 
-/// What an adopted instance and device need when their last user is gone
-/// (typically `vkDestroyDevice` and `vkDestroyInstance`); runs once, on drop.
-pub struct DropGuard(Option<Box<dyn FnOnce() + Send + Sync>>);
-
-impl DropGuard {
-    /// A guard that runs `destroy` when dropped.
-    pub fn new(destroy: impl FnOnce() + Send + Sync + 'static) -> Self {
-        DropGuard(Some(Box::new(destroy)))
-    }
-}
-
-impl std::fmt::Debug for DropGuard {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("DropGuard")
-    }
-}
-
-impl Drop for DropGuard {
-    fn drop(&mut self) {
-        if let Some(destroy) = self.0.take() {
-            destroy();
-        }
-    }
-}
-
-/// A debug-utils messenger and the counter its callback feeds.
+/// A debug-utils messenger and its entry points.
 struct DebugMessenger {
     /// Entry points of VK_EXT_debug_utils.
     loader: ash::ext::debug_utils::Instance,
     /// The messenger handle.
     messenger: vk::DebugUtilsMessengerEXT,
-    /// Where the callback counts messages; it outlives the instance because the
-    /// instance-creation messenger in `pNext` points at it too.
-    counter: ValidationCounter,
 }
 
-/// The device, its queue and its allocator; shared (`Arc`) by every renderer
-/// built on it, and dropped after them.
-pub struct GpuContext {
+/// The instance and its validation messenger. Dropping it destroys the
+/// messenger and then the instance; it is dropped after the device, so the
+/// messenger still counts what the layer reports when the device goes.
+struct OwnedInstance {
     /// Vulkan loader entry points; kept so the library stays loaded.
     entry: ash::Entry,
     /// The instance.
     instance: ash::Instance,
-    /// The validation messenger, when validation is on.
+    /// The messenger counting validation messages while the instance lives.
     debug: Option<DebugMessenger>,
+    /// Where validation messages are counted, by `debug` and by the
+    /// messenger chained into the instance's creation (which also sees
+    /// vkDestroyInstance); dropped after both.
+    counter: Option<ValidationCounter>,
+}
+
+impl Drop for OwnedInstance {
+    fn drop(&mut self) {
+        // SAFETY: the instance's owner is gone: its device (dropped before
+        // this, see GpuContext's field order) and every other child were
+        // destroyed; the messenger is the instance's last child.
+        unsafe {
+            if let Some(debug) = &self.debug {
+                debug
+                    .loader
+                    .destroy_debug_utils_messenger(debug.messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+        #[cfg(test)]
+        tally::instance_destroyed();
+    }
+}
+
+/// The logical device, destroyed when dropped.
+struct OwnedDevice(ash::Device);
+
+impl Drop for OwnedDevice {
+    fn drop(&mut self) {
+        // SAFETY: the device's owner is gone: everything built on it held an
+        // `Arc` of the context, the allocator freed its memory (field order),
+        // and the context waited for the device to idle.
+        unsafe { self.0.destroy_device(None) };
+        #[cfg(test)]
+        tally::device_destroyed();
+    }
+}
+
+/// The device, its queue and its allocator; shared (`Arc`) by every renderer
+/// built on it, and dropped after them. Fields drop in declaration order:
+/// the allocator's memory, the device, then the messenger and the instance.
+pub struct GpuContext {
+    /// GPU memory for buffers and images; freed before the device.
+    allocator: Mutex<Allocator>,
+    /// The logical device.
+    device: OwnedDevice,
+    /// The instance and its validation messenger; destroyed last.
+    instance: OwnedInstance,
     /// The physical device the device was created on.
     physical_device: vk::PhysicalDevice,
     /// The physical device's name, for messages.
     device_name: String,
-    /// The logical device.
-    device: ash::Device,
     /// The family of `queue`, which supports graphics and transfer.
     queue_family_index: u32,
     /// The one queue every renderer submits to (single-threaded use).
     queue: vk::Queue,
-    /// GPU memory for buffers and images; dropped before the device.
-    allocator: ManuallyDrop<Mutex<Allocator>>,
-    /// Who destroys the instance and device: the context, or the guard it
-    /// was handed when it adopted them (run at the end of `Drop`).
-    ownership: Ownership,
 }
 
 impl GpuContext {
@@ -156,66 +163,78 @@ impl GpuContext {
         }
     }
 
+    /// A messenger that counts the validation layer's warnings and errors
+    /// into `counter`. Chained into `VkInstanceCreateInfo::pNext` (with
+    /// [`Self::instance_requirements`]`(true)`) it sees vkCreateInstance and
+    /// vkDestroyInstance too: the OpenXR path chains it into what it hands
+    /// the runtime and gives the same counter to [`Self::from_external`].
+    /// Its user data points into `counter`, which must outlive the instance.
+    pub fn counting_messenger_info(
+        counter: &ValidationCounter,
+    ) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+        vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(count_validation_message))
+            .user_data(counter.as_atomic_ptr().cast_mut().cast())
+    }
+
     /// Loads Vulkan, creates an instance (with the validation layer and a
     /// counting messenger when `validation`), picks a physical device that
     /// can render the terrain and creates a device with one graphics queue.
     pub fn standalone(validation: bool) -> Result<Arc<Self>, RenderError> {
         // SAFETY: loading libvulkan runs its initialisers; the loader is a
         // well-behaved system library and nothing else is loaded concurrently.
-        let entry = unsafe { ash::Entry::load() }.map_err(|error| RenderError::NoVulkanDriver {
+        let entry = unsafe { ash::Entry::load() }.map_err(|error| VulkanError::NoDriver {
             detail: format!("could not load the Vulkan loader libvulkan ({error})"),
         })?;
         if validation {
             check_validation_layer(&entry)?;
         }
-        let counter = ValidationCounter::default();
-        let requirements = Self::instance_requirements(validation);
-        let instance = create_instance(&entry, &requirements, validation.then_some(&counter))?;
-        let debug = if validation {
-            // SAFETY: the instance was created with VK_EXT_debug_utils just above.
-            match unsafe { create_messenger(&entry, &instance, counter) } {
-                Ok(debug) => Some(debug),
-                Err(error) => {
-                    // SAFETY: nothing else was created from the instance yet.
-                    unsafe { instance.destroy_instance(None) };
-                    return Err(error);
-                }
-            }
-        } else {
-            None
-        };
-        let device_parts = pick_physical_device(&instance).and_then(|(physical_device, family)| {
-            create_device(&instance, physical_device, family)
-                .map(|device| (physical_device, family, device))
-        });
-        let (physical_device, queue_family_index, device) = match device_parts {
-            Ok(parts) => parts,
-            Err(error) => {
-                // SAFETY: the messenger and instance are unused by anything else.
-                unsafe { destroy_instance_and_messenger(&instance, debug.as_ref()) };
-                return Err(error);
-            }
-        };
-        Self::assemble(
+        let counter = validation.then(ValidationCounter::default);
+        let raw_instance = create_instance(
+            &entry,
+            &Self::instance_requirements(validation),
+            counter.as_ref(),
+        )?;
+        let mut instance = OwnedInstance {
             entry,
-            instance,
-            debug,
+            instance: raw_instance,
+            debug: None,
+            counter,
+        };
+        if let Some(counter) = &instance.counter {
+            // SAFETY: the instance was created with VK_EXT_debug_utils just
+            // above; on an error, dropping `instance` destroys it.
+            instance.debug =
+                Some(unsafe { create_messenger(&instance.entry, &instance.instance, counter) }?);
+        }
+        let (physical_device, queue_family_index) = pick_physical_device(&instance.instance)?;
+        let device = OwnedDevice(create_device(
+            &instance.instance,
             physical_device,
-            device,
             queue_family_index,
-            Ownership::Owned,
-        )
+        )?);
+        Self::assemble(instance, device, physical_device, queue_family_index)
     }
 
-    /// Adopts an instance and device someone else created (the OpenXR
-    /// runtime, through XR_KHR_vulkan_enable2), as wgpu-hal's
-    /// `Adapter::device_from_raw` does: the context uses them, and runs
-    /// `drop_guard` (which destroys them) exactly once, when the context's
-    /// last user is gone, or before returning an error. With
-    /// `count_validation`, the context also counts validation messages through
-    /// a debug-utils messenger it creates (and destroys before the guard
-    /// runs); that fails with `DebugUtilsMissing` unless the instance was
-    /// created with VK_EXT_debug_utils.
+    /// Takes over an instance and device someone else created: under
+    /// XR_KHR_vulkan_enable2 the OpenXR runtime creates them for the app,
+    /// which owns them (openxrs' Vulkan example destroys them itself). The
+    /// context destroys them when its last user is gone, or before
+    /// returning an error, as it does its own. With `validation`, the
+    /// counter of the messenger chained into the instance's creation
+    /// ([`Self::counting_messenger_info`]), the context counts into it
+    /// with a messenger of its own for the instance's whole life; that fails
+    /// with `DebugUtilsMissing` unless the instance was created with
+    /// VK_EXT_debug_utils.
     ///
     /// # Safety
     /// - `instance` is a live instance loaded from `entry`, satisfying
@@ -223,14 +242,12 @@ impl GpuContext {
     ///   `device` is a live device created on `physical_device`, satisfying
     ///   [`Self::device_requirements`], with a queue in `queue_family_index`
     ///   that supports graphics.
-    /// - From this call on, nothing but the context and what is built on it
-    ///   destroys the instance or device: only `drop_guard` does, and every
-    ///   other user of them (an OpenXR session) is gone before the context's
-    ///   last `Arc` is dropped.
+    /// - From this call on, nothing else destroys the instance or device,
+    ///   and every other user of them (an OpenXR session) is gone before the
+    ///   context's last `Arc` is dropped.
     pub unsafe fn from_external(
         external: ExternalDevice,
-        count_validation: bool,
-        drop_guard: DropGuard,
+        validation: Option<ValidationCounter>,
     ) -> Result<Arc<Self>, RenderError> {
         let ExternalDevice {
             entry,
@@ -239,110 +256,70 @@ impl GpuContext {
             device,
             queue_family_index,
         } = external;
-        let debug = if count_validation {
+        // Owned from here: an error below destroys the device, then the instance.
+        let mut instance = OwnedInstance {
+            entry,
+            instance,
+            debug: None,
+            counter: validation,
+        };
+        let device = OwnedDevice(device);
+        if let Some(counter) = &instance.counter {
             // SAFETY: the instance is live (this function's contract). The
             // loader returns no entry point for an extension the instance was
             // created without.
             let create_messenger_fn = unsafe {
-                entry.get_instance_proc_addr(
-                    instance.handle(),
+                instance.entry.get_instance_proc_addr(
+                    instance.instance.handle(),
                     c"vkCreateDebugUtilsMessengerEXT".as_ptr(),
                 )
             };
             if create_messenger_fn.is_none() {
-                drop(drop_guard);
-                return Err(RenderError::DebugUtilsMissing);
+                return Err(VulkanError::DebugUtilsMissing.into());
             }
             // SAFETY: VK_EXT_debug_utils is enabled (checked just above).
-            match unsafe { create_messenger(&entry, &instance, ValidationCounter::default()) } {
-                Ok(debug) => Some(debug),
-                Err(error) => {
-                    drop(drop_guard);
-                    return Err(error);
-                }
-            }
-        } else {
-            None
-        };
-        Self::assemble(
-            entry,
-            instance,
-            debug,
-            physical_device,
-            device,
-            queue_family_index,
-            Ownership::External(drop_guard),
-        )
+            instance.debug =
+                Some(unsafe { create_messenger(&instance.entry, &instance.instance, counter) }?);
+        }
+        Self::assemble(instance, device, physical_device, queue_family_index)
     }
 
     fn assemble(
-        entry: ash::Entry,
-        instance: ash::Instance,
-        debug: Option<DebugMessenger>,
+        instance: OwnedInstance,
+        device: OwnedDevice,
         physical_device: vk::PhysicalDevice,
-        device: ash::Device,
         queue_family_index: u32,
-        ownership: Ownership,
     ) -> Result<Arc<Self>, RenderError> {
-        let device_name = physical_device_name(&instance, physical_device);
+        let device_name = physical_device_name(&instance.instance, physical_device);
         let allocator = Allocator::new(&AllocatorCreateDesc {
-            instance: instance.clone(),
-            device: device.clone(),
+            instance: instance.instance.clone(),
+            device: device.0.clone(),
             physical_device,
             debug_settings: AllocatorDebugSettings::default(),
             buffer_device_address: false,
             allocation_sizes: AllocationSizes::new(MEMORY_BLOCK_SIZE, MEMORY_BLOCK_SIZE),
-        });
-        let allocator = match allocator {
-            Ok(allocator) => allocator,
-            Err(error) => {
-                match ownership {
-                    Ownership::Owned => {
-                        // SAFETY: the device has no children yet; the instance only the messenger.
-                        unsafe {
-                            device.destroy_device(None);
-                            destroy_instance_and_messenger(&instance, debug.as_ref());
-                        }
-                    }
-                    Ownership::External(drop_guard) => {
-                        if let Some(debug) = &debug {
-                            // SAFETY: the messenger is ours and unused.
-                            unsafe {
-                                debug
-                                    .loader
-                                    .destroy_debug_utils_messenger(debug.messenger, None)
-                            };
-                        }
-                        drop(drop_guard);
-                    }
-                }
-                return Err(error.into());
-            }
-        };
+        })?;
         // SAFETY: the device was created with one queue in this family.
-        let queue = unsafe { device.get_device_queue(queue_family_index, 0) };
+        let queue = unsafe { device.0.get_device_queue(queue_family_index, 0) };
         Ok(Arc::new(GpuContext {
-            entry,
+            allocator: Mutex::new(allocator),
+            device,
             instance,
-            debug,
             physical_device,
             device_name,
-            device,
             queue_family_index,
             queue,
-            allocator: ManuallyDrop::new(Mutex::new(allocator)),
-            ownership,
         }))
     }
 
     /// The Vulkan loader's entry points.
     pub fn entry(&self) -> &ash::Entry {
-        &self.entry
+        &self.instance.entry
     }
 
     /// The instance.
     pub fn instance(&self) -> &ash::Instance {
-        &self.instance
+        &self.instance.instance
     }
 
     /// The physical device.
@@ -357,7 +334,7 @@ impl GpuContext {
 
     /// The logical device.
     pub fn device(&self) -> &ash::Device {
-        &self.device
+        &self.device.0
     }
 
     /// The queue family of [`Self::queue`].
@@ -370,27 +347,22 @@ impl GpuContext {
         self.queue
     }
 
-    /// Whether the context created the instance and device (else it adopted them).
-    pub fn owns_device(&self) -> bool {
-        matches!(self.ownership, Ownership::Owned)
-    }
-
     /// Validation warnings and errors so far; `None` when validation is off.
     pub fn validation_messages(&self) -> Option<u64> {
-        self.debug.as_ref().map(|debug| debug.counter.count())
+        self.instance.counter.as_ref().map(ValidationCounter::count)
     }
 
     /// A handle on the validation count that stays readable after the context
     /// is dropped (teardown messages, such as leaks, land in it too).
     pub fn validation_counter(&self) -> Option<ValidationCounter> {
-        self.debug.as_ref().map(|debug| debug.counter.clone())
+        self.instance.counter.clone()
     }
 
     /// Whether `format` supports `features` with optimal tiling.
     pub fn supports_format(&self, format: vk::Format, features: vk::FormatFeatureFlags) -> bool {
         // SAFETY: the physical device belongs to the live instance.
         let properties = unsafe {
-            self.instance
+            self.instance()
                 .get_physical_device_format_properties(self.physical_device, format)
         };
         properties.optimal_tiling_features.contains(features)
@@ -408,28 +380,11 @@ impl GpuContext {
 
 impl Drop for GpuContext {
     fn drop(&mut self) {
+        // The fields then drop in order: memory, device, messenger, instance.
         // SAFETY: every renderer holds an Arc of the context, so they are all
-        // gone; the allocator frees its memory blocks before the device goes,
-        // and the messenger goes before the instance.
-        unsafe {
-            let _ = self.device.device_wait_idle();
-            ManuallyDrop::drop(&mut self.allocator);
-            match &mut self.ownership {
-                Ownership::Owned => {
-                    self.device.destroy_device(None);
-                    destroy_instance_and_messenger(&self.instance, self.debug.as_ref());
-                }
-                Ownership::External(drop_guard) => {
-                    if let Some(debug) = &self.debug {
-                        debug
-                            .loader
-                            .destroy_debug_utils_messenger(debug.messenger, None);
-                    }
-                    // The adopter's destruction runs last, after every
-                    // child of the device and instance made here is gone.
-                    drop(std::mem::replace(drop_guard, DropGuard(None)));
-                }
-            }
+        // gone and nothing records or submits any more.
+        if let Err(error) = unsafe { self.device().device_wait_idle() } {
+            log::error!("waiting for the Vulkan device before destroying it failed: {error}");
         }
     }
 }
@@ -445,7 +400,7 @@ fn check_validation_layer(entry: &ash::Entry) -> Result<(), RenderError> {
     if present {
         Ok(())
     } else {
-        Err(RenderError::ValidationLayerMissing)
+        Err(VulkanError::ValidationLayerMissing.into())
     }
 }
 
@@ -475,35 +430,19 @@ fn create_instance(
         .enabled_extension_names(&extensions);
     // Chained into pNext, a messenger also sees vkCreateInstance and
     // vkDestroyInstance, where leaked instance children are reported.
-    let mut creation_messenger = counter.map(messenger_create_info);
+    let mut creation_messenger = counter.map(GpuContext::counting_messenger_info);
     if let Some(messenger) = creation_messenger.as_mut() {
         create_info = create_info.push_next(messenger);
     }
     // SAFETY: every pointer in the create info lives until the call returns.
     unsafe { entry.create_instance(&create_info, None) }.map_err(|result| match result {
-        vk::Result::ERROR_INCOMPATIBLE_DRIVER => RenderError::NoVulkanDriver {
+        vk::Result::ERROR_INCOMPATIBLE_DRIVER => VulkanError::NoDriver {
             detail: "the Vulkan loader found no driver (ICD) supporting Vulkan 1.1".into(),
-        },
-        vk::Result::ERROR_LAYER_NOT_PRESENT => RenderError::ValidationLayerMissing,
+        }
+        .into(),
+        vk::Result::ERROR_LAYER_NOT_PRESENT => VulkanError::ValidationLayerMissing.into(),
         result => vk_error("vkCreateInstance")(result),
     })
-}
-
-fn messenger_create_info(
-    counter: &ValidationCounter,
-) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
-    vk::DebugUtilsMessengerCreateInfoEXT::default()
-        .message_severity(
-            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-        )
-        .message_type(
-            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-        )
-        .pfn_user_callback(Some(count_validation_message))
-        .user_data(counter.as_atomic_ptr().cast_mut().cast())
 }
 
 /// # Safety
@@ -511,34 +450,15 @@ fn messenger_create_info(
 unsafe fn create_messenger(
     entry: &ash::Entry,
     instance: &ash::Instance,
-    counter: ValidationCounter,
+    counter: &ValidationCounter,
 ) -> Result<DebugMessenger, RenderError> {
     let loader = ash::ext::debug_utils::Instance::new(entry, instance);
+    let create_info = GpuContext::counting_messenger_info(counter);
     // SAFETY: the callback's user data points into `counter`, which the
-    // returned DebugMessenger keeps alive as long as the messenger exists.
-    let messenger =
-        unsafe { loader.create_debug_utils_messenger(&messenger_create_info(&counter), None) }
-            .map_err(vk_error("vkCreateDebugUtilsMessengerEXT"))?;
-    Ok(DebugMessenger {
-        loader,
-        messenger,
-        counter,
-    })
-}
-
-/// # Safety
-/// Nothing may use the instance or the messenger afterwards, and every child
-/// of the instance other than the messenger must already be destroyed.
-unsafe fn destroy_instance_and_messenger(instance: &ash::Instance, debug: Option<&DebugMessenger>) {
-    // SAFETY: per this function's contract.
-    unsafe {
-        if let Some(debug) = debug {
-            debug
-                .loader
-                .destroy_debug_utils_messenger(debug.messenger, None);
-        }
-        instance.destroy_instance(None);
-    }
+    // OwnedInstance holding the messenger keeps alive longer than it.
+    let messenger = unsafe { loader.create_debug_utils_messenger(&create_info, None) }
+        .map_err(vk_error("vkCreateDebugUtilsMessengerEXT"))?;
+    Ok(DebugMessenger { loader, messenger })
 }
 
 /// Counts one validation message and logs it.
@@ -550,7 +470,7 @@ unsafe extern "system" fn count_validation_message(
 ) -> vk::Bool32 {
     if !user_data.is_null() {
         // SAFETY: user_data is the AtomicU64 inside a ValidationCounter that
-        // outlives the messenger (see DebugMessenger::counter).
+        // outlives the messenger and the instance (see OwnedInstance::counter).
         let counter = unsafe { &*user_data.cast::<AtomicU64>() };
         counter.fetch_add(1, Ordering::Relaxed);
     }
@@ -610,9 +530,10 @@ fn pick_physical_device(
     let devices = unsafe { instance.enumerate_physical_devices() }
         .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
     if devices.is_empty() {
-        return Err(RenderError::NoVulkanDriver {
+        return Err(VulkanError::NoDriver {
             detail: "the Vulkan loader found no physical device".into(),
-        });
+        }
+        .into());
     }
     let rank = |device: vk::PhysicalDevice| {
         // SAFETY: the physical device belongs to the live instance.
@@ -629,7 +550,7 @@ fn pick_physical_device(
         match graphics_queue_family(instance, device) {
             Ok(family) => suitable.push((device, family)),
             Err(missing) => {
-                first_problem.get_or_insert_with(|| RenderError::UnsuitableDevice {
+                first_problem.get_or_insert_with(|| VulkanError::UnsuitableDevice {
                     device: physical_device_name(instance, device),
                     missing,
                 });
@@ -638,9 +559,11 @@ fn pick_physical_device(
     }
     suitable.sort_by_key(|&(device, _)| rank(device));
     suitable.first().copied().ok_or_else(|| {
-        first_problem.unwrap_or_else(|| RenderError::NoVulkanDriver {
-            detail: "the Vulkan loader found no usable physical device".into(),
-        })
+        first_problem
+            .unwrap_or_else(|| VulkanError::NoDriver {
+                detail: "the Vulkan loader found no usable physical device".into(),
+            })
+            .into()
     })
 }
 
@@ -670,6 +593,31 @@ fn create_device(
         .map_err(vk_error("vkCreateDevice"))
 }
 
+/// Test builds only: how many devices and instances the current thread's
+/// contexts destroyed, so a test can see when (and how often) that happens.
+#[cfg(test)]
+mod tally {
+    use std::cell::Cell;
+
+    thread_local! {
+        static DEVICES: Cell<u32> = const { Cell::new(0) };
+        static INSTANCES: Cell<u32> = const { Cell::new(0) };
+    }
+
+    pub(super) fn device_destroyed() {
+        DEVICES.set(DEVICES.get() + 1);
+    }
+
+    pub(super) fn instance_destroyed() {
+        INSTANCES.set(INSTANCES.get() + 1);
+    }
+
+    /// (devices, instances) destroyed on this thread so far.
+    pub(super) fn destroyed() -> (u32, u32) {
+        (DEVICES.get(), INSTANCES.get())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -690,60 +638,52 @@ mod tests {
         assert!(counter.count() > 0, "the leaked fence went unreported");
     }
 
-    /// A device and instance made here as the OpenXR runtime would make them,
-    /// with a guard that destroys them and records that it ran.
-    fn adoptable(
-        validation: bool,
-        counter: &ValidationCounter,
-    ) -> (ExternalDevice, DropGuard, Arc<AtomicU64>) {
+    /// A device and instance made here as the OpenXR runtime makes them for
+    /// the app, with `counter` chained into the instance's creation when
+    /// validating.
+    fn adoptable(counter: Option<&ValidationCounter>) -> ExternalDevice {
         // SAFETY: loading the system's Vulkan loader.
         let entry = unsafe { ash::Entry::load() }.unwrap();
         let instance = create_instance(
             &entry,
-            &GpuContext::instance_requirements(validation),
-            validation.then_some(counter),
+            &GpuContext::instance_requirements(counter.is_some()),
+            counter,
         )
         .unwrap();
         let (physical_device, family) = pick_physical_device(&instance).unwrap();
         let device = create_device(&instance, physical_device, family).unwrap();
-        let guard_runs = Arc::new(AtomicU64::new(0));
-        let (guard_device, guard_instance, runs) =
-            (device.clone(), instance.clone(), guard_runs.clone());
-        let guard = DropGuard::new(move || {
-            runs.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: the guard runs once, after the context (the only other
-            // user) is gone; the layer reports any child left behind.
-            unsafe {
-                guard_device.destroy_device(None);
-                guard_instance.destroy_instance(None);
-            }
-        });
-        let external = ExternalDevice {
+        ExternalDevice {
             entry,
             instance,
             physical_device,
             device,
             queue_family_index: family,
-        };
-        (external, guard, guard_runs)
+        }
+    }
+
+    /// The test-only hook: a buffer created on the context's device and
+    /// never destroyed.
+    fn leak_a_buffer(ctx: &GpuContext) {
+        let create_info = vk::BufferCreateInfo::default()
+            .size(256)
+            .usage(vk::BufferUsageFlags::TRANSFER_DST);
+        // SAFETY: the device is live; the buffer is leaked on purpose.
+        unsafe { ctx.device().create_buffer(&create_info, None) }.unwrap();
     }
 
     #[test]
     fn an_adopted_device_is_destroyed_once_when_its_last_user_goes() {
         let _ = env_logger::builder().is_test(true).try_init();
         let counter = ValidationCounter::default();
-        let (external, guard, guard_runs) = adoptable(true, &counter);
+        let external = adoptable(Some(&counter));
         // SAFETY: the handles are live, made for the renderer, and only the
-        // guard destroys them.
-        let ctx = unsafe { GpuContext::from_external(external, true, guard) }.unwrap();
-        assert!(!ctx.owns_device());
+        // context destroys them.
+        let ctx = unsafe { GpuContext::from_external(external, Some(counter)) }.unwrap();
+        let counter = ctx.validation_counter().unwrap();
+        let before = tally::destroyed();
         let user = Arc::clone(&ctx);
         drop(ctx);
-        assert_eq!(
-            guard_runs.load(Ordering::Relaxed),
-            0,
-            "destroyed while in use"
-        );
+        assert_eq!(tally::destroyed(), before, "destroyed while in use");
         // SAFETY: the device is live while `user` holds the context.
         unsafe {
             let fence = user
@@ -753,24 +693,47 @@ mod tests {
             user.device().destroy_fence(fence, None);
         }
         drop(user);
-        assert_eq!(guard_runs.load(Ordering::Relaxed), 1);
+        assert_eq!(tally::destroyed(), (before.0 + 1, before.1 + 1));
         assert_eq!(counter.count(), 0, "validation messages (see the log)");
     }
 
     #[test]
-    fn counting_on_an_instance_without_debug_utils_is_refused_and_still_destroys() {
+    fn a_leak_on_an_adopted_device_is_counted_when_the_device_is_destroyed() {
+        let _ = env_logger::builder().is_test(true).try_init();
         let counter = ValidationCounter::default();
-        let (external, guard, guard_runs) = adoptable(false, &counter);
+        let external = adoptable(Some(&counter));
         // SAFETY: as above.
-        let result = unsafe { GpuContext::from_external(external, true, guard) };
-        assert!(matches!(result, Err(RenderError::DebugUtilsMissing)));
-        assert_eq!(guard_runs.load(Ordering::Relaxed), 1);
+        let ctx = unsafe { GpuContext::from_external(external, Some(counter)) }.unwrap();
+        let counter = ctx.validation_counter().unwrap();
+        leak_a_buffer(&ctx);
+        assert_eq!(counter.count(), 0);
+        drop(ctx);
+        // The layer reports the buffer at vkDestroyDevice, where only the
+        // context's own messenger listens (the one chained into the
+        // instance's creation hears vkCreateInstance and vkDestroyInstance).
+        assert!(
+            counter.count() > 0,
+            "the buffer leaked at device destruction went uncounted, so a validation assertion would pass"
+        );
+    }
+
+    #[test]
+    fn counting_on_an_instance_without_debug_utils_is_refused_and_still_destroys() {
+        let external = adoptable(None);
+        let before = tally::destroyed();
+        // SAFETY: as above.
+        let result =
+            unsafe { GpuContext::from_external(external, Some(ValidationCounter::default())) };
+        assert!(matches!(
+            result.err().as_ref().and_then(RenderError::backend_error),
+            Some(VulkanError::DebugUtilsMissing)
+        ));
+        assert_eq!(tally::destroyed(), (before.0 + 1, before.1 + 1));
     }
 
     #[test]
     fn a_context_without_validation_has_no_count() {
         let ctx = GpuContext::standalone(false).unwrap();
         assert_eq!(ctx.validation_messages(), None);
-        assert!(ctx.owns_device());
     }
 }

@@ -69,7 +69,7 @@ mod tests {
     }
 
     #[test]
-    fn no_known_colour_format_gives_none() {
+    fn no_known_color_format_gives_none() {
         assert_eq!(
             choose_color_format(&[vk::Format::R16G16B16A16_SFLOAT]),
             None

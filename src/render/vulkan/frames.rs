@@ -5,7 +5,8 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::context::GpuContext;
-use crate::render::error::{RenderError, vk_error};
+use super::error::vk_error;
+use crate::render::error::RenderError;
 
 /// How many frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: usize = 2;
@@ -57,55 +58,40 @@ pub struct FrameRing {
 impl FrameRing {
     /// A ring on the context's queue family.
     pub fn new(ctx: Arc<GpuContext>) -> Result<Self, RenderError> {
-        let device = ctx.device();
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(ctx.queue_family_index())
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: the device is live.
-        let command_pool = unsafe { device.create_command_pool(&pool_info, None) }
-            .map_err(vk_error("vkCreateCommandPool"))?;
-        let allocate_info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(command_pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(FRAMES_IN_FLIGHT as u32);
-        // SAFETY: the pool was just created on this device.
-        let command_buffers = match unsafe { device.allocate_command_buffers(&allocate_info) } {
-            Ok(buffers) => buffers,
-            Err(result) => {
-                // SAFETY: the pool has no live command buffers.
-                unsafe { device.destroy_command_pool(command_pool, None) };
-                return Err(vk_error("vkAllocateCommandBuffers")(result));
-            }
-        };
-        let mut fences = Vec::with_capacity(FRAMES_IN_FLIGHT);
-        for _ in 0..FRAMES_IN_FLIGHT {
-            let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
-            // SAFETY: the device is live.
-            match unsafe { device.create_fence(&fence_info, None) } {
-                Ok(fence) => fences.push(fence),
-                Err(result) => {
-                    // SAFETY: none of these is in use yet.
-                    unsafe {
-                        for fence in fences {
-                            device.destroy_fence(fence, None);
-                        }
-                        device.destroy_command_pool(command_pool, None);
-                    }
-                    return Err(vk_error("vkCreateFence")(result));
-                }
-            }
-        }
-        let slots = std::array::from_fn(|index| FrameSlot {
-            command_buffer: command_buffers[index],
-            fence: fences[index],
-        });
-        Ok(FrameRing {
+        let mut ring = FrameRing {
             ctx,
-            command_pool,
-            slots,
+            command_pool: vk::CommandPool::null(),
+            slots: std::array::from_fn(|_| FrameSlot {
+                command_buffer: vk::CommandBuffer::null(),
+                fence: vk::Fence::null(),
+            }),
             next: 0,
             last_submitted: None,
-        })
+        };
+        // Drop destroys whatever was created if a later step fails (null
+        // handles are ignored by vkDestroy* and by the waits).
+        let device = ring.ctx.device();
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(ring.ctx.queue_family_index())
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: the device is live.
+        ring.command_pool = unsafe { device.create_command_pool(&pool_info, None) }
+            .map_err(vk_error("vkCreateCommandPool"))?;
+        let allocate_info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(ring.command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(FRAMES_IN_FLIGHT as u32);
+        // SAFETY: the pool was just created on this device; its buffers go with it.
+        let command_buffers = unsafe { device.allocate_command_buffers(&allocate_info) }
+            .map_err(vk_error("vkAllocateCommandBuffers"))?;
+        let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+        for (slot, command_buffer) in ring.slots.iter_mut().zip(command_buffers) {
+            slot.command_buffer = command_buffer;
+            // SAFETY: the device is live.
+            slot.fence = unsafe { device.create_fence(&fence_info, None) }
+                .map_err(vk_error("vkCreateFence"))?;
+        }
+        Ok(ring)
     }
 
     /// Waits until the next slot's previous submission finished (the only
@@ -166,13 +152,14 @@ impl FrameRing {
 
     /// Waits until `slot`'s last submission finished.
     pub fn wait_for_slot(&self, slot: usize) -> Result<(), RenderError> {
-        // SAFETY: the fence belongs to this device and lives as long as self.
-        unsafe {
-            self.ctx
-                .device()
-                .wait_for_fences(&[self.slots[slot].fence], true, u64::MAX)
+        let fence = self.slots[slot].fence;
+        if fence == vk::Fence::null() {
+            // Only a ring that failed half way through `new` has one.
+            return Ok(());
         }
-        .map_err(vk_error("vkWaitForFences"))
+        // SAFETY: the fence belongs to this device and lives as long as self.
+        unsafe { self.ctx.device().wait_for_fences(&[fence], true, u64::MAX) }
+            .map_err(vk_error("vkWaitForFences"))
     }
 
     /// Waits until every submitted frame finished.
@@ -187,7 +174,8 @@ impl Drop for FrameRing {
             log::error!("waiting for frames in flight at teardown failed: {error}");
         }
         // SAFETY: every submission finished (or the device is lost, when
-        // destroying is still allowed); nothing else uses these handles.
+        // destroying is still allowed); nothing else uses these handles, and
+        // null ones (after a failed `new`) are ignored.
         unsafe {
             let device = self.ctx.device();
             for slot in &self.slots {

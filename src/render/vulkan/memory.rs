@@ -6,30 +6,24 @@ use gpu_allocator::MemoryLocation;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 
 use super::context::GpuContext;
-use crate::render::error::{RenderError, vk_error};
+use super::error::{VulkanError, vk_error};
+use crate::render::error::RenderError;
 
-/// Memory for a new buffer or image; on failure `discard` destroys the
-/// object the memory was for, so nothing leaks.
+/// Memory for a new buffer or image.
 fn allocate(
     ctx: &GpuContext,
     name: &str,
     requirements: vk::MemoryRequirements,
     location: MemoryLocation,
     linear: bool,
-    discard: impl FnOnce(),
 ) -> Result<Allocation, RenderError> {
-    ctx.allocator()
-        .allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location,
-            linear,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        })
-        .map_err(|error| {
-            discard();
-            error.into()
-        })
+    Ok(ctx.allocator().allocate(&AllocationCreateDesc {
+        name,
+        requirements,
+        location,
+        linear,
+        allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+    })?)
 }
 
 /// A buffer bound to its own allocation.
@@ -38,7 +32,7 @@ pub(crate) struct Buffer {
     ctx: Arc<GpuContext>,
     /// The buffer handle.
     raw: vk::Buffer,
-    /// Its memory; persistently mapped when host-visible.
+    /// Its memory (null until allocated); persistently mapped when host-visible.
     allocation: Allocation,
     /// Size requested, in bytes.
     size: u64,
@@ -61,25 +55,41 @@ impl Buffer {
         // SAFETY: the device is live; the create info is valid for the call.
         let raw = unsafe { device.create_buffer(&create_info, None) }
             .map_err(vk_error("vkCreateBuffer"))?;
-        // SAFETY: `raw` was just created on this device.
-        let requirements = unsafe { device.get_buffer_memory_requirements(raw) };
-        let allocation = allocate(ctx, name, requirements, location, true, || {
-            // SAFETY: the buffer is unused and has no memory bound.
-            unsafe { device.destroy_buffer(raw, None) }
-        })?;
-        let buffer = Buffer {
+        // From here an error drops `buffer`, which destroys the handle and
+        // frees the memory (a null allocation frees nothing).
+        let mut buffer = Buffer {
             ctx: ctx.clone(),
             raw,
-            allocation,
+            allocation: Allocation::default(),
             size,
         };
+        // SAFETY: `raw` was just created on this device.
+        let requirements = unsafe { device.get_buffer_memory_requirements(raw) };
+        buffer.allocation = allocate(ctx, name, requirements, location, true)?;
         // SAFETY: the allocation satisfies the buffer's requirements and is
-        // bound exactly once; on failure Drop destroys buffer and memory.
+        // bound exactly once.
         unsafe {
             device.bind_buffer_memory(raw, buffer.allocation.memory(), buffer.allocation.offset())
         }
         .map_err(vk_error("vkBindBufferMemory"))?;
         Ok(buffer)
+    }
+
+    /// Test builds only: a buffer with no memory at all, hence no mapping.
+    #[cfg(test)]
+    pub(crate) fn without_memory(ctx: &Arc<GpuContext>, size: u64) -> Result<Self, RenderError> {
+        let create_info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(vk::BufferUsageFlags::TRANSFER_SRC);
+        // SAFETY: the device is live; Drop destroys the buffer.
+        let raw = unsafe { ctx.device().create_buffer(&create_info, None) }
+            .map_err(vk_error("vkCreateBuffer"))?;
+        Ok(Buffer {
+            ctx: ctx.clone(),
+            raw,
+            allocation: Allocation::default(),
+            size,
+        })
     }
 
     /// The buffer handle.
@@ -93,18 +103,23 @@ impl Buffer {
     }
 
     /// The mapped bytes of a host-visible buffer (coherent memory: writes need
-    /// no flush), or `None` for device-local memory.
-    pub(crate) fn mapped_mut(&mut self) -> Option<&mut [u8]> {
+    /// no flush); [`VulkanError::NotMapped`] for device-local memory.
+    pub(crate) fn mapped_mut(&mut self) -> Result<&mut [u8], RenderError> {
         let size = self.size as usize;
         self.allocation
             .mapped_slice_mut()
             .map(|bytes| &mut bytes[..size])
+            .ok_or_else(|| VulkanError::NotMapped.into())
     }
 
-    /// The mapped bytes of a host-visible buffer.
-    pub(crate) fn mapped(&self) -> Option<&[u8]> {
+    /// The mapped bytes of a host-visible buffer; [`VulkanError::NotMapped`]
+    /// for device-local memory.
+    pub(crate) fn mapped(&self) -> Result<&[u8], RenderError> {
         let size = self.size as usize;
-        self.allocation.mapped_slice().map(|bytes| &bytes[..size])
+        self.allocation
+            .mapped_slice()
+            .map(|bytes| &bytes[..size])
+            .ok_or_else(|| VulkanError::NotMapped.into())
     }
 }
 
@@ -129,7 +144,7 @@ pub(crate) struct Image {
     ctx: Arc<GpuContext>,
     /// The image handle.
     raw: vk::Image,
-    /// Its memory.
+    /// Its memory (null until allocated).
     allocation: Allocation,
 }
 
@@ -158,25 +173,16 @@ impl Image {
         // SAFETY: the device is live; the create info is valid for the call.
         let raw = unsafe { device.create_image(&create_info, None) }
             .map_err(vk_error("vkCreateImage"))?;
-        // SAFETY: `raw` was just created on this device.
-        let requirements = unsafe { device.get_image_memory_requirements(raw) };
-        let allocation = allocate(
-            ctx,
-            name,
-            requirements,
-            MemoryLocation::GpuOnly,
-            false,
-            || {
-                // SAFETY: the image is unused and has no memory bound.
-                unsafe { device.destroy_image(raw, None) }
-            },
-        )?;
-        let image = Image {
+        // As for buffers: an error from here drops `image`, which cleans up.
+        let mut image = Image {
             ctx: ctx.clone(),
             raw,
-            allocation,
+            allocation: Allocation::default(),
         };
-        // SAFETY: as for buffers: bound once, Drop cleans up on failure.
+        // SAFETY: `raw` was just created on this device.
+        let requirements = unsafe { device.get_image_memory_requirements(raw) };
+        image.allocation = allocate(ctx, name, requirements, MemoryLocation::GpuOnly, false)?;
+        // SAFETY: as for buffers: bound once.
         unsafe {
             device.bind_image_memory(raw, image.allocation.memory(), image.allocation.offset())
         }

@@ -1,76 +1,38 @@
 //! Offscreen stereo rendering for the simulator and tests: owns a device,
-//! the terrain renderer, per-slot 2-layer images and read-back buffers.
+//! the terrain renderer, per-slot 2-layer images and read-back buffers; and
+//! the one Vulkan-only option, forcing the target formats.
 use std::sync::Arc;
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::context::GpuContext;
+use super::error::VulkanError;
 use super::formats::{
     COLOR_FORMAT_PREFERENCE, DEPTH_FORMAT_PREFERENCE, choose_color_format, choose_depth_format,
     is_bgra,
 };
 use super::frames::{FRAMES_IN_FLIGHT, FrameRing};
 use super::memory::{Buffer, Image};
-use super::target::{RenderTarget, VIEW_COUNT};
+use super::target::RenderTarget;
 use super::terrain::TerrainRenderer;
-use crate::render::backend::{Backend, StereoRenderer, ValidationCounter};
+use crate::render::backend::{
+    Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter,
+};
 use crate::render::error::RenderError;
-use crate::render::scene::FrameScene;
+use crate::render::scene::{FrameScene, VIEW_COUNT};
 
 /// Bytes per RGBA8 / BGRA8 pixel.
 const BYTES_PER_PIXEL: usize = 4;
 
-/// Formats to force instead of the preferred ones the device supports.
+/// Formats to force instead of the preferred ones the device supports
+/// ([`OffscreenRenderer::with_formats`]), so tests can draw into each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TargetFormats {
     /// Colour format (one of `formats::COLOR_FORMAT_PREFERENCE`); `None` picks the best supported.
     pub color: Option<vk::Format>,
     /// Depth format (one of `formats::DEPTH_FORMAT_PREFERENCE`); `None` picks the best supported.
     pub depth: Option<vk::Format>,
-}
-
-/// How to set up an [`OffscreenRenderer`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OffscreenOptions {
-    /// Width of each eye's image, in pixels.
-    pub eye_width: u32,
-    /// Height of each eye's image, in pixels.
-    pub eye_height: u32,
-    /// Heightmap samples per row.
-    pub grid_width: u32,
-    /// Heightmap rows.
-    pub grid_height: u32,
-    /// Turn on VK_LAYER_KHRONOS_validation and count its messages.
-    pub validation: bool,
-    /// Target formats; the default picks sRGB colour and D16 depth when supported.
-    pub formats: TargetFormats,
-}
-
-impl Default for OffscreenOptions {
-    fn default() -> Self {
-        OffscreenOptions {
-            eye_width: 320,
-            eye_height: 240,
-            grid_width: 257,
-            grid_height: 257,
-            validation: false,
-            formats: TargetFormats::default(),
-        }
-    }
-}
-
-/// Both eyes' pixels, RGBA8, rows top to bottom, sRGB-encoded as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StereoImage {
-    /// Pixels per row.
-    pub width: u32,
-    /// Rows.
-    pub height: u32,
-    /// The left eye, width × height × 4 bytes.
-    pub left: Vec<u8>,
-    /// The right eye, width × height × 4 bytes.
-    pub right: Vec<u8>,
 }
 
 /// One frame slot's images and read-back buffer.
@@ -102,8 +64,18 @@ pub struct OffscreenRenderer {
 }
 
 impl OffscreenRenderer {
-    /// A renderer on a device of its own.
+    /// A renderer on a device of its own, drawing into the preferred formats
+    /// the device supports (sRGB colour, D16 depth).
     pub fn new(options: OffscreenOptions) -> Result<Self, RenderError> {
+        Self::with_formats(options, TargetFormats::default())
+    }
+
+    /// As [`Self::new`], with `formats` forced where given; a format the
+    /// device cannot render to fails with `UnsuitableDevice`.
+    pub fn with_formats(
+        options: OffscreenOptions,
+        formats: TargetFormats,
+    ) -> Result<Self, RenderError> {
         if options.eye_width == 0 || options.eye_height == 0 {
             return Err(RenderError::InvalidOptions(format!(
                 "eye images must not be empty, got {}×{}",
@@ -113,7 +85,7 @@ impl OffscreenRenderer {
         let ctx = GpuContext::standalone(options.validation)?;
         let color_format = pick_format(
             &ctx,
-            options.formats.color,
+            formats.color,
             &COLOR_FORMAT_PREFERENCE,
             vk::FormatFeatureFlags::COLOR_ATTACHMENT | vk::FormatFeatureFlags::TRANSFER_SRC,
             choose_color_format,
@@ -121,7 +93,7 @@ impl OffscreenRenderer {
         )?;
         let depth_format = pick_format(
             &ctx,
-            options.formats.depth,
+            formats.depth,
             &DEPTH_FORMAT_PREFERENCE,
             vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT,
             choose_depth_format,
@@ -179,9 +151,7 @@ impl OffscreenRenderer {
             .last_submitted()
             .ok_or(RenderError::NothingRendered)?;
         self.frames.wait_for_slot(slot)?;
-        let bytes = self.slots[slot].readback.mapped().ok_or_else(|| {
-            RenderError::InvalidOptions("the read-back buffer is not host-visible".into())
-        })?;
+        let bytes = self.slots[slot].readback.mapped()?;
         let eye_bytes = self.eye_width as usize * self.eye_height as usize * BYTES_PER_PIXEL;
         let mut left = bytes[..eye_bytes].to_vec();
         let mut right = bytes[eye_bytes..2 * eye_bytes].to_vec();
@@ -273,16 +243,20 @@ fn pick_format(
     let chosen = match forced {
         Some(format) if supported.contains(&format) => Some(format),
         Some(format) => {
-            return Err(RenderError::UnsuitableDevice {
+            return Err(VulkanError::UnsuitableDevice {
                 device: ctx.device_name().into(),
                 missing: format!("{what} format {format:?} as a render target"),
-            });
+            }
+            .into());
         }
         None => choose(&supported),
     };
-    chosen.ok_or_else(|| RenderError::UnsuitableDevice {
-        device: ctx.device_name().into(),
-        missing: format!("a {what} format usable as a render target"),
+    chosen.ok_or_else(|| {
+        VulkanError::UnsuitableDevice {
+            device: ctx.device_name().into(),
+            missing: format!("a {what} format usable as a render target"),
+        }
+        .into()
     })
 }
 
@@ -318,7 +292,7 @@ fn make_slot(
     // SAFETY: both images were just made with 2 layers of `extent`, the
     // renderer's formats and attachment usage; the slot keeps them alive
     // longer than the target (field order).
-    let target = unsafe { RenderTarget::new(terrain, color.raw(), depth.raw(), extent) }?;
+    let target = unsafe { RenderTarget::new(terrain.pass(), color.raw(), depth.raw(), extent) }?;
     Ok(OffscreenSlot {
         target,
         color,
@@ -408,7 +382,7 @@ mod tests {
     use super::*;
     use crate::render::alloc_count::allocations_during;
     use crate::render::camera::perspective_from_fov;
-    use crate::render::scene::{ColourBands, EyeView};
+    use crate::render::scene::{ColorBands, EyeView};
 
     #[test]
     fn rendering_a_frame_does_not_allocate() {
@@ -417,7 +391,7 @@ mod tests {
             eye_height: 48,
             grid_width: 33,
             grid_height: 17,
-            ..OffscreenOptions::default()
+            validation: false,
         })
         .unwrap();
         let heights: Vec<f32> = (0..33 * 17).map(|i| (i % 7) as f32 * 0.1).collect();
@@ -430,7 +404,7 @@ mod tests {
             views: [eye, eye],
             heights: Some(&heights),
             light_dir: Vec3::Y,
-            bands: ColourBands::spread_over(0.0, 1.0),
+            bands: ColorBands::spread_over(0.0, 1.0),
         };
         let without_heights = FrameScene {
             heights: None,

@@ -1,17 +1,79 @@
-//! The terrain's fixed-function state: the multiview render pass and the
-//! graphics pipeline (shaders, vertex layout, depth, rasterisation).
+//! The terrain's fixed-function state: the multiview render pass (with the
+//! target formats it is made for) and the graphics pipeline (shaders, vertex
+//! layout, depth, rasterisation).
 use std::sync::Arc;
 
 use ash::vk;
 
 use super::context::GpuContext;
+use super::error::vk_error;
 use super::formats::is_srgb;
 use super::shader::{FRAGMENT_SHADER, ShaderModule, VERTEX_SHADER};
-use crate::render::error::{RenderError, vk_error};
+use crate::render::error::RenderError;
 use crate::render::grid::GridVertex;
+use crate::render::scene::VIEW_COUNT;
 
-/// Both eyes: view 0 is the left eye, view 1 the right, one array layer each.
-pub const VIEW_MASK: u32 = 0b11;
+/// Every eye: view 0 is the left eye, view 1 the right, one array layer each.
+pub const VIEW_MASK: u32 = (1 << VIEW_COUNT) - 1;
+
+/// The multiview render pass: clears colour and depth, draws both eyes,
+/// keeps both (depth too, so an OpenXR depth layer can submit it). Targets
+/// ([`RenderTarget`](super::target::RenderTarget)) are framebuffers of it,
+/// with its colour and depth formats.
+pub struct MultiviewPass {
+    /// The context the pass belongs to.
+    ctx: Arc<GpuContext>,
+    /// The render pass handle.
+    raw: vk::RenderPass,
+    /// Format of the colour attachment.
+    color_format: vk::Format,
+    /// Format of the depth attachment.
+    depth_format: vk::Format,
+}
+
+impl MultiviewPass {
+    /// The pass for targets of `color_format` and `depth_format`.
+    pub(crate) fn new(
+        ctx: &Arc<GpuContext>,
+        color_format: vk::Format,
+        depth_format: vk::Format,
+    ) -> Result<Self, RenderError> {
+        Ok(MultiviewPass {
+            ctx: Arc::clone(ctx),
+            raw: create_render_pass(ctx, color_format, depth_format)?,
+            color_format,
+            depth_format,
+        })
+    }
+
+    /// The context the pass belongs to.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    /// The render pass handle.
+    pub fn raw(&self) -> vk::RenderPass {
+        self.raw
+    }
+
+    /// Format of the colour targets.
+    pub fn color_format(&self) -> vk::Format {
+        self.color_format
+    }
+
+    /// Format of the depth targets.
+    pub fn depth_format(&self) -> vk::Format {
+        self.depth_format
+    }
+}
+
+impl Drop for MultiviewPass {
+    fn drop(&mut self) {
+        // SAFETY: its owner (the terrain renderer) waited for the device
+        // before dropping it, and the pipelines made for it are gone.
+        unsafe { self.ctx.device().destroy_render_pass(self.raw, None) };
+    }
+}
 
 /// An attachment cleared at the start of the pass and kept at its end, left
 /// in `final_layout`; no stencil.
@@ -30,9 +92,8 @@ fn cleared_and_stored(
         .final_layout(final_layout)
 }
 
-/// The multiview render pass: clear colour and depth, draw, keep both (depth
-/// too, so an OpenXR depth layer can submit it).
-pub(crate) fn create_render_pass(
+/// The multiview render pass: clear colour and depth, draw, keep both.
+fn create_render_pass(
     ctx: &GpuContext,
     color_format: vk::Format,
     depth_format: vk::Format,

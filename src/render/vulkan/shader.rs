@@ -6,7 +6,8 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::context::GpuContext;
-use crate::render::error::{RenderError, vk_error};
+use super::error::vk_error;
+use crate::render::error::RenderError;
 
 /// The terrain's vertex shader (shaders/terrain.vert).
 pub(crate) const VERTEX_SHADER: &[u8] = include_bytes!("../../../shaders/terrain.vert.spv");

@@ -5,15 +5,14 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::context::GpuContext;
-use super::terrain::TerrainRenderer;
-use crate::render::error::{RenderError, vk_error};
+use super::error::vk_error;
+use super::pipeline::MultiviewPass;
+use crate::render::error::RenderError;
+use crate::render::scene::VIEW_COUNT;
 
-/// Array layers of every render target: one per eye.
-pub const VIEW_COUNT: u32 = 2;
-
-/// A colour and a depth image of 2 layers each, wrapped as one multiview
-/// framebuffer of a [`TerrainRenderer`]'s render pass. Owns its framebuffer,
-/// and its views when it made them ([`RenderTarget::new`]); never the images.
+/// A colour and a depth image of 2 layers each (one per eye), wrapped as one
+/// framebuffer of a [`MultiviewPass`]. Owns its framebuffer, and its views
+/// when it made them ([`RenderTarget::new`]); never the images.
 pub struct RenderTarget {
     /// The context the views and framebuffer belong to.
     ctx: Arc<GpuContext>,
@@ -28,22 +27,22 @@ pub struct RenderTarget {
 }
 
 impl RenderTarget {
-    /// Views and a framebuffer for drawing with `renderer` into `color_image`
+    /// Views and a framebuffer for drawing in `pass` into `color_image`
     /// and `depth_image` (e.g. OpenXR swapchain images).
     ///
     /// # Safety
-    /// Both images must be live on the renderer's device, have at least 2
-    /// array layers of `extent`, the renderer's colour and depth formats, and
+    /// Both images must be live on the pass's device, have at least 2
+    /// array layers of `extent`, the pass's colour and depth formats, and
     /// COLOR_ATTACHMENT / DEPTH_STENCIL_ATTACHMENT usage; they must outlive
     /// the target (e.g. an OpenXR swapchain dropped after its targets).
     pub unsafe fn new(
-        renderer: &TerrainRenderer,
+        pass: &MultiviewPass,
         color_image: vk::Image,
         depth_image: vk::Image,
         extent: vk::Extent2D,
     ) -> Result<Self, RenderError> {
         let mut target = RenderTarget {
-            ctx: renderer.context().clone(),
+            ctx: pass.context().clone(),
             views: [vk::ImageView::null(); 2],
             owns_views: true,
             framebuffer: vk::Framebuffer::null(),
@@ -52,12 +51,12 @@ impl RenderTarget {
         let images = [
             (
                 color_image,
-                renderer.color_format(),
+                pass.color_format(),
                 vk::ImageAspectFlags::COLOR,
             ),
             (
                 depth_image,
-                renderer.depth_format(),
+                pass.depth_format(),
                 vk::ImageAspectFlags::DEPTH,
             ),
         ];
@@ -68,37 +67,37 @@ impl RenderTarget {
             *view = unsafe { target.ctx.device().create_image_view(&view_info, None) }
                 .map_err(vk_error("vkCreateImageView"))?;
         }
-        target.create_framebuffer(renderer)?;
+        target.create_framebuffer(pass)?;
         Ok(target)
     }
 
-    /// A framebuffer for drawing with `renderer` into views the caller made
+    /// A framebuffer for drawing in `pass` into views the caller made
     /// and keeps (the target does not destroy them).
     ///
     /// # Safety
-    /// Both views must be live on the renderer's device, 2D-array views of 2
-    /// layers of `extent` in the renderer's colour and depth formats, of
+    /// Both views must be live on the pass's device, 2D-array views of 2
+    /// layers of `extent` in the pass's colour and depth formats, of
     /// images with attachment usage, and must outlive the target.
     pub unsafe fn from_views(
-        renderer: &TerrainRenderer,
+        pass: &MultiviewPass,
         color_view: vk::ImageView,
         depth_view: vk::ImageView,
         extent: vk::Extent2D,
     ) -> Result<Self, RenderError> {
         let mut target = RenderTarget {
-            ctx: renderer.context().clone(),
+            ctx: pass.context().clone(),
             views: [color_view, depth_view],
             owns_views: false,
             framebuffer: vk::Framebuffer::null(),
             extent,
         };
-        target.create_framebuffer(renderer)?;
+        target.create_framebuffer(pass)?;
         Ok(target)
     }
 
-    fn create_framebuffer(&mut self, renderer: &TerrainRenderer) -> Result<(), RenderError> {
+    fn create_framebuffer(&mut self, pass: &MultiviewPass) -> Result<(), RenderError> {
         let framebuffer_info = vk::FramebufferCreateInfo::default()
-            .render_pass(renderer.render_pass())
+            .render_pass(pass.raw())
             .attachments(&self.views)
             .width(self.extent.width)
             .height(self.extent.height)
@@ -118,7 +117,7 @@ impl RenderTarget {
         self.extent
     }
 
-    /// The framebuffer to begin the renderer's pass with.
+    /// The framebuffer to begin the pass with.
     pub fn framebuffer(&self) -> vk::Framebuffer {
         self.framebuffer
     }
@@ -166,9 +165,10 @@ mod tests {
 
     use super::*;
     use crate::render::scene::FrameScene;
-    use crate::render::scene::{ColourBands, EyeView};
+    use crate::render::scene::{ColorBands, EyeView};
     use crate::render::vulkan::frames::FrameRing;
     use crate::render::vulkan::memory::Image;
+    use crate::render::vulkan::terrain::TerrainRenderer;
 
     fn array_view(
         ctx: &GpuContext,
@@ -215,7 +215,8 @@ mod tests {
         let depth_view = array_view(&ctx, &depth, depth_format, vk::ImageAspectFlags::DEPTH);
         // SAFETY: the views fit the renderer and are destroyed after the target.
         let target =
-            unsafe { RenderTarget::from_views(&renderer, color_view, depth_view, extent) }.unwrap();
+            unsafe { RenderTarget::from_views(renderer.pass(), color_view, depth_view, extent) }
+                .unwrap();
         let mut frames = FrameRing::new(ctx.clone()).unwrap();
         let heights: Vec<f32> = (0..63).map(|i| i as f32 / 63.0).collect();
         let eye = EyeView {
@@ -229,7 +230,7 @@ mod tests {
             views: [eye, eye],
             heights: Some(&heights),
             light_dir: Vec3::Y,
-            bands: ColourBands::spread_over(0.0, 1.0),
+            bands: ColorBands::spread_over(0.0, 1.0),
         };
         for _ in 0..3 {
             let frame = frames.begin().unwrap();

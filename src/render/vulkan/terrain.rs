@@ -7,12 +7,13 @@ use glam::Mat4;
 use gpu_allocator::MemoryLocation;
 
 use super::context::GpuContext;
+use super::error::vk_error;
 use super::frames::{FRAMES_IN_FLIGHT, Frame};
 use super::memory::{Buffer, try_array};
-use super::pipeline::{create_pipeline, create_pipeline_layout, create_render_pass};
+use super::pipeline::{MultiviewPass, create_pipeline, create_pipeline_layout};
 use super::target::RenderTarget;
 use super::upload::{upload_static, write_mapped};
-use crate::render::error::{RenderError, vk_error};
+use crate::render::error::RenderError;
 use crate::render::grid::{GridIndices, TerrainGrid};
 use crate::render::scene::{FrameScene, FrameUniforms};
 
@@ -23,12 +24,9 @@ const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.0];
 pub struct TerrainRenderer {
     /// The device everything here lives on.
     ctx: Arc<GpuContext>,
-    /// Format of the colour targets.
-    color_format: vk::Format,
-    /// Format of the depth targets.
-    depth_format: vk::Format,
-    /// Multiview render pass: clear, draw, keep colour and depth.
-    render_pass: vk::RenderPass,
+    /// Multiview render pass and the target formats: clear, draw, keep
+    /// colour and depth.
+    pass: MultiviewPass,
     /// Uniforms (binding 0) and heights (binding 1).
     descriptor_set_layout: vk::DescriptorSetLayout,
     /// The pipeline's layout.
@@ -119,12 +117,11 @@ impl TerrainRenderer {
             &[(&vertex_buffer, vertex_bytes), (&index_buffer, index_bytes)],
             &heights,
         )?;
+        let pass = MultiviewPass::new(&ctx, color_format, depth_format)?;
 
         let mut renderer = TerrainRenderer {
             ctx,
-            color_format,
-            depth_format,
-            render_pass: vk::RenderPass::null(),
+            pass,
             descriptor_set_layout: vk::DescriptorSetLayout::null(),
             pipeline_layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
@@ -145,14 +142,13 @@ impl TerrainRenderer {
         };
         // Drop destroys whatever was created if a later step fails (null
         // handles are ignored by vkDestroy*).
-        renderer.render_pass = create_render_pass(&renderer.ctx, color_format, depth_format)?;
         renderer.create_descriptors()?;
         renderer.pipeline_layout =
             create_pipeline_layout(&renderer.ctx, renderer.descriptor_set_layout)?;
         renderer.pipeline = create_pipeline(
             &renderer.ctx,
             renderer.pipeline_layout,
-            renderer.render_pass,
+            renderer.pass.raw(),
             color_format,
         )?;
         Ok(renderer)
@@ -165,17 +161,17 @@ impl TerrainRenderer {
 
     /// Format of the colour targets.
     pub fn color_format(&self) -> vk::Format {
-        self.color_format
+        self.pass.color_format()
     }
 
     /// Format of the depth targets.
     pub fn depth_format(&self) -> vk::Format {
-        self.depth_format
+        self.pass.depth_format()
     }
 
-    /// The render pass targets are made for.
-    pub fn render_pass(&self) -> vk::RenderPass {
-        self.render_pass
+    /// The render pass its targets are made for ([`RenderTarget::new`]).
+    pub fn pass(&self) -> &MultiviewPass {
+        &self.pass
     }
 
     /// Records the frame into `frame`'s command buffer: uploads new heights
@@ -204,13 +200,13 @@ impl TerrainRenderer {
         }
 
         let uniforms = FrameUniforms::new(scene, Mat4::IDENTITY, self.grid_width, self.grid_height);
-        write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms));
+        write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms))?;
 
         if let Some(heights) = scene.heights {
             write_mapped(
                 &mut self.height_staging[slot],
                 bytemuck::cast_slice(heights),
-            );
+            )?;
             // SAFETY: the staging slot was written above and its previous copy
             // finished (the frame's fence was waited); the barriers order this
             // copy after earlier frames' vertex reads and before this frame's.
@@ -235,7 +231,7 @@ impl TerrainRenderer {
             extent: target.extent(),
         };
         let pass_info = vk::RenderPassBeginInfo::default()
-            .render_pass(self.render_pass)
+            .render_pass(self.pass.raw())
             .framebuffer(target.framebuffer())
             .render_area(area)
             .clear_values(&clear_values);
@@ -410,7 +406,6 @@ impl Drop for TerrainRenderer {
             device.destroy_pipeline_layout(self.pipeline_layout, None);
             device.destroy_descriptor_pool(self.descriptor_pool, None);
             device.destroy_descriptor_set_layout(self.descriptor_set_layout, None);
-            device.destroy_render_pass(self.render_pass, None);
         }
     }
 }

@@ -6,16 +6,13 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::context::GpuContext;
+use super::error::vk_error;
 use super::memory::Buffer;
-use crate::render::error::{RenderError, vk_error};
+use crate::render::error::RenderError;
 
 /// Copies `bytes` to the start of a host-visible buffer.
-pub(crate) fn write_mapped(buffer: &mut Buffer, bytes: &[u8]) {
-    if let Some(mapped) = buffer.mapped_mut() {
-        mapped[..bytes.len()].copy_from_slice(bytes);
-    } else {
-        log::error!("a host-visible buffer was not mapped; the frame's data was not written");
-    }
+pub(crate) fn write_mapped(buffer: &mut Buffer, bytes: &[u8]) -> Result<(), RenderError> {
+    write_at(buffer, 0, bytes)
 }
 
 /// Setup only: copies `contents` into device-local buffers through a
@@ -36,7 +33,7 @@ pub(crate) fn upload_static(
     let mut offsets = Vec::with_capacity(contents.len());
     let mut offset = 0;
     for (_, bytes) in contents {
-        write_at(&mut staging, offset, bytes);
+        write_at(&mut staging, offset, bytes)?;
         offsets.push(offset);
         offset += bytes.len();
     }
@@ -134,8 +131,24 @@ unsafe fn record_and_wait(
 }
 
 /// Copies `bytes` into a host-visible buffer at `offset`.
-fn write_at(buffer: &mut Buffer, offset: usize, bytes: &[u8]) {
-    if let Some(mapped) = buffer.mapped_mut() {
-        mapped[offset..offset + bytes.len()].copy_from_slice(bytes);
+fn write_at(buffer: &mut Buffer, offset: usize, bytes: &[u8]) -> Result<(), RenderError> {
+    buffer.mapped_mut()?[offset..offset + bytes.len()].copy_from_slice(bytes);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::vulkan::error::VulkanError;
+
+    #[test]
+    fn writing_into_a_buffer_without_a_mapping_fails_instead_of_dropping_the_bytes() {
+        let ctx = GpuContext::standalone(false).unwrap();
+        let mut buffer = Buffer::without_memory(&ctx, 16).unwrap();
+        let error = write_mapped(&mut buffer, &[1, 2, 3]).unwrap_err();
+        assert!(
+            matches!(error.backend_error(), Some(VulkanError::NotMapped)),
+            "{error}"
+        );
     }
 }

@@ -98,7 +98,7 @@ pub const DXGI_D32_FLOAT: u32 = 40;
 
 /// Colour formats the Direct3D 11 renderer draws into: sRGB RGBA, which
 /// its render-target views use.
-const DXGI_COLOUR_PREFERENCE: [u32; 1] = [DXGI_R8G8B8A8_UNORM_SRGB];
+const DXGI_COLOR_PREFERENCE: [u32; 1] = [DXGI_R8G8B8A8_UNORM_SRGB];
 /// Depth formats it draws into, best first: D16 (what HoloLens 2 wants for
 /// its depth-based reprojection, and half the bandwidth), then D32.
 const DXGI_DEPTH_PREFERENCE: [u32; 2] = [DXGI_D16_UNORM, DXGI_D32_FLOAT];
@@ -107,7 +107,7 @@ const DXGI_DEPTH_PREFERENCE: [u32; 2] = [DXGI_D16_UNORM, DXGI_D32_FLOAT];
 #[cfg_attr(not(windows), allow(dead_code))] // used by the Windows build and the tests
 pub fn choose_dxgi_format(kind: SwapchainKind, offered: &[u32]) -> Option<u32> {
     let preference: &[u32] = match kind {
-        SwapchainKind::Colour => &DXGI_COLOUR_PREFERENCE,
+        SwapchainKind::Color => &DXGI_COLOR_PREFERENCE,
         SwapchainKind::Depth => &DXGI_DEPTH_PREFERENCE,
     };
     preference
@@ -246,9 +246,9 @@ mod tests {
     const HOLOLENS_2_FORMATS: [u32; 7] = [29, 91, 28, 87, 55, 45, 40];
 
     #[test]
-    fn hololens_formats_give_srgb_colour_and_d16_depth() {
+    fn hololens_formats_give_srgb_color_and_d16_depth() {
         assert_eq!(
-            choose_dxgi_format(SwapchainKind::Colour, &HOLOLENS_2_FORMATS),
+            choose_dxgi_format(SwapchainKind::Color, &HOLOLENS_2_FORMATS),
             Some(DXGI_R8G8B8A8_UNORM_SRGB)
         );
         assert_eq!(
@@ -258,14 +258,14 @@ mod tests {
     }
 
     #[test]
-    fn depth_falls_back_to_d32_and_linear_colour_is_refused() {
+    fn depth_falls_back_to_d32_and_linear_color_is_refused() {
         assert_eq!(
             choose_dxgi_format(SwapchainKind::Depth, &[45, 40, 29]),
             Some(DXGI_D32_FLOAT)
         );
         assert_eq!(choose_dxgi_format(SwapchainKind::Depth, &[45]), None);
         assert_eq!(
-            choose_dxgi_format(SwapchainKind::Colour, &[28, 87, 91]),
+            choose_dxgi_format(SwapchainKind::Color, &[28, 87, 91]),
             None
         );
         assert_eq!(dxgi_format_name(55), "DXGI_FORMAT_D16_UNORM");

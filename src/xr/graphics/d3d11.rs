@@ -22,7 +22,7 @@ use super::choice::{
     Luid, adapter_with_luid, choose_dxgi_format, dxgi_format_name, feature_levels_at_least,
 };
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
-use crate::render::ValidationCounter;
+use crate::render::backend::ValidationCounter;
 use crate::render::d3d11::{D3d11Device, D3d11Error, D3d11RenderTarget, D3d11TerrainRenderer};
 use crate::render::scene::FrameScene;
 
@@ -140,7 +140,7 @@ impl GraphicsBinding for D3d11Graphics {
 
     unsafe fn frames(
         &self,
-        colour: &StereoSwapchain<xr::D3D11>,
+        color: &StereoSwapchain<xr::D3D11>,
         depth: &StereoSwapchain<xr::D3D11>,
         grid_width: u32,
         grid_height: u32,
@@ -157,11 +157,11 @@ impl GraphicsBinding for D3d11Graphics {
             message: "returned a null texture".into(),
             code: 0,
         };
-        let mut targets = Vec::with_capacity(colour.images.len() * depth.images.len());
-        for colour_texture in &colour.images {
+        let mut targets = Vec::with_capacity(color.images.len() * depth.images.len());
+        for color_texture in &color.images {
             // SAFETY: the runtime's texture pointers are live ID3D11Texture2D
             // objects while the swapchain lives, which outlives this borrow.
-            let colour_texture = unsafe { ID3D11Texture2D::from_raw_borrowed(colour_texture) }
+            let color_texture = unsafe { ID3D11Texture2D::from_raw_borrowed(color_texture) }
                 .ok_or_else(missing_texture)
                 .map_err(render_error)?;
             for depth_texture in &depth.images {
@@ -172,10 +172,10 @@ impl GraphicsBinding for D3d11Graphics {
                 targets.push(
                     D3d11RenderTarget::new(
                         &renderer,
-                        colour_texture,
+                        color_texture,
                         depth_texture,
-                        colour.width,
-                        colour.height,
+                        color.width,
+                        color.height,
                     )
                     .map_err(render_error)?,
                 );
@@ -196,11 +196,11 @@ impl GraphicsBinding for D3d11Graphics {
 impl StereoFrames for D3d11Frames {
     fn render(
         &mut self,
-        colour_index: usize,
+        color_index: usize,
         depth_index: usize,
         scene: &FrameScene<'_>,
     ) -> Result<(), XrError> {
-        let target = &self.targets[colour_index * self.depth_image_count + depth_index];
+        let target = &self.targets[color_index * self.depth_image_count + depth_index];
         self.renderer.record(target, scene).map_err(render_error)?;
         self.renderer.device().drain_validation();
         Ok(())

@@ -16,10 +16,10 @@ pub mod vulkan;
 
 use openxr as xr;
 
-use super::error::XrError;
+use super::error::{XrError, xr_call};
 use super::runtime::Runtime;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
-use crate::render::ValidationCounter;
+use crate::render::backend::ValidationCounter;
 use crate::render::scene::FrameScene;
 
 /// The format type of binding `B`'s swapchains.
@@ -59,7 +59,7 @@ pub trait GraphicsBinding: Sized {
     /// The frames must be dropped before the swapchains.
     unsafe fn frames(
         &self,
-        colour: &StereoSwapchain<Self::Api>,
+        color: &StereoSwapchain<Self::Api>,
         depth: &StereoSwapchain<Self::Api>,
         grid_width: u32,
         grid_height: u32,
@@ -69,13 +69,34 @@ pub trait GraphicsBinding: Sized {
     fn validation_counter(&self) -> Option<ValidationCounter>;
 }
 
+/// Creates a swapchain of `kind` sized `width` × `height`, in the best
+/// format binding `B` can draw into among those the runtime offers.
+pub fn create_swapchain<B: GraphicsBinding>(
+    session: &xr::Session<B::Api>,
+    kind: SwapchainKind,
+    width: u32,
+    height: u32,
+) -> Result<StereoSwapchain<B::Api>, XrError> {
+    let offered: Vec<FormatOf<B>> = session
+        .enumerate_swapchain_formats()
+        .map_err(xr_call("xrEnumerateSwapchainFormats"))?;
+    let format =
+        B::choose_format(kind, &offered).ok_or(XrError::NoSwapchainFormat { kind: kind.name() })?;
+    log::info!(
+        "{} swapchain: {}, {width}x{height} x2 layers",
+        kind.name(),
+        B::format_name(format)
+    );
+    StereoSwapchain::create(session, kind, format, width, height)
+}
+
 /// Draws frames into the runtime's swapchain images.
 pub trait StereoFrames {
     /// Draws `scene` into colour image `colour_index` and depth image
     /// `depth_index`, both acquired and waited for.
     fn render(
         &mut self,
-        colour_index: usize,
+        color_index: usize,
         depth_index: usize,
         scene: &FrameScene<'_>,
     ) -> Result<(), XrError>;

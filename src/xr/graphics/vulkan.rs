@@ -1,8 +1,8 @@
 //! Vulkan through the runtime (XR_KHR_vulkan_enable2): the instance and
 //! device the OpenXR runtime creates for us, with what the renderer needs
-//! (`GpuContext::instance_requirements` / `device_requirements`), adopted by
-//! the renderer (`GpuContext::from_external`) with a drop guard that destroys
-//! them when the renderer's last user is gone; and [`VulkanGraphics`], the
+//! (`GpuContext::instance_requirements` / `device_requirements`), owned from
+//! then on by the renderer's context (`GpuContext::from_external`), which
+//! destroys them when its last user is gone; and [`VulkanGraphics`], the
 //! session's [`GraphicsBinding`] for Vulkan.
 
 use std::ffi::c_char;
@@ -15,18 +15,16 @@ use super::super::error::{XrError, vk_call, xr_call};
 use super::super::runtime::Runtime;
 use super::super::swapchain::{StereoSwapchain, SwapchainKind};
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
+use crate::render::backend::ValidationCounter;
 use crate::render::scene::FrameScene;
 use crate::render::vulkan::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
 use crate::render::vulkan::formats::{choose_color_format, choose_depth_format};
-use crate::render::{
-    DropGuard, ExternalDevice, FrameRing, GpuContext, RenderTarget, TerrainRenderer,
-    ValidationCounter,
-};
+use crate::render::vulkan::{ExternalDevice, FrameRing, GpuContext, RenderTarget, TerrainRenderer};
 
 /// Vulkan as the session's graphics: the renderer's context on the device
-/// the runtime created. Dropped after the session (see
-/// session::run_session); the context's drop guard then destroys the
-/// device and instance once the frames are gone too.
+/// the runtime created. Dropped after the session (see `xr::run`); the
+/// context then destroys the device and instance once the frames are gone
+/// too.
 pub struct VulkanGraphics {
     /// The renderer's context on the runtime's device.
     gpu: Arc<GpuContext>,
@@ -68,7 +66,7 @@ impl GraphicsBinding for VulkanGraphics {
     unsafe fn create_session(&self, runtime: &Runtime) -> Result<NewSession<xr::Vulkan>, XrError> {
         // SAFETY: the handles were created through this instance and system;
         // the caller drops the session before `self`, the context's last
-        // user besides the frames, whose drop guard destroys the device.
+        // user besides the frames, which destroys the device when dropped.
         unsafe {
             runtime
                 .instance
@@ -80,7 +78,7 @@ impl GraphicsBinding for VulkanGraphics {
     fn choose_format(kind: SwapchainKind, offered: &[FormatOf<Self>]) -> Option<FormatOf<Self>> {
         let offered = as_vulkan_formats(offered);
         match kind {
-            SwapchainKind::Colour => choose_color_format(&offered),
+            SwapchainKind::Color => choose_color_format(&offered),
             SwapchainKind::Depth => choose_depth_format(&offered),
         }
         .map(|format| format.as_raw() as u32)
@@ -92,7 +90,7 @@ impl GraphicsBinding for VulkanGraphics {
 
     unsafe fn frames(
         &self,
-        colour: &StereoSwapchain<xr::Vulkan>,
+        color: &StereoSwapchain<xr::Vulkan>,
         depth: &StereoSwapchain<xr::Vulkan>,
         grid_width: u32,
         grid_height: u32,
@@ -101,23 +99,23 @@ impl GraphicsBinding for VulkanGraphics {
             Arc::clone(&self.gpu),
             grid_width,
             grid_height,
-            vk::Format::from_raw(colour.format as i32),
+            vk::Format::from_raw(color.format as i32),
             vk::Format::from_raw(depth.format as i32),
         )?;
         let extent = vk::Extent2D {
-            width: colour.width,
-            height: colour.height,
+            width: color.width,
+            height: color.height,
         };
-        let mut targets = Vec::with_capacity(colour.images.len() * depth.images.len());
-        for &colour_image in &colour.images {
+        let mut targets = Vec::with_capacity(color.images.len() * depth.images.len());
+        for &color_image in &color.images {
             for &depth_image in &depth.images {
                 // SAFETY: both images are live swapchain images of this device with
                 // 2 layers of `extent`, the renderer's formats and attachment usage;
                 // the caller drops the frames before the swapchains.
                 targets.push(unsafe {
                     RenderTarget::new(
-                        &renderer,
-                        vk::Image::from_raw(colour_image),
+                        renderer.pass(),
+                        vk::Image::from_raw(color_image),
                         vk::Image::from_raw(depth_image),
                         extent,
                     )
@@ -141,11 +139,11 @@ impl GraphicsBinding for VulkanGraphics {
 impl StereoFrames for VulkanFrames {
     fn render(
         &mut self,
-        colour_index: usize,
+        color_index: usize,
         depth_index: usize,
         scene: &FrameScene<'_>,
     ) -> Result<(), XrError> {
-        let target = &self.targets[colour_index * self.depth_image_count + depth_index];
+        let target = &self.targets[color_index * self.depth_image_count + depth_index];
         let frame = self.ring.begin()?;
         self.renderer.record(&frame, target, scene)?;
         self.ring.submit(frame)?;
@@ -160,7 +158,8 @@ impl StereoFrames for VulkanFrames {
 /// Creates the instance and device through the runtime and hands them to
 /// the renderer's context, which destroys them once its last user (renderer,
 /// frame ring, render targets, and the caller's own `Arc`) is gone; with
-/// `validation` and the layer installed, the context counts its messages.
+/// `validation` and the layer installed, the context counts its messages,
+/// from the instance's creation to its destruction.
 fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuContext>, XrError> {
     let xr_requirements = runtime
         .instance
@@ -183,7 +182,8 @@ fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuCont
             "--validation: VK_LAYER_KHRONOS_validation is not installed (Debian: vulkan-validationlayers)"
         );
     }
-    let instance = create_instance(runtime, &entry, layer_present)?;
+    let counter = layer_present.then(ValidationCounter::default);
+    let instance = create_instance(runtime, &entry, counter.as_ref())?;
     let (physical_device, queue_family_index, device) =
         match create_device(runtime, &entry, &instance, &xr_requirements) {
             Ok(created) => created,
@@ -194,16 +194,6 @@ fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuCont
                 return Err(error);
             }
         };
-    let (guard_device, guard_instance) = (device.clone(), instance.clone());
-    let drop_guard = DropGuard::new(move || {
-        // SAFETY: the guard runs when the context's last user is gone; the
-        // OpenXR session on this device was dropped before that (see
-        // session::run_session), so nothing uses the device or instance.
-        unsafe {
-            guard_device.destroy_device(None);
-            guard_instance.destroy_instance(None);
-        }
-    });
     let external = ExternalDevice {
         entry,
         instance,
@@ -212,9 +202,11 @@ fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuCont
         queue_family_index,
     };
     // SAFETY: the runtime created the instance and device from this entry
-    // with the renderer's requirements (create_instance, create_device);
-    // from here only the guard destroys them.
-    Ok(unsafe { GpuContext::from_external(external, layer_present, drop_guard) }?)
+    // with the renderer's requirements (create_instance, create_device), for
+    // the app to own (XR_KHR_vulkan_enable2); from here only the context
+    // destroys them, and the OpenXR session on them is dropped before it
+    // (see `xr::run`).
+    Ok(unsafe { GpuContext::from_external(external, counter) }?)
 }
 
 /// The handles OpenXR needs to create a session on the context's device.
@@ -228,14 +220,16 @@ fn session_create_info(gpu: &GpuContext) -> xr::vulkan::SessionCreateInfo {
     }
 }
 
-/// Creates the Vulkan instance through the runtime, with the validation
-/// layer and VK_EXT_debug_utils when `validation`.
+/// Creates the Vulkan instance through the runtime; with a `counter`, with
+/// the validation layer, VK_EXT_debug_utils and a messenger counting into
+/// it chained into the creation (so vkCreateInstance and vkDestroyInstance
+/// are heard too).
 fn create_instance(
     runtime: &Runtime,
     entry: &ash::Entry,
-    validation: bool,
+    counter: Option<&ValidationCounter>,
 ) -> Result<ash::Instance, XrError> {
-    let requirements = GpuContext::instance_requirements(validation);
+    let requirements = GpuContext::instance_requirements(counter.is_some());
     let layers: Vec<*const c_char> = requirements
         .layers
         .iter()
@@ -249,10 +243,14 @@ fn create_instance(
     let app_info = vk::ApplicationInfo::default()
         .application_name(c"holoterrain")
         .api_version(requirements.api_version.max(VULKAN_API_VERSION));
-    let instance_info = vk::InstanceCreateInfo::default()
+    let mut instance_info = vk::InstanceCreateInfo::default()
         .application_info(&app_info)
         .enabled_layer_names(&layers)
         .enabled_extension_names(&extensions);
+    let mut creation_messenger = counter.map(GpuContext::counting_messenger_info);
+    if let Some(messenger) = creation_messenger.as_mut() {
+        instance_info = instance_info.push_next(messenger);
+    }
     // SAFETY: get_instance_proc_addr comes from the loaded Vulkan entry and has
     // the signature OpenXR expects; instance_info and what it points at live
     // across the call. The runtime adds the extensions it needs itself.

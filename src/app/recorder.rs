@@ -1,0 +1,164 @@
+//! The frame loop's record, kept the same way on every platform: the seeds
+//! and reseeds, the most fault iterations one frame applied, per-frame CPU
+//! times and the display time covered; summarised into a [`RunReport`].
+//!
+//! Per frame a platform calls [`RunRecorder::updated`] after `App::update`
+//! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
+//! [`RunRecorder::finish`].
+use super::App;
+use super::frame::{AppEvent, FrameOutput};
+use super::report::{CpuTimes, PoseRecord, ReseedRecord, RunReport, TimingStats};
+
+/// What happened so far in a run.
+#[derive(Debug, Clone)]
+pub struct RunRecorder {
+    /// Every seed grown: the first, then one per reseed.
+    seeds: Vec<u64>,
+    /// The reseeds, in order.
+    reseeds: Vec<ReseedRecord>,
+    /// Frames drawn.
+    frames: u64,
+    /// The most iterations any one update applied.
+    max_iterations_per_frame: usize,
+    /// CPU milliseconds of each update.
+    update_ms: Vec<f64>,
+    /// CPU milliseconds of each drawn frame.
+    render_ms: Vec<f64>,
+    /// Display time of the first update and of the latest, nanoseconds.
+    display_ns: Option<(i64, i64)>,
+}
+
+impl RunRecorder {
+    /// A record of a run starting from `first_seed`, with room for
+    /// `expected_frames` frames' timings (so recording them does not
+    /// allocate; more frames are fine).
+    pub fn new(first_seed: u64, expected_frames: usize) -> Self {
+        RunRecorder {
+            seeds: vec![first_seed],
+            reseeds: Vec::new(),
+            frames: 0,
+            max_iterations_per_frame: 0,
+            update_ms: Vec::with_capacity(expected_frames),
+            render_ms: Vec::with_capacity(expected_frames),
+            display_ns: None,
+        }
+    }
+
+    /// Notes one `App::update` for the frame shown at `display_time_ns`,
+    /// which took `update_ms` of CPU time: its reseeds (at the index of the
+    /// next frame drawn, at their display time from the first update's) and
+    /// the iterations it applied.
+    pub fn updated(&mut self, display_time_ns: i64, output: &FrameOutput, update_ms: f64) {
+        let (first_ns, _) = *self
+            .display_ns
+            .get_or_insert((display_time_ns, display_time_ns));
+        self.display_ns = Some((first_ns, display_time_ns));
+        self.update_ms.push(update_ms);
+        self.max_iterations_per_frame =
+            self.max_iterations_per_frame.max(output.iterations_applied);
+        for event in &output.events {
+            if let AppEvent::Reseeded { seed, cause, .. } = *event {
+                self.seeds.push(seed);
+                self.reseeds.push(ReseedRecord {
+                    frame: self.frames,
+                    time: (display_time_ns - first_ns) as f64 * 1e-9,
+                    cause,
+                    seed,
+                });
+            }
+        }
+    }
+
+    /// Notes a frame drawn, which took `render_ms` of CPU time.
+    pub fn drawn(&mut self, render_ms: f64) {
+        self.render_ms.push(render_ms);
+        self.frames += 1;
+    }
+
+    /// Frames drawn so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Seconds from the first update's display time to the latest's.
+    pub fn display_seconds(&self) -> f64 {
+        self.display_ns
+            .map_or(0.0, |(first, last)| (last - first) as f64 * 1e-9)
+    }
+
+    /// The run's report: what was recorded, with `app`'s final state (the
+    /// iterations of its last seed, where the hologram is pinned) and
+    /// `seconds` of display time covered, as the platform counts it.
+    /// Validation is the platform's to fill in.
+    pub fn finish(self, app: &App, seconds: f64) -> RunReport {
+        RunReport {
+            frames: self.frames,
+            seconds,
+            seeds: self.seeds,
+            reseeds: self.reseeds,
+            iterations: app.iterations_done(),
+            max_iterations_per_frame: self.max_iterations_per_frame,
+            hologram_pose: app.hologram_pose().map(PoseRecord::from),
+            cpu_ms: CpuTimes {
+                update: TimingStats::of(&self.update_ms),
+                render: TimingStats::of(&self.render_ms),
+            },
+            validation_messages: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::frame::ReseedCause;
+    use crate::input::Hand;
+
+    fn output(iterations_applied: usize, events: Vec<AppEvent>) -> FrameOutput {
+        FrameOutput {
+            iterations_applied,
+            events,
+            ..FrameOutput::empty()
+        }
+    }
+
+    fn reseed(seed: u64) -> AppEvent {
+        AppEvent::Reseeded {
+            seed,
+            cause: ReseedCause::Select,
+            hand: Hand::Right,
+        }
+    }
+
+    #[test]
+    fn a_reseed_is_recorded_at_the_next_drawn_frame_and_its_time_from_the_first() {
+        let mut recorder = RunRecorder::new(7, 4);
+        recorder.updated(5_000_000_000, &output(1, Vec::new()), 0.1);
+        recorder.drawn(0.2);
+        recorder.updated(5_500_000_000, &output(1, vec![reseed(9)]), 0.1);
+        assert_eq!(recorder.seeds, [7, 9]);
+        assert_eq!(
+            recorder.reseeds,
+            [ReseedRecord {
+                frame: 1,
+                time: 0.5,
+                cause: ReseedCause::Select,
+                seed: 9
+            }]
+        );
+    }
+
+    #[test]
+    fn frames_count_what_was_drawn_and_seconds_the_display_span() {
+        let mut recorder = RunRecorder::new(1, 0);
+        recorder.updated(1_000_000_000, &output(3, Vec::new()), 0.1);
+        recorder.updated(1_250_000_000, &output(5, Vec::new()), 0.1);
+        recorder.drawn(0.2);
+        recorder.updated(2_000_000_000, &output(2, Vec::new()), 0.1);
+        assert_eq!(recorder.frames(), 1);
+        assert_eq!(recorder.display_seconds(), 1.0);
+        assert_eq!(recorder.max_iterations_per_frame, 5);
+        assert_eq!(recorder.update_ms.len(), 3);
+        assert_eq!(recorder.render_ms.len(), 1);
+    }
+}

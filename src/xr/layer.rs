@@ -1,0 +1,100 @@
+//! Submitting a drawn frame: xrEndFrame with one projection layer of both
+//! eyes' colour images and, with XR_KHR_composition_layer_depth, their
+//! depth. Built from the raw structures, because the depth info must be
+//! chained onto each projection view, which the openxr crate's builders
+//! cannot do.
+
+use openxr as xr;
+
+use super::error::XrError;
+use super::swapchain::StereoSwapchain;
+use crate::app::frame::{FAR_M, NEAR_M};
+use crate::render::scene::VIEW_COUNT;
+
+/// What one frame shows: both eyes' images as the runtime located the eyes.
+pub struct ProjectionLayer<'a, G: xr::Graphics> {
+    /// The space the eyes were located in.
+    pub space: &'a xr::Space,
+    /// Left then right eye, as xrLocateViews gave them for this frame.
+    pub views: &'a [xr::View; VIEW_COUNT as usize],
+    /// The colour images, one array layer per eye.
+    pub color: &'a StereoSwapchain<G>,
+    /// The depth images, when depth is submitted.
+    pub depth: Option<&'a StereoSwapchain<G>>,
+}
+
+/// Ends the frame shown at `time` with `layer`, blended with `blend_mode`.
+/// xrBeginFrame must have been called for it, and the swapchain images
+/// released.
+pub fn end_frame_with<G: xr::Graphics>(
+    session: &xr::Session<G>,
+    time: xr::Time,
+    blend_mode: xr::EnvironmentBlendMode,
+    layer: &ProjectionLayer<'_, G>,
+) -> Result<(), XrError> {
+    let rect = xr::Rect2Di {
+        offset: xr::Offset2Di { x: 0, y: 0 },
+        extent: xr::Extent2Di {
+            width: layer.color.width as i32,
+            height: layer.color.height as i32,
+        },
+    };
+    let sub_image = |swapchain: &StereoSwapchain<G>, eye: usize| xr::sys::SwapchainSubImage {
+        swapchain: swapchain.handle.as_raw(),
+        image_rect: rect,
+        image_array_index: eye as u32,
+    };
+    let depth_infos: Option<[xr::sys::CompositionLayerDepthInfoKHR; VIEW_COUNT as usize]> =
+        layer.depth.map(|depth| {
+            std::array::from_fn(|eye| xr::sys::CompositionLayerDepthInfoKHR {
+                ty: xr::sys::CompositionLayerDepthInfoKHR::TYPE,
+                next: std::ptr::null(),
+                sub_image: sub_image(depth, eye),
+                min_depth: 0.0,
+                max_depth: 1.0,
+                near_z: NEAR_M,
+                far_z: FAR_M,
+            })
+        });
+    let projection_views: [xr::sys::CompositionLayerProjectionView; VIEW_COUNT as usize] =
+        std::array::from_fn(|eye| xr::sys::CompositionLayerProjectionView {
+            ty: xr::sys::CompositionLayerProjectionView::TYPE,
+            next: match &depth_infos {
+                Some(infos) => &infos[eye] as *const _ as *const _,
+                None => std::ptr::null(),
+            },
+            pose: layer.views[eye].pose,
+            fov: layer.views[eye].fov,
+            sub_image: sub_image(layer.color, eye),
+        });
+    let projection = xr::sys::CompositionLayerProjection {
+        ty: xr::sys::CompositionLayerProjection::TYPE,
+        next: std::ptr::null(),
+        layer_flags: xr::CompositionLayerFlags::BLEND_TEXTURE_SOURCE_ALPHA,
+        space: layer.space.as_raw(),
+        view_count: projection_views.len() as u32,
+        views: projection_views.as_ptr(),
+    };
+    let layers = [&projection as *const xr::sys::CompositionLayerProjection
+        as *const xr::sys::CompositionLayerBaseHeader];
+    let end_info = xr::sys::FrameEndInfo {
+        ty: xr::sys::FrameEndInfo::TYPE,
+        next: std::ptr::null(),
+        display_time: time,
+        environment_blend_mode: blend_mode,
+        layer_count: layers.len() as u32,
+        layers: layers.as_ptr(),
+    };
+    // SAFETY: the caller began this frame (xrBeginFrame through the
+    // session's FrameStream); every structure above (layer, views, depth
+    // infos) lives until the call returns, and the swapchains, space and
+    // session are alive.
+    let result = unsafe { (session.instance().fp().end_frame)(session.as_raw(), &end_info) };
+    if result.into_raw() < 0 {
+        return Err(XrError::Xr {
+            call: "xrEndFrame",
+            result,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,167 @@
+//! Running holoterrain on the project's HoloLens 2-like test runtime
+//! (tests/testrt, docs/testrt.md): where scripts/build-test-runtime.sh puts
+//! it, the environment that configures it, and what it writes.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::ci::skip;
+use super::images::{ImageDifference, image_difference, rgb_png};
+
+/// The target directory the tests were built in (the script builds into it too).
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR lies in the target directory")
+        .to_path_buf()
+}
+
+/// The manifest of the runtime for `platform` ("linux" or "windows"), or
+/// `None` (skipped; in CI a failure) when the script has not built it.
+pub fn manifest(platform: &str) -> Option<PathBuf> {
+    let manifest = target_dir().join(format!("testrt/{platform}/holoterrain_testrt.json"));
+    if manifest.is_file() {
+        Some(manifest)
+    } else {
+        skip(&format!(
+            "{} is missing: run scripts/build-test-runtime.sh {platform}",
+            manifest.display()
+        ));
+        None
+    }
+}
+
+/// A gesture script of tests/data/scripts.
+pub fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/scripts")
+        .join(name)
+}
+
+/// The runtime's settings for a run: `(variable, value)` pairs.
+pub fn environment(
+    script: &Path,
+    map: &str,
+    seed: u64,
+    resolution: &str,
+    out: &Path,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("HOLOTERRAIN_TESTRT_SCRIPT", script.display().to_string()),
+        ("HOLOTERRAIN_TESTRT_SIZE", map.to_owned()),
+        ("HOLOTERRAIN_TESTRT_SEED", seed.to_string()),
+        ("HOLOTERRAIN_TESTRT_RESOLUTION", resolution.to_owned()),
+        ("HOLOTERRAIN_TESTRT_OUT", out.display().to_string()),
+    ]
+}
+
+/// A JSON file written by a run.
+pub fn json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("{} written: {error}", path.display()));
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// [`environment`] for a short run with a Remoting Player emulated at
+/// 127.0.0.1:8265 (65×49 heightmap, seed 1, 64×48 per eye).
+pub fn remoting_environment(script: &Path, out: &Path) -> Vec<(&'static str, String)> {
+    let mut settings = environment(script, "65x49", 1, "64x48", out);
+    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", "127.0.0.1:8265".into()));
+    settings
+}
+
+/// The fields of `holoterrain xr --report` that must equal the
+/// simulator's report.json for the same script, seed, size and frames.
+pub const SHARED_FIELDS: [&str; 4] = ["frames", "seeds", "iterations", "hologram_pose"];
+
+/// Asserts the xr run reported what the simulator did: the shared fields,
+/// and every reseed's frame, cause and seed (their times are computed with
+/// different float operations, so they may differ in the last bit).
+pub fn assert_same_run(xr: &Value, sim: &Value) {
+    for field in SHARED_FIELDS {
+        assert_eq!(xr[field], sim[field], "report field {field}");
+    }
+    let reseeds = |report: &Value| -> Vec<(Value, Value, Value)> {
+        report["reseeds"]
+            .as_array()
+            .expect("reseeds")
+            .iter()
+            .map(|reseed| {
+                (
+                    reseed["frame"].clone(),
+                    reseed["cause"].clone(),
+                    reseed["seed"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(reseeds(xr), reseeds(sim), "reseeds (frame, cause, seed)");
+}
+
+/// The frame numbers of the PNGs in `dir` named `prefix`NNNNN.png.
+fn frames(dir: &Path, prefix: &str) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .expect("an output folder")
+        .filter_map(|entry| {
+            let name = entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
+            name.strip_prefix(prefix)?
+                .strip_suffix(".png")
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+/// Each frame the runtime read back (`submitted-NNNNN.png` in
+/// `runtime_out`) against the simulator's image of it (`frame-NNNNN.png`
+/// in `sim_out`); asserts both wrote the same frames.
+fn compare_images(runtime_out: &Path, sim_out: &Path) -> Vec<(String, ImageDifference)> {
+    let submitted = frames(runtime_out, "submitted-");
+    assert_eq!(
+        submitted,
+        frames(sim_out, "frame-"),
+        "the frames read back are the simulator's"
+    );
+    assert!(!submitted.is_empty(), "no frames read back");
+    submitted
+        .into_iter()
+        .map(|frame| {
+            let (width, height, runtime) =
+                rgb_png(&runtime_out.join(format!("submitted-{frame}.png")));
+            let (sim_width, sim_height, sim) = rgb_png(&sim_out.join(format!("frame-{frame}.png")));
+            assert_eq!(
+                (width, height),
+                (sim_width, sim_height),
+                "frame {frame}'s size"
+            );
+            let difference = image_difference(&sim, &runtime);
+            (frame, difference)
+        })
+        .collect()
+}
+
+/// Asserts every frame the runtime read back is the simulator's image
+/// within `mean` (mean absolute difference, in 1/255) with at least
+/// `within_8` of its pixels within 8/255, and that the frames show the
+/// terrain (all but one: hololens-wearer.txt looks away once). Prints each
+/// frame's difference.
+pub fn assert_images_match(runtime_out: &Path, sim_out: &Path, mean: f64, within_8: f64) {
+    let compared = compare_images(runtime_out, sim_out);
+    let with_terrain = compared
+        .iter()
+        .filter(|(_, difference)| difference.terrain > 0.05)
+        .count();
+    assert!(with_terrain + 1 >= compared.len(), "{compared:?}");
+    for (frame, difference) in compared {
+        eprintln!("frame {frame}: {difference:?}");
+        assert!(
+            difference.mean <= mean && difference.within_8 >= within_8,
+            "frame {frame}: the image read back differs from the simulator's: {difference:?}"
+        );
+    }
+}

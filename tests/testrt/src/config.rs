@@ -1,0 +1,307 @@
+//! What the test asks of the runtime, from `HOLOTERRAIN_TESTRT_*`
+//! environment variables read at xrCreateInstance: the wearer's script, the
+//! display (resolution, rate, real time or virtual), where the report and
+//! images go, remoting, and the app's terrain (size, seed) the wearer's
+//! copy of the app core must share. A bad value is one line naming the
+//! variable, and xrCreateInstance fails.
+
+use std::path::PathBuf;
+
+use holoterrain::sim::script::{Action, Script, ScriptError};
+use holoterrain::sim::{EYE_SIDE_RANGE, MAX_MAP_SIDE, RATE_RANGE};
+use holoterrain::size::Size;
+use holoterrain::xr::RemoteAddress;
+use thiserror::Error;
+
+/// The gesture script (`holoterrain sim --script`'s format).
+pub const SCRIPT_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SCRIPT";
+/// Recommended image size per eye, `WxH`.
+pub const RESOLUTION_VARIABLE: &str = "HOLOTERRAIN_TESTRT_RESOLUTION";
+/// Display rate, Hz.
+pub const RATE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_RATE";
+/// `1`: xrWaitFrame paces frames to the wall clock instead of returning at once.
+pub const REALTIME_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REALTIME";
+/// The folder for runtime-report.json and the submitted images.
+pub const OUT_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OUT";
+/// Read back every N-th submitted frame (and the last).
+pub const EVERY_VARIABLE: &str = "HOLOTERRAIN_TESTRT_EVERY";
+/// `HOST:PORT` of the emulated Remoting Player; offers XR_MSFT_holographic_remoting.
+pub const REMOTING_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REMOTING";
+/// The app's heightmap size (`holoterrain xr --size`), for the wearer's copy of the app core.
+pub const SIZE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SIZE";
+/// The app's first seed (`holoterrain xr --seed`), for the wearer's copy of the app core.
+pub const SEED_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SEED";
+
+/// HoloLens 2's default render target size per eye (Microsoft's
+/// "Rendering in DirectX", supported resolutions on HoloLens 2).
+pub const HOLOLENS_2_RESOLUTION: Size = Size {
+    width: 1440,
+    height: 936,
+};
+/// HoloLens 2's steady app frame rate, Hz.
+pub const HOLOLENS_2_RATE: f64 = 60.0;
+/// Frames between read-backs unless told otherwise (the simulator's `--every`).
+pub const DEFAULT_EVERY: u64 = 30;
+/// The app's default heightmap size and first seed (`holoterrain xr`'s).
+pub const APP_DEFAULT_SIZE: Size = Size {
+    width: 257,
+    height: 257,
+};
+
+/// The runtime's settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The wearer's gesture script (empty without one).
+    pub script: Script,
+    /// Recommended image size per eye.
+    pub resolution: Size,
+    /// Display rate, Hz.
+    pub rate: f64,
+    /// Whether xrWaitFrame paces to the wall clock.
+    pub realtime: bool,
+    /// Where the report and images go; nothing is written without it.
+    pub out: Option<PathBuf>,
+    /// Read back every N-th submitted frame.
+    pub every: u64,
+    /// The emulated Remoting Player's address.
+    pub remoting: Option<RemoteAddress>,
+    /// The app's heightmap size.
+    pub map_size: Size,
+    /// The app's first seed.
+    pub seed: u64,
+}
+
+/// Why the configuration cannot be used; one line each.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// A variable's value is out of range or malformed.
+    #[error("{variable}: {problem}")]
+    Invalid {
+        /// The variable.
+        variable: &'static str,
+        /// What is wrong and what is allowed.
+        problem: String,
+    },
+    /// The script file cannot be read.
+    #[error("{SCRIPT_VARIABLE}: cannot read the gesture script {path}: {source}")]
+    ReadScript {
+        /// The script's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The script has a line that is not an event.
+    #[error("{SCRIPT_VARIABLE}: gesture script {path}, {source}")]
+    Script {
+        /// The script's path.
+        path: PathBuf,
+        /// The line and what is wrong with it.
+        source: ScriptError,
+    },
+    /// The script has an event this runtime cannot play.
+    #[error("{SCRIPT_VARIABLE}: gesture script {path}, line {line}: {why}")]
+    Unplayable {
+        /// The script's path.
+        path: PathBuf,
+        /// The event's line.
+        line: usize,
+        /// Why it cannot be played and what to use instead.
+        why: String,
+    },
+}
+
+/// Reads one variable, `None` when unset.
+fn variable(name: &'static str) -> Result<Option<String>, ConfigError> {
+    match std::env::var(name) {
+        Ok(value) => Ok(Some(value)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(ConfigError::Invalid {
+            variable: name,
+            problem: "is not valid Unicode".into(),
+        }),
+    }
+}
+
+/// Parses a `WxH` value whose sides must lie in `range`.
+fn size_in(name: &'static str, text: &str, range: (u32, u32)) -> Result<Size, ConfigError> {
+    let size: Size = text.parse().map_err(|problem| ConfigError::Invalid {
+        variable: name,
+        problem,
+    })?;
+    let sides = range.0..=range.1;
+    if !sides.contains(&size.width) || !sides.contains(&size.height) {
+        return Err(ConfigError::Invalid {
+            variable: name,
+            problem: format!("each side must be {} to {}, got {size}", range.0, range.1),
+        });
+    }
+    Ok(size)
+}
+
+/// Why the runtime cannot play `action`, if it cannot (`remoting`: whether
+/// remoting is emulated).
+fn unplayable(action: &Action, remoting: bool) -> Option<String> {
+    match action {
+        Action::Select { .. } => Some(
+            "`select` presses a controller's button, and a HoloLens 2 has no controllers; script an `airtap` (the hand's select) or a `tap` instead".into(),
+        ),
+        Action::Disconnect { .. } if !remoting => Some(format!(
+            "`disconnect` drops a Holographic Remoting connection; set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
+        )),
+        _ => None,
+    }
+}
+
+impl Config {
+    /// Reads every variable; the first problem is the error.
+    pub fn from_environment() -> Result<Self, ConfigError> {
+        let remoting = match variable(REMOTING_VARIABLE)? {
+            Some(text) => {
+                Some(
+                    text.parse::<RemoteAddress>()
+                        .map_err(|problem| ConfigError::Invalid {
+                            variable: REMOTING_VARIABLE,
+                            problem,
+                        })?,
+                )
+            }
+            None => None,
+        };
+        let script = match variable(SCRIPT_VARIABLE)? {
+            Some(path) => {
+                let path = PathBuf::from(path);
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| ConfigError::ReadScript {
+                        path: path.clone(),
+                        source,
+                    })?;
+                let script = Script::parse(&text).map_err(|source| ConfigError::Script {
+                    path: path.clone(),
+                    source,
+                })?;
+                if let Some((event, why)) = script.events.iter().find_map(|event| {
+                    unplayable(&event.action, remoting.is_some()).map(|why| (event, why))
+                }) {
+                    return Err(ConfigError::Unplayable {
+                        path,
+                        line: event.line,
+                        why,
+                    });
+                }
+                script
+            }
+            None => Script::default(),
+        };
+        let resolution = match variable(RESOLUTION_VARIABLE)? {
+            Some(text) => size_in(RESOLUTION_VARIABLE, &text, EYE_SIDE_RANGE)?,
+            None => HOLOLENS_2_RESOLUTION,
+        };
+        let rate = match variable(RATE_VARIABLE)? {
+            Some(text) => text
+                .parse::<f64>()
+                .ok()
+                .filter(|rate| (RATE_RANGE.0..=RATE_RANGE.1).contains(rate))
+                .ok_or_else(|| ConfigError::Invalid {
+                    variable: RATE_VARIABLE,
+                    problem: format!(
+                        "must be {} to {} Hz, got `{text}`",
+                        RATE_RANGE.0, RATE_RANGE.1
+                    ),
+                })?,
+            None => HOLOLENS_2_RATE,
+        };
+        let realtime = match variable(REALTIME_VARIABLE)?.as_deref() {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    variable: REALTIME_VARIABLE,
+                    problem: format!("must be 1 (pace to the wall clock) or 0, got `{other}`"),
+                });
+            }
+        };
+        let every = match variable(EVERY_VARIABLE)? {
+            Some(text) => text
+                .parse::<u64>()
+                .ok()
+                .filter(|every| *every >= 1)
+                .ok_or_else(|| ConfigError::Invalid {
+                    variable: EVERY_VARIABLE,
+                    problem: format!("must be a whole number of frames, at least 1, got `{text}`"),
+                })?,
+            None => DEFAULT_EVERY,
+        };
+        let map_size = match variable(SIZE_VARIABLE)? {
+            Some(text) => size_in(SIZE_VARIABLE, &text, (2, MAX_MAP_SIDE as u32))?,
+            None => APP_DEFAULT_SIZE,
+        };
+        let seed = match variable(SEED_VARIABLE)? {
+            Some(text) => text.parse::<u64>().map_err(|_| ConfigError::Invalid {
+                variable: SEED_VARIABLE,
+                problem: format!("must be a whole number (the app's --seed), got `{text}`"),
+            })?,
+            None => 1,
+        };
+        Ok(Self {
+            script,
+            resolution,
+            rate,
+            realtime,
+            out: variable(OUT_VARIABLE)?.map(PathBuf::from),
+            every,
+            remoting,
+            map_size,
+            seed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_select_cannot_be_played_on_a_hololens() {
+        let why = unplayable(
+            &Action::Select {
+                hand: holoterrain::input::Hand::Right,
+            },
+            true,
+        )
+        .unwrap();
+        assert!(
+            why.contains("no controllers") && why.contains("airtap"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_disconnect_needs_remoting() {
+        let disconnect = Action::Disconnect { reason: 17 };
+        assert!(
+            unplayable(&disconnect, false)
+                .unwrap()
+                .contains(REMOTING_VARIABLE)
+        );
+        assert_eq!(unplayable(&disconnect, true), None);
+    }
+
+    #[test]
+    fn sizes_outside_their_range_name_the_variable() {
+        let error = size_in(RESOLUTION_VARIABLE, "8x8", EYE_SIDE_RANGE).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("HOLOTERRAIN_TESTRT_RESOLUTION: each side must be 16 to 4096"),
+            "{error}"
+        );
+        assert!(size_in(RESOLUTION_VARIABLE, "640", EYE_SIDE_RANGE).is_err());
+        assert_eq!(
+            size_in(RESOLUTION_VARIABLE, "64x48", EYE_SIDE_RANGE).unwrap(),
+            Size {
+                width: 64,
+                height: 48
+            }
+        );
+    }
+}

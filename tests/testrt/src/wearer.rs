@@ -1,0 +1,228 @@
+//! The person wearing the emulated headset: the simulator's scripted user
+//! (`holoterrain::sim::user::SimulatedUser`) on the simulator's display
+//! clock, with the runtime's own copy of the app core fed the same inputs,
+//! so the user aims at the hologram where the app draws it and taps its
+//! relief as the wearer sees it, without ever reaching into the app under
+//! test (the core is deterministic: same inputs, same terrain).
+//!
+//! Times: the runtime's display times are the simulator's plus a fixed
+//! epoch ([`EPOCH_NS`]), so frame n is shown at `EPOCH_NS + n / rate` (plus
+//! scripted stalls), on every run and platform.
+
+use std::collections::VecDeque;
+
+use holoterrain::app::{App, AppConfig, AppError, FrameInput};
+use holoterrain::input::{Hand, PinchTracker};
+use holoterrain::sim::DisplayClock;
+use holoterrain::sim::script::Action;
+use holoterrain::sim::user::{SimulatedUser, seconds_to_ns};
+
+use crate::config::Config;
+
+/// The display time of the first frame, nanoseconds: a fixed epoch, so
+/// every run shows frame n at the same time.
+pub const EPOCH_NS: i64 = 10_000_000_000;
+
+/// What the wearer does for one frame.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// The frame's predicted display time (runtime clock, nanoseconds).
+    pub time_ns: i64,
+    /// Head, eyes and hands, as the simulator builds them.
+    pub input: FrameInput,
+    /// Per hand (left, right): whether the runtime's own air-tap
+    /// recognition sees the fingers pinched (HoloLens 2's hand `select`).
+    pub pinched: [bool; 2],
+}
+
+/// The scripted user, the display clock and the app core's copy.
+pub struct Wearer {
+    /// The simulator's user, acting out the script.
+    user: SimulatedUser,
+    /// The simulator's display clock (rate and stalls).
+    clock: DisplayClock,
+    /// The app core, fed the frames the wearer produces.
+    app: App,
+    /// The runtime's air-tap recognition, per hand.
+    pinches: [PinchTracker; 2],
+    /// Frames produced so far.
+    frames: u64,
+    /// The newest frame.
+    latest: Option<Sample>,
+    /// Scripted remoting disconnects not reached yet: (display time, reason).
+    disconnects: VecDeque<(i64, u32)>,
+}
+
+impl Wearer {
+    /// The wearer of `config`'s script on its display.
+    pub fn new(config: &Config) -> Result<Self, AppError> {
+        let app = App::new(AppConfig::hololens_demo(
+            config.map_size.width as usize,
+            config.map_size.height as usize,
+            config.seed,
+        ))?;
+        let disconnects = config
+            .script
+            .events
+            .iter()
+            .filter_map(|event| match event.action {
+                Action::Disconnect { reason } => {
+                    Some((EPOCH_NS + seconds_to_ns(event.time_s), reason))
+                }
+                _ => None,
+            })
+            .collect();
+        Ok(Self {
+            user: SimulatedUser::new(
+                &config.script,
+                config.resolution.width,
+                config.resolution.height,
+            ),
+            clock: DisplayClock::new(&config.script, config.rate),
+            app,
+            pinches: Default::default(),
+            frames: 0,
+            latest: None,
+            disconnects,
+        })
+    }
+
+    /// Moves on to the next frame: its display time, and what the wearer does
+    /// then; the app core's copy takes the frame in.
+    pub fn next_frame(&mut self) -> &Sample {
+        let sim_ns = self.clock.frame_time_ns(self.frames);
+        self.frames += 1;
+        let input = self
+            .user
+            .frame_input(sim_ns, self.app.hologram_pose(), self.app.heightmap());
+        self.app.update(&input);
+        let pinched = Hand::BOTH.map(|hand| {
+            let tracker = &mut self.pinches[hand.index()];
+            tracker.update(input.hands[hand.index()].joints.as_ref());
+            tracker.is_pinched()
+        });
+        self.latest.insert(Sample {
+            time_ns: EPOCH_NS + sim_ns,
+            input,
+            pinched,
+        })
+    }
+
+    /// The newest frame, `None` before the first xrWaitFrame.
+    pub fn latest(&self) -> Option<&Sample> {
+        self.latest.as_ref()
+    }
+
+    /// What the wearer does at `time_ns`: the newest frame's sample at its
+    /// own time, otherwise the user worked out afresh for that time (the
+    /// app core as it stands), as a runtime predicts poses at any time.
+    pub fn at(&self, time_ns: i64) -> FrameInput {
+        match &self.latest {
+            Some(sample) if sample.time_ns == time_ns => sample.input,
+            _ => self.user.frame_input(
+                time_ns - EPOCH_NS,
+                self.app.hologram_pose(),
+                self.app.heightmap(),
+            ),
+        }
+    }
+
+    /// The display time of the newest frame, or the epoch before the first.
+    pub fn now_ns(&self) -> i64 {
+        self.latest
+            .as_ref()
+            .map_or(EPOCH_NS, |sample| sample.time_ns)
+    }
+
+    /// The scripted disconnects due by `time_ns`, each once.
+    pub fn disconnects_due(&mut self, time_ns: i64) -> Vec<u32> {
+        let mut due = Vec::new();
+        while let Some(&(at_ns, reason)) = self.disconnects.front() {
+            if at_ns > time_ns {
+                break;
+            }
+            due.push(reason);
+            self.disconnects.pop_front();
+        }
+        due
+    }
+
+    /// The app core's copy: what the wearer saw grow (for the report).
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use holoterrain::sim::script::Script;
+    use holoterrain::size::Size;
+
+    use super::*;
+
+    fn config(script: &str) -> Config {
+        Config {
+            script: Script::parse(script).unwrap(),
+            resolution: Size {
+                width: 64,
+                height: 48,
+            },
+            rate: 60.0,
+            realtime: false,
+            out: None,
+            every: 30,
+            remoting: None,
+            map_size: Size {
+                width: 9,
+                height: 9,
+            },
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn frames_follow_the_simulators_clock_from_the_epoch() {
+        let mut wearer = Wearer::new(&config("0.05 stall 1")).unwrap();
+        let times: Vec<i64> = (0..5)
+            .map(|_| wearer.next_frame().time_ns - EPOCH_NS)
+            .collect();
+        assert_eq!(
+            times,
+            [0, 16_666_667, 33_333_334, 1_050_000_000, 1_066_666_667]
+        );
+    }
+
+    #[test]
+    fn the_hands_select_is_held_while_an_air_tap_pinches() {
+        let mut wearer = Wearer::new(&config("0.1 airtap right")).unwrap();
+        let pinched: Vec<bool> = (0..30).map(|_| wearer.next_frame().pinched[1]).collect();
+        // Frame 6 (0.1 s) closes the fingers; 0.15 s later they open.
+        let first = pinched.iter().position(|&held| held);
+        assert_eq!(first, Some(6));
+        assert!(pinched[6..15].iter().all(|&held| held));
+        assert!(!pinched[16]);
+        assert!(
+            !wearer.latest().unwrap().pinched[0],
+            "the left hand never pinches"
+        );
+    }
+
+    #[test]
+    fn the_newest_frame_is_answered_exactly_and_other_times_afresh() {
+        let mut wearer = Wearer::new(&config("")).unwrap();
+        let sample = wearer.next_frame().clone();
+        assert_eq!(wearer.at(sample.time_ns), sample.input);
+        let later = wearer.at(sample.time_ns + 1_000_000_000);
+        assert_ne!(later.head, sample.input.head, "the head orbits");
+    }
+
+    #[test]
+    fn disconnects_come_due_once() {
+        let mut config = config("1.0 disconnect 17");
+        config.remoting = "127.0.0.1".parse().ok();
+        let mut wearer = Wearer::new(&config).unwrap();
+        assert!(wearer.disconnects_due(EPOCH_NS + 999_999_999).is_empty());
+        assert_eq!(wearer.disconnects_due(EPOCH_NS + 1_000_000_000), [17]);
+        assert!(wearer.disconnects_due(EPOCH_NS + 2_000_000_000).is_empty());
+    }
+}
