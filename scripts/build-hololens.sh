@@ -125,10 +125,13 @@ export "CMAKE_TOOLCHAIN_FILE_$target_env=$tools_dir/toolchain.cmake"
 target_dir=$cache/target
 if $clippy; then
   # Debian's cargo-clippy (that of rustc-web), not rustup's proxy on PATH.
-  env CARGO=/usr/bin/cargo /usr/bin/cargo-clippy clippy --locked --lib --bins \
+  # Release and the build's rustflags, so that after a build it reuses every
+  # build script's output (the OpenXR loader's cmake build above all).
+  env CARGO=/usr/bin/cargo /usr/bin/cargo-clippy clippy --release --locked --lib --bins \
     --target "$cache/spec/$target.json" -Zbuild-std=std,panic_abort -Zjson-target-spec \
     --target-dir "$target_dir" \
-    --config "target.$target.linker='$tools_dir/zig-gcc'" -- -D warnings
+    --config "target.$target.linker='$tools_dir/zig-gcc'" \
+    --config "target.$target.rustflags=['-D', 'warnings']" -- -D warnings
   echo "build-hololens: clippy clean for $target in $(($(date +%s) - started)) s" >&2
   exit 0
 fi

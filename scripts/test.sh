@@ -12,10 +12,11 @@ scripts/build-windows.sh
 # Clippy for the Windows target (the code only it compiles), in the same
 # target directory, after the build so it reuses the build scripts' output.
 scripts/clippy-windows.sh
-# The HoloLens 2 package: clippy for its target, then the signed .msix that
-# tests/hololens_package.rs checks (docs/hololens.md, "On the device").
-scripts/build-hololens.sh --clippy
+# The HoloLens 2 package: the signed .msix that tests/hololens_package.rs
+# checks (docs/hololens.md, "On the device"), then clippy for its target,
+# which reuses the build's build-script output.
 scripts/build-hololens.sh
+scripts/build-hololens.sh --clippy
 # The test OpenXR runtime, Linux and Windows builds (docs/testrt.md), which
 # tests/xr_testrt.rs, tests/windows_wine.rs and tests/testrt run on.
 scripts/build-test-runtime.sh
