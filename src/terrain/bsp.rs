@@ -185,9 +185,9 @@ impl BspTree {
         let band_rows = scratch.band_rows();
         for (band, block) in acc.chunks_mut(band_rows * width).enumerate() {
             scratch.band(band * band_rows, block.len() / width);
-            for (offset, spans) in scratch.leaves() {
-                for (row, span) in block.chunks_exact_mut(width).zip(spans) {
-                    for cell in span.map_or(&mut [][..], |span| &mut row[span]) {
+            for (i, row) in block.chunks_exact_mut(width).enumerate() {
+                for (span, offset) in scratch.row_spans(i) {
+                    for cell in &mut row[span] {
                         *cell += offset;
                     }
                 }
@@ -254,6 +254,9 @@ pub struct BspScratch {
     reached: Vec<bool>,
     /// One node's whole-row splits for the band's rows.
     splits: Vec<f64>,
+    /// The leaves some sample of the band reaches: where their spans start
+    /// in the span tables, and their offsets.
+    band_leaves: Vec<(usize, i64)>,
 }
 
 impl BspScratch {
@@ -274,6 +277,7 @@ impl BspScratch {
         self.span_start.resize(nodes * self.band_rows, 0.0);
         self.span_end.resize(nodes * self.band_rows, 0.0);
         self.reached.resize(nodes, false);
+        self.band_leaves.reserve(internal + 1);
         self.splits.resize(self.band_rows, 0.0);
     }
 
@@ -283,7 +287,7 @@ impl BspScratch {
     }
 
     /// Works out the spans of rows `first..first + count` (`count` at most
-    /// [`BspScratch::band_rows`]) for [`BspScratch::leaves`].
+    /// [`BspScratch::band_rows`]) for [`BspScratch::row_spans`].
     pub fn band(&mut self, first: usize, count: usize) {
         let stride = self.band_rows;
         assert!(count <= stride, "a band has at most band_rows rows");
@@ -334,28 +338,31 @@ impl BspScratch {
             self.reached[2 * node + 1] = left_reached;
             self.reached[2 * node + 2] = right_reached;
         }
+        self.band_leaves.clear();
+        for (leaf, &offset) in (self.internal..).zip(&self.leaf_offsets) {
+            if self.reached[leaf] {
+                self.band_leaves.push((leaf * stride, offset));
+            }
+        }
     }
 
-    /// The leaves some sample of the current band reaches: each with the
-    /// fixed-point offset its samples receive and, for each row of the
-    /// band, the samples that reach it (`None` for none).
-    pub fn leaves(
-        &self,
-    ) -> impl Iterator<Item = (i64, impl Iterator<Item = Option<Range<usize>>>)> {
-        let (stride, count) = (self.band_rows, self.band_len);
-        (self.internal..2 * self.internal + 1)
-            .zip(&self.leaf_offsets)
-            .filter(|&(leaf, _)| self.reached[leaf])
-            .map(move |(leaf, &offset)| {
-                let starts = &self.span_start[leaf * stride..leaf * stride + count];
-                let ends = &self.span_end[leaf * stride..leaf * stride + count];
-                let spans = starts
-                    .iter()
-                    .zip(ends)
-                    .map(|(&start, &end)| (start < end).then(|| start as usize..end as usize));
-                (offset, spans)
-            })
+    /// The leaves reached by samples of row `i` of the current band: the
+    /// samples that reach each, and the fixed-point offset they receive.
+    pub fn row_spans(&self, i: usize) -> impl Iterator<Item = (Range<usize>, i64)> {
+        self.band_leaves.iter().filter_map(move |&(base, offset)| {
+            let (start, end) = (self.span_start[base + i], self.span_end[base + i]);
+            (start < end).then(|| (sample_index(start)..sample_index(end), offset))
+        })
     }
+}
+
+/// A span bound (an integer from 0 to the width, held in an f64) as an
+/// index. Adding 2^52 puts the integer in the low bits of the f64's
+/// encoding, which is exact below 2^32 and cheaper than a saturating
+/// conversion.
+fn sample_index(bound: f64) -> usize {
+    const INTEGER_BITS: f64 = (1u64 << 52) as f64;
+    (bound + INTEGER_BITS).to_bits() as u32 as usize
 }
 
 /// Deepest tree accepted: 2^20 nodes is far past any useful terrain.

@@ -164,8 +164,8 @@ pub struct Generator {
     bsp_scratch: BspScratch,
     /// Buffers for the smoothing pass, likewise.
     iir_scratch: IirScratch,
-    /// An iteration's change of up to [`BAND_ROWS`] rows, in terrain units.
-    band_change: Vec<f32>,
+    /// One row of a classic fault's change, in terrain units.
+    row_change: Vec<f32>,
 }
 
 impl Generator {
@@ -191,7 +191,7 @@ impl Generator {
             tree: BspTree::unset(config.depth, f64::from(config.amplitude)),
             bsp_scratch: BspScratch::default(),
             iir_scratch: IirScratch::default(),
-            band_change: vec![0.0; BAND_ROWS * w],
+            row_change: vec![0.0; w],
             config,
         })
     }
@@ -300,7 +300,7 @@ impl Generator {
         let (width, height) = (config.width, config.height);
         let weights = self.change_weight.as_deref();
         let clamp = config.clamp_non_negative;
-        let band_change = &mut self.band_change;
+        let row_change = &mut self.row_change;
         let mut prepare = |first: usize, rows: &mut [f32]| {
             let row_weights = |y: usize| {
                 weights.map(|table| {
@@ -308,7 +308,7 @@ impl Generator {
                     &table[mirrored * width..(mirrored + 1) * width]
                 })
             };
-            change.add(first, rows, width, band_change, row_weights, clamp);
+            change.add(first, rows, width, row_change, row_weights, clamp);
         };
         let mut range = EMPTY_RANGE;
         match config.smoothing {
@@ -392,21 +392,20 @@ enum Change<'a> {
 impl Change<'_> {
     /// Adds the change, times the weights `row_weights(y)` gives for row
     /// `y` when there are any, to the heights of rows `first..` (`rows`,
-    /// row-major), then clamps them at zero if `clamp`. `band_change` is
-    /// scratch space for [`BAND_ROWS`] rows.
+    /// row-major), then clamps them at zero if `clamp`. `row_change` is
+    /// scratch space for a row.
     fn add<'w>(
         &mut self,
         first: usize,
         rows: &mut [f32],
         width: usize,
-        band_change: &mut [f32],
+        row_change: &mut [f32],
         row_weights: impl Fn(usize) -> Option<&'w [f32]>,
         clamp: bool,
     ) {
         match self {
             Change::Offsets(offsets) => {
                 let offsets = &offsets[first * width..first * width + rows.len()];
-                let row_change = &mut band_change[..width];
                 for (y, (row, offsets)) in (first..).zip(
                     rows.chunks_exact_mut(width)
                         .zip(offsets.chunks_exact(width)),
@@ -421,26 +420,42 @@ impl Change<'_> {
                 let band_rows = scratch.band_rows();
                 for (band, block) in rows.chunks_mut(band_rows * width).enumerate() {
                     let band_first = first + band * band_rows;
-                    let count = block.len() / width;
-                    scratch.band(band_first, count);
-                    let band_change = &mut band_change[..block.len()];
-                    for (offset, spans) in scratch.leaves() {
+                    scratch.band(band_first, block.len() / width);
+                    for (i, row) in block.chunks_exact_mut(width).enumerate() {
+                        let weights = row_weights(band_first + i);
                         // Every sample of a leaf's span has the same fixed-point offset.
-                        let change = to_f32(offset);
-                        for (row_change, span) in band_change.chunks_exact_mut(width).zip(spans) {
-                            if let Some(span) = span {
-                                row_change[span].fill(change);
-                            }
+                        for (span, offset) in scratch.row_spans(i) {
+                            let weights = weights.map(|weights| &weights[span.clone()]);
+                            add_span_change(&mut row[span], to_f32(offset), weights, clamp);
                         }
                     }
-                    for (y, (row, change)) in (band_first..).zip(
-                        block
-                            .chunks_exact_mut(width)
-                            .zip(band_change.chunks_exact(width)),
-                    ) {
-                        add_row_change(row, change, row_weights(y), clamp);
-                    }
                 }
+            }
+        }
+    }
+}
+
+/// [`add_row_change`] for a span whose samples all have the same change.
+fn add_span_change(heights: &mut [f32], change: f32, weights: Option<&[f32]>, clamp: bool) {
+    match (weights, clamp) {
+        (Some(weights), true) => {
+            for (h, &weight) in heights.iter_mut().zip(weights) {
+                *h = at_least_zero(*h + change * weight);
+            }
+        }
+        (Some(weights), false) => {
+            for (h, &weight) in heights.iter_mut().zip(weights) {
+                *h += change * weight;
+            }
+        }
+        (None, true) => {
+            for h in heights {
+                *h = at_least_zero(*h + change);
+            }
+        }
+        (None, false) => {
+            for h in heights {
+                *h += change;
             }
         }
     }
