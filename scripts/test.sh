@@ -8,4 +8,6 @@ cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 # The Windows exe and zip, which tests/windows_wine.rs runs under Wine.
 scripts/build-windows.sh
+# The ARM64 build and unit tests, which tests/aarch64_qemu.rs runs under qemu.
+scripts/build-aarch64.sh
 cargo test --locked
