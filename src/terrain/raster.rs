@@ -247,6 +247,40 @@ mod tests {
     }
 
     #[test]
+    fn whole_row_splits_equal_the_row_at_a_time_split() {
+        // Random lines and lines through sample points (whose crossings sit
+        // exactly on samples, the rows left to the side test), horizontal,
+        // vertical and degenerate ones, over bands that start anywhere.
+        let mut rng = crate::terrain::rng::TerrainRng::new(6);
+        let mut lines = vec![
+            Line::new([4.0, 0.0], [4.0, 9.0]),
+            Line::new([0.0, 3.0], [9.0, 3.0]),
+            Line::new([2.5, 2.5], [2.5, 2.5]),
+        ];
+        for _ in 0..300 {
+            lines.push(Line::new(
+                [rng.range(-5.0, 40.0), rng.range(-5.0, 30.0)],
+                [rng.range(-5.0, 40.0), rng.range(-5.0, 30.0)],
+            ));
+            let mut p = || [rng.below(33) as f64, rng.below(21) as f64];
+            lines.push(Line::new(p(), p()));
+        }
+        let (width, rows) = (33, 21);
+        for line in lines {
+            let splitter = RowSplitter::new(line, rows);
+            for first in [0, 5, 13] {
+                let mut splits = [0.0; 8];
+                let count = splits.len().min(rows - first);
+                splitter.whole_row_splits(first, width, &mut splits[..count]);
+                for (i, &split) in splits[..count].iter().enumerate() {
+                    let expected = splitter.split(first + i, 0, width).0;
+                    assert_eq!(split, expected as f64, "line {line:?} row {}", first + i);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_degenerate_line_puts_everything_on_the_left() {
         let line = Line::new([1.0, 1.0], [1.0, 1.0]);
         assert!(!line.is_right(0, 0) && !line.is_right(5, 5));
