@@ -215,8 +215,9 @@ impl BspTree {
 pub const BAND_ROWS: usize = 16;
 
 /// Node spans kept at once: bands get fewer rows as trees get deeper, so
-/// the span tables stay at most this many entries each (128 KiB) even at
-/// depth 20, where a band is one row.
+/// each span table stays within this many entries (256 KiB) until, from
+/// depth 14 on, a band is a single row and a table one entry per node, as
+/// the row-at-a-time walk needed too.
 const BAND_SPAN_BUDGET: usize = 1 << 15;
 
 /// A tree prepared for working out, a band of rows at a time, which samples

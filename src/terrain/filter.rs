@@ -38,7 +38,8 @@ const ROW_LANES: usize = BLOCK_ROWS * GROUP_BLOCKS;
 /// side; both perform exactly the per-row and per-column operations of the
 /// published loop in the same order, so the result is bit-identical to it
 /// (tested against a transcription), but reads memory sequentially and
-/// keeps the vector units busy: ≈ 78 µs instead of ≈ 414 µs on 257×257.
+/// keeps the vector units busy: ≈ 50 µs instead of ≈ 505 µs on 257×257
+/// (docs/performance.md).
 ///
 /// The HoloLens demo's own code filters only the interior, starting each
 /// pass from the untouched border sample. The app's demo run instead zeroes
