@@ -17,6 +17,8 @@ scripts/clippy-windows.sh
 # which reuses the build's build-script output.
 scripts/build-hololens.sh
 scripts/build-hololens.sh --clippy
+# The ARM64 build and unit tests, which tests/aarch64_qemu.rs runs under qemu.
+scripts/build-aarch64.sh
 # The test OpenXR runtime, Linux and Windows builds (docs/testrt.md), which
 # tests/xr_testrt.rs, tests/windows_wine.rs and tests/testrt run on.
 scripts/build-test-runtime.sh

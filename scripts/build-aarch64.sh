@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds holoterrain and its library's unit tests for 64-bit ARM Linux
+# (aarch64-unknown-linux-gnu), which tests/aarch64_qemu.rs runs under
+# qemu-aarch64 to show the terrain is bit-identical on ARM64, the
+# HoloLens 2's architecture. Outputs, in the target directory:
+#   aarch64-unknown-linux-gnu/release/holoterrain
+#   aarch64-unknown-linux-gnu/release/engine-tests  (the library's unit tests)
+#
+# Run as root to install the Debian packages it needs; as another user it
+# names the missing ones. Only Debian packages and crates.io are downloaded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target=aarch64-unknown-linux-gnu
+target_dir=${CARGO_TARGET_DIR:-target}
+packages=(
+  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for ARM64 from source
+  cargo-web                 # its cargo, /usr/bin/cargo
+  rust-web-src              # std's sources, which -Zbuild-std compiles
+  gcc-aarch64-linux-gnu     # the ARM64 linker (and C compiler)
+  libc6-dev-arm64-cross     # the ARM64 C library to link against
+  qemu-user                 # qemu-aarch64: runs ARM64 Linux programs here
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "error: missing packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "build-aarch64: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's toolchain, not rustup's (first on PATH, and without an ARM64
+# std). RUSTC_BOOTSTRAP lets this stable compiler take -Zbuild-std, which
+# builds std (and the test harness) for ARM64 from rust-web-src.
+export RUSTC=/usr/bin/rustc
+export RUSTC_BOOTSTRAP=1
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
+started=$(date +%s)
+common=(--release --locked --target "$target" -Zbuild-std
+  --config "target.$target.rustflags=['-D', 'warnings']")
+/usr/bin/cargo build "${common[@]}" --bin holoterrain
+# The unit tests in the release profile, so they share every dependency
+# with the binary above and the build is paid once.
+tests=$(/usr/bin/cargo test "${common[@]}" --lib --no-run --message-format=json |
+  sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+if [ -z "$tests" ]; then
+  echo "error: cargo did not report the ARM64 unit test executable" >&2
+  exit 1
+fi
+cp "$tests" "$target_dir/$target/release/engine-tests"
+echo "build-aarch64: built $target_dir/$target/release/holoterrain and engine-tests in $(($(date +%s) - started)) s" >&2
