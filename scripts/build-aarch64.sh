@@ -13,29 +13,8 @@ cd "$(dirname "$0")/.."
 
 target=aarch64-unknown-linux-gnu
 target_dir=${CARGO_TARGET_DIR:-target}
-packages=(
-  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for ARM64 from source
-  cargo-web                 # its cargo, /usr/bin/cargo
-  rust-web-src              # std's sources, which -Zbuild-std compiles
-  gcc-aarch64-linux-gnu     # the ARM64 linker (and C compiler)
-  libc6-dev-arm64-cross     # the ARM64 C library to link against
-  qemu-user                 # qemu-aarch64: runs ARM64 Linux programs here
-)
-
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "error: missing packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "build-aarch64: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# Debian's Rust 1.96 and std sources, the ARM64 cross linker and C library, qemu.
+scripts/install-deps.sh aarch64
 
 # Debian's toolchain, not rustup's (first on PATH, and without an ARM64
 # std). RUSTC_BOOTSTRAP lets this stable compiler take -Zbuild-std, which

@@ -24,12 +24,12 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 use support::ci::skip;
+use support::generate_cases::generate_cases;
 use support::images::{image_difference, rgb_png};
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
     assert_images_match, assert_same_run, environment, json, manifest, remoting_environment, script,
 };
-use support::generate_cases::generate_cases;
 use support::wine;
 
 /// Quotes `word` for sh.
