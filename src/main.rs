@@ -90,7 +90,7 @@ fn print_error<E: std::fmt::Display + ?Sized>(e: &E) {
 }
 
 /// The OpenXR error's status (3 when the runtime stopped under the
-/// session), else 1.
+/// session, 4 when it stopped answering), else 1.
 fn exit_code(e: &anyhow::Error) -> ExitCode {
     e.downcast_ref::<xr::XrError>()
         .map_or(ExitCode::FAILURE, |error| {

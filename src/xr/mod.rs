@@ -1,7 +1,8 @@
 //! The OpenXR platform (`holoterrain xr`): runs the app inside an OpenXR
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2) or, in the
 //! Windows build, Direct3D 11 (XR_KHR_D3D11_enable: HoloLens 2, Windows
-//! Mixed Reality, Holographic Remoting).
+//! Mixed Reality, Holographic Remoting); and the packaged HoloLens 2 app's
+//! entry (`run_packaged`) with its state folder.
 
 mod anchor;
 #[cfg(windows)]
@@ -13,6 +14,7 @@ mod frame_loop;
 mod graphics;
 mod input;
 mod layer;
+mod packaged;
 mod progress;
 pub mod remoting;
 mod report;
@@ -20,6 +22,7 @@ mod runtime;
 mod runtime_calls;
 mod session;
 mod session_end;
+mod state_folder;
 mod swapchain;
 mod validation;
 mod watchdog;
@@ -45,11 +48,13 @@ use crate::render::backend::Backend;
 use crate::size::Size;
 
 pub use error::XrError;
+pub use packaged::{LOG_FILE, REPORT_FILE, run_packaged};
 pub use progress::Progress;
 pub use remoting::RemoteAddress;
 pub use report::XrReport;
 pub use runtime::{OPTIONAL_EXTENSIONS, silence_loader_diagnostics};
 pub use session_end::SessionEnd;
+pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_folder};
 
 /// Exit status of `holoterrain xr` when the OpenXR runtime stopped under a
 /// running session (instance or session lost, runtime failure): distinct

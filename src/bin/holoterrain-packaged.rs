@@ -1,0 +1,12 @@
+//! `holoterrain-packaged`: the entry of the HoloLens 2 app package. Started
+//! from its tile, with no command line and no console window, it runs the
+//! OpenXR session with `holoterrain xr`'s defaults; its log and report are in
+//! the package's LocalState (docs/hololens.md, "On the device").
+#![windows_subsystem = "windows"]
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // SAFETY: the first thing the program does: no other thread exists.
+    ExitCode::from(unsafe { holoterrain::xr::run_packaged() })
+}
