@@ -17,7 +17,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // Every message already names its cause, so the chain is not repeated.
-            eprintln!("error: {e}");
+            print_error(&e);
             exit_code(&e)
         }
     }
@@ -40,7 +40,11 @@ fn run(cli: Cli) -> Result<()> {
             // starts its Ctrl-C handler's later), so no other thread reads
             // or writes the environment.
             unsafe { xr::silence_loader_diagnostics() };
-            let report = xr::run(&args, &mut |progress| show_progress(&args, progress))?;
+            let report = xr::run(
+                &args,
+                &mut |progress| show_progress(&args, progress),
+                print_error::<xr::XrError>,
+            )?;
             eprintln!(
                 "xr: {} frames rendered, {} reseeds, session states {}",
                 report.run.frames,
@@ -79,7 +83,14 @@ fn show_progress(args: &xr::XrArgs, progress: xr::Progress) {
     }
 }
 
-/// The OpenXR error's status (3 when the runtime stopped under the session), else 1.
+/// The one line of an error, on stderr (also the OpenXR watchdog's, which
+/// then ends the process itself).
+fn print_error<E: std::fmt::Display + ?Sized>(e: &E) {
+    eprintln!("error: {e}");
+}
+
+/// The OpenXR error's status (3 when the runtime stopped under the
+/// session, 4 when it stopped answering), else 1.
 fn exit_code(e: &anyhow::Error) -> ExitCode {
     e.downcast_ref::<xr::XrError>()
         .map_or(ExitCode::FAILURE, |error| {

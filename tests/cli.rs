@@ -175,6 +175,10 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
         &["sim", "--rate", "0"],
         &["sim", "--script", "no-such-script.txt", "--out", "."],
         &["xr", "--frames", "0"],
+        &["xr", "--runtime-timeout", "-1"],
+        &["xr", "--runtime-timeout", "1.5"],
+        &["xr", "--runtime-timeout", "86401"],
+        &["xr", "--runtime-timeout", "soon"],
         &["frobnicate"],
     ];
     for case in cases {
@@ -220,6 +224,32 @@ fn xr_help_documents_the_runtime_stopped_exit_status() {
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("3 when the OpenXR runtime stopped"), "{help}");
+}
+
+#[test]
+fn xr_help_documents_the_runtime_timeout_and_the_unresponsive_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["xr", "--help"], dir.path());
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--runtime-timeout <SECONDS>"), "{help}");
+    assert!(help.contains("[default: 10]"), "{help}");
+    assert!(
+        help.contains("4 when the runtime stopped answering"),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_runtime_timeout_out_of_range_is_a_usage_error_naming_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["xr", "--runtime-timeout", "86401"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: invalid value '86401' for '--runtime-timeout <SECONDS>': 86401 is not in 0..=86400"),
+        "{stderr}"
+    );
 }
 
 /// `xr --remote` where no OpenXR runtime is active (as on a Linux machine,

@@ -2,8 +2,9 @@
 //! run in the Wine 10 chroot of scripts/wine-chroot.sh must write the same
 //! bytes as the Linux build, end an OpenXR attempt without a runtime in one
 //! line, run its Direct3D 11 session and Holographic Remoting on the test
-//! runtime (scripts/build-test-runtime.sh) as the Linux simulator runs, and
-//! ship in a zip that holds what its README lists.
+//! runtime (scripts/build-test-runtime.sh) as the Linux simulator runs, end
+//! with its report when that runtime stops answering (the limit, Ctrl-C),
+//! and ship in a zip that holds what its README lists.
 //!
 //! Needs root, the Debian mirror the first time (the chroot is cached) and
 //! the Windows build; without them the tests print why they are skipped,
@@ -15,6 +16,7 @@ mod support {
     pub mod images;
     pub mod output;
     pub mod testrt;
+    pub mod unresponsive;
     pub mod wine;
 }
 
@@ -28,8 +30,10 @@ use support::generate_cases::generate_cases;
 use support::images::{image_difference, rgb_png};
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    assert_images_match, assert_same_run, environment, json, manifest, remoting_environment, script,
+    assert_images_match, assert_same_run, environment, hanging_environment, json, manifest,
+    remoting_environment, script,
 };
+use support::unresponsive::assert_ended_by_watchdog;
 use support::wine;
 
 /// Quotes `word` for sh.
@@ -740,4 +744,178 @@ fn xr_remote_connects_to_the_emulated_player_and_ends_in_one_line_elsewhere() {
         "{}",
         lines[0]
     );
+}
+
+/// The words of `args`.
+fn as_strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// What a run on a runtime that stops answering gets from the test.
+#[derive(Clone, Copy)]
+enum WhenHung {
+    /// Nothing: the app's limit must end it.
+    Wait,
+    /// SIGINT 3 s after the runtime stopped answering (Wine turns it into
+    /// the console's Ctrl-C); `NAME.alive` says whether the app still ran
+    /// before it.
+    Interrupt,
+}
+
+/// Like [`exe_run`], for a run whose runtime stops answering: in the
+/// background; once the runtime says so, `when` decides what the test
+/// does; the exit status goes to `NAME.status` and the milliseconds from
+/// the runtime's hang (`Wait`) or from SIGINT (`Interrupt`) to the app's
+/// exit to `NAME.ms`. A run still going 20 s later is killed (exit status
+/// 137), so a broken watchdog fails the test instead of hanging it.
+fn exe_run_when_hung(
+    scratch: &Path,
+    name: &str,
+    settings: &[(&str, String)],
+    args: &[&str],
+    when: WhenHung,
+) -> String {
+    let assignments: Vec<String> = settings
+        .iter()
+        .map(|(variable, value)| format!("{variable}={}", shell_quote(value)))
+        .collect();
+    let arguments: Vec<String> = args.iter().map(|arg| shell_quote(arg)).collect();
+    let file = |suffix: &str| {
+        shell_quote(
+            &scratch
+                .join(format!("{name}.{suffix}"))
+                .display()
+                .to_string(),
+        )
+    };
+    let act = match when {
+        WhenHung::Wait => String::new(),
+        WhenHung::Interrupt => format!(
+            "sleep 3\n\
+             if kill -0 $app 2>/dev/null; then echo yes >{alive}; else echo no >{alive}; fi\n\
+             kill -INT $app 2>/dev/null || true\n",
+            alive = file("alive")
+        ),
+    };
+    format!(
+        "env {assignments} wine64 \"$EXE\" {arguments} >{out} 2>{err} &\n\
+         app=$!\n\
+         waited=0\n\
+         until grep -q 'never returns' {err} || [ $waited -ge 600 ]; do sleep 0.1; waited=$((waited + 1)); done\n\
+         {act}\
+         since=$(date +%s%N)\n\
+         (sleep 20; kill -KILL $app 2>/dev/null) &\n\
+         killer=$!\n\
+         status=0; wait $app || status=$?\n\
+         echo $(( ($(date +%s%N) - since) / 1000000 )) >{ms}\n\
+         kill $killer 2>/dev/null || true\n\
+         echo $status >{status}\n",
+        assignments = assignments.join(" "),
+        arguments = arguments.join(" "),
+        out = file("out"),
+        err = file("err"),
+        ms = file("ms"),
+        status = file("status"),
+    )
+}
+
+#[test]
+fn xr_on_a_runtime_that_stops_answering_ends_with_its_report_at_the_limit_and_at_ctrl_c() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(runtime) = runtime_in(scratch.path()) else {
+        return;
+    };
+    let settings = hanging_environment(20, &scratch.path().join("runtime-out"));
+    let report = |name: &str| scratch.path().join(format!("{name}.json"));
+    let run_args = |name: &str, limit: &str| {
+        [
+            "xr",
+            "--graphics",
+            "d3d11",
+            "--size",
+            "65x49",
+            "--runtime-timeout",
+            limit,
+            "--report",
+        ]
+        .map(str::to_owned)
+        .into_iter()
+        .chain([report(name).display().to_string()])
+        .collect::<Vec<String>>()
+    };
+    let limit_args = run_args("limit", "1");
+    let interrupt_args = run_args("interrupt", "0");
+    let commands = activate(&runtime)
+        + &exe_run_when_hung(
+            scratch.path(),
+            "limit",
+            &settings,
+            &as_strs(&limit_args),
+            WhenHung::Wait,
+        )
+        + &exe_run_when_hung(
+            scratch.path(),
+            "interrupt",
+            &settings,
+            &as_strs(&interrupt_args),
+            WhenHung::Interrupt,
+        );
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+
+    let milliseconds = |name: &str| -> u64 {
+        let path = scratch.path().join(format!("{name}.ms"));
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+            .trim()
+            .parse()
+            .expect("milliseconds")
+    };
+    let (status, _, stderr) = captured(scratch.path(), "limit");
+    let took = milliseconds("limit");
+    assert!(
+        took <= (1 + 5) * 1000,
+        "ended {took} ms after the runtime stopped answering, with a 1 s limit; stderr:\n{stderr}"
+    );
+    let limit_report = json(&report("limit"));
+    let line = assert_ended_by_watchdog(
+        Some(status),
+        &stderr,
+        "error: the OpenXR runtime stopped answering: no answer to xrWaitFrame for ",
+        &report("limit"),
+        &limit_report,
+        "runtime_unresponsive",
+    );
+    assert!(
+        line.contains(" s (--runtime-timeout 1) after 20 rendered frames;"),
+        "{line}"
+    );
+    assert_eq!(limit_report["frames"], 20);
+
+    let alive =
+        std::fs::read_to_string(scratch.path().join("interrupt.alive")).expect("interrupt.alive");
+    assert_eq!(alive.trim(), "yes", "--runtime-timeout 0 ended the run");
+    let (status, _, stderr) = captured(scratch.path(), "interrupt");
+    let took = milliseconds("interrupt");
+    assert!(
+        took <= 5000,
+        "ended {took} ms after SIGINT; stderr:\n{stderr}"
+    );
+    let interrupt_report = json(&report("interrupt"));
+    assert_ended_by_watchdog(
+        Some(status),
+        &stderr,
+        "error: interrupted while the OpenXR runtime was not answering: no answer to xrWaitFrame for ",
+        &report("interrupt"),
+        &interrupt_report,
+        "interrupted",
+    );
+    assert_eq!(interrupt_report["frames"], 20);
 }

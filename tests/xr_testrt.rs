@@ -4,7 +4,9 @@
 //! for pixel, with zero violations and zero validation messages; emulated
 //! Holographic Remoting connects, refuses another address in one line, and
 //! a scripted disconnect loses the session; a script the runtime cannot
-//! play stops it at xrCreateInstance in one line.
+//! play stops it at xrCreateInstance in one line; a runtime that stops
+//! answering (HOLOTERRAIN_TESTRT_HANG) ends the run within
+//! `--runtime-timeout`, or at Ctrl-C, with the report.
 //!
 //! Without the built runtime the tests print why they are skipped, unless
 //! env CI is set, when they fail instead.
@@ -13,17 +15,24 @@ mod support {
     pub mod ci;
     pub mod images;
     pub mod output;
+    pub mod process;
     pub mod testrt;
+    pub mod unresponsive;
 }
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::output::{assert_success, one_error_line, text};
+use support::process::{signal, wait_at_most};
 use support::testrt::{
-    assert_images_match, assert_same_run, environment, json, manifest, remoting_environment, script,
+    assert_images_match, assert_same_run, environment, hanging_environment, json, manifest,
+    remoting_environment, script,
 };
+use support::unresponsive::assert_ended_by_watchdog;
 
 /// Frames, heightmap, seed and per-eye resolution of the compared runs.
 const FRAMES: &str = "240";
@@ -316,4 +325,151 @@ fn a_script_event_the_runtime_cannot_play_stops_instance_creation_in_one_line() 
         !out.join("runtime-report.json").exists(),
         "no instance, no report"
     );
+}
+
+/// A child process that is killed and reaped if the test ends (or fails)
+/// while it still runs.
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Starts `holoterrain xr ARGS` on the test runtime set up by `settings`,
+/// its stderr piped.
+fn spawn_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -> KilledOnDrop {
+    let child = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .arg("xr")
+        .args(args)
+        .env("XR_RUNTIME_JSON", manifest)
+        .envs(settings.iter().map(|(name, value)| (*name, value.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start holoterrain xr");
+    KilledOnDrop(child)
+}
+
+/// What is left of `child`'s stderr.
+fn rest_of_stderr(child: &mut std::process::Child) -> String {
+    let mut rest = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        std::io::Read::read_to_string(&mut stderr, &mut rest).expect("read stderr");
+    }
+    rest
+}
+
+#[test]
+fn a_runtime_that_stops_answering_ends_the_run_within_the_limit_with_its_report() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let report = dir.path().join("xr.json");
+    let started = Instant::now();
+    let mut run = spawn_on_runtime(
+        &manifest,
+        &hanging_environment(30, &dir.path().join("runtime")),
+        &[
+            "--frames",
+            "240",
+            "--size",
+            "65x49",
+            "--runtime-timeout",
+            "1",
+            "--report",
+            report.to_str().expect("UTF-8"),
+        ],
+    );
+    let status = wait_at_most(&mut run.0, Duration::from_secs(1 + 5));
+    let took = started.elapsed();
+    if status.is_none() {
+        let _ = run.0.kill();
+    }
+    let stderr = rest_of_stderr(&mut run.0);
+    let Some(status) = status else {
+        panic!("still running {took:?} after it started, with a 1 s limit; stderr:\n{stderr}");
+    };
+    let xr_report = json(&report);
+    let line = assert_ended_by_watchdog(
+        status.code(),
+        &stderr,
+        "error: the OpenXR runtime stopped answering: no answer to xrWaitFrame for ",
+        &report,
+        &xr_report,
+        "runtime_unresponsive",
+    );
+    assert!(
+        line.contains(" s (--runtime-timeout 1) after 30 rendered frames;"),
+        "{line}"
+    );
+    assert_eq!(
+        xr_report["frames"], 30,
+        "the report has every frame before the runtime stopped answering"
+    );
+}
+
+#[test]
+fn ctrl_c_while_the_runtime_is_not_answering_ends_the_run_at_once_with_its_report() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let report = dir.path().join("xr.json");
+    let mut run = spawn_on_runtime(
+        &manifest,
+        &hanging_environment(10, &dir.path().join("runtime")),
+        &[
+            "--size",
+            "65x49",
+            "--runtime-timeout",
+            "0",
+            "--report",
+            report.to_str().expect("UTF-8"),
+        ],
+    );
+    let child = &mut run.0;
+    let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
+    let mut text_so_far = String::new();
+    while !text_so_far.contains("xrWaitFrame of frame 10 never returns") {
+        let read = stderr
+            .read_line(&mut text_so_far)
+            .expect("read holoterrain's stderr");
+        assert!(read > 0, "the runtime never hung; stderr:\n{text_so_far}");
+    }
+    // Without a limit nothing but an interrupt ends the wait, however long
+    // the call has been blocked.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        matches!(child.try_wait(), Ok(None)),
+        "--runtime-timeout 0 ended the run"
+    );
+    signal(child.id(), "INT");
+    let status = wait_at_most(child, Duration::from_secs(5));
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("read the rest");
+    let stderr = text_so_far + &rest;
+    let Some(status) = status else {
+        panic!("still running 5 s after SIGINT; stderr:\n{stderr}");
+    };
+    let xr_report = json(&report);
+    let line = assert_ended_by_watchdog(
+        status.code(),
+        &stderr,
+        "error: interrupted while the OpenXR runtime was not answering: no answer to xrWaitFrame for ",
+        &report,
+        &xr_report,
+        "interrupted",
+    );
+    assert!(line.contains(" s after 10 rendered frames;"), "{line}");
+    assert_eq!(xr_report["frames"], 10);
 }

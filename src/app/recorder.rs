@@ -8,6 +8,7 @@
 use super::App;
 use super::frame::{AppEvent, FrameOutput};
 use super::report::{CpuTimes, PoseRecord, ReseedRecord, RunReport, TimingStats};
+use crate::input::Pose;
 
 /// What happened so far in a run.
 #[derive(Debug, Clone)]
@@ -91,14 +92,27 @@ impl RunRecorder {
     /// `seconds` of display time covered, as the platform counts it.
     /// Validation is the platform's to fill in.
     pub fn finish(self, app: &App, seconds: f64) -> RunReport {
+        self.report_so_far(app.iterations_done(), app.hologram_pose(), seconds)
+    }
+
+    /// The report [`Self::finish`] would give now, from the app's
+    /// `iterations` on its current seed and its `hologram_pose` instead of
+    /// the app itself: for a report written while the app is out of reach
+    /// (the OpenXR watchdog's, when the loop's thread is stuck).
+    pub fn report_so_far(
+        &self,
+        iterations: usize,
+        hologram_pose: Option<Pose>,
+        seconds: f64,
+    ) -> RunReport {
         RunReport {
             frames: self.frames,
             seconds,
-            seeds: self.seeds,
-            reseeds: self.reseeds,
-            iterations: app.iterations_done(),
+            seeds: self.seeds.clone(),
+            reseeds: self.reseeds.clone(),
+            iterations,
             max_iterations_per_frame: self.max_iterations_per_frame,
-            hologram_pose: app.hologram_pose().map(PoseRecord::from),
+            hologram_pose: hologram_pose.map(PoseRecord::from),
             cpu_ms: CpuTimes {
                 update: TimingStats::of(&self.update_ms),
                 render: TimingStats::of(&self.render_ms),

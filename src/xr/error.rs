@@ -172,6 +172,30 @@ pub enum XrError {
         /// Where the report went, when one was asked for.
         report: Option<PathBuf>,
     },
+    /// The watchdog ended the run (`watchdog.rs`): a call of the loop did
+    /// not return within `--runtime-timeout`, or an interrupt came while a
+    /// call had been blocked for `watchdog::INTERRUPT_GRACE`. The report,
+    /// if asked for, was written first; the session was not torn down.
+    #[error(
+        "{}: no answer to {call} for {seconds:.1} s{} after {frames} rendered frames{report}; the app ended without tearing down the session; {}",
+        unresponsive_headline(*.ended),
+        limit_note(*.ended, *.limit),
+        unresponsive_advice(*.ended)
+    )]
+    RuntimeUnresponsive {
+        /// `RuntimeUnresponsive` (the limit) or `Interrupted`.
+        ended: SessionEnd,
+        /// The OpenXR call (or group of calls) that did not return.
+        call: &'static str,
+        /// How long it had been blocked.
+        seconds: f64,
+        /// `--runtime-timeout` in seconds; `None` when off.
+        limit: Option<u64>,
+        /// Frames rendered before.
+        frames: u64,
+        /// What became of the report.
+        report: ReportFile,
+    },
     /// The report file could not be written.
     #[error("cannot write the report {path}: {source}")]
     Report {
@@ -182,13 +206,67 @@ pub enum XrError {
     },
 }
 
+/// What became of the report when the watchdog ended the run.
+#[derive(Debug)]
+pub enum ReportFile {
+    /// No `--report` was given.
+    NotAsked,
+    /// Written to this file.
+    Written(PathBuf),
+    /// Writing it failed: the error's message.
+    Failed(String),
+}
+
+/// "; report written to FILE", or why it was not, or nothing.
+impl std::fmt::Display for ReportFile {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportFile::NotAsked => Ok(()),
+            ReportFile::Written(path) => {
+                write!(formatter, "; report written to {}", path.display())
+            }
+            ReportFile::Failed(why) => write!(formatter, "; {why}"),
+        }
+    }
+}
+
+/// What the watchdog's line starts with.
+fn unresponsive_headline(ended: SessionEnd) -> &'static str {
+    match ended {
+        SessionEnd::Interrupted => "interrupted while the OpenXR runtime was not answering",
+        _ => "the OpenXR runtime stopped answering",
+    }
+}
+
+/// " (--runtime-timeout N)" when the limit ended the run.
+fn limit_note(ended: SessionEnd, limit: Option<u64>) -> String {
+    match (ended, limit) {
+        (SessionEnd::RuntimeUnresponsive, Some(seconds)) => {
+            format!(" (--runtime-timeout {seconds})")
+        }
+        _ => String::new(),
+    }
+}
+
+/// What to do after the watchdog ended the run.
+fn unresponsive_advice(ended: SessionEnd) -> &'static str {
+    match ended {
+        SessionEnd::Interrupted => "restart the runtime if it stays stuck (Monado: monado-service)",
+        _ => {
+            "check the headset, restart its runtime (Monado: monado-service) and rerun, or give the runtime longer with --runtime-timeout"
+        }
+    }
+}
+
 impl XrError {
     /// The process's exit status for this error:
     /// [`super::EXIT_RUNTIME_STOPPED`] when the runtime stopped under the
-    /// session, else 1.
+    /// session, [`super::EXIT_RUNTIME_UNRESPONSIVE`] when it stopped
+    /// answering, else 1.
     pub fn exit_status(&self) -> u8 {
         match self {
             XrError::RuntimeStopped { .. } => super::EXIT_RUNTIME_STOPPED,
+            XrError::RuntimeUnresponsive { .. } => super::EXIT_RUNTIME_UNRESPONSIVE,
             _ => 1,
         }
     }
@@ -231,6 +309,61 @@ mod tests {
         assert_eq!(error.runtime_stop(), Some(SessionEnd::InstanceLost));
         let other = xr_call("xrWaitFrame")(xr::sys::Result::ERROR_VALIDATION_FAILURE);
         assert_eq!(other.runtime_stop(), None);
+    }
+
+    #[test]
+    fn the_watchdogs_line_names_the_call_how_long_the_limit_and_the_report() {
+        let message = XrError::RuntimeUnresponsive {
+            ended: SessionEnd::RuntimeUnresponsive,
+            call: "xrWaitFrame",
+            seconds: 10.04,
+            limit: Some(10),
+            frames: 41,
+            report: ReportFile::Written(PathBuf::from("/tmp/r.json")),
+        }
+        .to_string();
+        assert!(!message.contains('\n'), "{message}");
+        assert!(
+            message.starts_with("the OpenXR runtime stopped answering: no answer to xrWaitFrame for 10.0 s (--runtime-timeout 10) after 41 rendered frames; report written to /tmp/r.json; the app ended without tearing down the session;"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_interrupt_during_a_stuck_call_says_so_and_names_no_limit() {
+        let message = XrError::RuntimeUnresponsive {
+            ended: SessionEnd::Interrupted,
+            call: "xrWaitFrame",
+            seconds: 2.06,
+            limit: Some(10),
+            frames: 0,
+            report: ReportFile::Failed("cannot write the report /r.json: denied".into()),
+        }
+        .to_string();
+        assert!(
+            message.starts_with("interrupted while the OpenXR runtime was not answering: no answer to xrWaitFrame for 2.1 s after 0 rendered frames; cannot write the report /r.json: denied;"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn each_way_the_runtime_fails_has_its_exit_status() {
+        let stopped = XrError::RuntimeStopped {
+            ended: SessionEnd::InstanceLost,
+            frames: 0,
+            report: None,
+        };
+        let unresponsive = XrError::RuntimeUnresponsive {
+            ended: SessionEnd::RuntimeUnresponsive,
+            call: "xrWaitFrame",
+            seconds: 10.0,
+            limit: Some(10),
+            frames: 0,
+            report: ReportFile::NotAsked,
+        };
+        assert_eq!(stopped.exit_status(), 3);
+        assert_eq!(unresponsive.exit_status(), 4);
+        assert_eq!(XrError::UnequalViews.exit_status(), 1);
     }
 
     #[test]

@@ -5,10 +5,11 @@
 //! frame pacing by xrWaitFrame, input while focused, the app core each
 //! frame and drawing when the runtime asks; it ends on Ctrl-C (SIGINT),
 //! SIGTERM, `--frames`, the runtime's request, or the runtime stopping
-//! under the session.
+//! under the session. What it records is shared with the watchdog
+//! (`watchdog.rs`), which writes it when the runtime stops answering.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use openxr as xr;
@@ -24,12 +25,13 @@ use super::session_end::SessionEnd;
 use crate::app::recorder::RunRecorder;
 use crate::app::report::RunReport;
 use crate::app::{App, AppEvent, FrameOutput, SceneBuilder};
+use crate::input::Pose;
 
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
 
 /// What the loop leaves for the run's report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LoopRecord {
     /// The fields every run reports (frames, seeds, reseeds, timings...).
     pub run: RunReport,
@@ -39,6 +41,51 @@ pub struct LoopRecord {
     pub anchored: bool,
 }
 
+/// What the loop records as it goes. It is shared with the watchdog, which
+/// may have to write the report while the loop's thread is stuck in a
+/// runtime call: the loop locks it only between runtime calls, never
+/// across one, so the watchdog can always take it.
+#[derive(Debug)]
+pub struct LoopRecorder {
+    /// Seeds, reseeds, timings: the run's report in the making.
+    run: RunRecorder,
+    /// Every session state the runtime reported, in order (and
+    /// "INSTANCE_LOSS_PENDING" when it announced its own end).
+    states_seen: Vec<String>,
+    /// Whether the hologram is pinned with a spatial anchor.
+    anchored: bool,
+    /// The app's iterations on its current seed, as of its latest update.
+    iterations: usize,
+    /// Where the app pinned the hologram, as of its latest update.
+    hologram_pose: Option<Pose>,
+}
+
+impl LoopRecorder {
+    /// The record of a run starting from `first_seed`.
+    fn new(first_seed: u64) -> Self {
+        LoopRecorder {
+            run: RunRecorder::new(first_seed, 0),
+            states_seen: Vec::new(),
+            anchored: false,
+            iterations: 0,
+            hologram_pose: None,
+        }
+    }
+
+    /// What the loop leaves for the report, as of now.
+    pub fn record(&self) -> LoopRecord {
+        LoopRecord {
+            run: self.run.report_so_far(
+                self.iterations,
+                self.hologram_pose,
+                self.run.display_seconds(),
+            ),
+            session_states: self.states_seen.clone(),
+            anchored: self.anchored,
+        }
+    }
+}
+
 /// The loop and what outlives a session.
 pub struct FrameLoop<'a> {
     /// The app core: placement, gestures, growth.
@@ -46,17 +93,12 @@ pub struct FrameLoop<'a> {
     /// Turns the app's output into the renderer's scene (and keeps a height
     /// change made on a frame that is not drawn for the next one).
     scenes: SceneBuilder,
-    /// Seeds, reseeds, timings: the run's report in the making.
-    recorder: RunRecorder,
-    /// Every session state the runtime reported, in order (and
-    /// "INSTANCE_LOSS_PENDING" when it announced its own end).
-    states_seen: Vec<String>,
+    /// What the loop records, shared with the watchdog.
+    recorder: Arc<Mutex<LoopRecorder>>,
     /// Why the loop asked the runtime to end the session, once it did.
     exit_requested: Option<SessionEnd>,
     /// The runtime announced the session's or its own loss.
     lost: Option<SessionEnd>,
-    /// Whether the hologram is pinned with a spatial anchor.
-    anchored: bool,
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
@@ -78,13 +120,11 @@ impl<'a> FrameLoop<'a> {
         progress: &'a mut dyn FnMut(Progress),
     ) -> Self {
         FrameLoop {
-            recorder: RunRecorder::new(app.seed(), 0),
+            recorder: Arc::new(Mutex::new(LoopRecorder::new(app.seed()))),
             app,
             scenes: SceneBuilder::new(),
-            states_seen: Vec::new(),
             exit_requested: None,
             lost: None,
-            anchored: false,
             frame_limit,
             interrupted,
             blend_mode,
@@ -122,14 +162,15 @@ impl<'a> FrameLoop<'a> {
         }
     }
 
-    /// What the loop leaves for the report.
-    pub fn finish(self) -> LoopRecord {
-        let seconds = self.recorder.display_seconds();
-        LoopRecord {
-            run: self.recorder.finish(&self.app, seconds),
-            session_states: self.states_seen,
-            anchored: self.anchored,
-        }
+    /// What the loop records, for the report (at the end, or the
+    /// watchdog's before it).
+    pub fn shared_recorder(&self) -> Arc<Mutex<LoopRecorder>> {
+        Arc::clone(&self.recorder)
+    }
+
+    /// The record, locked: only ever for a statement between runtime calls.
+    fn locked_recorder(&self) -> MutexGuard<'_, LoopRecorder> {
+        self.recorder.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Events, then a frame while the session runs, until the session is over.
@@ -172,7 +213,7 @@ impl<'a> FrameLoop<'a> {
     /// Whether `--frames` frames have been drawn.
     fn frame_limit_reached(&self) -> bool {
         self.frame_limit
-            .is_some_and(|limit| self.recorder.frames() >= limit)
+            .is_some_and(|limit| self.locked_recorder().run.frames() >= limit)
     }
 
     /// Handles the queued events; false once the session is over.
@@ -200,7 +241,7 @@ impl<'a> FrameLoop<'a> {
                     let state = change.state();
                     let name = state_name(state);
                     log::info!("session state {name}");
-                    self.states_seen.push(name.into());
+                    self.locked_recorder().states_seen.push(name.into());
                     (self.progress)(Progress::SessionState(name));
                     session.state_changed(state)?;
                     match state {
@@ -215,7 +256,9 @@ impl<'a> FrameLoop<'a> {
                 xr::Event::InstanceLossPending(_) => {
                     // Logged only: the run's one line comes from the caller.
                     log::info!("the OpenXR runtime is going away (instance loss pending)");
-                    self.states_seen.push("INSTANCE_LOSS_PENDING".into());
+                    self.locked_recorder()
+                        .states_seen
+                        .push("INSTANCE_LOSS_PENDING".into());
                     self.lost = Some(SessionEnd::InstanceLost);
                     return Ok(false);
                 }
@@ -245,8 +288,12 @@ impl<'a> FrameLoop<'a> {
         let output = self.app.update(&input);
         self.scenes.updated(&output);
         self.answer(session, &output, time)?;
-        self.recorder
-            .updated(time.as_nanos(), &output, milliseconds_since(update_started));
+        let update_ms = milliseconds_since(update_started);
+        let mut recorder = self.locked_recorder();
+        recorder.run.updated(time.as_nanos(), &output, update_ms);
+        recorder.iterations = output.iterations_done;
+        recorder.hologram_pose = self.app.hologram_pose();
+        drop(recorder);
 
         let render_started = Instant::now();
         let drawing = frame_state.should_render && !self.frame_limit_reached();
@@ -262,8 +309,12 @@ impl<'a> FrameLoop<'a> {
         }
         session.end_frame(time, self.blend_mode, drawn)?;
         if drawn {
-            self.recorder.drawn(milliseconds_since(render_started));
-            (self.progress)(Progress::FrameDrawn(self.recorder.frames()));
+            let frames = {
+                let mut recorder = self.locked_recorder();
+                recorder.run.drawn(milliseconds_since(render_started));
+                recorder.run.frames()
+            };
+            (self.progress)(Progress::FrameDrawn(frames));
         }
         Ok(())
     }
@@ -278,7 +329,10 @@ impl<'a> FrameLoop<'a> {
     ) -> Result<(), XrError> {
         for event in &output.events {
             match *event {
-                AppEvent::Placed { pose } => self.anchored = session.anchor(&pose, time)?,
+                AppEvent::Placed { pose } => {
+                    let anchored = session.anchor(&pose, time)?;
+                    self.locked_recorder().anchored = anchored;
+                }
                 AppEvent::Reseeded { seed, cause, hand } => {
                     log::info!(
                         "reseeded ({}, {hand:?} hand) with seed {seed}",

@@ -19,25 +19,30 @@ mod progress;
 pub mod remoting;
 mod report;
 mod runtime;
+mod runtime_calls;
 mod session;
 mod session_end;
 mod state_folder;
 mod swapchain;
 mod validation;
+mod watchdog;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use events::EventQueue;
 use frame_loop::FrameLoop;
 use graphics::GraphicsBinding;
 use graphics::choice::choose_blend_mode;
 use graphics::vulkan::VulkanGraphics;
+use report::ReportSoFar;
 use runtime::Runtime;
+use runtime_calls::{CallKind, runtime_call};
 use session::{Session, VIEW_TYPE};
+use watchdog::{Watchdog, WatchdogSettings};
 
-use crate::app::report::RunReport;
 use crate::app::{App, AppConfig};
 use crate::render::backend::Backend;
 use crate::size::Size;
@@ -56,8 +61,14 @@ pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_fol
 /// from 1 (any other failure) and 2 (bad arguments).
 pub const EXIT_RUNTIME_STOPPED: u8 = 3;
 
+/// Exit status of `holoterrain xr` when the OpenXR runtime stopped
+/// answering: a call did not return within `--runtime-timeout`, or Ctrl-C
+/// came while one had been blocked for 2 s; the watchdog wrote the report
+/// and ended the app without tearing down the session.
+pub const EXIT_RUNTIME_UNRESPONSIVE: u8 = 4;
+
 /// The exit statuses, for `holoterrain xr --help`.
-pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure; the report is still written, with \"ended\" saying which); 2 for bad arguments; 1 for any other failure.";
+pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure; the report is still written, with \"ended\" saying which); 4 when the runtime stopped answering (a call did not return within --runtime-timeout, \"ended\": \"runtime_unresponsive\", or Ctrl-C, SIGTERM or closing the console came while one had been blocked for 2 s, \"ended\": \"interrupted\"; the report is still written, the session is not torn down); 2 for bad arguments; 1 for any other failure.";
 
 /// Options of `holoterrain xr`.
 #[derive(Debug, Clone, clap::Args)]
@@ -95,18 +106,50 @@ pub struct XrArgs {
     /// `reseed CAUSE SEED` for each reseed.
     #[arg(long)]
     pub progress: bool,
+    /// End the run when a call of the frame loop into the OpenXR runtime
+    /// has not returned for this many seconds (the report is written, one
+    /// line names the call, exit status 4); 0 turns the limit off. Either
+    /// way, Ctrl-C ends a run whose runtime call has been blocked for 2 s.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10,
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_RUNTIME_TIMEOUT_S)
+    )]
+    pub runtime_timeout: u64,
+}
+
+/// The longest `--runtime-timeout`, seconds: a day.
+const MAX_RUNTIME_TIMEOUT_S: u64 = 86_400;
+
+impl XrArgs {
+    /// `--runtime-timeout` as the watchdog's limit; `None` when off.
+    fn runtime_limit(&self) -> Option<Duration> {
+        (self.runtime_timeout > 0).then(|| Duration::from_secs(self.runtime_timeout))
+    }
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it,
 /// telling `progress` what happens; writes the report when asked and
 /// returns it. When the runtime stopped under the session the report is
 /// written all the same and the result is [`XrError::RuntimeStopped`].
-pub fn run(args: &XrArgs, progress: &mut dyn FnMut(Progress)) -> Result<XrReport, XrError> {
+///
+/// When the runtime stops answering (`--runtime-timeout`, or Ctrl-C while
+/// a call has been blocked for 2 s), this never returns: the watchdog
+/// writes the report, hands its [`XrError::RuntimeUnresponsive`] to
+/// `tell_abandon` (which must tell the user, in one line) and ends the
+/// process with [`EXIT_RUNTIME_UNRESPONSIVE`].
+pub fn run(
+    args: &XrArgs,
+    progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
+) -> Result<XrReport, XrError> {
     // Said before looking for a runtime: no runtime would make it any better.
     if args.graphics == Some(Backend::D3d11) && !graphics::choice::D3D11_BUILT {
         return Err(XrError::GraphicsNotBuilt);
     }
-    let outcome = open_and_run(args, progress).and_then(|report| {
+    let outcome = open_and_run(args, progress, tell_abandon).and_then(|report| {
         if let Some(path) = &args.report {
             report.write(path)?;
         }
@@ -126,12 +169,18 @@ pub fn run(args: &XrArgs, progress: &mut dyn FnMut(Progress)) -> Result<XrReport
 
 /// Opens the runtime, which settles the graphics API (`--graphics` or what
 /// the runtime offers), and runs the session with that API's binding.
-fn open_and_run(args: &XrArgs, progress: &mut dyn FnMut(Progress)) -> Result<XrReport, XrError> {
+fn open_and_run(
+    args: &XrArgs,
+    progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
+) -> Result<XrReport, XrError> {
     let runtime = Runtime::open(args.validation, args.remote.is_some(), args.graphics)?;
     match runtime.graphics {
-        Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime, progress),
+        Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime, progress, tell_abandon),
         #[cfg(windows)]
-        Backend::D3d11 => run_with::<graphics::d3d11::D3d11Graphics>(args, runtime, progress),
+        Backend::D3d11 => {
+            run_with::<graphics::d3d11::D3d11Graphics>(args, runtime, progress, tell_abandon)
+        }
         // Runtime::open chooses Direct3D 11 only in a build that has it.
         #[cfg(not(windows))]
         Backend::D3d11 => Err(XrError::GraphicsNotBuilt),
@@ -143,11 +192,13 @@ fn open_and_run(args: &XrArgs, progress: &mut dyn FnMut(Progress)) -> Result<XrR
 /// order: the session (renderer objects on swapchain images first, then
 /// its spaces, the session itself), then the device (Vulkan: the
 /// renderer's context destroys the device, its messenger and the
-/// instance), then the OpenXR instance.
+/// instance), then the OpenXR instance. From the interrupt handler on, the
+/// watchdog watches every runtime call (set-up, loop, teardown).
 fn run_with<B: GraphicsBinding>(
     args: &XrArgs,
     runtime: Runtime,
     progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
 ) -> Result<XrReport, XrError> {
     if let Some(address) = &args.remote {
         remoting::connect(&runtime.instance, runtime.system, address)?;
@@ -156,64 +207,59 @@ fn run_with<B: GraphicsBinding>(
     let interrupted = interrupt_flag();
     #[cfg(windows)]
     console_close::install(&interrupted);
-    let blend_mode = choose_blend_mode(
-        &runtime
+    let report = Arc::new(ReportSoFar::new(&runtime));
+    let _watchdog = Watchdog::start(
+        WatchdogSettings {
+            limit: args.runtime_limit(),
+            interrupted: Arc::clone(&interrupted),
+            report: args.report.clone(),
+            tell: tell_abandon,
+        },
+        Arc::clone(&report),
+    );
+    let blend_modes = runtime_call(CallKind::SetUp, "xrEnumerateEnvironmentBlendModes", || {
+        runtime
             .instance
             .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
-            .map_err(error::xr_call("xrEnumerateEnvironmentBlendModes"))?,
-    )
-    .ok_or(XrError::Xr {
+    })
+    .map_err(error::xr_call("xrEnumerateEnvironmentBlendModes"))?;
+    let blend_mode = choose_blend_mode(&blend_modes).ok_or(XrError::Xr {
         call: "xrEnumerateEnvironmentBlendModes",
         result: openxr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
     })?;
+    report.set_blend_mode(blend_mode);
     let graphics = B::open(&runtime, args.validation)?;
-    let graphics_validation = graphics.validation_counter();
+    report.set_graphics_validation(graphics.validation_counter());
     let app = App::new(AppConfig::hololens_demo(
         args.size.width as usize,
         args.size.height as usize,
         args.seed,
     ))?;
     let mut frame_loop = FrameLoop::new(app, args.frames, interrupted, blend_mode, progress);
+    report.set_recorder(frame_loop.shared_recorder());
     let mut events = EventQueue::new(&runtime.instance, args.remote.is_some());
     let (grid_width, grid_height) = frame_loop.grid_size();
     // SAFETY: the session is dropped at the end of this block, before `graphics`.
-    let looped = unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height) }
+    let ended = unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height) }
         .and_then(|mut session| {
+            report.set_session(session.facts());
             let ended = frame_loop.run(&mut session, &mut events);
             let waited = session.wait_idle();
-            let facts = session.facts().clone();
-            drop(session);
-            Ok((ended.and_then(|ended| waited.map(|()| ended))?, facts))
+            runtime_call(
+                CallKind::Watched,
+                "xrDestroySwapchain/xrDestroySpace/xrDestroyHandTrackerEXT/xrDestroyActionSet/xrDestroySession",
+                || drop(session),
+            );
+            ended.and_then(|ended| waited.map(|()| ended))
         });
     drop(graphics);
-    let (ended, facts) = looped?;
-    let record = frame_loop.finish();
-    let openxr_validation_messages = runtime.validation_messages();
-    let vulkan_validation_messages = graphics_validation.map(|counter| counter.count());
-    let validation_messages = match (openxr_validation_messages, vulkan_validation_messages) {
-        (None, None) => None,
-        (openxr, graphics) => Some(openxr.unwrap_or(0) + graphics.unwrap_or(0)),
-    };
-    Ok(XrReport {
-        run: RunReport {
-            validation_messages,
-            ..record.run
-        },
-        openxr_validation_messages,
-        vulkan_validation_messages,
-        core_validation_layer: runtime.core_validation,
-        session_states: record.session_states,
-        ended,
-        runtime: runtime.runtime_name.clone(),
-        system: runtime.system_name.clone(),
-        extensions_enabled: runtime.enabled_names.clone(),
-        extensions_missing: runtime.missing_names.clone(),
-        hand_tracking: facts.hand_tracking,
-        anchored: record.anchored,
-        blend_mode: format!("{blend_mode:?}"),
-        reference_space: facts.reference_space.into(),
-        swapchain_formats: facts.swapchain_formats,
-    })
+    drop(events);
+    runtime_call(
+        CallKind::Watched,
+        "xrDestroyDebugUtilsMessengerEXT/xrDestroyInstance",
+        || drop(runtime),
+    );
+    Ok(report.report(ended?))
 }
 
 /// Installs a handler for Ctrl-C (SIGINT) and, as scripts and desktops stop

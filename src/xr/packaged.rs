@@ -20,7 +20,9 @@ pub const REPORT_FILE: &str = "report.json";
 
 /// Runs the packaged app; the value is the process's exit status: 0 when the
 /// session ended properly, [`super::EXIT_RUNTIME_STOPPED`] when the runtime
-/// stopped under it, 1 for any other failure (each said in the log).
+/// stopped under it, 1 for any other failure (each said in the log). When
+/// the runtime stops answering the watchdog logs its line and ends the
+/// process itself with [`super::EXIT_RUNTIME_UNRESPONSIVE`].
 ///
 /// # Safety
 ///
@@ -58,7 +60,7 @@ pub unsafe fn run_packaged() -> u8 {
             return 1;
         }
     };
-    match super::run(&args, &mut log_progress) {
+    match super::run(&args, &mut log_progress, log_error) {
         Ok(report) => {
             log::info!(
                 "session over: {} frames rendered, {} reseeds, ended: {}; report {}",
@@ -70,7 +72,7 @@ pub unsafe fn run_packaged() -> u8 {
             0
         }
         Err(error) => {
-            log::error!("error: {error}");
+            log_error(&error);
             error.exit_status()
         }
     }
@@ -95,6 +97,11 @@ fn session_args(folder: &StateFolder) -> Result<XrArgs, clap::Error> {
         report.into(),
     ];
     PackagedSession::try_parse_from(args).map(|session| session.xr)
+}
+
+/// Logs an error's one line.
+fn log_error(error: &super::XrError) {
+    log::error!("error: {error}");
 }
 
 /// Logs what the session tells, but not every frame.

@@ -1,6 +1,8 @@
 //! The OpenXR instance: loader, runtime, extension negotiation, the headset
 //! system and (with `--validation`) the core validation layer and its messenger.
 
+use std::sync::Arc;
+
 use openxr as xr;
 use xr::sys::Handle as _;
 
@@ -126,8 +128,9 @@ pub struct Runtime {
     pub core_validation: bool,
     /// The debug-utils messenger, destroyed in `Drop` before the instance.
     messenger: Option<xr::sys::DebugUtilsMessengerEXT>,
-    /// Counts the messenger's messages; boxed so its address stays put.
-    counter: Box<MessageCounter>,
+    /// Counts the messenger's messages; shared (with the report so far)
+    /// behind an `Arc`, so its address stays put.
+    counter: Arc<MessageCounter>,
 }
 
 /// Opens the system's OpenXR loader, libopenxr_loader.so.1.
@@ -267,7 +270,7 @@ impl Runtime {
         let runtime_name = format!("{} {}", properties.runtime_name, properties.runtime_version);
         log::info!("OpenXR runtime: {runtime_name}");
 
-        let counter = Box::<MessageCounter>::default();
+        let counter = Arc::<MessageCounter>::default();
         let messenger = if validation && wanted.ext_debug_utils {
             Some(create_messenger(&instance, &counter)?)
         } else {
@@ -319,9 +322,9 @@ impl Runtime {
         Ok(tracks)
     }
 
-    /// OpenXR validation messages so far; `None` when no messenger listens.
-    pub fn validation_messages(&self) -> Option<u64> {
-        self.messenger.map(|_| self.counter.count())
+    /// The count of OpenXR validation messages; `None` when no messenger listens.
+    pub fn validation_counter(&self) -> Option<Arc<MessageCounter>> {
+        self.messenger.map(|_| Arc::clone(&self.counter))
     }
 }
 
@@ -384,8 +387,9 @@ fn create_messenger(
         user_data: counter as *const MessageCounter as *mut _,
     };
     let mut messenger = xr::sys::DebugUtilsMessengerEXT::from_raw(0);
-    // SAFETY: the instance is live and enabled XR_EXT_debug_utils; the counter
-    // is boxed in the Runtime and outlives the messenger, destroyed in Drop.
+    // SAFETY: the instance is live and enabled XR_EXT_debug_utils; the
+    // Runtime holds the counter (in an Arc, so it does not move) until its
+    // Drop has destroyed the messenger.
     let result = unsafe {
         (debug_utils.create_debug_utils_messenger)(instance.as_raw(), &create_info, &mut messenger)
     };

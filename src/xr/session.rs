@@ -3,7 +3,9 @@
 //! the anchor, the swapchains and the renderer's targets on them, and where
 //! the session stands. Every call the frame loop makes to the runtime goes
 //! through a method here (frame submission through `layer.rs`, events
-//! through `events.rs`), so what wraps runtime calls wraps these.
+//! through `events.rs`), so what wraps runtime calls wraps these: each
+//! marks its calls for the watchdog (`runtime_calls::runtime_call`), the
+//! set-up's as set-up calls, the loop's as watched ones.
 //!
 //! What outlives a session (the app, the scene builder, the run's record)
 //! is the frame loop's (`frame_loop.rs`).
@@ -17,6 +19,7 @@ use super::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use super::input::{HandProfiles, HandSample, Input, located_pose};
 use super::layer::{ProjectionLayer, end_frame_with};
 use super::runtime::Runtime;
+use super::runtime_calls::{CallKind, runtime_call};
 use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::{FrameInput, HandInput};
 use crate::input::{Hand, Pose};
@@ -95,37 +98,44 @@ impl<B: GraphicsBinding> Session<B> {
         grid_width: u32,
         grid_height: u32,
     ) -> Result<Self, XrError> {
-        // SAFETY: per this function's contract.
-        let (session, frame_waiter, frame_stream) = unsafe { graphics.create_session(runtime) }?;
-        let offered = session
-            .enumerate_reference_spaces()
-            .map_err(xr_call("xrEnumerateReferenceSpaces"))?;
-        let (space_type, reference_space) = if runtime.extensions.unbounded_space
-            && offered.contains(&xr::ReferenceSpaceType::UNBOUNDED_MSFT)
-        {
-            (xr::ReferenceSpaceType::UNBOUNDED_MSFT, "UNBOUNDED_MSFT")
-        } else {
-            (xr::ReferenceSpaceType::LOCAL, "LOCAL")
-        };
-        let base = session
-            .create_reference_space(space_type, xr::Posef::IDENTITY)
-            .map_err(xr_call("xrCreateReferenceSpace"))?;
-        let head = session
-            .create_reference_space(xr::ReferenceSpaceType::VIEW, xr::Posef::IDENTITY)
-            .map_err(xr_call("xrCreateReferenceSpace"))?;
-        let hand_tracking = runtime.system_tracks_hands()?;
-        let input = Input::create(
-            &runtime.instance,
-            &session,
-            HandProfiles {
-                msft: runtime.extensions.msft_hand_interaction,
-                ext: runtime.extensions.ext_hand_interaction,
+        fn set_up<T>(name: &'static str, call: impl FnOnce() -> T) -> T {
+            runtime_call(CallKind::SetUp, name, call)
+        }
+        let (session, frame_waiter, frame_stream) = set_up("xrCreateSession", || {
+            // SAFETY: per this function's contract.
+            unsafe { graphics.create_session(runtime) }
+        })?;
+        let (reference_space, base, head) =
+            set_up("xrEnumerateReferenceSpaces/xrCreateReferenceSpace", || {
+                reference_spaces(runtime, &session)
+            })?;
+        let hand_tracking = set_up("xrGetSystemProperties", || runtime.system_tracks_hands())?;
+        let input = set_up(
+            "xrStringToPath/xrCreateActionSet/xrCreateAction/xrSuggestInteractionProfileBindings/xrAttachSessionActionSets/xrCreateActionSpace/xrCreateHandTrackerEXT",
+            || {
+                Input::create(
+                    &runtime.instance,
+                    &session,
+                    HandProfiles {
+                        msft: runtime.extensions.msft_hand_interaction,
+                        ext: runtime.extensions.ext_hand_interaction,
+                    },
+                    hand_tracking,
+                )
             },
-            hand_tracking,
         )?;
-        let (width, height) = eye_image_size(runtime)?;
-        let color = create_swapchain::<B>(&session, SwapchainKind::Color, width, height)?;
-        let depth = create_swapchain::<B>(&session, SwapchainKind::Depth, width, height)?;
+        let (width, height) = set_up("xrEnumerateViewConfigurationViews", || {
+            eye_image_size(runtime)
+        })?;
+        let (color, depth) = set_up(
+            "xrEnumerateSwapchainFormats/xrCreateSwapchain/xrEnumerateSwapchainImages",
+            || {
+                Ok::<_, XrError>((
+                    create_swapchain::<B>(&session, SwapchainKind::Color, width, height)?,
+                    create_swapchain::<B>(&session, SwapchainKind::Depth, width, height)?,
+                ))
+            },
+        )?;
         let swapchain_formats = vec![B::format_name(color.format), B::format_name(depth.format)];
         // SAFETY: the frames are dropped before the swapchains (field order).
         let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
@@ -169,13 +179,12 @@ impl<B: GraphicsBinding> Session<B> {
             matches!(state, xr::SessionState::VISIBLE | xr::SessionState::FOCUSED);
         match state {
             xr::SessionState::READY => {
-                self.session
-                    .begin(VIEW_TYPE)
+                watched("xrBeginSession", || self.session.begin(VIEW_TYPE))
                     .map_err(xr_call("xrBeginSession"))?;
                 self.status.running = true;
             }
             xr::SessionState::STOPPING => {
-                self.session.end().map_err(xr_call("xrEndSession"))?;
+                watched("xrEndSession", || self.session.end()).map_err(xr_call("xrEndSession"))?;
                 self.status.running = false;
             }
             _ => {}
@@ -186,7 +195,7 @@ impl<B: GraphicsBinding> Session<B> {
     /// Asks the runtime to end the session (xrRequestExitSession); false
     /// when it is not running, so there is nothing left to end.
     pub fn request_exit(&mut self) -> Result<bool, XrError> {
-        match self.session.request_exit() {
+        match watched("xrRequestExitSession", || self.session.request_exit()) {
             Ok(()) => Ok(true),
             Err(xr::sys::Result::ERROR_SESSION_NOT_RUNNING) => Ok(false),
             Err(result) => Err(XrError::Xr {
@@ -198,35 +207,44 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// Waits until the runtime wants the next frame (xrWaitFrame).
     pub fn wait_frame(&mut self) -> Result<xr::FrameState, XrError> {
-        self.frame_waiter.wait().map_err(xr_call("xrWaitFrame"))
+        watched("xrWaitFrame", || self.frame_waiter.wait()).map_err(xr_call("xrWaitFrame"))
     }
 
     /// Begins the frame the last `wait_frame` announced (xrBeginFrame).
     pub fn begin_frame(&mut self) -> Result<(), XrError> {
-        self.frame_stream.begin().map_err(xr_call("xrBeginFrame"))
+        watched("xrBeginFrame", || self.frame_stream.begin()).map_err(xr_call("xrBeginFrame"))
     }
 
     /// The app's input for the frame shown at `time`: the eyes (kept for
     /// the frame's layer), the head, both hands while focused (the runtime
     /// gives input only then), and where the anchor puts the hologram.
     pub fn track(&mut self, time: xr::Time) -> Result<FrameInput, XrError> {
-        let (_, views) = self
-            .session
-            .locate_views(VIEW_TYPE, time, &self.base)
-            .map_err(xr_call("xrLocateViews"))?;
+        let (_, views) = watched("xrLocateViews", || {
+            self.session.locate_views(VIEW_TYPE, time, &self.base)
+        })
+        .map_err(xr_call("xrLocateViews"))?;
         self.views = views.try_into().map_err(|_| XrError::UnequalViews)?;
         let hands = if self.status.focused {
-            self.input.sample(&self.session, &self.base, time)?
+            watched(
+                "xrSyncActions/xrGetActionStateBoolean/xrGetCurrentInteractionProfile/xrLocateSpace/xrLocateHandJointsEXT",
+                || self.input.sample(&self.session, &self.base, time),
+            )?
         } else {
             Default::default()
         };
         let hologram_located = match &self.anchor {
-            Some(anchor) => located_pose(&anchor.space, &self.base, time)?.map(pose_from_xr),
+            Some(anchor) => watched("xrLocateSpace", || {
+                located_pose(&anchor.space, &self.base, time)
+            })?
+            .map(pose_from_xr),
             None => None,
         };
+        let head = watched("xrLocateSpace", || {
+            located_pose(&self.head, &self.base, time)
+        })?;
         Ok(FrameInput {
             display_time_ns: time.as_nanos(),
-            head: located_pose(&self.head, &self.base, time)?.map(pose_from_xr),
+            head: head.map(pose_from_xr),
             hands: hands.each_ref().map(hand_input),
             views: self.views.each_ref().map(eye_from_xr),
             hologram_located,
@@ -237,7 +255,10 @@ impl<B: GraphicsBinding> Session<B> {
     /// Pins the hologram at `pose` with a spatial anchor where the runtime
     /// can make one; whether it did.
     pub fn anchor(&mut self, pose: &Pose, time: xr::Time) -> Result<bool, XrError> {
-        self.anchor = AnchorSpace::create(&self.session, &self.base, pose_to_xr(pose), time)?;
+        self.anchor = watched(
+            "xrCreateSpatialAnchorMSFT/xrCreateSpatialAnchorSpaceMSFT",
+            || AnchorSpace::create(&self.session, &self.base, pose_to_xr(pose), time),
+        )?;
         Ok(self.anchor.is_some())
     }
 
@@ -246,37 +267,38 @@ impl<B: GraphicsBinding> Session<B> {
         if !self.status.focused {
             return Ok(());
         }
-        self.input.pulse(&self.session, hand.index())
+        watched("xrApplyHapticFeedback", || {
+            self.input.pulse(&self.session, hand.index())
+        })
     }
 
     /// Each hand's current interaction profile, "none" when it has none.
     pub fn interaction_profiles(&self) -> Result<[String; 2], XrError> {
-        self.input
-            .current_profiles(self.session.instance(), &self.session)
+        watched("xrGetCurrentInteractionProfile/xrPathToString", || {
+            self.input
+                .current_profiles(self.session.instance(), &self.session)
+        })
     }
 
     /// Acquires and waits for a colour and a depth image, draws `scene`
     /// into them, and releases them.
     pub fn draw(&mut self, scene: &FrameScene<'_>) -> Result<(), XrError> {
-        let color_index = self
-            .color
-            .handle
-            .acquire_image()
-            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
-        let depth_index = self
-            .depth
-            .handle
-            .acquire_image()
-            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
+        let acquire = |swapchain: &mut xr::Swapchain<B::Api>| {
+            watched("xrAcquireSwapchainImage", || swapchain.acquire_image())
+                .map(|index| index as usize)
+                .map_err(xr_call("xrAcquireSwapchainImage"))
+        };
+        let color_index = acquire(&mut self.color.handle)?;
+        let depth_index = acquire(&mut self.depth.handle)?;
         for swapchain in [&mut self.color.handle, &mut self.depth.handle] {
-            swapchain
-                .wait_image(xr::Duration::INFINITE)
-                .map_err(xr_call("xrWaitSwapchainImage"))?;
+            watched("xrWaitSwapchainImage", || {
+                swapchain.wait_image(xr::Duration::INFINITE)
+            })
+            .map_err(xr_call("xrWaitSwapchainImage"))?;
         }
         self.frames.render(color_index, depth_index, scene)?;
         for swapchain in [&mut self.color.handle, &mut self.depth.handle] {
-            swapchain
-                .release_image()
+            watched("xrReleaseSwapchainImage", || swapchain.release_image())
                 .map_err(xr_call("xrReleaseSwapchainImage"))?;
         }
         Ok(())
@@ -291,10 +313,10 @@ impl<B: GraphicsBinding> Session<B> {
         drawn: bool,
     ) -> Result<(), XrError> {
         if !drawn {
-            return self
-                .frame_stream
-                .end(time, blend_mode, &[])
-                .map_err(xr_call("xrEndFrame"));
+            return watched("xrEndFrame", || {
+                self.frame_stream.end(time, blend_mode, &[])
+            })
+            .map_err(xr_call("xrEndFrame"));
         }
         let layer = ProjectionLayer {
             space: &self.base,
@@ -302,13 +324,46 @@ impl<B: GraphicsBinding> Session<B> {
             color: &self.color,
             depth: self.submit_depth.then_some(&self.depth),
         };
-        end_frame_with(&self.session, time, blend_mode, &layer)
+        watched("xrEndFrame", || {
+            end_frame_with(&self.session, time, blend_mode, &layer)
+        })
     }
 
     /// Waits until the GPU no longer uses any swapchain image.
     pub fn wait_idle(&mut self) -> Result<(), XrError> {
         self.frames.wait_idle()
     }
+}
+
+/// Runs `call`, runtime calls of the frame loop named `name`, watched by
+/// the watchdog (its limit and interrupts).
+fn watched<T>(name: &'static str, call: impl FnOnce() -> T) -> T {
+    runtime_call(CallKind::Watched, name, call)
+}
+
+/// The app's reference space (UNBOUNDED_MSFT when the runtime offers it,
+/// else LOCAL) with its name, and the head's (VIEW).
+fn reference_spaces<G: xr::Graphics>(
+    runtime: &Runtime,
+    session: &xr::Session<G>,
+) -> Result<(&'static str, xr::Space, xr::Space), XrError> {
+    let offered = session
+        .enumerate_reference_spaces()
+        .map_err(xr_call("xrEnumerateReferenceSpaces"))?;
+    let (space_type, reference_space) = if runtime.extensions.unbounded_space
+        && offered.contains(&xr::ReferenceSpaceType::UNBOUNDED_MSFT)
+    {
+        (xr::ReferenceSpaceType::UNBOUNDED_MSFT, "UNBOUNDED_MSFT")
+    } else {
+        (xr::ReferenceSpaceType::LOCAL, "LOCAL")
+    };
+    let base = session
+        .create_reference_space(space_type, xr::Posef::IDENTITY)
+        .map_err(xr_call("xrCreateReferenceSpace"))?;
+    let head = session
+        .create_reference_space(xr::ReferenceSpaceType::VIEW, xr::Posef::IDENTITY)
+        .map_err(xr_call("xrCreateReferenceSpace"))?;
+    Ok((reference_space, base, head))
 }
 
 /// The size of each eye's image the runtime recommends, which must be the

@@ -22,6 +22,9 @@ pub enum SessionEnd {
     InstanceLost,
     /// An OpenXR call answered XR_ERROR_RUNTIME_FAILURE: the runtime broke.
     RuntimeFailure,
+    /// A runtime call did not return within `--runtime-timeout`: the
+    /// watchdog wrote the report and ended the process (`watchdog.rs`).
+    RuntimeUnresponsive,
 }
 
 impl SessionEnd {
@@ -37,7 +40,9 @@ impl SessionEnd {
     }
 
     /// Whether the runtime stopped under the app (exit code
-    /// [`super::EXIT_RUNTIME_STOPPED`]) rather than the session ending properly.
+    /// [`super::EXIT_RUNTIME_STOPPED`]) rather than the session ending
+    /// properly. A runtime that stops answering never gets here: the
+    /// watchdog ends the process itself.
     pub fn runtime_stopped(self) -> bool {
         matches!(
             self,
@@ -54,6 +59,7 @@ impl SessionEnd {
             SessionEnd::SessionLost => "session lost",
             SessionEnd::InstanceLost => "instance lost",
             SessionEnd::RuntimeFailure => "runtime failure",
+            SessionEnd::RuntimeUnresponsive => "the runtime stopped answering",
         }
     }
 }
@@ -81,6 +87,14 @@ mod tests {
         ] {
             assert_eq!(SessionEnd::from_xr_result(result), None, "{result}");
         }
+    }
+
+    #[test]
+    fn the_report_names_an_unresponsive_runtime() {
+        assert_eq!(
+            serde_json::to_value(SessionEnd::RuntimeUnresponsive).unwrap(),
+            "runtime_unresponsive"
+        );
     }
 
     #[test]

@@ -57,6 +57,20 @@ pub fn environment(
     ]
 }
 
+/// The runtime's settings for a short run (65×49 heightmap, seed 1, 64×48
+/// per eye, no script: the wearer only looks around) whose xrWaitFrame
+/// never returns at frame `hang_at` (`HOLOTERRAIN_TESTRT_HANG`): a runtime
+/// that stops answering.
+pub fn hanging_environment(hang_at: u64, out: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("HOLOTERRAIN_TESTRT_SIZE", "65x49".into()),
+        ("HOLOTERRAIN_TESTRT_SEED", "1".into()),
+        ("HOLOTERRAIN_TESTRT_RESOLUTION", "64x48".into()),
+        ("HOLOTERRAIN_TESTRT_OUT", out.display().to_string()),
+        ("HOLOTERRAIN_TESTRT_HANG", hang_at.to_string()),
+    ]
+}
+
 /// A JSON file written by a run.
 pub fn json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path)

@@ -17,6 +17,7 @@ use windows::core::Interface;
 
 use super::super::error::{XrError, xr_call};
 use super::super::runtime::Runtime;
+use super::super::runtime_calls::{CallKind, runtime_call};
 use super::super::swapchain::{StereoSwapchain, SwapchainKind};
 use super::choice::{
     Luid, adapter_with_luid, choose_dxgi_format, dxgi_format_name, feature_levels_at_least,
@@ -81,9 +82,12 @@ impl GraphicsBinding for D3d11Graphics {
     type Frames = D3d11Frames;
 
     fn open(runtime: &Runtime, validation: bool) -> Result<Self, XrError> {
-        let requirements = runtime
-            .instance
-            .graphics_requirements::<xr::D3D11>(runtime.system)
+        let requirements =
+            runtime_call(CallKind::SetUp, "xrGetD3D11GraphicsRequirementsKHR", || {
+                runtime
+                    .instance
+                    .graphics_requirements::<xr::D3D11>(runtime.system)
+            })
             .map_err(xr_call("xrGetD3D11GraphicsRequirementsKHR"))?;
         let wanted = Luid {
             low: requirements.adapter_luid.LowPart,

@@ -1,8 +1,9 @@
 //! What the test asks of the runtime, from `HOLOTERRAIN_TESTRT_*`
 //! environment variables read at xrCreateInstance: the wearer's script, the
 //! display (resolution, rate, real time or virtual), where the report and
-//! images go, remoting, and the app's terrain (size, seed) the wearer's
-//! copy of the app core must share. A bad value is one line naming the
+//! images go, remoting, the app's terrain (size, seed) the wearer's copy of
+//! the app core must share, and a frame at which the runtime stops
+//! answering. A bad value is one line naming the
 //! variable, and xrCreateInstance fails.
 
 use std::path::PathBuf;
@@ -31,6 +32,9 @@ pub const REMOTING_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REMOTING";
 pub const SIZE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SIZE";
 /// The app's first seed (`holoterrain xr --seed`), for the wearer's copy of the app core.
 pub const SEED_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SEED";
+/// `N`: the runtime stops answering at xrWaitFrame for the session's frame
+/// N (from 0), which then never returns, as a frozen runtime's would.
+pub const HANG_VARIABLE: &str = "HOLOTERRAIN_TESTRT_HANG";
 
 /// HoloLens 2's default render target size per eye (Microsoft's
 /// "Rendering in DirectX", supported resolutions on HoloLens 2).
@@ -69,6 +73,8 @@ pub struct Config {
     pub map_size: Size,
     /// The app's first seed.
     pub seed: u64,
+    /// The frame whose xrWaitFrame never returns.
+    pub hang_at: Option<u64>,
 }
 
 /// Why the configuration cannot be used; one line each.
@@ -136,6 +142,16 @@ fn size_in(name: &'static str, text: &str, range: (u32, u32)) -> Result<Size, Co
         });
     }
     Ok(size)
+}
+
+/// The frame `HOLOTERRAIN_TESTRT_HANG` names.
+fn hang_frame(text: &str) -> Result<u64, ConfigError> {
+    text.parse::<u64>().map_err(|_| ConfigError::Invalid {
+        variable: HANG_VARIABLE,
+        problem: format!(
+            "must be the number of the frame whose xrWaitFrame never returns (0 for the first), got `{text}`"
+        ),
+    })
 }
 
 /// Why the runtime cannot play `action`, if it cannot (`remoting`: whether
@@ -242,6 +258,10 @@ impl Config {
             })?,
             None => 1,
         };
+        let hang_at = match variable(HANG_VARIABLE)? {
+            Some(text) => Some(hang_frame(&text)?),
+            None => None,
+        };
         Ok(Self {
             script,
             resolution,
@@ -252,6 +272,7 @@ impl Config {
             remoting,
             map_size,
             seed,
+            hang_at,
         })
     }
 }
@@ -284,6 +305,16 @@ mod tests {
                 .contains(REMOTING_VARIABLE)
         );
         assert_eq!(unplayable(&disconnect, true), None);
+    }
+
+    #[test]
+    fn the_hanging_frame_is_a_frame_number() {
+        assert_eq!(hang_frame("30").unwrap(), 30);
+        let error = hang_frame("-1").unwrap_err().to_string();
+        assert!(
+            error.starts_with("HOLOTERRAIN_TESTRT_HANG: must be the number of the frame"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The frame loop: xrWaitFrame hands out the wearer's next frame on the
 //! display clock (at once in virtual time, or paced to the wall clock),
+//! or, at the frame `HOLOTERRAIN_TESTRT_HANG` names, never returns;
 //! xrBeginFrame and xrEndFrame keep their order, and xrEndFrame checks the
 //! submitted layers ([`crate::layers`]) and reads the colour images back
 //! every `HOLOTERRAIN_TESTRT_EVERY` submitted frames and the last.
@@ -27,6 +28,8 @@ pub struct FrameCycle {
     begun: Option<i64>,
     /// When the first frame was waited for (real-time pacing).
     wall_start: Option<Instant>,
+    /// Frames handed out by xrWaitFrame so far.
+    handed_out: u64,
 }
 
 /// One eye's image of a submitted frame.
@@ -65,7 +68,8 @@ pub unsafe extern "system" fn wait_frame(
     wait_info: *const xr::FrameWaitInfo,
     frame_state: *mut xr::FrameState,
 ) -> xr::Result {
-    with_runtime("xrWaitFrame", |runtime| {
+    let mut hangs = None;
+    let result = with_runtime("xrWaitFrame", |runtime| {
         let Runtime {
             sessions,
             wearer,
@@ -90,6 +94,11 @@ pub unsafe extern "system" fn wait_frame(
                 "xrWaitFrame again before xrBeginFrame for the frame it returned (the specification blocks this call until then, which on one thread never comes)",
             ));
         }
+        if config.hang_at == Some(current.frame.handed_out) {
+            hangs = config.hang_at;
+            return Ok(xr::Result::SUCCESS);
+        }
+        current.frame.handed_out += 1;
         let time_ns = wearer.next_frame().time_ns;
         if config.realtime {
             let start = *current.frame.wall_start.get_or_insert_with(Instant::now);
@@ -104,7 +113,23 @@ pub unsafe extern "system" fn wait_frame(
         state.predicted_display_period = xr::Duration::from_nanos(period_ns(config.rate));
         state.should_render = current.visible().into();
         Ok(xr::Result::SUCCESS)
-    })
+    });
+    if let Some(frame) = hangs {
+        hang(frame);
+    }
+    result
+}
+
+/// Never returns, as a runtime that stopped answering: blocks the calling
+/// thread (outside the runtime's lock) for good.
+fn hang(frame: u64) -> ! {
+    eprintln!(
+        "holoterrain-testrt: xrWaitFrame of frame {frame} never returns ({})",
+        crate::config::HANG_VARIABLE
+    );
+    loop {
+        std::thread::park();
+    }
 }
 
 /// xrBeginFrame.

@@ -177,6 +177,7 @@ mod tests {
                 height: 9,
             },
             seed: 1,
+            hang_at: None,
         }
     }
 
