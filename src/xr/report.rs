@@ -5,12 +5,16 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::error::XrError;
+use super::remoting_link::RemotingRecord;
 use super::session_end::SessionEnd;
 use crate::app::report::RunReport;
 use crate::atomic_file;
 
 /// What an OpenXR run did: the simulator's report.json fields plus the
-/// session's own (states, runtime, extensions, formats).
+/// session's own (states, runtime, graphics API, remoting, extensions,
+/// formats). Over Holographic Remoting a run may have had several
+/// sessions, one per connection: states are listed across them, and the
+/// system, blend mode, spaces and formats are the last session's.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct XrReport {
     /// The fields every run reports (frames, seeds, reseeds, timings...);
@@ -19,8 +23,17 @@ pub struct XrReport {
     pub run: RunReport,
     /// OpenXR core-validation / debug-utils messages; null when not listening.
     pub openxr_validation_messages: Option<u64>,
-    /// Vulkan validation-layer messages; null when the layer is off.
+    /// Vulkan validation-layer messages; null when the layer is off or the
+    /// session drew with Direct3D 11.
     pub vulkan_validation_messages: Option<u64>,
+    /// Direct3D 11 debug-layer messages; null when the layer is off or the
+    /// session drew with Vulkan.
+    pub d3d11_debug_messages: Option<u64>,
+    /// The graphics API the session drew with: "vulkan" or "d3d11".
+    pub graphics_api: String,
+    /// Holographic Remoting: how the runtime was found, each connection
+    /// and how it ended; null without remoting.
+    pub remoting: Option<RemotingRecord>,
     /// Whether the OpenXR core validation layer was on.
     pub core_validation_layer: bool,
     /// Session states in the order the runtime reported them, e.g. "READY"

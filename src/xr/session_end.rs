@@ -22,6 +22,9 @@ pub enum SessionEnd {
     InstanceLost,
     /// An OpenXR call answered XR_ERROR_RUNTIME_FAILURE: the runtime broke.
     RuntimeFailure,
+    /// The Holographic Remoting connection dropped and every attempt to
+    /// connect again failed (`--remote-retries`).
+    RemotingLost,
 }
 
 impl SessionEnd {
@@ -41,7 +44,10 @@ impl SessionEnd {
     pub fn runtime_stopped(self) -> bool {
         matches!(
             self,
-            SessionEnd::SessionLost | SessionEnd::InstanceLost | SessionEnd::RuntimeFailure
+            SessionEnd::SessionLost
+                | SessionEnd::InstanceLost
+                | SessionEnd::RuntimeFailure
+                | SessionEnd::RemotingLost
         )
     }
 
@@ -54,6 +60,7 @@ impl SessionEnd {
             SessionEnd::SessionLost => "session lost",
             SessionEnd::InstanceLost => "instance lost",
             SessionEnd::RuntimeFailure => "runtime failure",
+            SessionEnd::RemotingLost => "the Holographic Remoting connection was lost",
         }
     }
 }

@@ -64,12 +64,31 @@ pub fn json(path: &Path) -> Value {
     serde_json::from_str(&text).expect("JSON")
 }
 
-/// [`environment`] for a short run with a Remoting Player emulated at
-/// 127.0.0.1:8265 (65×49 heightmap, seed 1, 64×48 per eye).
-pub fn remoting_environment(script: &Path, out: &Path) -> Vec<(&'static str, String)> {
-    let mut settings = environment(script, "65x49", 1, "64x48", out);
-    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", "127.0.0.1:8265".into()));
+/// Where the emulated Remoting Player listens in the tests.
+pub const PLAYER: &str = "127.0.0.1:8265";
+
+/// `settings` with a Remoting Player emulated at [`PLAYER`] (which also
+/// offers the speech extension).
+pub fn with_player(mut settings: Vec<(&'static str, String)>) -> Vec<(&'static str, String)> {
+    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", PLAYER.into()));
     settings
+}
+
+/// [`environment`] for a short run with a Remoting Player emulated at
+/// [`PLAYER`] (65×49 heightmap, seed 1, 64×48 per eye).
+pub fn remoting_environment(script: &Path, out: &Path) -> Vec<(&'static str, String)> {
+    with_player(environment(script, "65x49", 1, "64x48", out))
+}
+
+/// The runtime's library beside `manifest` (the file its `library_path` names).
+pub fn runtime_library(manifest: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(manifest).expect("the runtime's manifest");
+    let value: Value = serde_json::from_str(&text).expect("a JSON manifest");
+    let library = value["runtime"]["library_path"]
+        .as_str()
+        .expect("runtime.library_path");
+    let name = library.rsplit(['/', '\\']).next().expect("a file name");
+    manifest.with_file_name(name)
 }
 
 /// The fields of `holoterrain xr --report` that must equal the
