@@ -63,7 +63,8 @@ pub struct FrameLoop<'a> {
     exit_requested: Option<SessionEnd>,
     /// The runtime announced the session's or its own loss.
     lost: Option<SessionEnd>,
-    /// Whether the hologram is pinned with a spatial anchor.
+    /// Whether the hologram is pinned with a spatial anchor (of the
+    /// current session: anchors end with their session).
     anchored: bool,
     /// The hologram was placed under an earlier session: pin it with an
     /// anchor in this one on its first frame.
@@ -138,6 +139,7 @@ impl<'a> FrameLoop<'a> {
         events: &mut EventQueue,
     ) -> Result<SessionEnd, XrError> {
         self.lost = None;
+        self.anchored = false;
         self.reanchor = self.app.hologram_pose().is_some();
         match self.frames(session, events) {
             Ok(()) => Ok(self
