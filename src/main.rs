@@ -70,15 +70,13 @@ fn show_progress(args: &xr::XrArgs, progress: xr::Progress) {
     }
 }
 
-/// 3 when the OpenXR runtime stopped under the session or a remoting
-/// connection was lost for good, else 1.
+/// The OpenXR error's status (3 when the runtime stopped under the session
+/// or a remoting connection was lost for good), else 1.
 fn exit_code(e: &anyhow::Error) -> ExitCode {
-    match e.downcast_ref::<xr::XrError>() {
-        Some(xr::XrError::RuntimeStopped { .. } | xr::XrError::RemotingLost { .. }) => {
-            ExitCode::from(xr::EXIT_RUNTIME_STOPPED)
-        }
-        _ => ExitCode::FAILURE,
-    }
+    e.downcast_ref::<xr::XrError>()
+        .map_or(ExitCode::FAILURE, |error| {
+            ExitCode::from(error.exit_status())
+        })
 }
 
 /// Help and version go to stdout as usual; a usage error is cut to its one

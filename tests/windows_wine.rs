@@ -14,6 +14,7 @@
 
 mod support {
     pub mod ci;
+    pub mod generate_cases;
     pub mod images;
     pub mod loader_output;
     pub mod output;
@@ -27,6 +28,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 use support::ci::skip;
+use support::generate_cases::generate_cases;
 use support::images::{image_difference, rgb_png};
 use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
@@ -35,70 +37,6 @@ use support::testrt::{
     remoting_environment, runtime_library, script, with_player,
 };
 use support::wine;
-
-/// A size that is neither square nor 2^n+1, to catch row-stride mistakes.
-const NON_SQUARE: &str = "97x61";
-
-/// The `generate` argument lists to compare: every algorithm in every
-/// format, several seeds, and the post-processing that uses transcendental
-/// maths (Gaussian weights, distance falloff) or long float chains (erosion, tiles).
-fn generate_cases() -> Vec<Vec<String>> {
-    let mut cases = Vec::new();
-    for algorithm in ["fault", "bsp", "bsp-structured", "diamond-square"] {
-        for format in ["png16", "png8", "raw16", "pgm"] {
-            cases.push(vec![
-                "--algorithm",
-                algorithm,
-                "--format",
-                format,
-                "--size",
-                NON_SQUARE,
-                "--seed",
-                "3",
-            ]);
-        }
-        for seed in ["1", "42", "18446744073709551615"] {
-            cases.push(vec![
-                "--algorithm",
-                algorithm,
-                "--size",
-                NON_SQUARE,
-                "--seed",
-                seed,
-            ]);
-        }
-    }
-    cases.push(vec![
-        "--algorithm",
-        "fault",
-        "--line",
-        "two-points",
-        "--fault-radius",
-        "20",
-        "--gaussian",
-        "1.5",
-        "--size",
-        NON_SQUARE,
-    ]);
-    cases.push(vec![
-        "--algorithm",
-        "bsp",
-        "--filter",
-        "0.3",
-        "--fir",
-        "--thermal",
-        "30",
-        "--hydraulic",
-        "30",
-        "--size",
-        NON_SQUARE,
-    ]);
-    cases.push(vec!["--tile", "1,2", "--size", "65x65", "--seed", "9"]);
-    cases
-        .into_iter()
-        .map(|case| case.into_iter().map(str::to_owned).collect())
-        .collect()
-}
 
 /// Quotes `word` for sh.
 fn shell_quote(word: &str) -> String {

@@ -181,7 +181,9 @@ impl App {
         };
         heights_changed |= iterations_applied > 0;
         if heights_changed {
-            let (low, high) = self.generator.heightmap().min_max();
+            // The generator keeps the range as it writes the heights, so
+            // the bounds cost no pass over the map of their own.
+            let (low, high) = self.generator.height_range();
             self.bounds = placement::hologram_bounds(low, high);
         }
 

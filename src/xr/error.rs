@@ -243,6 +243,18 @@ pub enum XrError {
 }
 
 impl XrError {
+    /// The process's exit status for this error:
+    /// [`super::EXIT_RUNTIME_STOPPED`] when the runtime stopped under the
+    /// session or a remoting connection was lost for good, else 1.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            XrError::RuntimeStopped { .. } | XrError::RemotingLost { .. } => {
+                super::EXIT_RUNTIME_STOPPED
+            }
+            _ => 1,
+        }
+    }
+
     /// The end of the session this error means when it says the runtime
     /// stopped (XR_ERROR_INSTANCE_LOST, XR_ERROR_SESSION_LOST,
     /// XR_ERROR_RUNTIME_FAILURE from any call), else `None`.

@@ -2,7 +2,8 @@
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2) or, in the
 //! Windows build, Direct3D 11 (XR_KHR_D3D11_enable: HoloLens 2, Windows
 //! Mixed Reality, Holographic Remoting, which reconnects and starts a new
-//! session when the connection to the player drops).
+//! session when the connection to the player drops); and the packaged
+//! HoloLens 2 app's entry (`run_packaged`) with its state folder.
 
 mod anchor;
 #[cfg(windows)]
@@ -14,6 +15,7 @@ mod frame_loop;
 mod graphics;
 mod input;
 mod layer;
+mod packaged;
 mod progress;
 pub mod remoting;
 mod remoting_link;
@@ -23,6 +25,7 @@ mod runtime_manifest;
 mod session;
 mod session_end;
 pub mod speech;
+mod state_folder;
 mod swapchain;
 mod validation;
 
@@ -45,12 +48,14 @@ use crate::render::backend::Backend;
 use crate::size::Size;
 
 pub use error::XrError;
+pub use packaged::{LOG_FILE, REPORT_FILE, run_packaged};
 pub use progress::Progress;
 pub use remoting::{ListenAddress, RemoteAddress};
 pub use report::XrReport;
 pub use runtime::OPTIONAL_EXTENSIONS;
 pub use runtime_manifest::REMOTING_MANIFEST_NAME;
 pub use session_end::SessionEnd;
+pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_folder};
 
 /// Exit status of `holoterrain xr` when the OpenXR runtime stopped under a
 /// running session (instance or session lost, runtime failure): distinct
