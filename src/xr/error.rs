@@ -255,6 +255,19 @@ impl XrError {
         }
     }
 
+    /// How the session ended when this error says the runtime stopped
+    /// (which ends a session like a proper end, and is logged), else the
+    /// error itself.
+    pub fn into_session_end(self) -> Result<SessionEnd, XrError> {
+        match self.runtime_stop() {
+            Some(end) => {
+                log::info!("the OpenXR runtime stopped: {self}");
+                Ok(end)
+            }
+            None => Err(self),
+        }
+    }
+
     /// The end of the session this error means when it says the runtime
     /// stopped (XR_ERROR_INSTANCE_LOST, XR_ERROR_SESSION_LOST,
     /// XR_ERROR_RUNTIME_FAILURE from any call), else `None`.

@@ -146,13 +146,7 @@ impl<'a> FrameLoop<'a> {
                 .lost
                 .or(self.exit_requested)
                 .unwrap_or(SessionEnd::RuntimeExit)),
-            Err(error) => match error.runtime_stop() {
-                Some(end) => {
-                    log::info!("the OpenXR runtime stopped: {error}");
-                    Ok(end)
-                }
-                None => Err(error),
-            },
+            Err(error) => error.into_session_end(),
         }
     }
 

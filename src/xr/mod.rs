@@ -282,27 +282,40 @@ fn run_with<B: GraphicsBinding>(
         SessionEnd::Interrupted
     } else {
         loop {
-            // SAFETY: the session is dropped at the end of this iteration, before `graphics`.
-            let mut session =
-                unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height) }?;
-            let ended = frame_loop.run(&mut session, &mut events);
-            let waited = session.wait_idle();
-            facts = Some(session.facts().clone());
-            drop(session);
-            let ended = ended?;
-            waited?;
+            // SAFETY: the session is dropped at the end of this block, before `graphics`.
+            let ended =
+                match unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height) }
+                {
+                    Ok(mut session) => {
+                        let ended = frame_loop.run(&mut session, &mut events);
+                        let waited = session.wait_idle();
+                        facts = Some(session.facts().clone());
+                        drop(session);
+                        let ended = ended?;
+                        waited?;
+                        ended
+                    }
+                    // A connection that drops between CONNECTED and the new
+                    // session loses the session as it is made.
+                    Err(error) => error.into_session_end()?,
+                };
             let Some(link) = link.as_mut().filter(|_| ended == SessionEnd::SessionLost) else {
                 break ended;
             };
             let frames = frame_loop.frames_drawn();
             let dropped = link.lost(&mut events, frame_loop.take_disconnect(), frames);
             let attempts_before = link.reconnect_attempts();
-            match link.reconnect(&mut events, &interrupted, dropped, frames, &mut |update| {
-                frame_loop.tell(update)
-            })? {
-                Reconnected::Connected => {}
-                Reconnected::Interrupted => break SessionEnd::Interrupted,
-                Reconnected::GaveUp(last) => {
+            let reconnected =
+                link.reconnect(&mut events, &interrupted, dropped, frames, &mut |update| {
+                    frame_loop.tell(update)
+                });
+            match reconnected {
+                // The runtime itself went away while reconnecting: the
+                // report is written as for any runtime stop.
+                Err(error) => break error.into_session_end()?,
+                Ok(Reconnected::Connected) => {}
+                Ok(Reconnected::Interrupted) => break SessionEnd::Interrupted,
+                Ok(Reconnected::GaveUp(last)) => {
                     gave_up = Some(GaveUp {
                         peer: link.peer().clone(),
                         ended: dropped,
