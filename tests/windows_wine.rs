@@ -33,8 +33,8 @@ use support::images::{image_difference, rgb_png};
 use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    PLAYER, assert_images_match, assert_same_run, environment, json, manifest,
-    remoting_environment, runtime_library, script, with_player,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, environment, json,
+    manifest, remoting_environment, runtime_library, script, simulate, with_player,
 };
 use support::wine;
 
@@ -503,11 +503,8 @@ fn sim_d3d11_validation_without_a_debug_layer_fails_in_one_line() {
 // again before the chroot run ends (runs are serialised, so no other run
 // sees it).
 
-/// Frames, heightmap, seed and per-eye resolution of the compared runs
-/// (larger images than on Linux, so edges are a small share of the pixels).
-const TESTRT_FRAMES: &str = "240";
-const TESTRT_MAP: &str = "65x49";
-const TESTRT_SEED: u64 = 5;
+/// Per-eye resolution of the runs compared with the simulator's (larger
+/// images than on Linux, so edges are a small share of the pixels).
 const TESTRT_RESOLUTION: &str = "256x192";
 
 /// Copies the Windows runtime (its manifest and DLL) into `scratch`, which
@@ -629,52 +626,24 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     let wearer = scratch.path().join("wearer.txt");
     std::fs::copy(script("hololens-wearer.txt"), &wearer).expect("copy the script");
     let sim_out = scratch.path().join("sim");
-    let sim = Command::new(wine::linux_binary())
-        .args([
-            "sim",
-            "--frames",
-            TESTRT_FRAMES,
-            "--size",
-            TESTRT_MAP,
-            "--seed",
-            &TESTRT_SEED.to_string(),
-        ])
-        .args([
-            "--resolution",
-            TESTRT_RESOLUTION,
-            "--every",
-            "30",
-            "--script",
-        ])
-        .arg(&wearer)
-        .arg("--out")
-        .arg(&sim_out)
-        .output()
-        .expect("run the Linux simulator");
-    assert!(sim.status.success(), "Linux sim: {}", text(&sim.stderr));
+    let sim_report = simulate(&wearer, TESTRT_RESOLUTION, &sim_out);
     let runtime_out = scratch.path().join("runtime-out");
     let report = scratch.path().join("xr.json");
     let commands = activate(&runtime)
         + &exe_run(
             scratch.path(),
             "xr",
-            &environment(
-                &wearer,
-                TESTRT_MAP,
-                TESTRT_SEED,
-                TESTRT_RESOLUTION,
-                &runtime_out,
-            ),
+            &environment(&wearer, MAP, SEED, TESTRT_RESOLUTION, &runtime_out),
             &[
                 "xr",
                 "--graphics",
                 "d3d11",
                 "--frames",
-                TESTRT_FRAMES,
+                FRAMES,
                 "--size",
-                TESTRT_MAP,
+                MAP,
                 "--seed",
-                &TESTRT_SEED.to_string(),
+                &SEED.to_string(),
                 "--report",
                 &report.display().to_string(),
             ],
@@ -700,7 +669,7 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
         serde_json::json!(["DXGI_FORMAT_B8G8R8A8_UNORM_SRGB", "DXGI_FORMAT_D16_UNORM"]),
         "HoloLens 2's first colour format, BGRA"
     );
-    assert_same_run(&xr_report, &json(&sim_out.join("report.json")));
+    assert_same_run(&xr_report, &sim_report);
     let runtime_report = json(&runtime_out.join("runtime-report.json"));
     assert_eq!(
         runtime_report["violations"],
@@ -839,37 +808,8 @@ fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simula
     )
     .expect("a script");
     let sim_out = scratch.path().join("sim");
-    let sim = Command::new(wine::linux_binary())
-        .args([
-            "sim",
-            "--frames",
-            TESTRT_FRAMES,
-            "--size",
-            TESTRT_MAP,
-            "--seed",
-            &TESTRT_SEED.to_string(),
-        ])
-        .args([
-            "--resolution",
-            TESTRT_RESOLUTION,
-            "--every",
-            "30",
-            "--script",
-        ])
-        .arg(&wearer)
-        .arg("--out")
-        .arg(&sim_out)
-        .output()
-        .expect("run the Linux simulator");
-    assert_success(&sim, "Linux sim");
-    let sim_report = json(&sim_out.join("report.json"));
-    let causes: Vec<&str> = sim_report["reseeds"]
-        .as_array()
-        .expect("reseeds")
-        .iter()
-        .filter_map(|reseed| reseed["cause"].as_str())
-        .collect();
-    assert_eq!(causes, ["airtap", "voice", "airtap"]);
+    let sim_report = simulate(&wearer, TESTRT_RESOLUTION, &sim_out);
+    assert_eq!(causes(&sim_report), ["airtap", "voice", "airtap"]);
     let runtime_out = scratch.path().join("runtime-out");
     let report = scratch.path().join("xr.json");
     let commands = copy_run(
@@ -878,8 +818,8 @@ fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simula
         "xr",
         &with_player(environment(
             &wearer,
-            TESTRT_MAP,
-            TESTRT_SEED,
+            MAP,
+            SEED,
             TESTRT_RESOLUTION,
             &runtime_out,
         )),
@@ -888,11 +828,11 @@ fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simula
             "--remote",
             PLAYER,
             "--frames",
-            TESTRT_FRAMES,
+            FRAMES,
             "--size",
-            TESTRT_MAP,
+            MAP,
             "--seed",
-            &TESTRT_SEED.to_string(),
+            &SEED.to_string(),
             "--report",
             &report.display().to_string(),
         ],

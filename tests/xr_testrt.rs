@@ -28,14 +28,11 @@ use serde_json::Value;
 use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    PLAYER, assert_images_match, assert_same_run, environment, json, manifest,
-    remoting_environment, runtime_library, script, with_player,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, environment, json,
+    manifest, remoting_environment, runtime_library, script, simulate, with_player,
 };
 
-/// Frames, heightmap, seed and per-eye resolution of the compared runs.
-const FRAMES: &str = "240";
-const MAP: &str = "65x49";
-const SEED: u64 = 5;
+/// Per-eye resolution of the runs compared with the simulator's.
 const RESOLUTION: &str = "128x96";
 
 /// Where Debian's openxr-layer-corevalidation puts the layer's manifest.
@@ -55,39 +52,6 @@ fn run_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -
         .envs(settings.iter().map(|(name, value)| (*name, value.as_str())))
         .output()
         .expect("run holoterrain")
-}
-
-/// `holoterrain sim` with the compared runs' frames, heightmap, seed and
-/// resolution, playing `script` into `out`; its report.
-fn simulate(script: &Path, out: &Path) -> Value {
-    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args([
-            "sim",
-            "--frames",
-            FRAMES,
-            "--size",
-            MAP,
-            "--seed",
-            &SEED.to_string(),
-        ])
-        .args(["--resolution", RESOLUTION, "--every", "30", "--script"])
-        .arg(script)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .expect("run holoterrain sim");
-    assert_success(&sim, "holoterrain sim");
-    json(&out.join("report.json"))
-}
-
-/// The reseeds' causes in a report.
-fn causes(report: &Value) -> Vec<&str> {
-    report["reseeds"]
-        .as_array()
-        .expect("reseeds")
-        .iter()
-        .filter_map(|reseed| reseed["cause"].as_str())
-        .collect()
 }
 
 /// `holoterrain xr --remote PLAYER` on the test runtime playing `script`
@@ -122,23 +86,7 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
     let dir = scratch();
     let wearer = script("hololens-wearer.txt");
     let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
-    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args([
-            "sim",
-            "--frames",
-            FRAMES,
-            "--size",
-            MAP,
-            "--seed",
-            &SEED.to_string(),
-        ])
-        .args(["--resolution", RESOLUTION, "--every", "30", "--script"])
-        .arg(&wearer)
-        .arg("--out")
-        .arg(&sim_out)
-        .output()
-        .expect("run holoterrain sim");
-    assert_success(&sim, "holoterrain sim");
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
     let report = dir.path().join("xr.json");
     let xr = run_on_runtime(
         &manifest,
@@ -159,16 +107,9 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
     assert_success(&xr, "holoterrain xr on the test runtime");
 
     let xr_report = json(&report);
-    let sim_report = json(&sim_out.join("report.json"));
     assert_same_run(&xr_report, &sim_report);
-    let causes: Vec<&str> = sim_report["reseeds"]
-        .as_array()
-        .expect("reseeds")
-        .iter()
-        .filter_map(|reseed| reseed["cause"].as_str())
-        .collect();
     assert_eq!(
-        causes,
+        causes(&sim_report),
         ["airtap", "tap", "airtap"],
         "the script's three reseeds"
     );
@@ -287,7 +228,7 @@ fn a_scripted_disconnect_mid_run_reconnects_and_ends_as_the_simulators_run() {
     let dir = scratch();
     let wearer = script("remote-disconnect.txt");
     let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
-    let sim_report = simulate(&wearer, &sim_out);
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
     let report = dir.path().join("xr.json");
     let output = remote_run(&manifest, &wearer, &runtime_out, &report, &[]);
     assert_success(&output, "xr --remote with a scripted disconnect");
@@ -591,7 +532,7 @@ fn saying_new_terrain_over_remoting_reseeds_with_cause_voice_as_in_the_simulator
     let dir = scratch();
     let wearer = script("remote-voice.txt");
     let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
-    let sim_report = simulate(&wearer, &sim_out);
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
     assert_eq!(causes(&sim_report), ["voice", "airtap"]);
     let report = dir.path().join("xr.json");
     let output = remote_run(&manifest, &wearer, &runtime_out, &report, &["--progress"]);

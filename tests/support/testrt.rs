@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -31,6 +32,44 @@ pub fn manifest(platform: &str) -> Option<PathBuf> {
         ));
         None
     }
+}
+
+/// Frames, heightmap and first seed of the runs held to the simulator's.
+pub const FRAMES: &str = "240";
+/// The heightmap of those runs: neither square nor 2^n+1.
+pub const MAP: &str = "65x49";
+/// Their first seed.
+pub const SEED: u64 = 5;
+
+/// The simulator's run a test runtime run is held to: `holoterrain sim`
+/// (the Linux build) with [`FRAMES`], [`MAP`], [`SEED`], `resolution` per
+/// eye and a PNG every 30 frames, playing `script` into `out`; its report.
+pub fn simulate(script: &Path, resolution: &str, out: &Path) -> Value {
+    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["sim", "--frames", FRAMES, "--size", MAP, "--seed"])
+        .arg(SEED.to_string())
+        .args(["--resolution", resolution, "--every", "30", "--script"])
+        .arg(script)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run holoterrain sim");
+    assert!(
+        sim.status.success(),
+        "holoterrain sim: {}",
+        String::from_utf8_lossy(&sim.stderr)
+    );
+    json(&out.join("report.json"))
+}
+
+/// The causes of a report's reseeds, in order.
+pub fn causes(report: &Value) -> Vec<&str> {
+    report["reseeds"]
+        .as_array()
+        .expect("reseeds")
+        .iter()
+        .filter_map(|reseed| reseed["cause"].as_str())
+        .collect()
 }
 
 /// A gesture script of tests/data/scripts.
