@@ -202,6 +202,7 @@ fn idle_frame(time_ns: i64) -> FrameInput {
         views: [view; 2],
         hologram_located: None,
         visible: true,
+        voice: None,
     }
 }
 

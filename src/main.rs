@@ -36,10 +36,6 @@ fn run(cli: Cli) -> Result<()> {
             );
         }
         Command::Xr(args) => {
-            // SAFETY: nothing has started a thread yet (the OpenXR session
-            // starts its Ctrl-C handler's later), so no other thread reads
-            // or writes the environment.
-            unsafe { xr::silence_loader_diagnostics() };
             let report = xr::run(
                 &args,
                 &mut |progress| show_progress(&args, progress),
@@ -67,19 +63,14 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 /// Prints what the OpenXR session tells: the Holographic Remoting
-/// connection always (on stderr, for the person at the PC), the rest on
-/// stdout with `--progress` (for scripts).
+/// connection always (on stderr, for the person at the PC), and every
+/// event on stdout with `--progress` (for scripts).
 fn show_progress(args: &xr::XrArgs, progress: xr::Progress) {
-    match progress {
-        xr::Progress::RemotingConnected => match &args.remote {
-            Some(address) => eprintln!("holographic remoting: CONNECTED to {address}"),
-            None => eprintln!("holographic remoting: CONNECTED"),
-        },
-        xr::Progress::RemotingDisconnected(reason) => {
-            eprintln!("holographic remoting: DISCONNECTED ({reason})");
-        }
-        _ if args.progress => println!("{progress}"),
-        _ => {}
+    if let Some(line) = progress.remoting_line() {
+        eprintln!("{line}");
+    }
+    if args.progress {
+        println!("{progress}");
     }
 }
 
@@ -89,8 +80,9 @@ fn print_error<E: std::fmt::Display + ?Sized>(e: &E) {
     eprintln!("error: {e}");
 }
 
-/// The OpenXR error's status (3 when the runtime stopped under the
-/// session, 4 when it stopped answering), else 1.
+/// The OpenXR error's status (3 when the runtime stopped under the session
+/// or a remoting connection was lost for good, 4 when it stopped
+/// answering), else 1.
 fn exit_code(e: &anyhow::Error) -> ExitCode {
     e.downcast_ref::<xr::XrError>()
         .map_or(ExitCode::FAILURE, |error| {
@@ -115,11 +107,18 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
+    // clap continues some messages on indented lines (the arguments missing,
+    // say) before a blank line and the usage: they join into the one line.
     let rendered = e.render().to_string();
-    let first = rendered
+    let message: Vec<&str> = rendered
         .lines()
-        .next()
-        .unwrap_or("error: invalid arguments");
-    eprintln!("{first} (see holoterrain --help)");
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let message = match message.join(" ") {
+        joined if joined.is_empty() => "error: invalid arguments".to_owned(),
+        joined => joined,
+    };
+    eprintln!("{message} (see holoterrain --help)");
     ExitCode::from(2)
 }

@@ -1,6 +1,7 @@
 //! What a platform hands the app each frame (`FrameInput`) and what it gets back (`FrameOutput`).
 use glam::Mat4;
 
+use super::voice::VoiceCommand;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::EyeView as RenderEyeView;
@@ -94,6 +95,8 @@ pub struct FrameInput {
     /// FOCUSED; always in the simulator). The display time since the last
     /// update does not count towards growth when this frame is not visible.
     pub visible: bool,
+    /// What the wearer said since the last frame, when it is a command.
+    pub voice: Option<VoiceCommand>,
 }
 
 /// What made the terrain start over.
@@ -106,6 +109,8 @@ pub enum ReseedCause {
     Tap,
     /// A controller's select button.
     Select,
+    /// The wearer said "new terrain".
+    Voice,
 }
 
 impl ReseedCause {
@@ -115,6 +120,7 @@ impl ReseedCause {
             ReseedCause::AirTap => "airtap",
             ReseedCause::Tap => "tap",
             ReseedCause::Select => "select",
+            ReseedCause::Voice => "voice",
         }
     }
 }
@@ -133,10 +139,10 @@ pub enum AppEvent {
         seed: u64,
         /// What asked for it.
         cause: ReseedCause,
-        /// The hand that made the gesture or pressed select (every cause
-        /// comes from one hand; a gaze-aimed air-tap is still one hand's
-        /// pinch), so a platform can answer on that hand alone.
-        hand: Hand,
+        /// The hand that made the gesture or pressed select (a gaze-aimed
+        /// air-tap is still one hand's pinch), so a platform can answer on
+        /// that hand alone; `None` for a voice command.
+        hand: Option<Hand>,
     },
 }
 

@@ -15,7 +15,8 @@
 //!    is drawn at this frame ([`FrameInput::hologram_located`] when the
 //!    platform locates it, else the pinned pose). At most one reseed per
 //!    frame: the first cause found, left hand before right, air-tap before
-//!    tap before select; the reseed names the hand that made it.
+//!    tap before select, then a voice command ("new terrain"); the reseed
+//!    names the hand that made it (none for a voice command).
 //! 3. Reseed: the next seed is `mix(previous seed, reseed count)` (so a run
 //!    is reproducible from its first seed), the map goes flat and growth
 //!    restarts at this frame's display time.
@@ -28,6 +29,7 @@ pub mod placement;
 pub mod recorder;
 pub mod report;
 pub mod scene;
+pub mod voice;
 
 use thiserror::Error;
 
@@ -40,6 +42,7 @@ pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Rese
 pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 pub use placement::{HOLOGRAM_SIZE_M, PLACEMENT_DISTANCE_M, PLACEMENT_DROP_M};
 pub use scene::SceneBuilder;
+pub use voice::VoiceCommand;
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
 pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
@@ -206,8 +209,8 @@ impl App {
     }
 
     /// Feeds every recogniser this frame's tracking; the first reseed cause
-    /// found and the hand that made it.
-    fn recognize(&mut self, input: &FrameInput) -> Option<(ReseedCause, Hand)> {
+    /// found and the hand that made it (none for a voice command).
+    fn recognize(&mut self, input: &FrameInput) -> Option<(ReseedCause, Option<Hand>)> {
         let hologram = self.drawn_pose(input);
         let bounds = self.bounds;
         let heights = self.generator.heightmap();
@@ -255,10 +258,11 @@ impl App {
                 (select, ReseedCause::Select),
             ]
             .into_iter()
-            .find_map(|(fired, cause)| fired.then_some((cause, hand)));
+            .find_map(|(fired, cause)| fired.then_some((cause, Some(hand))));
             cause = cause.or(found);
         }
-        cause
+        let new_terrain_said = input.voice == Some(VoiceCommand::NewTerrain) && hologram.is_some();
+        cause.or(new_terrain_said.then_some((ReseedCause::Voice, None)))
     }
 
     /// The current heights (terrain units).

@@ -140,7 +140,7 @@ mod tests {
         AppEvent::Reseeded {
             seed,
             cause: ReseedCause::Select,
-            hand: Hand::Right,
+            hand: Some(Hand::Right),
         }
     }
 

@@ -7,6 +7,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // SAFETY: the first thing the program does: no other thread exists.
-    ExitCode::from(unsafe { holoterrain::xr::run_packaged() })
+    ExitCode::from(holoterrain::xr::run_packaged())
 }

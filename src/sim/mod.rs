@@ -1,7 +1,8 @@
 //! `holoterrain sim`: the headless simulator — a virtual clock, a simulated user and offscreen stereo rendering driving the same app core as the headset.
 //!
 //! Each frame: the simulated user ([`user::SimulatedUser`]) turns the
-//! gesture script into head, eye and hand-joint poses; [`App::update`] runs
+//! gesture script into head, eye and hand-joint poses and the voice command
+//! said since the last frame; [`App::update`] runs
 //! the real recognisers, placement and growth; the offscreen renderer draws
 //! both eyes. Every `--every` frames (and on the last) both eyes are written
 //! side by side as a PNG; at the end, `report.json`.
@@ -16,7 +17,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 use crate::app::recorder::RunRecorder;
-use crate::app::{App, AppConfig, AppError, SceneBuilder};
+use crate::app::{App, AppConfig, AppError, FrameInput, SceneBuilder};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
@@ -351,9 +352,14 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let mut recorder = RunRecorder::new(app.seed(), args.frames as usize);
     let mut scenes = SceneBuilder::new();
     let mut clock = DisplayClock::new(&script, args.rate);
+    let mut previous_ns = None;
     for frame in 0..args.frames {
         let time_ns = clock.frame_time_ns(frame);
-        let input = user.frame_input(time_ns, app.hologram_pose(), app.heightmap());
+        let input = FrameInput {
+            voice: user.heard(previous_ns, time_ns),
+            ..user.frame_input(time_ns, app.hologram_pose(), app.heightmap())
+        };
+        previous_ns = Some(time_ns);
         let started = Instant::now();
         let output = app.update(&input);
         scenes.updated(&output);

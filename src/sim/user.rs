@@ -7,7 +7,7 @@ use glam::{Quat, Vec3};
 
 use super::script::{Action, Script, ScriptEvent};
 use crate::app::placement::{self, HOLOGRAM_SIZE_M};
-use crate::app::{EyeView, Fov, FrameInput, HandInput};
+use crate::app::{EyeView, Fov, FrameInput, HandInput, VoiceCommand};
 use crate::input::hand::{PALM, WRIST};
 use crate::input::{Hand, HandJoints, JOINT_COUNT, Joint, Pose};
 use crate::terrain::Heightmap;
@@ -43,7 +43,7 @@ const TIP_RADIUS_M: f32 = 0.008;
 const JOINT_RADIUS_M: f32 = 0.01;
 
 /// Scripted events with their times in nanoseconds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct TimedEvent {
     /// When the gesture's key moment happens.
     time_ns: i64,
@@ -67,7 +67,7 @@ impl SimulatedUser {
             .iter()
             .map(|ScriptEvent { time_s, action, .. }| TimedEvent {
                 time_ns: seconds_to_ns(*time_s),
-                action: *action,
+                action: action.clone(),
             })
             .collect();
         SimulatedUser {
@@ -100,6 +100,7 @@ impl SimulatedUser {
             views: self.eye_views(&head),
             hologram_located: None,
             visible: true,
+            voice: None,
         }
     }
 
@@ -153,14 +154,25 @@ impl SimulatedUser {
     }
 
     /// The hand's scripted gesture in progress at `time_ns`, if any.
-    fn gesture(&self, hand: Hand, time_ns: i64) -> Option<TimedEvent> {
+    fn gesture(&self, hand: Hand, time_ns: i64) -> Option<&TimedEvent> {
+        self.events.iter().rev().find(|event| {
+            in_window(time_ns, event.time_ns) && action_hand(&event.action) == Some(hand)
+        })
+    }
+
+    /// The command the user said after `after_ns` (the previous frame's
+    /// time; `None` before the first frame) and up to `up_to_ns`: what the
+    /// frame shown at `up_to_ns` hears. The first of several; words that are
+    /// no command of the app's are heard as nothing.
+    pub fn heard(&self, after_ns: Option<i64>, up_to_ns: i64) -> Option<VoiceCommand> {
         self.events
             .iter()
-            .rev()
-            .find(|event| {
-                in_window(time_ns, event.time_ns) && action_hand(&event.action) == Some(hand)
+            .filter(|event| after_ns.is_none_or(|after| event.time_ns > after))
+            .take_while(|event| event.time_ns <= up_to_ns)
+            .find_map(|event| match &event.action {
+                Action::Say { words } => VoiceCommand::recognize(words),
+                _ => None,
             })
-            .copied()
     }
 
     fn hand_input(
@@ -240,7 +252,10 @@ impl SimulatedUser {
                 select: Some(held),
                 ..rest
             },
-            Action::Head { .. } | Action::Stall { .. } | Action::Disconnect { .. } => rest,
+            Action::Head { .. }
+            | Action::Stall { .. }
+            | Action::Disconnect { .. }
+            | Action::Say { .. } => rest,
         }
     }
 }
@@ -256,7 +271,10 @@ fn action_hand(action: &Action) -> Option<Hand> {
         Action::AirTap { hand, .. } | Action::Tap { hand, .. } | Action::Select { hand } => {
             Some(*hand)
         }
-        Action::Head { .. } | Action::Stall { .. } | Action::Disconnect { .. } => None,
+        Action::Head { .. }
+        | Action::Stall { .. }
+        | Action::Disconnect { .. }
+        | Action::Say { .. } => None,
     }
 }
 

@@ -2,11 +2,18 @@
 //! scene builder, the run's record, the session states seen, and why the
 //! run is ending. It drives a [`Session`] (which owns everything of the
 //! session and makes every runtime call) through the session state machine,
-//! frame pacing by xrWaitFrame, input while focused, the app core each
-//! frame and drawing when the runtime asks; it ends on Ctrl-C (SIGINT),
-//! SIGTERM, `--frames`, the runtime's request, or the runtime stopping
-//! under the session. What it records is shared with the watchdog
-//! (`watchdog.rs`), which writes it when the runtime stops answering.
+//! frame pacing by xrWaitFrame, input while focused (and the voice commands
+//! the player's speech recognizer heard), the app core each frame and
+//! drawing when the runtime asks; it ends on Ctrl-C (SIGINT), SIGTERM,
+//! `--frames`, the runtime's request, or the runtime stopping under the
+//! session. What it records is shared with the watchdog (`watchdog.rs`),
+//! which writes it when the runtime stops answering.
+//!
+//! One loop can drive several sessions in turn: with Holographic Remoting a
+//! dropped connection loses the session, and once `xr::run` has connected
+//! again it hands the same loop a new session. The terrain, its seed and
+//! its placement carry on; the hologram is pinned with a new anchor in the
+//! new session at the pose it had.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -19,12 +26,13 @@ use super::events::EventQueue;
 use super::graphics::GraphicsBinding;
 use super::input::HANDS;
 use super::progress::Progress;
-use super::remoting::{Polled, RemotingEvent, disconnect_reason};
+use super::remoting::{Polled, RemotingEvent};
 use super::session::Session;
 use super::session_end::SessionEnd;
+use super::speech::{SpeechEvent, recognizer_state, recognizer_state_name};
 use crate::app::recorder::RunRecorder;
 use crate::app::report::RunReport;
-use crate::app::{App, AppEvent, FrameOutput, SceneBuilder};
+use crate::app::{App, AppEvent, FrameInput, FrameOutput, SceneBuilder, VoiceCommand};
 use crate::input::Pose;
 
 /// How long to idle between event polls while the session is not running.
@@ -99,12 +107,17 @@ pub struct FrameLoop<'a> {
     exit_requested: Option<SessionEnd>,
     /// The runtime announced the session's or its own loss.
     lost: Option<SessionEnd>,
+    /// The hologram was placed under an earlier session: pin it with an
+    /// anchor in this one on its first frame.
+    reanchor: bool,
+    /// Why the Holographic Remoting connection dropped, once it did.
+    disconnect: Option<u32>,
+    /// A voice command heard since the last frame, for the next one.
+    voice: Option<VoiceCommand>,
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
     interrupted: Arc<AtomicBool>,
-    /// How the compositor blends the frames with the world.
-    blend_mode: xr::EnvironmentBlendMode,
     /// Told what happens as it happens.
     progress: &'a mut dyn FnMut(Progress),
 }
@@ -116,7 +129,6 @@ impl<'a> FrameLoop<'a> {
         app: App,
         frame_limit: Option<u64>,
         interrupted: Arc<AtomicBool>,
-        blend_mode: xr::EnvironmentBlendMode,
         progress: &'a mut dyn FnMut(Progress),
     ) -> Self {
         FrameLoop {
@@ -125,11 +137,29 @@ impl<'a> FrameLoop<'a> {
             scenes: SceneBuilder::new(),
             exit_requested: None,
             lost: None,
+            reanchor: false,
+            disconnect: None,
+            voice: None,
             frame_limit,
             interrupted,
-            blend_mode,
             progress,
         }
+    }
+
+    /// Frames drawn so far, over every session.
+    pub fn frames_drawn(&self) -> u64 {
+        self.locked_recorder().run.frames()
+    }
+
+    /// Why the Holographic Remoting connection dropped under the last
+    /// session, if the runtime said so; asking clears it.
+    pub fn take_disconnect(&mut self) -> Option<u32> {
+        self.disconnect.take()
+    }
+
+    /// Tells the caller what happened (e.g. the link's remoting events).
+    pub fn tell(&mut self, progress: Progress) {
+        (self.progress)(progress);
     }
 
     /// The heightmap's size, which the renderer's grid must have.
@@ -147,18 +177,15 @@ impl<'a> FrameLoop<'a> {
         session: &mut Session<B>,
         events: &mut EventQueue,
     ) -> Result<SessionEnd, XrError> {
+        self.lost = None;
+        self.locked_recorder().anchored = false;
+        self.reanchor = self.app.hologram_pose().is_some();
         match self.frames(session, events) {
             Ok(()) => Ok(self
                 .lost
                 .or(self.exit_requested)
                 .unwrap_or(SessionEnd::RuntimeExit)),
-            Err(error) => match error.runtime_stop() {
-                Some(end) => {
-                    log::info!("the OpenXR runtime stopped: {error}");
-                    Ok(end)
-                }
-                None => Err(error),
-            },
+            Err(error) => error.into_session_end(),
         }
     }
 
@@ -226,17 +253,26 @@ impl<'a> FrameLoop<'a> {
             let event = match polled {
                 Polled::Core(event) => event,
                 // Only a remoting runtime sends these; what it does to the
-                // session after a disconnect arrives as session events.
-                Polled::Remoting(RemotingEvent::Connected) => {
-                    (self.progress)(Progress::RemotingConnected);
+                // session after a disconnect arrives as session events, and
+                // connecting is the remoting link's (it reports connections).
+                Polled::Remoting(RemotingEvent::Disconnected(reason)) => {
+                    self.disconnect = Some(reason);
+                    (self.progress)(Progress::RemotingDisconnected { reason });
                     continue;
                 }
-                Polled::Remoting(RemotingEvent::Disconnected(reason)) => {
-                    (self.progress)(Progress::RemotingDisconnected(disconnect_reason(reason)));
+                Polled::Remoting(event) => {
+                    log::info!("remoting event {event:?}");
+                    continue;
+                }
+                Polled::Speech(event) => {
+                    self.heard(session, event)?;
                     continue;
                 }
             };
             match event {
+                xr::Event::SessionStateChanged(change) if change.session() != session.handle() => {
+                    log::info!("a state change of an earlier session, ignored");
+                }
                 xr::Event::SessionStateChanged(change) => {
                     let state = change.state();
                     let name = state_name(state);
@@ -276,6 +312,35 @@ impl<'a> FrameLoop<'a> {
         Ok(true)
     }
 
+    /// Follows the player's speech recognizer: a phrase it recognised is
+    /// the next frame's voice command when it is one.
+    fn heard<B: GraphicsBinding>(
+        &mut self,
+        session: &Session<B>,
+        event: SpeechEvent,
+    ) -> Result<(), XrError> {
+        match event {
+            SpeechEvent::Recognized { packet_id } => {
+                let Some(text) = session.recognized_text(packet_id)? else {
+                    return Ok(());
+                };
+                let command = VoiceCommand::recognize(&text);
+                log::info!("heard \"{text}\": {command:?}");
+                self.voice = self.voice.or(command);
+            }
+            SpeechEvent::RecognizerState {
+                state: recognizer_state::INITIALIZATION_FAILED,
+                message,
+            } => log::warn!(
+                "the Remoting Player's speech recognizer did not start ({message}); voice commands are off"
+            ),
+            SpeechEvent::RecognizerState { state, .. } => {
+                log::info!("speech recognizer {}", recognizer_state_name(state));
+            }
+        }
+        Ok(())
+    }
+
     /// One frame: wait for it, track, the app core, draw when the runtime
     /// asks (and `--frames` is not reached), end it.
     fn frame<B: GraphicsBinding>(&mut self, session: &mut Session<B>) -> Result<(), XrError> {
@@ -284,10 +349,20 @@ impl<'a> FrameLoop<'a> {
         let time = frame_state.predicted_display_time;
 
         let update_started = Instant::now();
-        let input = session.track(time)?;
+        let input = FrameInput {
+            voice: self.voice.take(),
+            ..session.track(time)?
+        };
         let output = self.app.update(&input);
         self.scenes.updated(&output);
         self.answer(session, &output, time)?;
+        if self.reanchor
+            && let Some(pose) = self.app.hologram_pose()
+        {
+            self.reanchor = false;
+            let anchored = session.anchor(&pose, time)?;
+            self.locked_recorder().anchored = anchored;
+        }
         let update_ms = milliseconds_since(update_started);
         let mut recorder = self.locked_recorder();
         recorder.run.updated(time.as_nanos(), &output, update_ms);
@@ -307,7 +382,7 @@ impl<'a> FrameLoop<'a> {
         if drawn {
             self.scenes.drawn();
         }
-        session.end_frame(time, self.blend_mode, drawn)?;
+        session.end_frame(time, drawn)?;
         if drawn {
             let frames = {
                 let mut recorder = self.locked_recorder();
@@ -340,7 +415,9 @@ impl<'a> FrameLoop<'a> {
                     );
                     (self.progress)(Progress::Reseeded { cause, seed });
                     // Only the hand that asked feels the answer.
-                    session.pulse(hand)?;
+                    if let Some(hand) = hand {
+                        session.pulse(hand)?;
+                    }
                 }
             }
         }

@@ -1,8 +1,9 @@
 //! The OpenXR platform (`holoterrain xr`): runs the app inside an OpenXR
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2) or, in the
 //! Windows build, Direct3D 11 (XR_KHR_D3D11_enable: HoloLens 2, Windows
-//! Mixed Reality, Holographic Remoting); and the packaged HoloLens 2 app's
-//! entry (`run_packaged`) with its state folder.
+//! Mixed Reality, Holographic Remoting, which reconnects and starts a new
+//! session when the connection to the player drops); and the packaged
+//! HoloLens 2 app's entry (`run_packaged`) with its state folder.
 
 mod anchor;
 #[cfg(windows)]
@@ -17,11 +18,14 @@ mod layer;
 mod packaged;
 mod progress;
 pub mod remoting;
+mod remoting_link;
 mod report;
 mod runtime;
 mod runtime_calls;
+mod runtime_manifest;
 mod session;
 mod session_end;
+pub mod speech;
 mod state_folder;
 mod swapchain;
 mod validation;
@@ -35,12 +39,13 @@ use std::time::Duration;
 use events::EventQueue;
 use frame_loop::FrameLoop;
 use graphics::GraphicsBinding;
-use graphics::choice::choose_blend_mode;
 use graphics::vulkan::VulkanGraphics;
+use remoting_link::{Failure, Link, Peer, Reconnected};
 use report::ReportSoFar;
-use runtime::Runtime;
+use runtime::{Runtime, RuntimeOptions};
 use runtime_calls::{CallKind, runtime_call};
-use session::{Session, VIEW_TYPE};
+use runtime_manifest::{RUNTIME_JSON_VARIABLE, find_remoting_runtime, program_dir};
+use session::Session;
 use watchdog::{Watchdog, WatchdogSettings};
 
 use crate::app::{App, AppConfig};
@@ -50,9 +55,10 @@ use crate::size::Size;
 pub use error::XrError;
 pub use packaged::{LOG_FILE, REPORT_FILE, run_packaged};
 pub use progress::Progress;
-pub use remoting::RemoteAddress;
+pub use remoting::{ListenAddress, RemoteAddress};
 pub use report::XrReport;
-pub use runtime::{OPTIONAL_EXTENSIONS, silence_loader_diagnostics};
+pub use runtime::OPTIONAL_EXTENSIONS;
+pub use runtime_manifest::REMOTING_MANIFEST_NAME;
 pub use session_end::SessionEnd;
 pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_folder};
 
@@ -68,10 +74,11 @@ pub const EXIT_RUNTIME_STOPPED: u8 = 3;
 pub const EXIT_RUNTIME_UNRESPONSIVE: u8 = 4;
 
 /// The exit statuses, for `holoterrain xr --help`.
-pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure; the report is still written, with \"ended\" saying which); 4 when the runtime stopped answering (a call did not return within --runtime-timeout, \"ended\": \"runtime_unresponsive\", or Ctrl-C, SIGTERM or closing the console came while one had been blocked for 2 s, \"ended\": \"interrupted\"; the report is still written, the session is not torn down); 2 for bad arguments; 1 for any other failure.";
+pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure, or a Holographic Remoting connection lost for good; the report is still written, with \"ended\" saying which); 4 when the runtime stopped answering (a call did not return within --runtime-timeout, \"ended\": \"runtime_unresponsive\", or Ctrl-C, SIGTERM or closing the console came while one had been blocked for 2 s, \"ended\": \"interrupted\"; the report is still written, the session is not torn down); 2 for bad arguments; 1 for any other failure.";
 
 /// Options of `holoterrain xr`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("remoting").args(["remote", "listen"])))]
 pub struct XrArgs {
     /// Stop after this many rendered frames (at least 1), ending the session properly.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -92,10 +99,36 @@ pub struct XrArgs {
     pub size: Size,
     /// Stream to a HoloLens through Holographic Remoting: connect to the
     /// Remoting Player at HOST (port 8265 unless given) before the session
-    /// begins. Needs Microsoft's remoting OpenXR runtime (XR_RUNTIME_JSON
-    /// pointing at its RemotingXR.json; Windows only).
+    /// begins, and again whenever the connection drops. Needs Microsoft's
+    /// remoting OpenXR runtime (Windows only): see --remote-runtime.
     #[arg(long, value_name = "HOST[:PORT]")]
     pub remote: Option<RemoteAddress>,
+    /// Holographic Remoting the other way round: wait for a player that
+    /// connects to this computer, on ADDR (every interface unless given),
+    /// port PORT (8265 unless given; the stream takes the next port). For
+    /// players made to connect; the Store's Remoting Player listens, so use
+    /// --remote with it.
+    #[arg(
+        long,
+        value_name = "[ADDR][:PORT]",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "remote"
+    )]
+    pub listen: Option<ListenAddress>,
+    /// Attempts to connect again after the connection to the player drops
+    /// (waiting 1 s, then 2, 4, ... up to 30 s between them); 0 ends the run
+    /// at the first drop. Without it: until the player is back or Ctrl-C.
+    #[arg(long, value_name = "N", requires = "remoting")]
+    pub remote_retries: Option<u32>,
+    /// The remoting runtime's manifest: RemotingXR.json from the
+    /// Microsoft.Holographic.Remoting.OpenXr package, with its DLLs beside
+    /// it. Without it: RemotingXR.json beside the program, else the file
+    /// XR_RUNTIME_JSON names. The app loads it itself, so this works in an
+    /// Administrator prompt too, where the OpenXR loader ignores
+    /// XR_RUNTIME_JSON.
+    #[arg(long, value_name = "PATH", requires = "remoting")]
+    pub remote_runtime: Option<PathBuf>,
     /// The graphics API to draw with; without it, Vulkan when the runtime
     /// offers XR_KHR_vulkan_enable2, else Direct3D 11 (d3d11: Windows build
     /// only).
@@ -128,12 +161,45 @@ impl XrArgs {
     fn runtime_limit(&self) -> Option<Duration> {
         (self.runtime_timeout > 0).then(|| Duration::from_secs(self.runtime_timeout))
     }
+
+    /// Whom to stream to with Holographic Remoting, if anyone.
+    fn peer(&self) -> Option<Peer> {
+        match (&self.remote, &self.listen) {
+            (Some(address), _) => Some(Peer::Player(address.clone())),
+            (None, Some(address)) => Some(Peer::Listen(address.clone())),
+            (None, None) => None,
+        }
+    }
+
+    /// The remoting flag given, for messages.
+    fn remoting_flag(&self) -> &'static str {
+        if self.listen.is_some() {
+            "--listen"
+        } else {
+            "--remote"
+        }
+    }
+}
+
+/// How a remoting run gave up: the connection dropped and reconnecting
+/// failed (or was off).
+#[derive(Debug, Clone)]
+struct GaveUp {
+    /// Whom the app streamed to.
+    peer: Peer,
+    /// Why the connection ended.
+    ended: Failure,
+    /// Attempts made to reconnect.
+    attempts: u32,
+    /// Why the last attempt failed.
+    last: Failure,
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it,
 /// telling `progress` what happens; writes the report when asked and
-/// returns it. When the runtime stopped under the session the report is
-/// written all the same and the result is [`XrError::RuntimeStopped`].
+/// returns it. When the runtime stopped under the session, or a remoting
+/// connection was lost for good, the report is written all the same and the
+/// result is [`XrError::RuntimeStopped`] or [`XrError::RemotingLost`].
 ///
 /// When the runtime stops answering (`--runtime-timeout`, or Ctrl-C while
 /// a call has been blocked for 2 s), this never returns: the watchdog
@@ -149,9 +215,19 @@ pub fn run(
     if args.graphics == Some(Backend::D3d11) && !graphics::choice::D3D11_BUILT {
         return Err(XrError::GraphicsNotBuilt);
     }
-    let outcome = open_and_run(args, progress, tell_abandon).and_then(|report| {
+    let outcome = open_and_run(args, progress, tell_abandon).and_then(|(report, gave_up)| {
         if let Some(path) = &args.report {
             report.write(path)?;
+        }
+        if let Some(gave_up) = gave_up {
+            return Err(XrError::RemotingLost {
+                address: gave_up.peer.to_string(),
+                ended: gave_up.ended.describe(),
+                attempts: gave_up.attempts,
+                last: (gave_up.attempts > 0).then(|| gave_up.last.describe()),
+                frames: report.run.frames,
+                report: args.report.clone(),
+            });
         }
         if report.ended.runtime_stopped() {
             return Err(XrError::RuntimeStopped {
@@ -167,14 +243,37 @@ pub fn run(
     outcome
 }
 
-/// Opens the runtime, which settles the graphics API (`--graphics` or what
-/// the runtime offers), and runs the session with that API's binding.
+/// Opens the runtime (with remoting: the remoting runtime, found and
+/// loaded by the app itself), which settles the graphics API (`--graphics`
+/// or what the runtime offers), and runs the session with that API's binding.
 fn open_and_run(
     args: &XrArgs,
     progress: &mut dyn FnMut(Progress),
     tell_abandon: fn(&XrError),
-) -> Result<XrReport, XrError> {
-    let runtime = Runtime::open(args.validation, args.remote.is_some(), args.graphics)?;
+) -> Result<(XrReport, Option<GaveUp>), XrError> {
+    let remoting = match args.peer() {
+        Some(_) => {
+            let flag = args.remoting_flag();
+            let manifest = find_remoting_runtime(
+                args.remote_runtime.as_deref(),
+                program_dir().as_deref(),
+                std::env::var_os(RUNTIME_JSON_VARIABLE),
+            )
+            .ok_or(XrError::RemotingRuntimeNotFound { flag })?;
+            log::info!(
+                "remoting runtime: {} ({})",
+                manifest.path.display(),
+                manifest.origin.name()
+            );
+            Some((flag, manifest))
+        }
+        None => None,
+    };
+    let runtime = Runtime::open(RuntimeOptions {
+        validation: args.validation,
+        remoting,
+        graphics: args.graphics,
+    })?;
     match runtime.graphics {
         Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime, progress, tell_abandon),
         #[cfg(windows)]
@@ -187,23 +286,21 @@ fn open_and_run(
     }
 }
 
-/// Connects to the remoting player (with `--remote`), creates the device
-/// and the session with binding `B`, runs the frame loop, and tears down in
-/// order: the session (renderer objects on swapchain images first, then
-/// its spaces, the session itself), then the device (Vulkan: the
+/// Connects to the remoting player (with `--remote` or `--listen`),
+/// creates the device, then runs sessions with binding `B`: one, or with
+/// remoting one per connection, connecting again after a drop. Tears down
+/// in order: each session (renderer objects on swapchain images first,
+/// then its spaces, the session itself), then the device (Vulkan: the
 /// renderer's context destroys the device, its messenger and the
-/// instance), then the OpenXR instance. From the interrupt handler on, the
-/// watchdog watches every runtime call (set-up, loop, teardown).
+/// instance), then the OpenXR instance (with the runtime library the app
+/// loaded itself last). From the interrupt handler on, the watchdog
+/// watches every runtime call of the sessions (set-up, loop, teardown).
 fn run_with<B: GraphicsBinding>(
     args: &XrArgs,
     runtime: Runtime,
     progress: &mut dyn FnMut(Progress),
     tell_abandon: fn(&XrError),
-) -> Result<XrReport, XrError> {
-    if let Some(address) = &args.remote {
-        remoting::connect(&runtime.instance, runtime.system, address)?;
-        progress(Progress::RemotingConnected);
-    }
+) -> Result<(XrReport, Option<GaveUp>), XrError> {
     let interrupted = interrupt_flag();
     #[cfg(windows)]
     console_close::install(&interrupted);
@@ -217,17 +314,15 @@ fn run_with<B: GraphicsBinding>(
         },
         Arc::clone(&report),
     );
-    let blend_modes = runtime_call(CallKind::SetUp, "xrEnumerateEnvironmentBlendModes", || {
-        runtime
-            .instance
-            .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
-    })
-    .map_err(error::xr_call("xrEnumerateEnvironmentBlendModes"))?;
-    let blend_mode = choose_blend_mode(&blend_modes).ok_or(XrError::Xr {
-        call: "xrEnumerateEnvironmentBlendModes",
-        result: openxr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
-    })?;
-    report.set_blend_mode(blend_mode);
+    let mut events = EventQueue::new(&runtime.instance, args.peer().is_some());
+    let mut link = match args.peer() {
+        Some(peer) => Some(Link::open(&runtime, peer, args.remote_retries)?),
+        None => None,
+    };
+    let connected = match link.as_mut() {
+        Some(link) => link.establish(&mut events, &interrupted, progress)?,
+        None => true,
+    };
     let graphics = B::open(&runtime, args.validation)?;
     report.set_graphics_validation(graphics.validation_counter());
     let app = App::new(AppConfig::hololens_demo(
@@ -235,31 +330,74 @@ fn run_with<B: GraphicsBinding>(
         args.size.height as usize,
         args.seed,
     ))?;
-    let mut frame_loop = FrameLoop::new(app, args.frames, interrupted, blend_mode, progress);
+    let mut frame_loop = FrameLoop::new(app, args.frames, Arc::clone(&interrupted), progress);
     report.set_recorder(frame_loop.shared_recorder());
-    let mut events = EventQueue::new(&runtime.instance, args.remote.is_some());
     let (grid_width, grid_height) = frame_loop.grid_size();
-    // SAFETY: the session is dropped at the end of this block, before `graphics`.
-    let ended = unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height) }
-        .and_then(|mut session| {
-            report.set_session(session.facts());
-            let ended = frame_loop.run(&mut session, &mut events);
-            let waited = session.wait_idle();
-            runtime_call(
-                CallKind::Watched,
-                "xrDestroySwapchain/xrDestroySpace/xrDestroyHandTrackerEXT/xrDestroyActionSet/xrDestroySession",
-                || drop(session),
-            );
-            ended.and_then(|ended| waited.map(|()| ended))
-        });
+    let mut gave_up = None;
+    let ended = if !connected {
+        SessionEnd::Interrupted
+    } else {
+        loop {
+            // SAFETY: the session is dropped at the end of this block, before `graphics`.
+            let ended = match unsafe {
+                Session::<B>::create(&runtime, &graphics, grid_width, grid_height)
+            } {
+                Ok(mut session) => {
+                    report.set_session(session.facts());
+                    let ended = frame_loop.run(&mut session, &mut events);
+                    let waited = session.wait_idle();
+                    runtime_call(
+                        CallKind::Watched,
+                        "xrDestroySwapchain/xrDestroySpace/xrDestroyHandTrackerEXT/xrDestroyActionSet/xrDestroySession",
+                        || drop(session),
+                    );
+                    let ended = ended?;
+                    waited?;
+                    ended
+                }
+                // A connection that drops between CONNECTED and the new
+                // session loses the session as it is made.
+                Err(error) => error.into_session_end()?,
+            };
+            let Some(link) = link.as_mut().filter(|_| ended == SessionEnd::SessionLost) else {
+                break ended;
+            };
+            let frames = frame_loop.frames_drawn();
+            let dropped = link.lost(&mut events, frame_loop.take_disconnect(), frames);
+            let attempts_before = link.reconnect_attempts();
+            let reconnected =
+                link.reconnect(&mut events, &interrupted, dropped, frames, &mut |update| {
+                    frame_loop.tell(update)
+                });
+            match reconnected {
+                // The runtime itself went away while reconnecting: the
+                // report is written as for any runtime stop.
+                Err(error) => break error.into_session_end()?,
+                Ok(Reconnected::Connected) => {}
+                Ok(Reconnected::Interrupted) => break SessionEnd::Interrupted,
+                Ok(Reconnected::GaveUp(last)) => {
+                    gave_up = Some(GaveUp {
+                        peer: link.peer().clone(),
+                        ended: dropped,
+                        attempts: link.reconnect_attempts() - attempts_before,
+                        last,
+                    });
+                    break SessionEnd::RemotingLost;
+                }
+            }
+        }
+    };
     drop(graphics);
+    if let Some(link) = link {
+        report.set_remoting(link.finish(frame_loop.frames_drawn()));
+    }
     drop(events);
     runtime_call(
         CallKind::Watched,
         "xrDestroyDebugUtilsMessengerEXT/xrDestroyInstance",
         || drop(runtime),
     );
-    Ok(report.report(ended?))
+    Ok((report.report(ended), gave_up))
 }
 
 /// Installs a handler for Ctrl-C (SIGINT) and, as scripts and desktops stop

@@ -20,17 +20,11 @@ pub const REPORT_FILE: &str = "report.json";
 
 /// Runs the packaged app; the value is the process's exit status: 0 when the
 /// session ended properly, [`super::EXIT_RUNTIME_STOPPED`] when the runtime
-/// stopped under it, 1 for any other failure (each said in the log). When
-/// the runtime stops answering the watchdog logs its line and ends the
-/// process itself with [`super::EXIT_RUNTIME_UNRESPONSIVE`].
-///
-/// # Safety
-///
-/// Call it while the process has one thread (first thing in `main`): it
-/// sets an environment variable for the OpenXR loader.
-pub unsafe fn run_packaged() -> u8 {
-    // SAFETY: per this function's contract, no other thread exists yet.
-    unsafe { super::silence_loader_diagnostics() };
+/// stopped under it, 1 for any other failure (each said in the log; the
+/// OpenXR loader's own messages go to the debugger output). When the
+/// runtime stops answering the watchdog logs its line and ends the process
+/// itself with [`super::EXIT_RUNTIME_UNRESPONSIVE`].
+pub fn run_packaged() -> u8 {
     let folder = match state_folder() {
         Ok(folder) => folder,
         Err(error) => {

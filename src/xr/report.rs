@@ -4,11 +4,11 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use openxr as xr;
 use serde::Serialize;
 
 use super::error::XrError;
 use super::frame_loop::LoopRecorder;
+use super::remoting_link::RemotingRecord;
 use super::runtime::Runtime;
 use super::runtime_calls::longest_watched_call;
 use super::session::SessionFacts;
@@ -16,10 +16,13 @@ use super::session_end::SessionEnd;
 use super::validation::MessageCounter;
 use crate::app::report::RunReport;
 use crate::atomic_file;
-use crate::render::backend::ValidationCounter;
+use crate::render::backend::{Backend, ValidationCounter};
 
 /// What an OpenXR run did: the simulator's report.json fields plus the
-/// session's own (states, runtime, extensions, formats).
+/// session's own (states, runtime, graphics API, remoting, extensions,
+/// formats). Over Holographic Remoting a run may have had several
+/// sessions, one per connection: states are listed across them, and the
+/// system, blend mode, spaces and formats are the last session's.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct XrReport {
     /// The fields every run reports (frames, seeds, reseeds, timings...);
@@ -28,8 +31,17 @@ pub struct XrReport {
     pub run: RunReport,
     /// OpenXR core-validation / debug-utils messages; null when not listening.
     pub openxr_validation_messages: Option<u64>,
-    /// Vulkan validation-layer messages; null when the layer is off.
+    /// Vulkan validation-layer messages; null when the layer is off or the
+    /// session drew with Direct3D 11.
     pub vulkan_validation_messages: Option<u64>,
+    /// Direct3D 11 debug-layer messages; null when the layer is off or the
+    /// session drew with Vulkan.
+    pub d3d11_debug_messages: Option<u64>,
+    /// The graphics API the session drew with: "vulkan" or "d3d11".
+    pub graphics_api: String,
+    /// Holographic Remoting: how the runtime was found, each connection
+    /// and how it ended; null without remoting.
+    pub remoting: Option<RemotingRecord>,
     /// Whether the OpenXR core validation layer was on.
     pub core_validation_layer: bool,
     /// Session states in the order the runtime reported them, e.g. "READY"
@@ -90,9 +102,13 @@ impl XrReport {
 /// a runtime call. Each part is set or locked only between runtime calls,
 /// never across one, so the watchdog can always read them.
 pub struct ReportSoFar {
-    /// What the runtime and the session's set-up say (runtime, system,
-    /// extensions, blend mode, space, formats); the rest at its default.
+    /// What the runtime and the session's set-up say (runtime, graphics
+    /// API, system, extensions, blend mode, space, formats, remoting); the
+    /// rest at its default.
     facts: Mutex<XrReport>,
+    /// The graphics API the session draws with, which says whose count
+    /// `graphics_validation` is.
+    graphics: Backend,
     /// The frame loop's record, once the loop exists.
     recorder: OnceLock<Arc<Mutex<LoopRecorder>>>,
     /// OpenXR's validation messages, when a messenger listens.
@@ -108,27 +124,23 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl ReportSoFar {
-    /// What `runtime` says: its name, the system, the extensions, the
-    /// validation layer and its message count.
+    /// What `runtime` says: its name, the graphics API, the extensions,
+    /// the validation layer and its message count.
     pub fn new(runtime: &Runtime) -> Self {
         ReportSoFar {
             facts: Mutex::new(XrReport {
                 core_validation_layer: runtime.core_validation,
                 runtime: runtime.runtime_name.clone(),
-                system: runtime.system_name.clone(),
+                graphics_api: runtime.graphics.name().to_owned(),
                 extensions_enabled: runtime.enabled_names.clone(),
                 extensions_missing: runtime.missing_names.clone(),
                 ..XrReport::default()
             }),
+            graphics: runtime.graphics,
             recorder: OnceLock::new(),
             openxr_validation: runtime.validation_counter(),
             graphics_validation: OnceLock::new(),
         }
-    }
-
-    /// The environment blend mode the frames use.
-    pub fn set_blend_mode(&self, blend_mode: xr::EnvironmentBlendMode) {
-        lock(&self.facts).blend_mode = format!("{blend_mode:?}");
     }
 
     /// The graphics API's validation message count (`None`: its layer is off).
@@ -143,12 +155,20 @@ impl ReportSoFar {
         let _ = self.recorder.set(recorder);
     }
 
-    /// What the session's set-up says.
+    /// What the session's set-up says (with remoting, of the latest
+    /// session).
     pub fn set_session(&self, session: &SessionFacts) {
         let mut facts = lock(&self.facts);
+        facts.system = session.system_name.clone();
+        facts.blend_mode = format!("{:?}", session.blend_mode);
         facts.hand_tracking = session.hand_tracking;
         facts.reference_space = session.reference_space.into();
         facts.swapchain_formats = session.swapchain_formats.clone();
+    }
+
+    /// What Holographic Remoting's connections were.
+    pub fn set_remoting(&self, remoting: RemotingRecord) {
+        lock(&self.facts).remoting = Some(remoting);
     }
 
     /// The report of the run as it stands, ended as `ended`.
@@ -159,10 +179,14 @@ impl ReportSoFar {
             .map(|recorder| lock(recorder).record())
             .unwrap_or_default();
         let openxr_validation_messages = self.openxr_validation.as_ref().map(|c| c.count());
-        let vulkan_validation_messages = self.graphics_validation.get().map(|c| c.count());
-        let validation_messages = match (openxr_validation_messages, vulkan_validation_messages) {
+        let graphics_messages = self.graphics_validation.get().map(|c| c.count());
+        let validation_messages = match (openxr_validation_messages, graphics_messages) {
             (None, None) => None,
             (openxr, graphics) => Some(openxr.unwrap_or(0) + graphics.unwrap_or(0)),
+        };
+        let (vulkan_validation_messages, d3d11_debug_messages) = match self.graphics {
+            Backend::Vulkan => (graphics_messages, None),
+            Backend::D3d11 => (None, graphics_messages),
         };
         XrReport {
             run: RunReport {
@@ -171,6 +195,7 @@ impl ReportSoFar {
             },
             openxr_validation_messages,
             vulkan_validation_messages,
+            d3d11_debug_messages,
             session_states: record.session_states,
             anchored: record.anchored,
             ended,

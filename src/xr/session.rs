@@ -1,11 +1,17 @@
 //! One OpenXR session and what lives exactly as long as it: the session
 //! with its frame waiter and stream, the reference and head spaces, input,
-//! the anchor, the swapchains and the renderer's targets on them, and where
-//! the session stands. Every call the frame loop makes to the runtime goes
-//! through a method here (frame submission through `layer.rs`, events
-//! through `events.rs`), so what wraps runtime calls wraps these: each
-//! marks its calls for the watchdog (`runtime_calls::runtime_call`), the
-//! set-up's as set-up calls, the loop's as watched ones.
+//! the anchor, the swapchains and the renderer's targets on them, the
+//! player's speech recognizer (Holographic Remoting), and where the session
+//! stands. Every call the frame loop makes to the runtime goes through a
+//! method here (frame submission through `layer.rs`, events through
+//! `events.rs`), so what wraps runtime calls wraps these: each marks its
+//! calls for the watchdog (`runtime_calls::runtime_call`), the set-up's as
+//! set-up calls, the loop's as watched ones.
+//!
+//! What the system is (its name, its blend modes) is read here, once the
+//! session exists: a remoting runtime answers with defaults until it is
+//! connected to the player, and with remoting a session exists only once
+//! it is.
 //!
 //! What outlives a session (the app, the scene builder, the run's record)
 //! is the frame loop's (`frame_loop.rs`).
@@ -15,11 +21,13 @@ use openxr as xr;
 use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
+use super::graphics::choice::choose_blend_mode;
 use super::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use super::input::{HandProfiles, HandSample, Input, located_pose};
 use super::layer::{ProjectionLayer, end_frame_with};
 use super::runtime::Runtime;
 use super::runtime_calls::{CallKind, runtime_call};
+use super::speech::Speech;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::{FrameInput, HandInput};
 use crate::input::{Hand, Pose};
@@ -41,8 +49,12 @@ pub struct SessionStatus {
 }
 
 /// What the report says of a session's set-up.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SessionFacts {
+    /// The system's name, e.g. "Monado: Simulated HMD".
+    pub system_name: String,
+    /// How the compositor blends the frames with the world.
+    pub blend_mode: xr::EnvironmentBlendMode,
     /// The reference space: "UNBOUNDED_MSFT" or "LOCAL".
     pub reference_space: &'static str,
     /// Whether hand joints are tracked.
@@ -83,12 +95,15 @@ pub struct Session<B: GraphicsBinding> {
     status: SessionStatus,
     /// What the report says of the set-up.
     facts: SessionFacts,
+    /// The player's speech recognizer, started for this session.
+    speech: Option<Speech>,
 }
 
 impl<B: GraphicsBinding> Session<B> {
     /// Creates the session on `graphics`' device with its spaces, input,
     /// swapchains, and the renderer's frames for a `grid_width` ×
-    /// `grid_height` heightmap.
+    /// `grid_height` heightmap; reads the system's name and blend modes;
+    /// starts the player's speech recognizer where the runtime offers one.
     ///
     /// # Safety
     /// The session must be dropped before `graphics`.
@@ -105,6 +120,26 @@ impl<B: GraphicsBinding> Session<B> {
             // SAFETY: per this function's contract.
             unsafe { graphics.create_session(runtime) }
         })?;
+        let system_name = set_up("xrGetSystemProperties", || runtime.system_name())?;
+        let blend_modes = set_up("xrEnumerateEnvironmentBlendModes", || {
+            runtime
+                .instance
+                .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
+        })
+        .map_err(xr_call("xrEnumerateEnvironmentBlendModes"))?;
+        let blend_mode = choose_blend_mode(&blend_modes).ok_or(XrError::Xr {
+            call: "xrEnumerateEnvironmentBlendModes",
+            result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
+        })?;
+        let speech = if runtime.extensions.remoting_speech {
+            let speech = set_up("xrGetInstanceProcAddr", || Speech::load(&runtime.instance))?;
+            set_up("xrInitializeRemotingSpeechMSFT", || {
+                speech.start(session.as_raw())
+            })?;
+            Some(speech)
+        } else {
+            None
+        };
         let (reference_space, base, head) =
             set_up("xrEnumerateReferenceSpaces/xrCreateReferenceSpace", || {
                 reference_spaces(runtime, &session)
@@ -154,11 +189,31 @@ impl<B: GraphicsBinding> Session<B> {
             session,
             status: SessionStatus::default(),
             facts: SessionFacts {
+                system_name,
+                blend_mode,
                 reference_space,
                 hand_tracking,
                 swapchain_formats,
             },
+            speech,
         })
+    }
+
+    /// The session's handle, to tell its events from another session's.
+    pub fn handle(&self) -> xr::sys::Session {
+        self.session.as_raw()
+    }
+
+    /// The text the player's speech recognizer heard as `packet_id`;
+    /// `None` when no recognizer was started.
+    pub fn recognized_text(&self, packet_id: u64) -> Result<Option<String>, XrError> {
+        self.speech
+            .map(|speech| {
+                watched("xrRetrieveRemotingSpeechRecognizedTextMSFT", || {
+                    speech.recognized_text(self.session.as_raw(), packet_id)
+                })
+            })
+            .transpose()
     }
 
     /// Where the session stands.
@@ -249,6 +304,7 @@ impl<B: GraphicsBinding> Session<B> {
             views: self.views.each_ref().map(eye_from_xr),
             hologram_located,
             visible: self.status.visible,
+            voice: None,
         })
     }
 
@@ -306,12 +362,8 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// Ends the frame shown at `time` (xrEndFrame): with the images `draw`
     /// just filled when `drawn`, else with no layer at all.
-    pub fn end_frame(
-        &mut self,
-        time: xr::Time,
-        blend_mode: xr::EnvironmentBlendMode,
-        drawn: bool,
-    ) -> Result<(), XrError> {
+    pub fn end_frame(&mut self, time: xr::Time, drawn: bool) -> Result<(), XrError> {
+        let blend_mode = self.facts.blend_mode;
         if !drawn {
             return watched("xrEndFrame", || {
                 self.frame_stream.end(time, blend_mode, &[])

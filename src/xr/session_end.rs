@@ -25,6 +25,9 @@ pub enum SessionEnd {
     /// A runtime call did not return within `--runtime-timeout`: the
     /// watchdog wrote the report and ended the process (`watchdog.rs`).
     RuntimeUnresponsive,
+    /// The Holographic Remoting connection dropped and every attempt to
+    /// connect again failed (`--remote-retries`).
+    RemotingLost,
 }
 
 impl SessionEnd {
@@ -46,7 +49,10 @@ impl SessionEnd {
     pub fn runtime_stopped(self) -> bool {
         matches!(
             self,
-            SessionEnd::SessionLost | SessionEnd::InstanceLost | SessionEnd::RuntimeFailure
+            SessionEnd::SessionLost
+                | SessionEnd::InstanceLost
+                | SessionEnd::RuntimeFailure
+                | SessionEnd::RemotingLost
         )
     }
 
@@ -60,6 +66,7 @@ impl SessionEnd {
             SessionEnd::InstanceLost => "instance lost",
             SessionEnd::RuntimeFailure => "runtime failure",
             SessionEnd::RuntimeUnresponsive => "the runtime stopped answering",
+            SessionEnd::RemotingLost => "the Holographic Remoting connection was lost",
         }
     }
 }

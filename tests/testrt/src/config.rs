@@ -164,6 +164,9 @@ fn unplayable(action: &Action, remoting: bool) -> Option<String> {
         Action::Disconnect { .. } if !remoting => Some(format!(
             "`disconnect` drops a Holographic Remoting connection; set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
         )),
+        Action::Say { .. } if !remoting => Some(format!(
+            "`say` is heard by the Remoting Player's speech recognizer (XR_MSFT_holographic_remoting_speech); set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
+        )),
         _ => None,
     }
 }
@@ -297,14 +300,23 @@ mod tests {
     }
 
     #[test]
-    fn a_disconnect_needs_remoting() {
-        let disconnect = Action::Disconnect { reason: 17 };
-        assert!(
-            unplayable(&disconnect, false)
-                .unwrap()
-                .contains(REMOTING_VARIABLE)
-        );
-        assert_eq!(unplayable(&disconnect, true), None);
+    fn a_disconnect_and_words_said_need_remoting() {
+        for remote_only in [
+            Action::Disconnect {
+                reason: 17,
+                refusals: 0,
+            },
+            Action::Say {
+                words: "new terrain".into(),
+            },
+        ] {
+            assert!(
+                unplayable(&remote_only, false)
+                    .unwrap()
+                    .contains(REMOTING_VARIABLE)
+            );
+            assert_eq!(unplayable(&remote_only, true), None);
+        }
     }
 
     #[test]

@@ -11,7 +11,8 @@ use crate::extensions::{Enabled, Extension};
 use crate::state::{Failure, bad_handle, call};
 use crate::structs::{c_str, out_value};
 use crate::{
-    actions, anchors, frame, graphics, hands, instance, remoting, session, spaces, swapchain,
+    actions, anchors, frame, graphics, hands, instance, remoting, session, spaces, speech,
+    swapchain,
 };
 
 /// Matches `$name` against function names, each given with its function
@@ -127,6 +128,12 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             enabled
                 .has(Extension::HolographicRemoting)
                 .then(|| remoting::function(name))
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
+                .has(Extension::HolographicRemotingSpeech)
+                .then(|| speech::function(name))
                 .flatten()
         })
 }

@@ -74,6 +74,8 @@ pub unsafe extern "system" fn wait_frame(
             sessions,
             wearer,
             remoting,
+            speech,
+            events,
             config,
             ..
         } = runtime;
@@ -105,8 +107,13 @@ pub unsafe extern "system" fn wait_frame(
             let due = start + Duration::from_nanos((time_ns - EPOCH_NS).unsigned_abs());
             std::thread::sleep(due.saturating_duration_since(Instant::now()));
         }
-        for reason in wearer.disconnects_due(time_ns) {
-            remoting.drop_connection(reason);
+        for (reason, refusals) in wearer.disconnects_due(time_ns) {
+            remoting.drop_connection(reason, refusals);
+        }
+        for words in wearer.phrases_due() {
+            if let Some(heard) = speech.hear(session.into_raw(), &words) {
+                events.push(heard);
+            }
         }
         current.frame.waited = Some(time_ns);
         state.predicted_display_time = xr::Time::from_nanos(time_ns);

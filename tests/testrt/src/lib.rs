@@ -15,7 +15,7 @@
 //! machine), `frame` (frame timing and layer submission), `layers` (layer
 //! validation), `spaces`, `anchors`, `actions` and `profiles`,
 //! `hands`, `wearer` (the scripted user), `swapchain` and `graphics`
-//! (per graphics API), `remoting` and `report`.
+//! (per graphics API), `remoting`, `speech` and `report`.
 
 mod actions;
 mod anchors;
@@ -33,6 +33,7 @@ mod remoting;
 mod report;
 mod session;
 mod spaces;
+mod speech;
 mod state;
 mod structs;
 mod swapchain;

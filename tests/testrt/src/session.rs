@@ -112,6 +112,7 @@ pub fn destroy(runtime: &mut Runtime, handle: u64) {
         .hand_trackers
         .retain(|_, tracker| tracker.session != handle);
     runtime.anchors.retain(|_, anchor| anchor.session != handle);
+    runtime.speech.forget_session(handle);
     runtime.events.forget_session(handle);
     runtime.sessions.remove(&handle);
 }
