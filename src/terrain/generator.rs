@@ -9,7 +9,7 @@
 //! float map on its own, so batching cannot change the result there either.
 use wide::f32x4;
 
-use super::bsp::{BAND_ROWS, BspScratch, BspTree, MAX_DEPTH, TreeStyle};
+use super::bsp::{BAND_ROWS, BspScratch, BspTree, MAX_DEPTH, ROW_CHANGE_PADDING, TreeStyle};
 use super::fault::{Fault, FaultParams, FaultRasterizer};
 use super::filter::{IirScratch, iir_two_tap_sweeps};
 use super::fixed::to_f32;
@@ -164,8 +164,10 @@ pub struct Generator {
     bsp_scratch: BspScratch,
     /// Buffers for the smoothing pass, likewise.
     iir_scratch: IirScratch,
-    /// One row of a classic fault's change, in terrain units.
-    row_change: Vec<f32>,
+    /// The change of a band of rows, in terrain units, `width` +
+    /// [`ROW_CHANGE_PADDING`] samples a row (the padding is for
+    /// [`BspScratch::write_band_change`]).
+    band_change: Vec<f32>,
 }
 
 impl Generator {
@@ -191,7 +193,7 @@ impl Generator {
             tree: BspTree::unset(config.depth, f64::from(config.amplitude)),
             bsp_scratch: BspScratch::default(),
             iir_scratch: IirScratch::default(),
-            row_change: vec![0.0; w],
+            band_change: vec![0.0; BAND_ROWS * (w + ROW_CHANGE_PADDING)],
             config,
         })
     }
@@ -300,7 +302,7 @@ impl Generator {
         let (width, height) = (config.width, config.height);
         let weights = self.change_weight.as_deref();
         let clamp = config.clamp_non_negative;
-        let row_change = &mut self.row_change;
+        let band_change = &mut self.band_change;
         let mut prepare = |first: usize, rows: &mut [f32]| {
             let row_weights = |y: usize| {
                 weights.map(|table| {
@@ -308,7 +310,7 @@ impl Generator {
                     &table[mirrored * width..(mirrored + 1) * width]
                 })
             };
-            change.add(first, rows, width, row_change, row_weights, clamp);
+            change.add(first, rows, width, band_change, row_weights, clamp);
         };
         let mut range = EMPTY_RANGE;
         match config.smoothing {
@@ -392,14 +394,14 @@ enum Change<'a> {
 impl Change<'_> {
     /// Adds the change, times the weights `row_weights(y)` gives for row
     /// `y` when there are any, to the heights of rows `first..` (`rows`,
-    /// row-major), then clamps them at zero if `clamp`. `row_change` is
-    /// scratch space for a row.
+    /// row-major), then clamps them at zero if `clamp`. `band_change` is
+    /// scratch space for a band of rows.
     fn add<'w>(
         &mut self,
         first: usize,
         rows: &mut [f32],
         width: usize,
-        row_change: &mut [f32],
+        band_change: &mut [f32],
         row_weights: impl Fn(usize) -> Option<&'w [f32]>,
         clamp: bool,
     ) {
@@ -410,6 +412,7 @@ impl Change<'_> {
                     rows.chunks_exact_mut(width)
                         .zip(offsets.chunks_exact(width)),
                 ) {
+                    let row_change = &mut band_change[..width];
                     for (change, &offset) in row_change.iter_mut().zip(offsets) {
                         *change = to_f32(offset);
                     }
@@ -421,41 +424,14 @@ impl Change<'_> {
                 for (band, block) in rows.chunks_mut(band_rows * width).enumerate() {
                     let band_first = first + band * band_rows;
                     scratch.band(band_first, block.len() / width);
-                    for (i, row) in block.chunks_exact_mut(width).enumerate() {
+                    let stride = width + ROW_CHANGE_PADDING;
+                    scratch.write_band_change(band_change, stride);
+                    let rows = block.chunks_exact_mut(width);
+                    for ((i, row), change) in rows.enumerate().zip(band_change.chunks(stride)) {
                         let weights = row_weights(band_first + i);
-                        // Every sample of a leaf's span has the same fixed-point offset.
-                        for (span, offset) in scratch.row_spans(i) {
-                            let weights = weights.map(|weights| &weights[span.clone()]);
-                            add_span_change(&mut row[span], to_f32(offset), weights, clamp);
-                        }
+                        add_row_change(row, &change[..width], weights, clamp);
                     }
                 }
-            }
-        }
-    }
-}
-
-/// [`add_row_change`] for a span whose samples all have the same change.
-fn add_span_change(heights: &mut [f32], change: f32, weights: Option<&[f32]>, clamp: bool) {
-    match (weights, clamp) {
-        (Some(weights), true) => {
-            for (h, &weight) in heights.iter_mut().zip(weights) {
-                *h = at_least_zero(*h + change * weight);
-            }
-        }
-        (Some(weights), false) => {
-            for (h, &weight) in heights.iter_mut().zip(weights) {
-                *h += change * weight;
-            }
-        }
-        (None, true) => {
-            for h in heights {
-                *h = at_least_zero(*h + change);
-            }
-        }
-        (None, false) => {
-            for h in heights {
-                *h += change;
             }
         }
     }
