@@ -9,9 +9,9 @@
 //! float map on its own, so batching cannot change the result there either.
 use wide::f32x4;
 
-use super::bsp::{BAND_ROWS, BspScratch, BspTree, MAX_DEPTH, ROW_CHANGE_PADDING, TreeStyle};
+use super::bsp::{BspScratch, BspTree, MAX_DEPTH, ROW_CHANGE_PADDING, TreeStyle};
 use super::fault::{Fault, FaultParams, FaultRasterizer};
-use super::filter::{IirScratch, iir_two_tap_sweeps};
+use super::filter::{IirScratch, ROW_LANES, RowShaping, iir_two_tap_sweeps, shape_row};
 use super::fixed::to_f32;
 use super::rng::TerrainRng;
 use super::{Heightmap, TerrainError};
@@ -154,28 +154,32 @@ pub struct Generator {
     offsets: Vec<i64>,
     /// Row-span accumulator for classic faults.
     raster: FaultRasterizer,
-    /// Per-sample weight of a change (edge falloff times the border lock)
-    /// for rows `0..=(height - 1) / 2`: row `y` and row `height - 1 - y`
-    /// have the same weights, so half the table serves the whole map.
-    change_weight: Option<Vec<f32>>,
+    /// Per-sample weight of a change (edge falloff times the border lock,
+    /// one when neither) for rows `0..=(height - 1) / 2`: row `y` and row
+    /// `height - 1 - y` have the same weights, so half the table serves the
+    /// whole map. Empty when no iteration is shaped.
+    change_weight: Vec<f32>,
     /// The BSP tree redrawn every iteration (BSP algorithms only).
     tree: BspTree,
     /// Buffers for adding the tree, kept so an iteration allocates nothing.
     bsp_scratch: BspScratch,
     /// Buffers for the smoothing pass, likewise.
     iir_scratch: IirScratch,
-    /// The change of a band of rows, in terrain units, `width` +
-    /// [`ROW_CHANGE_PADDING`] samples a row (the padding is for
-    /// [`BspScratch::write_band_change`]).
-    band_change: Vec<f32>,
+    /// The change of a group of rows of a shaped iteration, in terrain
+    /// units, `width` + [`ROW_CHANGE_PADDING`] samples a row.
+    change_rows: Vec<f32>,
 }
 
 impl Generator {
     pub fn new(config: GeneratorConfig, seed: u64) -> Result<Self, TerrainError> {
         config.validate()?;
         let (w, h) = (config.width, config.height);
-        let change_weight =
-            (config.edge_falloff || config.lock_border).then(|| change_weights(&config));
+        let shaped = config.shapes_each_iteration();
+        let change_weight = if shaped {
+            change_weights(&config)
+        } else {
+            Vec::new()
+        };
         let needs_offsets = config.algorithm == Algorithm::Fault || !config.shapes_each_iteration();
         Ok(Generator {
             seed,
@@ -193,7 +197,7 @@ impl Generator {
             tree: BspTree::unset(config.depth, f64::from(config.amplitude)),
             bsp_scratch: BspScratch::default(),
             iir_scratch: IirScratch::default(),
-            band_change: vec![0.0; BAND_ROWS * (w + ROW_CHANGE_PADDING)],
+            change_rows: vec![0.0; ROW_LANES * (w + ROW_CHANGE_PADDING)],
             config,
         })
     }
@@ -284,7 +288,7 @@ impl Generator {
     /// down and one up the map, each row while it is in cache, and that a
     /// BSP tree's offsets go straight from its leaf spans onto the heights.
     fn shaped_iteration(&mut self) {
-        let mut change = match self.config.algorithm {
+        let source = match self.config.algorithm {
             Algorithm::Fault => {
                 self.offsets.fill(0);
                 self.add_next_iteration();
@@ -299,52 +303,21 @@ impl Generator {
             }
         };
         let config = &self.config;
-        let (width, height) = (config.width, config.height);
-        let weights = self.change_weight.as_deref();
-        let clamp = config.clamp_non_negative;
-        let band_change = &mut self.band_change;
-        let mut prepare = |first: usize, rows: &mut [f32]| {
-            let row_weights = |y: usize| {
-                weights.map(|table| {
-                    let mirrored = y.min(height - 1 - y);
-                    &table[mirrored * width..(mirrored + 1) * width]
-                })
-            };
-            change.add(first, rows, width, band_change, row_weights, clamp);
+        let rows = ChangeRows {
+            source,
+            rows: &mut self.change_rows,
+            stride: config.width + ROW_CHANGE_PADDING,
+            width: config.width,
+            height: config.height,
+            weights: &self.change_weight,
+            first: 0,
         };
-        let mut range = EMPTY_RANGE;
-        match config.smoothing {
-            Some(k) => {
-                // Smoothing would bleed the interior onto the border; a locked
-                // border keeps its starting height, and every run starts flat.
-                let zero_border = config.lock_border;
-                let finish = |y: usize, row: &mut [f32]| {
-                    if zero_border {
-                        if y == 0 || y == height - 1 {
-                            row.fill(0.0);
-                        } else {
-                            row[0] = 0.0;
-                            row[width - 1] = 0.0;
-                        }
-                    }
-                    range = widen_range(range, row);
-                };
-                let cells = self.map.cells_mut();
-                iir_two_tap_sweeps(&mut self.iir_scratch, cells, width, k, prepare, finish);
-            }
-            None => {
-                for (band, rows) in self
-                    .map
-                    .cells_mut()
-                    .chunks_mut(BAND_ROWS * width)
-                    .enumerate()
-                {
-                    prepare(band * BAND_ROWS, rows);
-                    range = widen_range(range, rows);
-                }
-            }
-        }
-        self.height_range = range;
+        let (cells, scratch) = (self.map.cells_mut(), &mut self.iir_scratch);
+        self.height_range = if config.clamp_non_negative {
+            shape_and_smooth(config, cells, scratch, rows.clamped())
+        } else {
+            shape_and_smooth(config, cells, scratch, rows)
+        };
     }
 
     pub fn heightmap(&self) -> &Heightmap {
@@ -383,7 +356,49 @@ impl Generator {
     }
 }
 
-/// What one shaped iteration adds to the heights.
+/// Adds one iteration's change to `cells` (a map of `config`'s size) and,
+/// when `config` smooths, runs the IIR pass with its sweeps and zeroes a
+/// locked border; returns the range of the new heights.
+fn shape_and_smooth<const CLAMP: bool>(
+    config: &GeneratorConfig,
+    cells: &mut [f32],
+    scratch: &mut IirScratch,
+    mut rows: ChangeRows<'_, CLAMP>,
+) -> (f32, f32) {
+    let (width, height) = (config.width, config.height);
+    let mut range = EMPTY_RANGE;
+    match config.smoothing {
+        Some(k) => {
+            // Smoothing would bleed the interior onto the border; a locked
+            // border keeps its starting height, and every run starts flat.
+            let zero_border = config.lock_border;
+            let finish = |y: usize, row: &mut [f32]| {
+                if zero_border {
+                    if y == 0 || y == height - 1 {
+                        row.fill(0.0);
+                    } else {
+                        row[0] = 0.0;
+                        row[width - 1] = 0.0;
+                    }
+                }
+                range = widen_range(range, row);
+            };
+            iir_two_tap_sweeps(scratch, cells, width, k, &mut rows, finish);
+        }
+        None => {
+            for (group, group_rows) in cells.chunks_mut(ROW_LANES * width).enumerate() {
+                rows.prepare(group * ROW_LANES, group_rows.len() / width);
+                for (i, row) in group_rows.chunks_exact_mut(width).enumerate() {
+                    shape_row(&rows, i, row);
+                }
+                range = widen_range(range, group_rows);
+            }
+        }
+    }
+    range
+}
+
+/// Where one shaped iteration's change comes from.
 enum Change<'a> {
     /// A classic fault's fixed-point offsets, row-major.
     Offsets(&'a [i64]),
@@ -391,87 +406,99 @@ enum Change<'a> {
     Leaves(&'a mut BspScratch),
 }
 
-impl Change<'_> {
-    /// Adds the change, times the weights `row_weights(y)` gives for row
-    /// `y` when there are any, to the heights of rows `first..` (`rows`,
-    /// row-major), then clamps them at zero if `clamp`. `band_change` is
-    /// scratch space for a band of rows.
-    fn add<'w>(
-        &mut self,
-        first: usize,
-        rows: &mut [f32],
-        width: usize,
-        band_change: &mut [f32],
-        row_weights: impl Fn(usize) -> Option<&'w [f32]>,
-        clamp: bool,
-    ) {
-        match self {
+/// One iteration's change, a group of rows at a time, for the sweeps: each
+/// height becomes `height + change * weight`, then, if `CLAMP`, is clamped
+/// at zero, as adding the change over the whole map, then clamping over
+/// the whole map, would leave it.
+struct ChangeRows<'a, const CLAMP: bool> {
+    /// The change.
+    source: Change<'a>,
+    /// The prepared rows' change in terrain units, `stride` apart.
+    rows: &'a mut [f32],
+    /// The map width plus the padding [`BspScratch::write_band_change`] may write.
+    stride: usize,
+    /// Map width.
+    width: usize,
+    /// Map height.
+    height: usize,
+    /// The weight of each sample's change for rows `0..=(height - 1) / 2`;
+    /// row `y` and row `height - 1 - y` have the same weights.
+    weights: &'a [f32],
+    /// The first prepared row.
+    first: usize,
+}
+
+impl<'a> ChangeRows<'a, false> {
+    /// The same change, with the heights clamped at zero.
+    fn clamped(self) -> ChangeRows<'a, true> {
+        let ChangeRows {
+            source,
+            rows,
+            stride,
+            width,
+            height,
+            weights,
+            first,
+        } = self;
+        ChangeRows {
+            source,
+            rows,
+            stride,
+            width,
+            height,
+            weights,
+            first,
+        }
+    }
+}
+
+impl<const CLAMP: bool> RowShaping for ChangeRows<'_, CLAMP> {
+    const CHANGES: bool = true;
+
+    fn prepare(&mut self, first: usize, count: usize) {
+        self.first = first;
+        let (width, stride) = (self.width, self.stride);
+        match &mut self.source {
             Change::Offsets(offsets) => {
-                let offsets = &offsets[first * width..first * width + rows.len()];
-                for (y, (row, offsets)) in (first..).zip(
-                    rows.chunks_exact_mut(width)
-                        .zip(offsets.chunks_exact(width)),
-                ) {
-                    let row_change = &mut band_change[..width];
-                    for (change, &offset) in row_change.iter_mut().zip(offsets) {
+                let offsets = offsets[first * width..].chunks_exact(width);
+                for (row, offsets) in self.rows.chunks_mut(stride).zip(offsets).take(count) {
+                    for (change, &offset) in row.iter_mut().zip(offsets) {
                         *change = to_f32(offset);
                     }
-                    add_row_change(row, row_change, row_weights(y), clamp);
                 }
             }
             Change::Leaves(scratch) => {
                 let band_rows = scratch.band_rows();
-                for (band, block) in rows.chunks_mut(band_rows * width).enumerate() {
-                    let band_first = first + band * band_rows;
-                    scratch.band(band_first, block.len() / width);
-                    let stride = width + ROW_CHANGE_PADDING;
-                    scratch.write_band_change(band_change, stride);
-                    let rows = block.chunks_exact_mut(width);
-                    for ((i, row), change) in rows.enumerate().zip(band_change.chunks(stride)) {
-                        let weights = row_weights(band_first + i);
-                        add_row_change(row, &change[..width], weights, clamp);
-                    }
+                for band_first in (0..count).step_by(band_rows) {
+                    scratch.band(first + band_first, band_rows.min(count - band_first));
+                    scratch.write_band_change(&mut self.rows[band_first * stride..], stride);
                 }
             }
         }
     }
-}
 
-/// Adds `change` (times `weights`, when there are any) to one row of
-/// heights, then clamps them at zero if `clamp`: per sample the operations
-/// of adding the change over the whole map, then clamping over the whole map.
-fn add_row_change(heights: &mut [f32], change: &[f32], weights: Option<&[f32]>, clamp: bool) {
-    match (weights, clamp) {
-        (Some(weights), true) => {
-            for ((h, &change), &weight) in heights.iter_mut().zip(change).zip(weights) {
-                *h = at_least_zero(*h + change * weight);
-            }
-        }
-        (Some(weights), false) => {
-            for ((h, &change), &weight) in heights.iter_mut().zip(change).zip(weights) {
-                *h += change * weight;
-            }
-        }
-        (None, true) => {
-            for (h, &change) in heights.iter_mut().zip(change) {
-                *h = at_least_zero(*h + change);
-            }
-        }
-        (None, false) => {
-            for (h, &change) in heights.iter_mut().zip(change) {
-                *h += change;
-            }
+    fn row(&self, i: usize) -> (&[f32], &[f32]) {
+        let y = self.first + i;
+        let mirrored = y.min(self.height - 1 - y);
+        (
+            &self.rows[i * self.stride..][..self.width],
+            &self.weights[mirrored * self.width..][..self.width],
+        )
+    }
+
+    fn shaped(height: f32x4, change: f32x4, weight: f32x4) -> f32x4 {
+        let changed = height + change * weight;
+        if CLAMP {
+            // Maximum with zero as `if changed > 0 { changed } else { 0 }`,
+            // one vector instruction (x86 `maxps`, ARM `fmax`): it gives
+            // `f32::max`'s bits for every height a run can hold, which are
+            // never NaN and never −0 (a sum is −0 only when both terms are,
+            // and runs start from +0).
+            changed.fast_max(f32x4::ZERO)
+        } else {
+            changed
         }
     }
-}
-
-/// `height.max(0.0)` written as one comparison, which compiles to a single
-/// vector maximum (x86 `maxps`, ARM `fmaxnm`). It gives the same bits as
-/// `f32::max` for every height a run can hold: that only leaves open which
-/// zero it returns for −0, and no height is ever −0 (a sum is −0 only when
-/// both terms are, and runs start from +0).
-fn at_least_zero(height: f32) -> f32 {
-    if height > 0.0 { height } else { 0.0 }
 }
 
 /// The range of no heights at all, which any height widens.
