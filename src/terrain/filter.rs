@@ -69,7 +69,15 @@ pub fn iir_two_tap_with(
 ) -> Result<(), TerrainError> {
     check_filter_constant(k)?;
     let width = map.width();
-    iir_two_tap_sweeps(scratch, map.cells_mut(), width, k, &mut Unshaped, |_, _| {});
+    iir_two_tap_sweeps(
+        scratch,
+        map.cells_mut(),
+        width,
+        k,
+        &mut Unshaped,
+        None,
+        |_, _| {},
+    );
     Ok(())
 }
 
@@ -138,43 +146,51 @@ pub(crate) fn shape_row<S: RowShaping>(shaping: &S, i: usize, row: &mut [f32]) {
 /// - up, row by row: the bottom→top pass, and `finish(y, row)` on each row
 ///   as soon as the pass no longer reads it.
 ///
+/// With a `helper` (its own buffers and its own shaping of the same
+/// change), the down sweep of the lower half runs on another thread of
+/// rayon's pool: the row passes of the two halves are independent, and the
+/// top→bottom pass goes on through the lower half once both are done.
+///
 /// Every sample goes through the operations of the four directional passes
 /// in the published order, so the heights are those of [`iir_two_tap`]
-/// run after the change on every row, then `finish` on every row.
-pub(crate) fn iir_two_tap_sweeps<S: RowShaping>(
+/// run after the change on every row, then `finish` on every row, with or
+/// without a helper.
+pub(crate) fn iir_two_tap_sweeps<S: RowShaping + Send>(
     scratch: &mut IirScratch,
     cells: &mut [f32],
     width: usize,
     k: f32,
     shaping: &mut S,
+    helper: Option<(&mut IirScratch, &mut S)>,
     mut finish: impl FnMut(usize, &mut [f32]),
 ) {
     let keep = 1.0 - k;
     let rows = cells.len() / width;
-    let lanes = &mut scratch.lanes;
-    lanes.clear();
-    lanes.resize(width, [f32x4::ZERO; GROUP_BLOCKS]);
-    for first in (0..rows).step_by(ROW_LANES) {
-        let (above, rest) = cells.split_at_mut(first * width);
-        let count = ROW_LANES.min(rows - first);
-        let group = &mut rest[..count * width];
-        let above = above.rchunks_exact(width).next();
-        shaping.prepare(first, count);
-        if count == ROW_LANES {
-            filter_group(lanes, group, &*shaping, above, width, k, keep);
-        } else {
-            for (i, row) in group.chunks_exact_mut(width).enumerate() {
-                shape_row(&*shaping, i, row);
-                filter_row(row, k, keep);
-            }
-            if let Some(above) = above {
-                column_step(above, &mut group[..width], k, keep);
-            }
-            for y in 1..count {
-                let (upper, lower) = group.split_at_mut(y * width);
+    let halves = helper.filter(|_| rows >= 2 * ROW_LANES);
+    match halves {
+        Some((helper_scratch, helper_shaping)) => {
+            let split = rows / 2 / ROW_LANES * ROW_LANES;
+            let (upper, lower) = cells.split_at_mut(split * width);
+            rayon::join(
+                || sweep_down(scratch, upper, 0, width, k, shaping, Downward::Through),
+                || {
+                    sweep_down(
+                        helper_scratch,
+                        lower,
+                        split,
+                        width,
+                        k,
+                        helper_shaping,
+                        Downward::Later,
+                    )
+                },
+            );
+            for y in split..rows {
+                let (upper, lower) = cells.split_at_mut(y * width);
                 column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
             }
         }
+        None => sweep_down(scratch, cells, 0, width, k, shaping, Downward::Through),
     }
     for y in (0..rows - 1).rev() {
         let (upper, lower) = cells.split_at_mut((y + 1) * width);
@@ -183,6 +199,74 @@ pub(crate) fn iir_two_tap_sweeps<S: RowShaping>(
         finish(y + 1, below);
     }
     finish(0, &mut cells[..width]);
+}
+
+/// Whether [`sweep_down`] runs the top→bottom pass.
+#[derive(Clone, Copy)]
+enum Downward {
+    /// Through its rows, from the first (the map's top row).
+    Through,
+    /// Not at all: the caller runs it once the rows above are done.
+    Later,
+}
+
+/// The down sweep of [`iir_two_tap_sweeps`] over `band`, the map's rows
+/// from row `first` (a multiple of [`ROW_LANES`]): `shaping`'s change and
+/// the row passes, [`ROW_LANES`] rows at a time, and the top→bottom pass
+/// if `downward` says so.
+fn sweep_down<S: RowShaping>(
+    scratch: &mut IirScratch,
+    band: &mut [f32],
+    first: usize,
+    width: usize,
+    k: f32,
+    shaping: &mut S,
+    downward: Downward,
+) {
+    let keep = 1.0 - k;
+    let rows = band.len() / width;
+    let lanes = &mut scratch.lanes;
+    lanes.clear();
+    lanes.resize(width, [f32x4::ZERO; GROUP_BLOCKS]);
+    for start in (0..rows).step_by(ROW_LANES) {
+        let (above, rest) = band.split_at_mut(start * width);
+        let count = ROW_LANES.min(rows - start);
+        let group = &mut rest[..count * width];
+        let top_down = match (downward, above.rchunks_exact(width).next()) {
+            (Downward::Later, _) => TopDown::Skipped,
+            (Downward::Through, None) => TopDown::AtMapTop,
+            (Downward::Through, Some(above)) => TopDown::From(above),
+        };
+        shaping.prepare(first + start, count);
+        if count == ROW_LANES {
+            filter_group(lanes, group, &*shaping, top_down, width, k, keep);
+        } else {
+            for (i, row) in group.chunks_exact_mut(width).enumerate() {
+                shape_row(&*shaping, i, row);
+                filter_row(row, k, keep);
+            }
+            if !matches!(top_down, TopDown::Skipped) {
+                if let TopDown::From(above) = top_down {
+                    column_step(above, &mut group[..width], k, keep);
+                }
+                for y in 1..count {
+                    let (upper, lower) = group.split_at_mut(y * width);
+                    column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
+                }
+            }
+        }
+    }
+}
+
+/// Where the top→bottom pass through a group of rows starts.
+#[derive(Clone, Copy)]
+enum TopDown<'a> {
+    /// It does not run with the group's row passes.
+    Skipped,
+    /// At the group's first row, the map's top row, which it leaves as it is.
+    AtMapTop,
+    /// From the row above the group.
+    From(&'a [f32]),
 }
 
 /// The left→right then right→left passes of one row.
@@ -196,9 +280,8 @@ fn filter_row(row: &mut [f32], k: f32, keep: f32) {
 }
 
 /// The row passes of a group of [`ROW_LANES`] rows, their heights changed
-/// by `shaping` (its prepared rows) on the way in, then the top→bottom pass
-/// through them from the row `above` them (none for the map's top row,
-/// which that pass leaves as it is).
+/// by `shaping` (its prepared rows) on the way in, then, unless skipped,
+/// the top→bottom pass through them from where `top_down` says.
 ///
 /// Along a row every output waits for the previous one, so a row alone
 /// runs at the latency of a multiply and an add per sample. Here each block
@@ -212,7 +295,7 @@ fn filter_group<S: RowShaping>(
     lanes: &mut [[f32x4; GROUP_BLOCKS]],
     group: &mut [f32],
     shaping: &S,
-    above: Option<&[f32]>,
+    top_down: TopDown<'_>,
     width: usize,
     k: f32,
     keep: f32,
@@ -284,15 +367,25 @@ fn filter_group<S: RowShaping>(
     }
 
     let (lane_quads, _) = lanes[..whole].as_chunks::<BLOCK_ROWS>();
-    let mut above = above;
+    let mut top_down = top_down;
     for (block, rows) in group.chunks_exact_mut(BLOCK_ROWS * width).enumerate() {
         let [r0, r1, r2, r3] = block_rows_mut(rows, width);
         {
             let quads = r0.as_chunks_mut().0.iter_mut().zip(r1.as_chunks_mut().0);
             let quads = quads.zip(r2.as_chunks_mut().0).zip(r3.as_chunks_mut().0);
             let columns_and_rows = lane_quads.iter().zip(quads);
-            match above {
-                Some(above) => {
+            match top_down {
+                TopDown::Skipped => {
+                    for (columns, (((a, b), c), d)) in columns_and_rows {
+                        let [t0, t1, t2, t3] =
+                            f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
+                        *a = t0.to_array();
+                        *b = t1.to_array();
+                        *c = t2.to_array();
+                        *d = t3.to_array();
+                    }
+                }
+                TopDown::From(above) => {
                     let (above_quads, _) = above.as_chunks::<BLOCK_ROWS>();
                     for ((columns, (((a, b), c), d)), &up) in columns_and_rows.zip(above_quads) {
                         let [t0, t1, t2, t3] =
@@ -307,8 +400,7 @@ fn filter_group<S: RowShaping>(
                         *d = v3.to_array();
                     }
                 }
-                None => {
-                    // The map's top row: the top→bottom pass starts from it.
+                TopDown::AtMapTop => {
                     for (columns, (((a, b), c), d)) in columns_and_rows {
                         let [t0, t1, t2, t3] =
                             f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
@@ -324,7 +416,10 @@ fn filter_group<S: RowShaping>(
             }
         }
         for x in whole..width {
-            let mut prev = above.map(|above| above[x]);
+            let mut prev = match top_down {
+                TopDown::From(above) => Some(above[x]),
+                TopDown::Skipped | TopDown::AtMapTop => None,
+            };
             for (row, &cur) in [&mut *r0, &mut *r1, &mut *r2, &mut *r3]
                 .into_iter()
                 .zip(lanes[x][block].as_array())
@@ -334,10 +429,14 @@ fn filter_group<S: RowShaping>(
                     None => cur,
                 };
                 row[x] = filtered;
-                prev = Some(filtered);
+                if !matches!(top_down, TopDown::Skipped) {
+                    prev = Some(filtered);
+                }
             }
         }
-        above = Some(r3);
+        if !matches!(top_down, TopDown::Skipped) {
+            top_down = TopDown::From(r3);
+        }
     }
 }
 

@@ -161,13 +161,68 @@ pub struct Generator {
     change_weight: Vec<f32>,
     /// The BSP tree redrawn every iteration (BSP algorithms only).
     tree: BspTree,
-    /// Buffers for adding the tree, kept so an iteration allocates nothing.
+    /// Buffers for a shaped iteration's sweeps, kept so an iteration
+    /// allocates nothing.
+    buffers: SweepBuffers,
+    /// A second set for the lower half of the map's down sweep, run on
+    /// another thread, when the map is big enough for that to pay.
+    helper: Option<SweepBuffers>,
+}
+
+/// Maps with at least this many samples share a shaped iteration's down
+/// sweep between two threads: below it, handing the lower half to another
+/// thread costs more than it saves (measured in docs/performance.md).
+pub const TWO_THREADS_MIN_SAMPLES: usize = 700 * 700;
+
+/// The buffers one thread's part of a shaped iteration works in.
+#[derive(Debug)]
+struct SweepBuffers {
+    /// For working out the tree's spans.
     bsp_scratch: BspScratch,
-    /// Buffers for the smoothing pass, likewise.
+    /// For the smoothing pass.
     iir_scratch: IirScratch,
-    /// The change of a group of rows of a shaped iteration, in terrain
-    /// units, `width` + [`ROW_CHANGE_PADDING`] samples a row.
+    /// The change of a group of rows, in terrain units, `width` +
+    /// [`ROW_CHANGE_PADDING`] samples a row.
     change_rows: Vec<f32>,
+}
+
+impl SweepBuffers {
+    fn new(width: usize) -> Self {
+        SweepBuffers {
+            bsp_scratch: BspScratch::default(),
+            iir_scratch: IirScratch::default(),
+            change_rows: vec![0.0; ROW_LANES * (width + ROW_CHANGE_PADDING)],
+        }
+    }
+
+    /// The smoothing buffers, and `config`'s iteration change, of the
+    /// classic faults' `offsets` or, when `tree` is given, of its leaves.
+    fn change_rows<'a>(
+        &'a mut self,
+        config: &GeneratorConfig,
+        offsets: &'a [i64],
+        tree: Option<&BspTree>,
+        weights: &'a [f32],
+    ) -> (&'a mut IirScratch, ChangeRows<'a, false>) {
+        let (width, height) = (config.width, config.height);
+        let source = match tree {
+            Some(tree) => {
+                self.bsp_scratch.prepare(tree, width, height);
+                Change::Leaves(&mut self.bsp_scratch)
+            }
+            None => Change::Offsets(offsets),
+        };
+        let rows = ChangeRows {
+            source,
+            rows: &mut self.change_rows,
+            stride: width + ROW_CHANGE_PADDING,
+            width,
+            height,
+            weights,
+            first: 0,
+        };
+        (&mut self.iir_scratch, rows)
+    }
 }
 
 impl Generator {
@@ -195,9 +250,8 @@ impl Generator {
             raster: FaultRasterizer::new(w, h),
             change_weight,
             tree: BspTree::unset(config.depth, f64::from(config.amplitude)),
-            bsp_scratch: BspScratch::default(),
-            iir_scratch: IirScratch::default(),
-            change_rows: vec![0.0; ROW_LANES * (w + ROW_CHANGE_PADDING)],
+            buffers: SweepBuffers::new(w),
+            helper: (shaped && w * h >= TWO_THREADS_MIN_SAMPLES).then(|| SweepBuffers::new(w)),
             config,
         })
     }
@@ -261,8 +315,11 @@ impl Generator {
             }
             Algorithm::Bsp | Algorithm::BspStructured => {
                 self.draw_next_tree();
-                self.tree
-                    .add_to_with(&mut self.bsp_scratch, &mut self.offsets, self.config.width);
+                self.tree.add_to_with(
+                    &mut self.buffers.bsp_scratch,
+                    &mut self.offsets,
+                    self.config.width,
+                );
             }
         }
     }
@@ -288,36 +345,43 @@ impl Generator {
     /// down and one up the map, each row while it is in cache, and that a
     /// BSP tree's offsets go straight from its leaf spans onto the heights.
     fn shaped_iteration(&mut self) {
-        let source = match self.config.algorithm {
+        let leaves = match self.config.algorithm {
             Algorithm::Fault => {
                 self.offsets.fill(0);
                 self.add_next_iteration();
                 self.raster.resolve_into(&mut self.offsets);
-                Change::Offsets(&self.offsets)
+                false
             }
             Algorithm::Bsp | Algorithm::BspStructured => {
                 self.draw_next_tree();
-                let (width, height) = (self.config.width, self.config.height);
-                self.bsp_scratch.prepare(&self.tree, width, height);
-                Change::Leaves(&mut self.bsp_scratch)
+                true
             }
         };
         let config = &self.config;
-        let rows = ChangeRows {
-            source,
-            rows: &mut self.change_rows,
-            stride: config.width + ROW_CHANGE_PADDING,
-            width: config.width,
-            height: config.height,
-            weights: &self.change_weight,
-            first: 0,
-        };
-        let (cells, scratch) = (self.map.cells_mut(), &mut self.iir_scratch);
+        let tree = leaves.then_some(&self.tree);
+        let (offsets, weights) = (&self.offsets, &self.change_weight);
+        let main = self.buffers.change_rows(config, offsets, tree, weights);
+        let helper = self
+            .helper
+            .as_mut()
+            .map(|helper| helper.change_rows(config, offsets, tree, weights));
+        let cells = self.map.cells_mut();
         self.height_range = if config.clamp_non_negative {
-            shape_and_smooth(config, cells, scratch, rows.clamped())
+            let main = (main.0, main.1.clamped());
+            let helper = helper.map(|(scratch, rows)| (scratch, rows.clamped()));
+            shape_and_smooth(config, cells, main, helper)
         } else {
-            shape_and_smooth(config, cells, scratch, rows)
+            shape_and_smooth(config, cells, main, helper)
         };
+    }
+
+    /// Whether a shaped iteration shares its down sweep between two
+    /// threads (by default: when the map has at least
+    /// [`TWO_THREADS_MIN_SAMPLES`] samples). The heights are the same
+    /// either way, to the bit; only the time differs.
+    pub fn set_two_threads(&mut self, two: bool) {
+        self.helper = (two && self.config.shapes_each_iteration())
+            .then(|| SweepBuffers::new(self.config.width));
     }
 
     pub fn heightmap(&self) -> &Heightmap {
@@ -359,11 +423,14 @@ impl Generator {
 /// Adds one iteration's change to `cells` (a map of `config`'s size) and,
 /// when `config` smooths, runs the IIR pass with its sweeps and zeroes a
 /// locked border; returns the range of the new heights.
+///
+/// With a `helper` (its own buffers and change rows), the smoothing pass
+/// shares its down sweep with another thread.
 fn shape_and_smooth<const CLAMP: bool>(
     config: &GeneratorConfig,
     cells: &mut [f32],
-    scratch: &mut IirScratch,
-    mut rows: ChangeRows<'_, CLAMP>,
+    (scratch, mut rows): (&mut IirScratch, ChangeRows<'_, CLAMP>),
+    helper: Option<(&mut IirScratch, ChangeRows<'_, CLAMP>)>,
 ) -> (f32, f32) {
     let (width, height) = (config.width, config.height);
     let mut range = EMPTY_RANGE;
@@ -383,7 +450,11 @@ fn shape_and_smooth<const CLAMP: bool>(
                 }
                 range = widen_range(range, row);
             };
-            iir_two_tap_sweeps(scratch, cells, width, k, &mut rows, finish);
+            let mut helper = helper;
+            let helper = helper
+                .as_mut()
+                .map(|(scratch, rows)| (&mut **scratch, rows));
+            iir_two_tap_sweeps(scratch, cells, width, k, &mut rows, helper, finish);
         }
         None => {
             for (group, group_rows) in cells.chunks_mut(ROW_LANES * width).enumerate() {
@@ -692,6 +763,36 @@ mod tests {
         fast.step(3);
         let plain = reference::shaped_iterations_per_pixel(&config, 3, 3);
         assert_eq!(bits(fast.heightmap()), bits(&plain));
+    }
+
+    #[test]
+    fn two_threads_give_the_bits_of_one_and_of_the_per_pixel_reference() {
+        // Heights of 32 rows and more split the down sweep; the odd sizes
+        // put the split's last group, and the map's, short of 16 rows.
+        let mut configs: Vec<GeneratorConfig> = shaped_configs()
+            .into_iter()
+            .filter(|config| config.height >= 32)
+            .collect();
+        configs.extend([
+            GeneratorConfig::hololens_demo(35, 81),
+            GeneratorConfig::hololens_demo(66, 64),
+            GeneratorConfig {
+                smoothing: Some(0.3),
+                ..GeneratorConfig::classic(29, 50, 40)
+            },
+        ]);
+        for config in configs {
+            let mut one = Generator::new(config.clone(), 5).unwrap();
+            one.set_two_threads(false);
+            let mut two = Generator::new(config.clone(), 5).unwrap();
+            two.set_two_threads(true);
+            one.step(20);
+            two.step(20);
+            let plain = reference::shaped_iterations_per_pixel(&config, 5, 20);
+            assert_eq!(bits(two.heightmap()), bits(&plain), "{config:?}");
+            assert_eq!(bits(one.heightmap()), bits(&plain), "{config:?}");
+            assert_eq!(two.height_range(), one.height_range(), "{config:?}");
+        }
     }
 
     #[test]
