@@ -587,9 +587,9 @@ fn widen_range(range: (f32, f32), heights: &[f32]) -> (f32, f32) {
         high = high.fast_max(quad);
     }
     let lanes = low.to_array().into_iter().zip(high.to_array());
-    lanes
-        .chain(rest.iter().map(|&h| (h, h)))
-        .fold(range, |(lo, hi), (low, high)| (lo.min(low), hi.max(high)))
+    let range = lanes.fold(range, |(lo, hi), (low, high)| (lo.min(low), hi.max(high)));
+    rest.iter()
+        .fold(range, |(lo, hi), &height| (lo.min(height), hi.max(height)))
 }
 
 /// The weight of a change at sample (x, y): the demo's edge falloff
