@@ -124,8 +124,10 @@ fn lane_sum(cells: &[f32]) -> f32 {
 
 /// One demo iteration (what `App::update` does per iteration through the
 /// generator) beside the floor of any pass over the same map: writing every
-/// height once (a fill) and reading every height once (a sum). Prints how
-/// many times the floor the iteration costs, from this run's medians.
+/// height once (a fill) and reading every height once (a sum). The
+/// iteration runs on one thread, then shares its down sweep between two
+/// (`Generator::set_two_threads`). Prints how many times the floor each
+/// costs, from this run's medians.
 fn demo_frame(c: &mut Criterion) {
     const SAMPLES: usize = 50;
     let mut group = c.benchmark_group("demo frame");
@@ -152,34 +154,37 @@ fn demo_frame(c: &mut Criterion) {
             iterations: 10_000_000,
             ..GeneratorConfig::hololens_demo(size, size)
         };
-        let mut generator = Generator::new(config, 3).expect("valid demo config");
-        let iteration = bench_recorded(
-            &mut group,
-            format!("bsp depth 5 + IIR pass, {size}x{size}"),
-            |iters| {
+        let iterations = [(false, ""), (true, ", two threads")].map(|(two, label)| {
+            let mut generator = Generator::new(config.clone(), 3).expect("valid demo config");
+            generator.set_two_threads(two);
+            let name = format!("bsp depth 5 + IIR pass, {size}x{size}{label}");
+            let iteration = bench_recorded(&mut group, name, |iters| {
                 let started = Instant::now();
                 for _ in 0..iters {
                     generator.step(1);
                 }
                 started.elapsed()
-            },
-        );
-        medians.push((size, fill, sum, iteration));
+            });
+            (label, iteration)
+        });
+        medians.push((size, fill, sum, iterations));
     }
     group.finish();
-    for (size, fill, sum, iteration) in medians {
-        let median = |recorded| sample_median(recorded, SAMPLES);
-        if let (Some(fill), Some(sum), Some(iteration)) =
-            (median(&fill), median(&sum), median(&iteration))
-        {
-            println!(
-                "demo frame {size}x{size}: iteration {:.1} µs = {:.1}× the fill ({:.2} µs), {:.1}× the sum ({:.2} µs)",
-                iteration / 1e3,
-                iteration / fill,
-                fill / 1e3,
-                iteration / sum,
-                sum / 1e3
-            );
+    for (size, fill, sum, iterations) in medians {
+        let median = |recorded: &Recorded| sample_median(recorded, SAMPLES);
+        for (label, iteration) in iterations {
+            if let (Some(fill), Some(sum), Some(iteration)) =
+                (median(&fill), median(&sum), median(&iteration))
+            {
+                println!(
+                    "demo frame {size}x{size}{label}: iteration {:.1} µs = {:.1}× the fill ({:.2} µs), {:.1}× the sum ({:.2} µs)",
+                    iteration / 1e3,
+                    iteration / fill,
+                    fill / 1e3,
+                    iteration / sum,
+                    sum / 1e3
+                );
+            }
         }
     }
 }

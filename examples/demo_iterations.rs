@@ -7,6 +7,8 @@
 //!         target/release/examples/demo_iterations 257 20
 //!
 //! It steps 5 iterations, then the given number, so the count covers 5 more.
+//! A third argument, 1 or 2, runs the iterations on one thread or shares
+//! them between two, in place of the generator's choice by map size.
 use std::process::ExitCode;
 
 use holoterrain::terrain::{Generator, GeneratorConfig};
@@ -17,12 +19,15 @@ const WARM_UP: usize = 5;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let parsed: Option<Vec<usize>> = args.iter().map(|arg| arg.parse().ok()).collect();
-    let Some([side, iterations]) = parsed
-        .as_deref()
-        .and_then(|p| <[usize; 2]>::try_from(p).ok())
-    else {
-        eprintln!("error: usage: demo_iterations SIDE ITERATIONS (two whole numbers, e.g. 257 20)");
-        return ExitCode::FAILURE;
+    let (side, iterations, threads) = match parsed.as_deref() {
+        Some(&[side, iterations]) => (side, iterations, None),
+        Some(&[side, iterations, threads @ (1 | 2)]) => (side, iterations, Some(threads)),
+        _ => {
+            eprintln!(
+                "error: usage: demo_iterations SIDE ITERATIONS [THREADS] (whole numbers, e.g. 257 20; THREADS 1 or 2)"
+            );
+            return ExitCode::FAILURE;
+        }
     };
     let config = GeneratorConfig {
         iterations: WARM_UP + iterations,
@@ -35,6 +40,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(threads) = threads {
+        generator.set_two_threads(threads == 2);
+    }
     generator.step(WARM_UP);
     generator.step(iterations);
     println!("height range {:?}", generator.height_range());

@@ -9,7 +9,7 @@
 //! they meet (structured).
 use std::ops::Range;
 
-use super::fixed::to_fixed;
+use super::fixed::{to_f32, to_fixed};
 use super::raster::{Line, RowSplitter};
 use super::rng::TerrainRng;
 
@@ -255,10 +255,28 @@ pub struct BspScratch {
     reached: Vec<bool>,
     /// One node's whole-row splits for the band's rows.
     splits: Vec<f64>,
-    /// The leaves some sample of the band reaches: where their spans start
-    /// in the span tables, and their offsets.
-    band_leaves: Vec<(usize, i64)>,
+    /// Every leaf, in the order their spans come along a row (the same on
+    /// every row: each node's two children keep their order).
+    leaves_along_row: Vec<usize>,
+    /// The leaves some sample of the band reaches, in the order of
+    /// `leaves_along_row`: where their spans start in the span tables, their
+    /// offsets, and the offsets in terrain units.
+    band_leaves: Vec<BandLeaf>,
 }
+
+/// A leaf some sample of the current band reaches.
+#[derive(Debug, Clone, Copy)]
+struct BandLeaf {
+    /// Where the leaf's spans start in the span tables.
+    base: usize,
+    /// The fixed-point offset of its samples.
+    offset: i64,
+    /// The same offset in terrain units.
+    change: f32,
+}
+
+/// Samples past the width that [`BspScratch::write_row_change`] may write.
+pub const ROW_CHANGE_PADDING: usize = 15;
 
 impl BspScratch {
     /// Prepares `tree` for a `width` × `rows` map.
@@ -275,11 +293,31 @@ impl BspScratch {
         self.leaf_offsets.clear();
         self.leaf_offsets
             .extend((internal..nodes).map(|leaf| tree.path_offset(leaf)));
+        self.leaves_along_row.clear();
+        self.push_leaves_along_row(0);
         self.span_start.resize(nodes * self.band_rows, 0.0);
         self.span_end.resize(nodes * self.band_rows, 0.0);
         self.reached.resize(nodes, false);
         self.band_leaves.reserve(internal + 1);
         self.splits.resize(self.band_rows, 0.0);
+    }
+
+    /// Appends the leaves under `node` in the order their spans come along
+    /// a row: the child whose span comes first along the row (the right
+    /// one when the node's right side comes first), then the other.
+    fn push_leaves_along_row(&mut self, node: usize) {
+        if node >= self.internal {
+            self.leaves_along_row.push(node);
+            return;
+        }
+        let (left, right) = (2 * node + 1, 2 * node + 2);
+        let (first, second) = if self.splitters[node].right_first() {
+            (right, left)
+        } else {
+            (left, right)
+        };
+        self.push_leaves_along_row(first);
+        self.push_leaves_along_row(second);
     }
 
     /// Rows per band: what [`BspScratch::band`] takes at most.
@@ -340,9 +378,14 @@ impl BspScratch {
             self.reached[2 * node + 2] = right_reached;
         }
         self.band_leaves.clear();
-        for (leaf, &offset) in (self.internal..).zip(&self.leaf_offsets) {
+        for &leaf in &self.leaves_along_row {
             if self.reached[leaf] {
-                self.band_leaves.push((leaf * stride, offset));
+                let offset = self.leaf_offsets[leaf - self.internal];
+                self.band_leaves.push(BandLeaf {
+                    base: leaf * stride,
+                    offset,
+                    change: to_f32(offset),
+                });
             }
         }
     }
@@ -350,10 +393,41 @@ impl BspScratch {
     /// The leaves reached by samples of row `i` of the current band: the
     /// samples that reach each, and the fixed-point offset they receive.
     pub fn row_spans(&self, i: usize) -> impl Iterator<Item = (Range<usize>, i64)> {
-        self.band_leaves.iter().filter_map(move |&(base, offset)| {
-            let (start, end) = (self.span_start[base + i], self.span_end[base + i]);
-            (start < end).then(|| (sample_index(start)..sample_index(end), offset))
+        self.band_leaves.iter().filter_map(move |leaf| {
+            let (start, end) = (self.span_start[leaf.base + i], self.span_end[leaf.base + i]);
+            (start < end).then(|| (sample_index(start)..sample_index(end), leaf.offset))
         })
+    }
+
+    /// Writes the change of every sample of the current band, its leaf's
+    /// offset in terrain units: row `i`'s at `change[i * stride..][..width]`,
+    /// where `stride` is at least the width plus [`ROW_CHANGE_PADDING`],
+    /// samples the rows may overwrite.
+    ///
+    /// The leaves' spans tile each row in the order of `band_leaves`, so each
+    /// span is written four samples at a time, its last four running on into
+    /// the spans after it, which are written later: one short loop of whole
+    /// vector stores per span, with no tail. The loop goes leaf by leaf over
+    /// the band's rows, where a span's length changes little from one row to
+    /// the next, so the processor predicts where each loop ends.
+    pub fn write_band_change(&self, change: &mut [f32], stride: usize) {
+        assert!(
+            stride >= self.width + ROW_CHANGE_PADDING && change.len() >= self.band_len * stride,
+            "the change rows have room for the band and the padding"
+        );
+        for leaf in &self.band_leaves {
+            let quad = [leaf.change; 16];
+            let starts = &self.span_start[leaf.base..leaf.base + self.band_len];
+            let ends = &self.span_end[leaf.base..leaf.base + self.band_len];
+            for ((row, &start), &end) in change.chunks_exact_mut(stride).zip(starts).zip(ends) {
+                let (start, end) = (sample_index(start), sample_index(end));
+                let mut x = start;
+                while x < end {
+                    row[x..x + 16].copy_from_slice(&quad);
+                    x += 16;
+                }
+            }
+        }
     }
 }
 
@@ -440,6 +514,40 @@ mod tests {
                 let tree = BspTree::random(&mut rng, TreeStyle::Structured, 5, 0.005, w, h);
                 let (fast, slow) = both(&tree, w, h);
                 assert_eq!(fast, slow);
+            }
+        }
+    }
+
+    #[test]
+    fn band_changes_are_each_samples_leaf_offset_in_terrain_units() {
+        // Widths under, at and past the 16-sample stores, trees deep enough
+        // for bands of fewer rows, both styles; the padding holds a marker
+        // the stores may overwrite but nothing inside a row may keep.
+        let mut rng = TerrainRng::new(23);
+        for (w, h) in [(3, 40), (16, 17), (33, 21), (100, 37)] {
+            for (style, depth) in [
+                (TreeStyle::Structured, 5),
+                (TreeStyle::Unstructured, 3),
+                (TreeStyle::Unstructured, 12),
+            ] {
+                let tree = BspTree::random(&mut rng, style, depth, 0.005, w, h);
+                let mut scratch = BspScratch::default();
+                scratch.prepare(&tree, w, h);
+                let stride = w + ROW_CHANGE_PADDING;
+                let mut change = vec![f32::NAN; scratch.band_rows() * stride];
+                for first in (0..h).step_by(scratch.band_rows()) {
+                    let count = scratch.band_rows().min(h - first);
+                    scratch.band(first, count);
+                    change.fill(f32::NAN);
+                    scratch.write_band_change(&mut change, stride);
+                    for (i, row) in change.chunks(stride).take(count).enumerate() {
+                        let expected: Vec<u32> = (0..w)
+                            .map(|x| to_f32(tree.offset_at(x, first + i)).to_bits())
+                            .collect();
+                        let got: Vec<u32> = row[..w].iter().map(|c| c.to_bits()).collect();
+                        assert_eq!(got, expected, "{w}x{h} depth {depth} row {}", first + i);
+                    }
+                }
             }
         }
     }

@@ -27,7 +27,7 @@ const BLOCK_ROWS: usize = 4;
 const GROUP_BLOCKS: usize = 4;
 
 /// Rows the IIR row passes filter side by side.
-const ROW_LANES: usize = BLOCK_ROWS * GROUP_BLOCKS;
+pub(crate) const ROW_LANES: usize = BLOCK_ROWS * GROUP_BLOCKS;
 
 /// One pass of the two-tap recursive filter, bit for bit the loop published
 /// in the demo's write-up, which filters every row and column, border included.
@@ -69,54 +69,128 @@ pub fn iir_two_tap_with(
 ) -> Result<(), TerrainError> {
     check_filter_constant(k)?;
     let width = map.width();
-    iir_two_tap_sweeps(scratch, map.cells_mut(), width, k, |_, _| {}, |_, _| {});
+    iir_two_tap_sweeps(
+        scratch,
+        map.cells_mut(),
+        width,
+        k,
+        &mut Unshaped,
+        None,
+        |_, _| {},
+    );
     Ok(())
 }
 
+/// What the down sweep of [`iir_two_tap_sweeps`] does to each height
+/// before filtering it: nothing for a plain pass ([`Unshaped`]); for an
+/// iteration of a run, add its change.
+pub(crate) trait RowShaping {
+    /// Whether heights change at all; when not, no change is read.
+    const CHANGES: bool;
+
+    /// Gets the change of rows `first..first + count` (at most
+    /// [`ROW_LANES`]) ready for [`RowShaping::row`].
+    fn prepare(&mut self, first: usize, count: usize);
+
+    /// The change and the weight of each sample of row `i` of the
+    /// prepared rows (row `first + i` of the map), at least `width` each.
+    fn row(&self, i: usize) -> (&[f32], &[f32]);
+
+    /// Four heights after their changes: the lanes hold the same
+    /// samples in `height`, `change` and `weight`.
+    fn shaped(height: f32x4, change: f32x4, weight: f32x4) -> f32x4;
+}
+
+/// The shaping of a plain filter pass: heights stay as they are.
+pub(crate) struct Unshaped;
+
+impl RowShaping for Unshaped {
+    const CHANGES: bool = false;
+
+    fn prepare(&mut self, _first: usize, _count: usize) {}
+
+    fn row(&self, _i: usize) -> (&[f32], &[f32]) {
+        (&[], &[])
+    }
+
+    fn shaped(height: f32x4, _change: f32x4, _weight: f32x4) -> f32x4 {
+        height
+    }
+}
+
+/// Applies `shaping`'s change to row `i` of its prepared rows (`row`).
+pub(crate) fn shape_row<S: RowShaping>(shaping: &S, i: usize, row: &mut [f32]) {
+    if !S::CHANGES {
+        return;
+    }
+    let (change, weight) = shaping.row(i);
+    let width = row.len();
+    let (quads, rest) = row.as_chunks_mut::<4>();
+    let (change_quads, change_rest) = change[..width].as_chunks::<4>();
+    let (weight_quads, weight_rest) = weight[..width].as_chunks::<4>();
+    for ((h, &c), &w) in quads.iter_mut().zip(change_quads).zip(weight_quads) {
+        *h = S::shaped(f32x4::new(*h), f32x4::new(c), f32x4::new(w)).to_array();
+    }
+    for ((h, &c), &w) in rest.iter_mut().zip(change_rest).zip(weight_rest) {
+        *h = S::shaped(f32x4::splat(*h), f32x4::splat(c), f32x4::splat(w)).as_array()[0];
+    }
+}
+
 /// One pass of [`iir_two_tap`] over the row-major `cells` of a `width`-wide
-/// map (`k` already checked), as one sweep down the map and one up, with the
-/// caller's own work on each row done while the row is in cache:
+/// map (`k` already checked), as one sweep down the map and one up, with
+/// the caller's own work on each row done while the row is in cache:
 ///
-/// - down, [`ROW_LANES`] rows at a time: `prepare(first_row, rows)`, then
-///   the row passes of those rows, then the top→bottom pass through them;
+/// - down, [`ROW_LANES`] rows at a time: `shaping`'s change added to the
+///   heights as they are read, then the row passes of those rows, then the
+///   top→bottom pass through them;
 /// - up, row by row: the bottom→top pass, and `finish(y, row)` on each row
 ///   as soon as the pass no longer reads it.
 ///
+/// With a `helper` (its own buffers and its own shaping of the same
+/// change), the down sweep of the lower half runs on another thread of
+/// rayon's pool: the row passes of the two halves are independent, and the
+/// top→bottom pass goes on through the lower half once both are done.
+///
 /// Every sample goes through the operations of the four directional passes
 /// in the published order, so the heights are those of [`iir_two_tap`]
-/// run after `prepare` on every row, then `finish` on every row.
-pub(crate) fn iir_two_tap_sweeps(
+/// run after the change on every row, then `finish` on every row, with or
+/// without a helper.
+pub(crate) fn iir_two_tap_sweeps<S: RowShaping + Send>(
     scratch: &mut IirScratch,
     cells: &mut [f32],
     width: usize,
     k: f32,
-    mut prepare: impl FnMut(usize, &mut [f32]),
+    shaping: &mut S,
+    helper: Option<(&mut IirScratch, &mut S)>,
     mut finish: impl FnMut(usize, &mut [f32]),
 ) {
     let keep = 1.0 - k;
     let rows = cells.len() / width;
-    let lanes = &mut scratch.lanes;
-    lanes.clear();
-    lanes.resize(width, [f32x4::ZERO; GROUP_BLOCKS]);
-    for first in (0..rows).step_by(ROW_LANES) {
-        let (above, rest) = cells.split_at_mut(first * width);
-        let group = &mut rest[..ROW_LANES.min(rows - first) * width];
-        let above = above.rchunks_exact(width).next();
-        prepare(first, group);
-        if group.len() == ROW_LANES * width {
-            filter_group(lanes, group, above, width, k, keep);
-        } else {
-            for row in group.chunks_exact_mut(width) {
-                filter_row(row, k, keep);
-            }
-            if let Some(above) = above {
-                column_step(above, &mut group[..width], k, keep);
-            }
-            for y in 1..group.len() / width {
-                let (upper, lower) = group.split_at_mut(y * width);
+    let halves = helper.filter(|_| rows >= 2 * ROW_LANES);
+    match halves {
+        Some((helper_scratch, helper_shaping)) => {
+            let split = rows / 2 / ROW_LANES * ROW_LANES;
+            let (upper, lower) = cells.split_at_mut(split * width);
+            rayon::join(
+                || sweep_down(scratch, upper, 0, width, k, shaping, Downward::Through),
+                || {
+                    sweep_down(
+                        helper_scratch,
+                        lower,
+                        split,
+                        width,
+                        k,
+                        helper_shaping,
+                        Downward::Later,
+                    )
+                },
+            );
+            for y in split..rows {
+                let (upper, lower) = cells.split_at_mut(y * width);
                 column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
             }
         }
+        None => sweep_down(scratch, cells, 0, width, k, shaping, Downward::Through),
     }
     for y in (0..rows - 1).rev() {
         let (upper, lower) = cells.split_at_mut((y + 1) * width);
@@ -125,6 +199,74 @@ pub(crate) fn iir_two_tap_sweeps(
         finish(y + 1, below);
     }
     finish(0, &mut cells[..width]);
+}
+
+/// Whether [`sweep_down`] runs the top→bottom pass.
+#[derive(Clone, Copy)]
+enum Downward {
+    /// Through its rows, from the first (the map's top row).
+    Through,
+    /// Not at all: the caller runs it once the rows above are done.
+    Later,
+}
+
+/// The down sweep of [`iir_two_tap_sweeps`] over `band`, the map's rows
+/// from row `first` (a multiple of [`ROW_LANES`]): `shaping`'s change and
+/// the row passes, [`ROW_LANES`] rows at a time, and the top→bottom pass
+/// if `downward` says so.
+fn sweep_down<S: RowShaping>(
+    scratch: &mut IirScratch,
+    band: &mut [f32],
+    first: usize,
+    width: usize,
+    k: f32,
+    shaping: &mut S,
+    downward: Downward,
+) {
+    let keep = 1.0 - k;
+    let rows = band.len() / width;
+    let lanes = &mut scratch.lanes;
+    lanes.clear();
+    lanes.resize(width, [f32x4::ZERO; GROUP_BLOCKS]);
+    for start in (0..rows).step_by(ROW_LANES) {
+        let (above, rest) = band.split_at_mut(start * width);
+        let count = ROW_LANES.min(rows - start);
+        let group = &mut rest[..count * width];
+        let top_down = match (downward, above.rchunks_exact(width).next()) {
+            (Downward::Later, _) => TopDown::Skipped,
+            (Downward::Through, None) => TopDown::AtMapTop,
+            (Downward::Through, Some(above)) => TopDown::From(above),
+        };
+        shaping.prepare(first + start, count);
+        if count == ROW_LANES {
+            filter_group(lanes, group, &*shaping, top_down, width, k, keep);
+        } else {
+            for (i, row) in group.chunks_exact_mut(width).enumerate() {
+                shape_row(&*shaping, i, row);
+                filter_row(row, k, keep);
+            }
+            if !matches!(top_down, TopDown::Skipped) {
+                if let TopDown::From(above) = top_down {
+                    column_step(above, &mut group[..width], k, keep);
+                }
+                for y in 1..count {
+                    let (upper, lower) = group.split_at_mut(y * width);
+                    column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
+                }
+            }
+        }
+    }
+}
+
+/// Where the top→bottom pass through a group of rows starts.
+#[derive(Clone, Copy)]
+enum TopDown<'a> {
+    /// It does not run with the group's row passes.
+    Skipped,
+    /// At the group's first row, the map's top row, which it leaves as it is.
+    AtMapTop,
+    /// From the row above the group.
+    From(&'a [f32]),
 }
 
 /// The left→right then right→left passes of one row.
@@ -137,9 +279,9 @@ fn filter_row(row: &mut [f32], k: f32, keep: f32) {
     }
 }
 
-/// The row passes of a group of [`ROW_LANES`] rows, then the top→bottom
-/// pass through them from the row `above` them (none for the map's top row,
-/// which that pass leaves as it is).
+/// The row passes of a group of [`ROW_LANES`] rows, their heights changed
+/// by `shaping` (its prepared rows) on the way in, then, unless skipped,
+/// the top→bottom pass through them from where `top_down` says.
 ///
 /// Along a row every output waits for the previous one, so a row alone
 /// runs at the latency of a multiply and an add per sample. Here each block
@@ -149,10 +291,11 @@ fn filter_row(row: &mut [f32], k: f32, keep: f32) {
 /// top→bottom pass applied to each block's four rows on the way out. Each
 /// sample still gets its row's operations in the published order, in a lane
 /// of its own.
-fn filter_group(
+fn filter_group<S: RowShaping>(
     lanes: &mut [[f32x4; GROUP_BLOCKS]],
     group: &mut [f32],
-    above: Option<&[f32]>,
+    shaping: &S,
+    top_down: TopDown<'_>,
     width: usize,
     k: f32,
     keep: f32,
@@ -161,17 +304,49 @@ fn filter_group(
     let (lanes_whole, lanes_rest) = lanes.split_at_mut(whole);
     let (lane_quads, _) = lanes_whole.as_chunks_mut::<BLOCK_ROWS>();
     for (block, rows) in group.chunks_exact(BLOCK_ROWS * width).enumerate() {
-        let [r0, r1, r2, r3] = block_rows(rows, width);
-        let quads = r0.as_chunks().0.iter().zip(r1.as_chunks().0);
-        let quads = quads.zip(r2.as_chunks().0).zip(r3.as_chunks().0);
-        for (columns, (((&a, &b), &c), &d)) in lane_quads.iter_mut().zip(quads) {
-            let transposed = f32x4::transpose([a, b, c, d].map(f32x4::new));
-            for (column, lanes) in transposed.into_iter().zip(columns) {
-                lanes[block] = column;
+        let rows = block_rows(rows, width);
+        if S::CHANGES {
+            let changes: [(&[f32], &[f32]); BLOCK_ROWS] =
+                std::array::from_fn(|j| shaping.row(block * BLOCK_ROWS + j));
+            let quads = |j: usize| {
+                let (change, weight) = changes[j];
+                let heights = rows[j].as_chunks::<4>().0.iter();
+                let changes = change[..width].as_chunks::<4>().0.iter();
+                let weights = weight[..width].as_chunks::<4>().0.iter();
+                heights
+                    .zip(changes)
+                    .zip(weights)
+                    .map(|((&h, &c), &w)| S::shaped(f32x4::new(h), f32x4::new(c), f32x4::new(w)))
+            };
+            let quads = quads(0).zip(quads(1)).zip(quads(2)).zip(quads(3));
+            for (columns, (((a, b), c), d)) in lane_quads.iter_mut().zip(quads) {
+                let transposed = f32x4::transpose([a, b, c, d]);
+                for (column, lanes) in transposed.into_iter().zip(columns) {
+                    lanes[block] = column;
+                }
             }
-        }
-        for (x, lane) in (whole..).zip(lanes_rest.iter_mut()) {
-            lane[block] = f32x4::new([r0[x], r1[x], r2[x], r3[x]]);
+            for (x, lane) in (whole..).zip(lanes_rest.iter_mut()) {
+                let column = |j: usize| -> [f32; 3] {
+                    let (change, weight) = changes[j];
+                    [rows[j][x], change[x], weight[x]]
+                };
+                let [a, b, c, d] = [column(0), column(1), column(2), column(3)];
+                let sample = |i: usize| f32x4::new([a[i], b[i], c[i], d[i]]);
+                lane[block] = S::shaped(sample(0), sample(1), sample(2));
+            }
+        } else {
+            let [r0, r1, r2, r3] = rows;
+            let quads = r0.as_chunks().0.iter().zip(r1.as_chunks().0);
+            let quads = quads.zip(r2.as_chunks().0).zip(r3.as_chunks().0);
+            for (columns, (((&a, &b), &c), &d)) in lane_quads.iter_mut().zip(quads) {
+                let transposed = f32x4::transpose([a, b, c, d].map(f32x4::new));
+                for (column, lanes) in transposed.into_iter().zip(columns) {
+                    lanes[block] = column;
+                }
+            }
+            for (x, lane) in (whole..).zip(lanes_rest.iter_mut()) {
+                lane[block] = f32x4::new([r0[x], r1[x], r2[x], r3[x]]);
+            }
         }
     }
 
@@ -192,15 +367,25 @@ fn filter_group(
     }
 
     let (lane_quads, _) = lanes[..whole].as_chunks::<BLOCK_ROWS>();
-    let mut above = above;
+    let mut top_down = top_down;
     for (block, rows) in group.chunks_exact_mut(BLOCK_ROWS * width).enumerate() {
         let [r0, r1, r2, r3] = block_rows_mut(rows, width);
         {
             let quads = r0.as_chunks_mut().0.iter_mut().zip(r1.as_chunks_mut().0);
             let quads = quads.zip(r2.as_chunks_mut().0).zip(r3.as_chunks_mut().0);
             let columns_and_rows = lane_quads.iter().zip(quads);
-            match above {
-                Some(above) => {
+            match top_down {
+                TopDown::Skipped => {
+                    for (columns, (((a, b), c), d)) in columns_and_rows {
+                        let [t0, t1, t2, t3] =
+                            f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
+                        *a = t0.to_array();
+                        *b = t1.to_array();
+                        *c = t2.to_array();
+                        *d = t3.to_array();
+                    }
+                }
+                TopDown::From(above) => {
                     let (above_quads, _) = above.as_chunks::<BLOCK_ROWS>();
                     for ((columns, (((a, b), c), d)), &up) in columns_and_rows.zip(above_quads) {
                         let [t0, t1, t2, t3] =
@@ -215,8 +400,7 @@ fn filter_group(
                         *d = v3.to_array();
                     }
                 }
-                None => {
-                    // The map's top row: the top→bottom pass starts from it.
+                TopDown::AtMapTop => {
                     for (columns, (((a, b), c), d)) in columns_and_rows {
                         let [t0, t1, t2, t3] =
                             f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
@@ -232,7 +416,10 @@ fn filter_group(
             }
         }
         for x in whole..width {
-            let mut prev = above.map(|above| above[x]);
+            let mut prev = match top_down {
+                TopDown::From(above) => Some(above[x]),
+                TopDown::Skipped | TopDown::AtMapTop => None,
+            };
             for (row, &cur) in [&mut *r0, &mut *r1, &mut *r2, &mut *r3]
                 .into_iter()
                 .zip(lanes[x][block].as_array())
@@ -242,10 +429,14 @@ fn filter_group(
                     None => cur,
                 };
                 row[x] = filtered;
-                prev = Some(filtered);
+                if !matches!(top_down, TopDown::Skipped) {
+                    prev = Some(filtered);
+                }
             }
         }
-        above = Some(r3);
+        if !matches!(top_down, TopDown::Skipped) {
+            top_down = TopDown::From(r3);
+        }
     }
 }
 
