@@ -1,13 +1,14 @@
 //! The frame loop's record, kept the same way on every platform: the seeds
-//! and reseeds, the most fault iterations one frame applied, per-frame CPU
-//! times and the display time covered; summarised into a [`RunReport`].
+//! and reseeds, the placements, the most fault iterations one frame
+//! applied, per-frame CPU times and the display time covered; summarised
+//! into a [`RunReport`].
 //!
 //! Per frame a platform calls [`RunRecorder::updated`] after `App::update`
 //! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
 //! [`RunRecorder::finish`].
 use super::App;
 use super::frame::{AppEvent, FrameOutput};
-use super::report::{CpuTimes, PoseRecord, ReseedRecord, RunReport, TimingStats};
+use super::report::{CpuTimes, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats};
 
 /// What happened so far in a run.
 #[derive(Debug, Clone)]
@@ -16,6 +17,8 @@ pub struct RunRecorder {
     seeds: Vec<u64>,
     /// The reseeds, in order.
     reseeds: Vec<ReseedRecord>,
+    /// The settled placements, in order.
+    placements: Vec<PlacementRecord>,
     /// Frames drawn.
     frames: u64,
     /// The most iterations any one update applied.
@@ -36,6 +39,7 @@ impl RunRecorder {
         RunRecorder {
             seeds: vec![first_seed],
             reseeds: Vec::new(),
+            placements: Vec::new(),
             frames: 0,
             max_iterations_per_frame: 0,
             update_ms: Vec::with_capacity(expected_frames),
@@ -46,8 +50,8 @@ impl RunRecorder {
 
     /// Notes one `App::update` for the frame shown at `display_time_ns`,
     /// which took `update_ms` of CPU time: its reseeds (at the index of the
-    /// next frame drawn, at their display time from the first update's) and
-    /// the iterations it applied.
+    /// next frame drawn, at their display time from the first update's), its
+    /// placements (at that frame index too) and the iterations it applied.
     pub fn updated(&mut self, display_time_ns: i64, output: &FrameOutput, update_ms: f64) {
         let (first_ns, _) = *self
             .display_ns
@@ -57,14 +61,19 @@ impl RunRecorder {
         self.max_iterations_per_frame =
             self.max_iterations_per_frame.max(output.iterations_applied);
         for event in &output.events {
-            if let AppEvent::Reseeded { seed, cause, .. } = *event {
-                self.seeds.push(seed);
-                self.reseeds.push(ReseedRecord {
-                    frame: self.frames,
-                    time: (display_time_ns - first_ns) as f64 * 1e-9,
-                    cause,
-                    seed,
-                });
+            match *event {
+                AppEvent::Reseeded { seed, cause, .. } => {
+                    self.seeds.push(seed);
+                    self.reseeds.push(ReseedRecord {
+                        frame: self.frames,
+                        time: (display_time_ns - first_ns) as f64 * 1e-9,
+                        cause,
+                        seed,
+                    });
+                }
+                AppEvent::Placed { placement, cause } => self
+                    .placements
+                    .push(PlacementRecord::new(self.frames, &placement, cause)),
             }
         }
     }
@@ -87,7 +96,7 @@ impl RunRecorder {
     }
 
     /// The run's report: what was recorded, with `app`'s final state (the
-    /// iterations of its last seed, where the hologram is pinned) and
+    /// iterations of its last seed, where the hologram is and how big) and
     /// `seconds` of display time covered, as the platform counts it.
     /// Validation is the platform's to fill in.
     pub fn finish(self, app: &App, seconds: f64) -> RunReport {
@@ -98,7 +107,9 @@ impl RunRecorder {
             reseeds: self.reseeds,
             iterations: app.iterations_done(),
             max_iterations_per_frame: self.max_iterations_per_frame,
+            placements: self.placements,
             hologram_pose: app.hologram_pose().map(PoseRecord::from),
+            hologram_scale: app.placement().map(|placement| placement.scale),
             cpu_ms: CpuTimes {
                 update: TimingStats::of(&self.update_ms),
                 render: TimingStats::of(&self.render_ms),

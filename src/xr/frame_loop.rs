@@ -268,8 +268,9 @@ impl<'a> FrameLoop<'a> {
         Ok(())
     }
 
-    /// Answers what the app did this frame: pins a placed hologram with an
-    /// anchor, tells of a reseed and pulses the hand that asked for it.
+    /// Answers what the app did this frame: pins a settled placement with
+    /// an anchor (and keeps it after a manipulation), tells of a reseed and
+    /// pulses the hand that asked for it.
     fn answer<B: GraphicsBinding>(
         &mut self,
         session: &mut Session<B>,
@@ -278,7 +279,14 @@ impl<'a> FrameLoop<'a> {
     ) -> Result<(), XrError> {
         for event in &output.events {
             match *event {
-                AppEvent::Placed { pose } => self.anchored = session.anchor(&pose, time)?,
+                AppEvent::Placed { placement, cause } => {
+                    self.anchored = session.anchor(&placement, cause, time)?;
+                    (self.progress)(Progress::Placed {
+                        cause,
+                        position: placement.pose.position.to_array(),
+                        scale: placement.scale,
+                    });
+                }
                 AppEvent::Reseeded { seed, cause, hand } => {
                     log::info!(
                         "reseeded ({}, {hand:?} hand) with seed {seed}",

@@ -12,13 +12,16 @@ mod events;
 mod frame_loop;
 mod graphics;
 mod input;
+mod keeping;
 mod layer;
 mod progress;
 pub mod remoting;
 mod report;
 mod runtime;
+pub mod scene_understanding;
 mod session;
 mod session_end;
+mod state_folder;
 mod swapchain;
 mod validation;
 
@@ -31,6 +34,7 @@ use frame_loop::FrameLoop;
 use graphics::GraphicsBinding;
 use graphics::choice::choose_blend_mode;
 use graphics::vulkan::VulkanGraphics;
+use keeping::KeepingOptions;
 use runtime::Runtime;
 use session::{Session, VIEW_TYPE};
 
@@ -39,12 +43,14 @@ use crate::app::{App, AppConfig};
 use crate::render::backend::Backend;
 use crate::size::Size;
 
+pub use anchor::PERSISTED_NAME as PERSISTED_ANCHOR_NAME;
 pub use error::XrError;
 pub use progress::Progress;
 pub use remoting::RemoteAddress;
 pub use report::XrReport;
 pub use runtime::{OPTIONAL_EXTENSIONS, silence_loader_diagnostics};
 pub use session_end::SessionEnd;
+pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_folder};
 
 /// Exit status of `holoterrain xr` when the OpenXR runtime stopped under a
 /// running session (instance or session lost, runtime failure): distinct
@@ -87,9 +93,37 @@ pub struct XrArgs {
     pub graphics: Option<Backend>,
     /// Print a line on stdout as things happen, for scripts to follow:
     /// `state NAME` for each session state, `frame N` for each frame drawn,
-    /// `reseed CAUSE SEED` for each reseed.
+    /// `reseed CAUSE SEED` for each reseed, `placed CAUSE X Y Z SCALE`
+    /// for each settled placement.
     #[arg(long)]
     pub progress: bool,
+    /// The folder holding the kept placement (placement.json); default:
+    /// $XDG_STATE_HOME/holoterrain (Windows: %LOCALAPPDATA%\holoterrain).
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Forget where the hologram was left (the kept file and, on HoloLens,
+    /// the persisted anchor) and place it afresh.
+    #[arg(long)]
+    pub forget_placement: bool,
+}
+
+/// Where `args` keep the placement: `--state`, else the user's state folder
+/// (without one, nowhere, with a warning).
+fn keeping_options(args: &XrArgs) -> KeepingOptions {
+    let folder = match &args.state {
+        Some(folder) => Some(folder.clone()),
+        None => match state_folder() {
+            Ok(folder) => Some(folder.path),
+            Err(error) => {
+                log::warn!("the hologram's placement is not kept: {error}");
+                None
+            }
+        },
+    };
+    KeepingOptions {
+        folder,
+        forget: args.forget_placement,
+    }
 }
 
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it,
@@ -171,15 +205,17 @@ fn run_with<B: GraphicsBinding>(
     let mut frame_loop = FrameLoop::new(app, args.frames, interrupted, blend_mode, progress);
     let mut events = EventQueue::new(&runtime.instance, args.remote.is_some());
     let (grid_width, grid_height) = frame_loop.grid_size();
+    let keeping = keeping_options(args);
     // SAFETY: the session is dropped at the end of this block, before `graphics`.
-    let looped = unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height) }
-        .and_then(|mut session| {
-            let ended = frame_loop.run(&mut session, &mut events);
-            let waited = session.wait_idle();
-            let facts = session.facts().clone();
-            drop(session);
-            Ok((ended.and_then(|ended| waited.map(|()| ended))?, facts))
-        });
+    let looped =
+        unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height, &keeping) }
+            .and_then(|mut session| {
+                let ended = frame_loop.run(&mut session, &mut events);
+                let waited = session.wait_idle();
+                let facts = session.facts().clone();
+                drop(session);
+                Ok((ended.and_then(|ended| waited.map(|()| ended))?, facts))
+            });
     drop(graphics);
     let (ended, facts) = looped?;
     let record = frame_loop.finish();
@@ -208,6 +244,8 @@ fn run_with<B: GraphicsBinding>(
         blend_mode: format!("{blend_mode:?}"),
         reference_space: facts.reference_space.into(),
         swapchain_formats: facts.swapchain_formats,
+        surfaces: facts.surfaces.into(),
+        placement_kept: facts.placement_kept,
     })
 }
 

@@ -1,14 +1,14 @@
 //! What a running session tells its caller as it happens: the remoting
-//! connection, session states, frames drawn and reseeds. The library only
+//! connection, session states, frames drawn, reseeds and placements. The library only
 //! hands these over; `main.rs` decides what to print (the remoting lines
 //! always, the rest with `--progress`).
 
 use std::fmt;
 
-use crate::app::ReseedCause;
+use crate::app::{PlacementCause, ReseedCause};
 
 /// One thing that just happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Progress {
     /// Holographic Remoting reached the player.
     RemotingConnected,
@@ -26,9 +26,19 @@ pub enum Progress {
         /// The new seed.
         seed: u64,
     },
+    /// The hologram's placement settled.
+    Placed {
+        /// What placed it.
+        cause: PlacementCause,
+        /// Centre of its base, metres.
+        position: [f32; 3],
+        /// Its scale.
+        scale: f32,
+    },
 }
 
 /// The `--progress` line: `state FOCUSED`, `frame 12`, `reseed select 1234`,
+/// `placed grab 0.200 1.300 -1.000 1.000` (position, scale),
 /// `remoting connected`, `remoting disconnected (connection lost)`.
 impl fmt::Display for Progress {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -42,6 +52,15 @@ impl fmt::Display for Progress {
             Progress::Reseeded { cause, seed } => {
                 write!(formatter, "reseed {} {seed}", cause.name())
             }
+            Progress::Placed {
+                cause,
+                position: [x, y, z],
+                scale,
+            } => write!(
+                formatter,
+                "placed {} {x:.3} {y:.3} {z:.3} {scale:.3}",
+                cause.name()
+            ),
         }
     }
 }
@@ -64,6 +83,15 @@ mod tests {
             }
             .to_string(),
             "reseed airtap 99"
+        );
+        assert_eq!(
+            Progress::Placed {
+                cause: PlacementCause::Grab,
+                position: [0.2, 1.3, -1.0],
+                scale: 1.0
+            }
+            .to_string(),
+            "placed grab 0.200 1.300 -1.000 1.000"
         );
         assert_eq!(
             Progress::RemotingDisconnected("connection lost").to_string(),

@@ -356,12 +356,16 @@ pub fn wait_for_connection<E>(
     }
 }
 
-/// Looks up one of the extension's functions.
+/// Looks up an extension function the openxr crate does not declare (this
+/// extension's, XR_MSFT_scene_understanding's).
 ///
 /// # Safety
 /// `F` must be the function pointer type the extension declares for `name`,
-/// and the instance must have XR_MSFT_holographic_remoting enabled.
-unsafe fn load<F: Copy>(instance: &xr::Instance, name: &std::ffi::CStr) -> Result<F, XrError> {
+/// and the instance must have that extension enabled.
+pub(super) unsafe fn load<F: Copy>(
+    instance: &xr::Instance,
+    name: &std::ffi::CStr,
+) -> Result<F, XrError> {
     let mut function = None;
     // SAFETY: the instance is live; `name` is NUL-terminated.
     let result = unsafe {

@@ -46,6 +46,12 @@ pub struct XrReport {
     pub reference_space: String,
     /// Colour and depth swapchain formats, e.g. "R8G8B8A8_SRGB".
     pub swapchain_formats: Vec<String>,
+    /// Where the room's surfaces came from: "XR_MSFT_scene_understanding" or "none".
+    pub surfaces: String,
+    /// Where the placement is kept between runs, e.g. "spatial anchor
+    /// holoterrain.placement (scale in …)", "…/placement.json (STAGE)" or
+    /// "nowhere: …".
+    pub placement_kept: String,
 }
 
 impl XrReport {

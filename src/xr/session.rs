@@ -1,7 +1,8 @@
 //! One OpenXR session and what lives exactly as long as it: the session
 //! with its frame waiter and stream, the reference and head spaces, input,
-//! the anchor, the swapchains and the renderer's targets on them, and where
-//! the session stands. Every call the frame loop makes to the runtime goes
+//! the anchor, the scene observer, the keeper of the placement, the
+//! swapchains and the renderer's targets on them, and where the session
+//! stands. Every call the frame loop makes to the runtime goes
 //! through a method here (frame submission through `layer.rs`, events
 //! through `events.rs`), so what wraps runtime calls wraps these.
 //!
@@ -15,11 +16,13 @@ use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
 use super::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use super::input::{HandProfiles, HandSample, Input, located_pose};
+use super::keeping::{Keeper, KeepingOptions};
 use super::layer::{ProjectionLayer, end_frame_with};
 use super::runtime::Runtime;
+use super::scene_understanding::{self, SceneObserver};
 use super::swapchain::{StereoSwapchain, SwapchainKind};
-use crate::app::{FrameInput, HandInput};
-use crate::input::{Hand, Pose};
+use crate::app::{FrameInput, HandInput, Placement, PlacementCause};
+use crate::input::Hand;
 use crate::render::scene::{FrameScene, VIEW_COUNT};
 
 /// The view configuration: two eyes.
@@ -46,6 +49,10 @@ pub struct SessionFacts {
     pub hand_tracking: bool,
     /// Colour and depth swapchain formats.
     pub swapchain_formats: Vec<String>,
+    /// Where the room's surfaces come from: "XR_MSFT_scene_understanding" or "none".
+    pub surfaces: &'static str,
+    /// Where the placement is kept between runs.
+    pub placement_kept: String,
 }
 
 /// The session and what hangs off it. Fields drop in declaration order:
@@ -56,6 +63,10 @@ pub struct Session<B: GraphicsBinding> {
     frames: B::Frames,
     /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
     anchor: Option<AnchorSpace>,
+    /// Computes the room's planes, with XR_MSFT_scene_understanding.
+    scene: Option<SceneObserver>,
+    /// Where the placement is kept between runs, and what was kept.
+    keeper: Keeper,
     /// Actions, pose spaces and hand trackers.
     input: Input,
     /// The head (VIEW space).
@@ -84,8 +95,8 @@ pub struct Session<B: GraphicsBinding> {
 
 impl<B: GraphicsBinding> Session<B> {
     /// Creates the session on `graphics`' device with its spaces, input,
-    /// swapchains, and the renderer's frames for a `grid_width` ×
-    /// `grid_height` heightmap.
+    /// scene observer, placement keeper (as `keeping` asks), swapchains, and
+    /// the renderer's frames for a `grid_width` × `grid_height` heightmap.
     ///
     /// # Safety
     /// The session must be dropped before `graphics`.
@@ -94,6 +105,7 @@ impl<B: GraphicsBinding> Session<B> {
         graphics: &B,
         grid_width: u32,
         grid_height: u32,
+        keeping: &KeepingOptions,
     ) -> Result<Self, XrError> {
         // SAFETY: per this function's contract.
         let (session, frame_waiter, frame_stream) = unsafe { graphics.create_session(runtime) }?;
@@ -123,15 +135,38 @@ impl<B: GraphicsBinding> Session<B> {
             },
             hand_tracking,
         )?;
+        let scene = if runtime.extensions.scene_understanding {
+            Some(SceneObserver::create(&session)?)
+        } else {
+            None
+        };
+        let keeper = Keeper::open(
+            &session,
+            space_type == xr::ReferenceSpaceType::UNBOUNDED_MSFT,
+            keeping,
+        )?;
         let (width, height) = eye_image_size(runtime)?;
         let color = create_swapchain::<B>(&session, SwapchainKind::Color, width, height)?;
         let depth = create_swapchain::<B>(&session, SwapchainKind::Depth, width, height)?;
         let swapchain_formats = vec![B::format_name(color.format), B::format_name(depth.format)];
         // SAFETY: the frames are dropped before the swapchains (field order).
         let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
+        let facts = SessionFacts {
+            reference_space,
+            hand_tracking,
+            swapchain_formats,
+            surfaces: if scene.is_some() {
+                scene_understanding::EXTENSION_NAME
+            } else {
+                "none"
+            },
+            placement_kept: keeper.description().to_owned(),
+        };
         Ok(Self {
             frames,
             anchor: None,
+            scene,
+            keeper,
             input,
             head,
             base,
@@ -143,11 +178,7 @@ impl<B: GraphicsBinding> Session<B> {
             frame_stream,
             session,
             status: SessionStatus::default(),
-            facts: SessionFacts {
-                reference_space,
-                hand_tracking,
-                swapchain_formats,
-            },
+            facts,
         })
     }
 
@@ -208,7 +239,8 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// The app's input for the frame shown at `time`: the eyes (kept for
     /// the frame's layer), the head, both hands while focused (the runtime
-    /// gives input only then), and where the anchor puts the hologram.
+    /// gives input only then), where the anchor puts the hologram, the
+    /// room's surfaces once computed, and the kept placement.
     pub fn track(&mut self, time: xr::Time) -> Result<FrameInput, XrError> {
         let (_, views) = self
             .session
@@ -224,6 +256,10 @@ impl<B: GraphicsBinding> Session<B> {
             Some(anchor) => located_pose(&anchor.space, &self.base, time)?.map(pose_from_xr),
             None => None,
         };
+        let surfaces = match self.scene.as_mut() {
+            Some(scene) => scene.surfaces(&self.head, &self.base, time)?,
+            None => None,
+        };
         Ok(FrameInput {
             display_time_ns: time.as_nanos(),
             head: located_pose(&self.head, &self.base, time)?.map(pose_from_xr),
@@ -231,13 +267,32 @@ impl<B: GraphicsBinding> Session<B> {
             views: self.views.each_ref().map(eye_from_xr),
             hologram_located,
             visible: self.status.visible,
+            surfaces,
+            persisted: self.keeper.persisted(&self.base, time)?,
         })
     }
 
-    /// Pins the hologram at `pose` with a spatial anchor where the runtime
-    /// can make one; whether it did.
-    pub fn anchor(&mut self, pose: &Pose, time: xr::Time) -> Result<bool, XrError> {
-        self.anchor = AnchorSpace::create(&self.session, &self.base, pose_to_xr(pose), time)?;
+    /// Pins the hologram at `placement`, which `cause` settled, with a
+    /// spatial anchor where the runtime can make one (the kept anchor
+    /// itself when the app placed it there), and keeps it for the next run
+    /// after a manipulation; whether it is pinned.
+    pub fn anchor(
+        &mut self,
+        placement: &Placement,
+        cause: PlacementCause,
+        time: xr::Time,
+    ) -> Result<bool, XrError> {
+        let kept_anchor = self.keeper.placed(cause == PlacementCause::Persisted);
+        self.anchor = match kept_anchor {
+            Some(kept) => Some(kept),
+            None => {
+                AnchorSpace::create(&self.session, &self.base, pose_to_xr(&placement.pose), time)?
+            }
+        };
+        if cause.is_manipulation() {
+            self.keeper
+                .keep(placement, self.anchor.as_ref(), &self.base, time)?;
+        }
         Ok(self.anchor.is_some())
     }
 
@@ -341,7 +396,9 @@ fn hand_input(sample: &HandSample) -> HandInput {
             .as_ref()
             .and_then(|joints| joints_from_xr(joints)),
         aim: sample.aim.map(pose_from_xr),
+        grip: sample.grip.map(pose_from_xr),
         select: sample.select,
+        squeeze: sample.squeeze,
         select_is_air_tap: sample.select_is_air_tap,
     }
 }
