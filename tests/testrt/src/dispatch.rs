@@ -11,8 +11,9 @@ use crate::extensions::{Enabled, Extension};
 use crate::state::{Failure, bad_handle, call};
 use crate::structs::{c_str, out_value};
 use crate::{
-    actions, anchors, frame, graphics, hands, instance, remoting, session, spaces, swapchain,
+    actions, anchors, frame, graphics, hands, instance, remoting, scene, session, spaces, swapchain,
 };
+use holoterrain::xr::scene_understanding as su;
 
 /// Matches `$name` against function names, each given with its function
 /// and its `PFN_xr*` type (so a wrong signature does not compile), and
@@ -110,6 +111,30 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             "xrDestroySpatialAnchorMSFT" => anchors::destroy_spatial_anchor as xr::pfn::DestroySpatialAnchorMSFT,
         )
     };
+    let anchor_persistence = || {
+        table!(name,
+            "xrCreateSpatialAnchorStoreConnectionMSFT" => anchors::create_spatial_anchor_store_connection as xr::pfn::CreateSpatialAnchorStoreConnectionMSFT,
+            "xrDestroySpatialAnchorStoreConnectionMSFT" => anchors::destroy_spatial_anchor_store_connection as xr::pfn::DestroySpatialAnchorStoreConnectionMSFT,
+            "xrPersistSpatialAnchorMSFT" => anchors::persist_spatial_anchor as xr::pfn::PersistSpatialAnchorMSFT,
+            "xrEnumeratePersistedSpatialAnchorNamesMSFT" => anchors::enumerate_persisted_spatial_anchor_names as xr::pfn::EnumeratePersistedSpatialAnchorNamesMSFT,
+            "xrCreateSpatialAnchorFromPersistedNameMSFT" => anchors::create_spatial_anchor_from_persisted_name as xr::pfn::CreateSpatialAnchorFromPersistedNameMSFT,
+            "xrUnpersistSpatialAnchorMSFT" => anchors::unpersist_spatial_anchor as xr::pfn::UnpersistSpatialAnchorMSFT,
+            "xrClearSpatialAnchorStoreMSFT" => anchors::clear_spatial_anchor_store as xr::pfn::ClearSpatialAnchorStoreMSFT,
+        )
+    };
+    let scene_understanding = || {
+        table!(name,
+            "xrEnumerateSceneComputeFeaturesMSFT" => scene::enumerate_scene_compute_features as EnumerateSceneComputeFeaturesFn,
+            "xrCreateSceneObserverMSFT" => scene::create_scene_observer as su::CreateSceneObserverFn,
+            "xrDestroySceneObserverMSFT" => scene::destroy_scene_observer as su::DestroySceneObserverFn,
+            "xrCreateSceneMSFT" => scene::create_scene as su::CreateSceneFn,
+            "xrDestroySceneMSFT" => scene::destroy_scene as su::DestroySceneFn,
+            "xrComputeNewSceneMSFT" => scene::compute_new_scene as su::ComputeNewSceneFn,
+            "xrGetSceneComputeStateMSFT" => scene::get_scene_compute_state as su::GetSceneComputeStateFn,
+            "xrGetSceneComponentsMSFT" => scene::get_scene_components as su::GetSceneComponentsFn,
+            "xrLocateSceneComponentsMSFT" => scene::locate_scene_components as su::LocateSceneComponentsFn,
+        )
+    };
     None.or_else(|| graphics.then(|| graphics::function(name)).flatten())
         .or_else(|| {
             enabled
@@ -125,11 +150,28 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
         })
         .or_else(|| {
             enabled
+                .has(Extension::SpatialAnchorPersistence)
+                .then(anchor_persistence)
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
+                .has(Extension::SceneUnderstanding)
+                .then(scene_understanding)
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
                 .has(Extension::HolographicRemoting)
                 .then(|| remoting::function(name))
                 .flatten()
         })
 }
+
+/// PFN_xrEnumerateSceneComputeFeaturesMSFT (the app does not call it, so
+/// its declarations leave it out).
+type EnumerateSceneComputeFeaturesFn =
+    unsafe extern "system" fn(xr::Instance, xr::SystemId, u32, *mut u32, *mut i32) -> xr::Result;
 
 /// The functions that may be asked for without an instance.
 const GLOBAL: [&str; 3] = [

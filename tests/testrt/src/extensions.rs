@@ -1,8 +1,9 @@
 //! The extensions the runtime offers, in one table: HoloLens 2's set for
 //! what holoterrain uses (the graphics extension of the build's platform,
-//! hand tracking and hand interaction, spatial anchors, the unbounded
-//! space, depth submission), and XR_MSFT_holographic_remoting when remoting
-//! is emulated. Sources for each: docs/testrt.md.
+//! hand tracking and hand interaction, spatial anchors and their
+//! persistence, scene understanding, the unbounded space, depth
+//! submission), and XR_MSFT_holographic_remoting when remoting is
+//! emulated. Sources for each: docs/testrt.md.
 
 use openxr_sys as xr;
 
@@ -25,6 +26,10 @@ pub enum Extension {
     UnboundedReferenceSpace,
     /// XR_MSFT_spatial_anchor.
     SpatialAnchor,
+    /// XR_MSFT_spatial_anchor_persistence.
+    SpatialAnchorPersistence,
+    /// XR_MSFT_scene_understanding.
+    SceneUnderstanding,
     /// XR_EXT_win32_appcontainer_compatible (the Windows build).
     #[cfg(windows)]
     Win32AppContainer,
@@ -53,7 +58,7 @@ const fn name(with_nul: &'static [u8]) -> &'static str {
 }
 
 /// The extensions of every build.
-const TABLE: [Entry; 6] = [
+const TABLE: [Entry; 8] = [
     Entry {
         extension: Extension::CompositionLayerDepth,
         name: name(xr::KHR_COMPOSITION_LAYER_DEPTH_EXTENSION_NAME),
@@ -82,6 +87,18 @@ const TABLE: [Entry; 6] = [
         extension: Extension::SpatialAnchor,
         name: name(xr::MSFT_SPATIAL_ANCHOR_EXTENSION_NAME),
         version: xr::MSFT_spatial_anchor_SPEC_VERSION,
+        offered: || true,
+    },
+    Entry {
+        extension: Extension::SpatialAnchorPersistence,
+        name: name(xr::MSFT_SPATIAL_ANCHOR_PERSISTENCE_EXTENSION_NAME),
+        version: xr::MSFT_spatial_anchor_persistence_SPEC_VERSION,
+        offered: || true,
+    },
+    Entry {
+        extension: Extension::SceneUnderstanding,
+        name: holoterrain::xr::scene_understanding::EXTENSION_NAME,
+        version: xr::MSFT_scene_understanding_SPEC_VERSION,
         offered: || true,
     },
     Entry {
@@ -170,6 +187,8 @@ mod tests {
             "XR_MSFT_hand_interaction",
             "XR_MSFT_unbounded_reference_space",
             "XR_MSFT_spatial_anchor",
+            "XR_MSFT_spatial_anchor_persistence",
+            "XR_MSFT_scene_understanding",
             "XR_KHR_composition_layer_depth",
         ] {
             assert!(names.contains(&name), "{name} offered");

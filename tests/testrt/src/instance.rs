@@ -10,6 +10,7 @@ use std::ffi::c_char;
 use openxr_sys as xr;
 use xr::Handle as _;
 
+use crate::anchors::AnchorStore;
 use crate::config::Config;
 use crate::extensions::{self, Enabled, Extension};
 use crate::remoting::Remoting;
@@ -243,6 +244,14 @@ pub unsafe extern "system" fn create_instance(
                 }
             }
         }
+        if enabled.contains(&Extension::SpatialAnchorPersistence)
+            && !enabled.contains(&Extension::SpatialAnchor)
+        {
+            return Err(Failure::violation(
+                xr::Result::ERROR_EXTENSION_DEPENDENCY_NOT_ENABLED,
+                "XR_MSFT_spatial_anchor_persistence needs XR_MSFT_spatial_anchor enabled too",
+            ));
+        }
         // SAFETY: the application's output pointer.
         let instance = unsafe { out_value(instance, "instance") }?;
         if state.is_some() {
@@ -263,8 +272,16 @@ fn open(enabled: Enabled) -> Result<Runtime, String> {
     let config = Config::from_environment().map_err(|error| error.to_string())?;
     let wearer = Wearer::new(&config).map_err(|error| format!("the wearer's app core: {error}"))?;
     let record = Record::open(config.out.clone()).map_err(|error| error.to_string())?;
+    let anchor_store = AnchorStore::open(config.out.as_deref())?;
     let remoting = Remoting::new(config.remoting.clone());
-    Ok(Runtime::new(config, enabled, wearer, remoting, record))
+    Ok(Runtime::new(
+        config,
+        enabled,
+        wearer,
+        remoting,
+        record,
+        anchor_store,
+    ))
 }
 
 /// xrDestroyInstance: destroys what is left and writes runtime-report.json.

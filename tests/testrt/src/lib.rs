@@ -13,7 +13,8 @@
 //! `config` (the `HOLOTERRAIN_TESTRT_*` environment), `state` (handles,
 //! the call wrapper and violations), `instance`, `session` (the state
 //! machine), `frame` (frame timing and layer submission), `layers` (layer
-//! validation), `spaces`, `anchors`, `actions` and `profiles`,
+//! validation), `spaces`, `anchors` (and their store), `scene` (scene
+//! understanding's planes), `actions` and `profiles`,
 //! `hands`, `wearer` (the scripted user), `swapchain` and `graphics`
 //! (per graphics API), `remoting` and `report`.
 
@@ -31,6 +32,7 @@ mod loader;
 mod profiles;
 mod remoting;
 mod report;
+mod scene;
 mod session;
 mod spaces;
 mod state;
