@@ -90,7 +90,7 @@ pub struct SimArgs {
     #[arg(long, value_name = "DIR")]
     pub state: Option<PathBuf>,
     /// With --state: forget the kept placement and start afresh.
-    #[arg(long, requires = "state")]
+    #[arg(long)]
     pub forget_placement: bool,
 }
 
@@ -253,6 +253,12 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
     }
     if args.every == 0 {
         return Err(SimError::invalid("every", "must be at least 1"));
+    }
+    if args.forget_placement && args.state.is_none() {
+        return Err(SimError::invalid(
+            "forget-placement",
+            "needs --state DIR: without it the simulator keeps no placement to forget",
+        ));
     }
     #[cfg(not(windows))]
     if args.renderer == Backend::D3d11 {

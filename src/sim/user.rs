@@ -239,7 +239,9 @@ impl SimulatedUser {
     }
 
     /// The hand's scripted gesture in progress at `time_ns`, if any, with
-    /// where it started (from now when not noted yet).
+    /// where it started (from now when not noted yet). When windows
+    /// overlap, the earlier gesture goes on to its end (its let-go and
+    /// tail) before the hand is raised for the next.
     fn gesture(
         &self,
         hand: Hand,
@@ -250,7 +252,6 @@ impl SimulatedUser {
         self.events
             .iter()
             .zip(&self.starts)
-            .rev()
             .find(|(event, _)| event.in_window(time_ns) && event.involves(hand))
             .map(|(event, start)| {
                 (
