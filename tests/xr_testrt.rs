@@ -178,10 +178,40 @@ fn sim_in_the_table_room(script: &Path, frames: &str, state: &Path, out: &Path) 
     json(&out.join("report.json"))
 }
 
+/// How the test runtime offers the room's planes.
+#[derive(Clone, Copy)]
+enum Planes {
+    /// XR_MSFT_scene_understanding, as HoloLens 2.
+    SceneUnderstanding,
+    /// XR_EXT_plane_detection, as other headsets.
+    PlaneDetection,
+}
+
 /// `holoterrain xr` on the test runtime with `script` in the table room,
 /// keeping its placement in `state` (and the runtime its anchor store in
 /// `runtime_out`), with `extra` arguments; its report.
 fn xr_in_the_table_room(
+    manifest: &Path,
+    script: &Path,
+    frames: &str,
+    state: &Path,
+    runtime_out: &Path,
+    extra: &[&str],
+) -> Value {
+    xr_in_the_table_room_with(
+        Planes::SceneUnderstanding,
+        manifest,
+        script,
+        frames,
+        state,
+        runtime_out,
+        extra,
+    )
+}
+
+/// [`xr_in_the_table_room`] with the planes offered as `planes` says.
+fn xr_in_the_table_room_with(
+    planes: Planes,
     manifest: &Path,
     script: &Path,
     frames: &str,
@@ -195,6 +225,11 @@ fn xr_in_the_table_room(
         "HOLOTERRAIN_TESTRT_ROOM",
         data("rooms/table.txt").display().to_string(),
     ));
+    let planes = match planes {
+        Planes::SceneUnderstanding => "msft",
+        Planes::PlaneDetection => "ext",
+    };
+    settings.push(("HOLOTERRAIN_TESTRT_PLANES", planes.to_owned()));
     let mut args = vec![
         "xr",
         "--frames",
@@ -310,6 +345,43 @@ fn placements_on_the_test_runtime_are_the_simulators_and_the_anchor_survives_a_s
         runtime["wearer"]["hologram_pose"],
         forgotten["hologram_pose"]
     );
+}
+
+#[test]
+fn planes_from_xr_ext_plane_detection_place_as_the_simulator_does() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let path = |name: &str| dir.path().join(name);
+    let wearer = script("placement-wearer.txt");
+    let sim = sim_in_the_table_room(&wearer, FRAMES, &path("sim-state"), &path("sim"));
+    let xr = xr_in_the_table_room_with(
+        Planes::PlaneDetection,
+        &manifest,
+        &wearer,
+        FRAMES,
+        &path("xr-state"),
+        &path("runtime"),
+        &[],
+    );
+    assert_eq!(xr["surfaces"], "XR_EXT_plane_detection");
+    assert!(
+        xr["extensions_missing"]
+            .as_array()
+            .is_some_and(|missing| missing.contains(&Value::from("XR_MSFT_scene_understanding"))),
+        "{}",
+        xr["extensions_missing"]
+    );
+    assert_same_run(&xr, &sim);
+    assert_eq!(xr["placements"][0]["cause"], "surface");
+    let runtime = json(&path("runtime").join("runtime-report.json"));
+    assert_eq!(
+        runtime["violations"],
+        Value::Array(Vec::new()),
+        "no violations"
+    );
+    assert_eq!(runtime["scene_computes"], 1, "one detection");
 }
 
 #[test]

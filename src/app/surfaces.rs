@@ -5,9 +5,18 @@
 //! A surface is a rectangle in the convention of `XR_MSFT_scene_understanding`'s
 //! planes: its pose's +Z is the front face's normal, and it spans `width`
 //! along the pose's X and `height` along its Y, centred on the pose.
-use glam::Vec3;
+//! `XR_EXT_plane_detection`'s planes lie in their pose's X-Z plane instead
+//! ([`Surface::from_detected_plane`] turns them).
+use std::f32::consts::FRAC_1_SQRT_2;
+
+use glam::{Quat, Vec3};
 
 use crate::input::{Pose, Ray};
+
+/// A quarter turn about X taking +Z onto +Y (and +Y onto -Z): a plane
+/// whose normal is its pose's +Y, turned into this module's convention. It
+/// is written out rather than computed, so it has the same bits everywhere.
+pub const Z_ONTO_Y: Quat = Quat::from_xyzw(-FRAC_1_SQRT_2, 0.0, 0.0, FRAC_1_SQRT_2);
 
 /// A surface faces up when its normal is within this angle of gravity's up,
 /// so a tilted scan of a table still counts (cos 25°).
@@ -33,6 +42,19 @@ impl Surface {
     pub fn from_scene_plane(pose: Pose, width: f32, height: f32) -> Self {
         Surface {
             pose,
+            width,
+            height,
+        }
+    }
+
+    /// A surface from an `XR_EXT_plane_detection` plane: its pose (the
+    /// plane in the pose's X-Z plane, its normal +Y) and its extents along X
+    /// (`width`) and Z (`height`).
+    pub fn from_detected_plane(pose: Pose, width: f32, height: f32) -> Self {
+        // Not normalised: a unit quaternion times Z_ONTO_Y is one, and the
+        // identity's product is Z_ONTO_Y to the bit.
+        Surface {
+            pose: Pose::new(pose.position, pose.orientation * Z_ONTO_Y),
             width,
             height,
         }
@@ -102,8 +124,24 @@ mod tests {
 
     /// A level table top: normal up, `width` along x, `depth` along z.
     fn table(centre: Vec3, width: f32, depth: f32) -> Surface {
-        let normal_up = Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2);
-        Surface::from_scene_plane(Pose::new(centre, normal_up), width, depth)
+        Surface::from_scene_plane(Pose::new(centre, Z_ONTO_Y), width, depth)
+    }
+
+    #[test]
+    fn a_detected_plane_is_the_same_surface_as_a_scene_plane() {
+        let centre = Vec3::new(0.3, 0.75, -2.0);
+        let detected = Surface::from_detected_plane(Pose::new(centre, Quat::IDENTITY), 1.0, 0.6);
+        assert_eq!(detected, table(centre, 1.0, 0.6));
+        let turned =
+            Surface::from_detected_plane(Pose::new(centre, Quat::from_rotation_y(0.5)), 1.0, 0.6);
+        assert!(turned.faces_up());
+        assert!(turned.normal().abs_diff_eq(Vec3::Y, 1e-6));
+    }
+
+    #[test]
+    fn the_quarter_turn_takes_z_onto_y() {
+        assert!((Z_ONTO_Y * Vec3::Z).abs_diff_eq(Vec3::Y, 1e-6));
+        assert!((Z_ONTO_Y * Vec3::Y).abs_diff_eq(Vec3::NEG_Z, 1e-6));
     }
 
     #[test]

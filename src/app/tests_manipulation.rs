@@ -99,13 +99,7 @@ fn reseed_count(outputs: &[FrameOutput]) -> usize {
 
 /// A level surface `width` × `depth` centred at `centre`.
 fn table(centre: Vec3, width: f32, depth: f32) -> Surface {
-    let normal_up = Quat::from_xyzw(
-        -std::f32::consts::FRAC_1_SQRT_2,
-        0.0,
-        0.0,
-        std::f32::consts::FRAC_1_SQRT_2,
-    );
-    Surface::from_scene_plane(Pose::new(centre, normal_up), width, depth)
+    Surface::from_scene_plane(Pose::new(centre, surfaces::Z_ONTO_Y), width, depth)
 }
 
 /// How far `after` is turned from `before` about the vertical, degrees

@@ -10,10 +10,11 @@
 //! `#` starts a comment; blank lines are ignored. The test runtime plays
 //! the same file as `XR_MSFT_scene_understanding` planes, through
 //! [`RoomSurface::scene_plane_pose`], so both give the app the same numbers.
-use glam::{Quat, Vec3};
+use glam::Vec3;
 use thiserror::Error;
 
 use crate::app::Surface;
+use crate::app::surfaces::Z_ONTO_Y;
 use crate::input::Pose;
 
 /// Farthest a surface's centre may be from the room's origin along each axis, metres.
@@ -33,11 +34,15 @@ pub struct RoomSurface {
 impl RoomSurface {
     /// Its pose as a scene-understanding plane: centred on it, +Z (the
     /// plane's normal) up, the plane's X along the room's x and its Y
-    /// along the room's -z. The quaternion is written out (a quarter turn
-    /// about x) rather than computed, so it has the same bits everywhere.
+    /// along the room's -z.
     pub fn scene_plane_pose(&self) -> Pose {
-        let half = std::f32::consts::FRAC_1_SQRT_2;
-        Pose::new(self.centre, Quat::from_xyzw(-half, 0.0, 0.0, half))
+        Pose::new(self.centre, Z_ONTO_Y)
+    }
+
+    /// Its pose as an `XR_EXT_plane_detection` plane: centred on it, the
+    /// room's own axes (the plane in X-Z, its normal +Y up).
+    pub fn detected_plane_pose(&self) -> Pose {
+        Pose::new(self.centre, glam::Quat::IDENTITY)
     }
 
     /// The surface as the app takes it (from its scene-plane pose, as the

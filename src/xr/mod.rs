@@ -14,6 +14,7 @@ mod graphics;
 mod input;
 mod keeping;
 mod layer;
+mod plane_detection;
 mod progress;
 pub mod remoting;
 mod report;
@@ -22,6 +23,7 @@ pub mod scene_understanding;
 mod session;
 mod session_end;
 mod state_folder;
+mod surfaces;
 mod swapchain;
 mod validation;
 

@@ -28,7 +28,7 @@ pub struct OptionalExtension {
 
 /// Every optional extension the app asks for, the one list `Runtime::open`
 /// enables from (and what decides the capabilities a packaged app declares).
-pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 10] = [
+pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 11] = [
     OptionalExtension {
         name: "XR_EXT_hand_tracking",
         flag: |set| Some(&mut set.ext_hand_tracking),
@@ -58,6 +58,11 @@ pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 10] = [
         name: scene_understanding::EXTENSION_NAME,
         flag: |_| None,
         unknown_to_crate: true,
+    },
+    OptionalExtension {
+        name: "XR_EXT_plane_detection",
+        flag: |set| Some(&mut set.ext_plane_detection),
+        unknown_to_crate: false,
     },
     OptionalExtension {
         name: "XR_MSFT_unbounded_reference_space",

@@ -19,7 +19,7 @@ use super::input::{HandProfiles, HandSample, Input, located_pose};
 use super::keeping::{Keeper, KeepingOptions};
 use super::layer::{ProjectionLayer, end_frame_with};
 use super::runtime::Runtime;
-use super::scene_understanding::{self, SceneObserver};
+use super::surfaces::SurfaceFinder;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::{FrameInput, HandInput, Placement, PlacementCause};
 use crate::input::Hand;
@@ -49,7 +49,8 @@ pub struct SessionFacts {
     pub hand_tracking: bool,
     /// Colour and depth swapchain formats.
     pub swapchain_formats: Vec<String>,
-    /// Where the room's surfaces come from: "XR_MSFT_scene_understanding" or "none".
+    /// Where the room's surfaces come from: "XR_MSFT_scene_understanding",
+    /// "XR_EXT_plane_detection" or "none".
     pub surfaces: &'static str,
     /// Where the placement is kept between runs.
     pub placement_kept: String,
@@ -63,8 +64,8 @@ pub struct Session<B: GraphicsBinding> {
     frames: B::Frames,
     /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
     anchor: Option<AnchorSpace>,
-    /// Computes the room's planes, with XR_MSFT_scene_understanding.
-    scene: Option<SceneObserver>,
+    /// Finds the room's planes (scene understanding or plane detection).
+    surface_finder: Option<SurfaceFinder>,
     /// Where the placement is kept between runs, and what was kept.
     keeper: Keeper,
     /// Actions, pose spaces and hand trackers.
@@ -135,11 +136,7 @@ impl<B: GraphicsBinding> Session<B> {
             },
             hand_tracking,
         )?;
-        let scene = if runtime.extensions.scene_understanding {
-            Some(SceneObserver::create(&session)?)
-        } else {
-            None
-        };
+        let surface_finder = SurfaceFinder::open(runtime, &session)?;
         let keeper = Keeper::open(
             &session,
             space_type == xr::ReferenceSpaceType::UNBOUNDED_MSFT,
@@ -155,17 +152,13 @@ impl<B: GraphicsBinding> Session<B> {
             reference_space,
             hand_tracking,
             swapchain_formats,
-            surfaces: if scene.is_some() {
-                scene_understanding::EXTENSION_NAME
-            } else {
-                "none"
-            },
+            surfaces: surface_finder.as_ref().map_or("none", SurfaceFinder::name),
             placement_kept: keeper.description().to_owned(),
         };
         Ok(Self {
             frames,
             anchor: None,
-            scene,
+            surface_finder,
             keeper,
             input,
             head,
@@ -256,8 +249,8 @@ impl<B: GraphicsBinding> Session<B> {
             Some(anchor) => located_pose(&anchor.space, &self.base, time)?.map(pose_from_xr),
             None => None,
         };
-        let surfaces = match self.scene.as_mut() {
-            Some(scene) => scene.surfaces(&self.head, &self.base, time)?,
+        let surfaces = match self.surface_finder.as_mut() {
+            Some(finder) => finder.surfaces(&self.head, &self.base, time)?,
             None => None,
         };
         Ok(FrameInput {

@@ -19,6 +19,9 @@ use thiserror::Error;
 pub const SCRIPT_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SCRIPT";
 /// The room (`holoterrain sim --room`'s format), offered as scene-understanding planes.
 pub const ROOM_VARIABLE: &str = "HOLOTERRAIN_TESTRT_ROOM";
+/// `ext`: offer the room's planes through XR_EXT_plane_detection instead
+/// of XR_MSFT_scene_understanding (`msft`, the default, as HoloLens 2).
+pub const PLANES_VARIABLE: &str = "HOLOTERRAIN_TESTRT_PLANES";
 /// Recommended image size per eye, `WxH`.
 pub const RESOLUTION_VARIABLE: &str = "HOLOTERRAIN_TESTRT_RESOLUTION";
 /// Display rate, Hz.
@@ -229,6 +232,17 @@ impl Config {
             }
             None => Room::default(),
         };
+        match variable(PLANES_VARIABLE)?.as_deref() {
+            None | Some("msft" | "ext") => {}
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    variable: PLANES_VARIABLE,
+                    problem: format!(
+                        "must be msft (scene understanding, as HoloLens 2) or ext (XR_EXT_plane_detection), got `{other}`"
+                    ),
+                });
+            }
+        }
         let resolution = match variable(RESOLUTION_VARIABLE)? {
             Some(text) => size_in(RESOLUTION_VARIABLE, &text, EYE_SIDE_RANGE)?,
             None => HOLOLENS_2_RESOLUTION,

@@ -11,7 +11,8 @@ use crate::extensions::{Enabled, Extension};
 use crate::state::{Failure, bad_handle, call};
 use crate::structs::{c_str, out_value};
 use crate::{
-    actions, anchors, frame, graphics, hands, instance, remoting, scene, session, spaces, swapchain,
+    actions, anchors, frame, graphics, hands, instance, planes, remoting, scene, session, spaces,
+    swapchain,
 };
 use holoterrain::xr::scene_understanding as su;
 
@@ -135,6 +136,16 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             "xrLocateSceneComponentsMSFT" => scene::locate_scene_components as su::LocateSceneComponentsFn,
         )
     };
+    let plane_detection = || {
+        table!(name,
+            "xrCreatePlaneDetectorEXT" => planes::create_plane_detector as xr::pfn::CreatePlaneDetectorEXT,
+            "xrDestroyPlaneDetectorEXT" => planes::destroy_plane_detector as xr::pfn::DestroyPlaneDetectorEXT,
+            "xrBeginPlaneDetectionEXT" => planes::begin_plane_detection as xr::pfn::BeginPlaneDetectionEXT,
+            "xrGetPlaneDetectionStateEXT" => planes::get_plane_detection_state as xr::pfn::GetPlaneDetectionStateEXT,
+            "xrGetPlaneDetectionsEXT" => planes::get_plane_detections as xr::pfn::GetPlaneDetectionsEXT,
+            "xrGetPlanePolygonBufferEXT" => planes::get_plane_polygon_buffer as xr::pfn::GetPlanePolygonBufferEXT,
+        )
+    };
     None.or_else(|| graphics.then(|| graphics::function(name)).flatten())
         .or_else(|| {
             enabled
@@ -158,6 +169,12 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             enabled
                 .has(Extension::SceneUnderstanding)
                 .then(scene_understanding)
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
+                .has(Extension::PlaneDetection)
+                .then(plane_detection)
                 .flatten()
         })
         .or_else(|| {

@@ -7,7 +7,7 @@
 
 use openxr_sys as xr;
 
-use crate::config::REMOTING_VARIABLE;
+use crate::config::{PLANES_VARIABLE, REMOTING_VARIABLE};
 
 /// Which extension an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +30,9 @@ pub enum Extension {
     SpatialAnchorPersistence,
     /// XR_MSFT_scene_understanding.
     SceneUnderstanding,
+    /// XR_EXT_plane_detection (with HOLOTERRAIN_TESTRT_PLANES=ext, instead
+    /// of scene understanding; no HoloLens 2 offers it).
+    PlaneDetection,
     /// XR_EXT_win32_appcontainer_compatible (the Windows build).
     #[cfg(windows)]
     Win32AppContainer,
@@ -58,7 +61,7 @@ const fn name(with_nul: &'static [u8]) -> &'static str {
 }
 
 /// The extensions of every build.
-const TABLE: [Entry; 8] = [
+const TABLE: [Entry; 9] = [
     Entry {
         extension: Extension::CompositionLayerDepth,
         name: name(xr::KHR_COMPOSITION_LAYER_DEPTH_EXTENSION_NAME),
@@ -99,7 +102,13 @@ const TABLE: [Entry; 8] = [
         extension: Extension::SceneUnderstanding,
         name: holoterrain::xr::scene_understanding::EXTENSION_NAME,
         version: xr::MSFT_scene_understanding_SPEC_VERSION,
-        offered: || true,
+        offered: || !planes_detected(),
+    },
+    Entry {
+        extension: Extension::PlaneDetection,
+        name: name(xr::EXT_PLANE_DETECTION_EXTENSION_NAME),
+        version: xr::EXT_plane_detection_SPEC_VERSION,
+        offered: planes_detected,
     },
     Entry {
         extension: Extension::HolographicRemoting,
@@ -108,6 +117,12 @@ const TABLE: [Entry; 8] = [
         offered: || std::env::var_os(REMOTING_VARIABLE).is_some(),
     },
 ];
+
+/// Whether the room's planes are offered through XR_EXT_plane_detection
+/// (`HOLOTERRAIN_TESTRT_PLANES=ext`) rather than scene understanding.
+fn planes_detected() -> bool {
+    std::env::var(PLANES_VARIABLE).is_ok_and(|value| value == "ext")
+}
 
 /// The graphics extension (and, on Windows, app-container support) of
 /// this build's platform.

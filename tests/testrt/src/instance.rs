@@ -403,6 +403,9 @@ pub unsafe extern "system" fn get_system_properties(
         if runtime.enabled.has(Extension::HandTracking) {
             allowed.push(xr::StructureType::SYSTEM_HAND_TRACKING_PROPERTIES_EXT);
         }
+        if runtime.enabled.has(Extension::PlaneDetection) {
+            allowed.push(xr::StructureType::SYSTEM_PLANE_DETECTION_PROPERTIES_EXT);
+        }
         // SAFETY: the chain is the application's.
         unsafe { check_chain(properties.next, &allowed, "properties") }?;
         properties.system_id = self::system_id();
@@ -422,6 +425,12 @@ pub unsafe extern "system" fn get_system_properties(
             structs::find_in_chain::<xr::SystemHandTrackingPropertiesEXT>(properties.next)
         } {
             hands.supports_hand_tracking = xr::TRUE;
+        }
+        // SAFETY: the chain is the application's, its structures writable.
+        if let Some(planes) = unsafe {
+            structs::find_in_chain::<xr::SystemPlaneDetectionPropertiesEXT>(properties.next)
+        } {
+            planes.supported_features = xr::PlaneDetectionCapabilityFlagsEXT::PLANE_DETECTION;
         }
         Ok(xr::Result::SUCCESS)
     })

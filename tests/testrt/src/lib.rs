@@ -14,7 +14,8 @@
 //! the call wrapper and violations), `instance`, `session` (the state
 //! machine), `frame` (frame timing and layer submission), `layers` (layer
 //! validation), `spaces`, `anchors` (and their store), `scene` (scene
-//! understanding's planes), `actions` and `profiles`,
+//! understanding's planes) and `planes` (plane detection's), `actions`
+//! and `profiles`,
 //! `hands`, `wearer` (the scripted user), `swapchain` and `graphics`
 //! (per graphics API), `remoting` and `report`.
 
@@ -29,6 +30,7 @@ mod hands;
 mod instance;
 mod layers;
 mod loader;
+mod planes;
 mod profiles;
 mod remoting;
 mod report;

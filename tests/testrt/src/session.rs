@@ -119,6 +119,9 @@ pub fn destroy(runtime: &mut Runtime, handle: u64) {
         .scene_observers
         .retain(|_, observer| observer.session != handle);
     runtime.scenes.retain(|_, scene| scene.session != handle);
+    runtime
+        .plane_detectors
+        .retain(|_, detector| detector.session != handle);
     runtime.events.forget_session(handle);
     runtime.sessions.remove(&handle);
 }

@@ -17,6 +17,7 @@ use crate::extensions::Enabled;
 use crate::graphics::GraphicsSetup;
 use crate::hands::HandTracker;
 use crate::instance::{EventQueue, Paths};
+use crate::planes::PlaneDetector;
 use crate::remoting::Remoting;
 use crate::report::Record;
 use crate::scene::{Scene, SceneObserver};
@@ -124,6 +125,8 @@ pub struct Runtime {
     pub scene_observers: HashMap<u64, SceneObserver>,
     /// Live scenes; each belongs to a scene observer.
     pub scenes: HashMap<u64, Scene>,
+    /// Live plane detectors; each belongs to a session.
+    pub plane_detectors: HashMap<u64, PlaneDetector>,
 }
 
 /// The state of the one instance the runtime holds (`None` before
@@ -171,6 +174,7 @@ impl Runtime {
             anchor_store,
             scene_observers: HashMap::new(),
             scenes: HashMap::new(),
+            plane_detectors: HashMap::new(),
         }
     }
 

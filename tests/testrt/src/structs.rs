@@ -93,6 +93,13 @@ typed!(
 typed!(
     SpatialAnchorPersistenceInfoMSFT,
     SpatialAnchorFromPersistedAnchorCreateInfoMSFT,
+    SystemPlaneDetectionPropertiesEXT,
+    PlaneDetectorCreateInfoEXT,
+    PlaneDetectorBeginInfoEXT,
+    PlaneDetectorGetInfoEXT,
+    PlaneDetectorLocationsEXT,
+    PlaneDetectorLocationEXT,
+    PlaneDetectorPolygonBufferEXT,
 );
 
 /// [`Typed`] for structures the app declares itself (openxr-sys lacks
