@@ -1,15 +1,18 @@
 //! Terrain engine and growth benchmarks: each fast path beside its plain reference, in one run.
 //!
 //! `cargo bench --bench terrain`; figures are recorded in docs/performance.md.
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use holoterrain::app::{App, AppConfig, EyeView, Fov, FrameInput, HandInput, Persisted};
 use holoterrain::input::Pose;
 use holoterrain::terrain::bsp::{BspScratch, BspTree, TreeStyle};
 use holoterrain::terrain::fault::{Fault, FaultParams, FaultRasterizer};
 use holoterrain::terrain::rng::TerrainRng;
 use holoterrain::terrain::{Generator, GeneratorConfig, Heightmap, filter, reference};
+use std::cell::RefCell;
 use std::hint::black_box;
-use std::time::Duration;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 fn bsp_iteration(c: &mut Criterion) {
     let (w, h) = (513, 513);
@@ -69,19 +72,116 @@ fn iir_pass(c: &mut Criterion) {
     group.finish();
 }
 
+/// Per-iteration times of one benchmark, in nanoseconds, one entry per
+/// `iter_custom` call: criterion's warm-up calls first, then one per sample.
+type Recorded = Rc<RefCell<Vec<f64>>>;
+
+/// Benchmarks `routine` (given an iteration count, it returns the time they
+/// took) and records what each call measured.
+fn bench_recorded(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: String,
+    mut routine: impl FnMut(u64) -> Duration,
+) -> Recorded {
+    let recorded = Recorded::default();
+    let sink = Rc::clone(&recorded);
+    group.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            let elapsed = routine(iters);
+            sink.borrow_mut()
+                .push(elapsed.as_nanos() as f64 / iters as f64);
+            elapsed
+        })
+    });
+    recorded
+}
+
+/// The median of the last `samples` recorded calls, which are criterion's
+/// samples, so it is the median criterion reports; `None` when the benchmark
+/// did not run its samples (filtered out, or `--test`).
+fn sample_median(recorded: &Recorded, samples: usize) -> Option<f64> {
+    let recorded = recorded.borrow();
+    let first = recorded.len().checked_sub(samples)?;
+    let mut last = recorded[first..].to_vec();
+    last.sort_by(f64::total_cmp);
+    Some((last[(samples - 1) / 2] + last[samples / 2]) / 2.0)
+}
+
+/// A sum of every height that reads memory as fast as it can: sixteen
+/// independent partial sums let the loop use full vector loads, where one
+/// running sum would wait on each addition.
+fn lane_sum(cells: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 16];
+    let chunks = cells.chunks_exact(16);
+    let rest: f32 = chunks.remainder().iter().sum();
+    for chunk in chunks {
+        for (lane, &h) in lanes.iter_mut().zip(chunk) {
+            *lane += h;
+        }
+    }
+    lanes.iter().sum::<f32>() + rest
+}
+
+/// One demo iteration (what `App::update` does per iteration through the
+/// generator) beside the floor of any pass over the same map: writing every
+/// height once (a fill) and reading every height once (a sum). Prints how
+/// many times the floor the iteration costs, from this run's medians.
 fn demo_frame(c: &mut Criterion) {
+    const SAMPLES: usize = 50;
     let mut group = c.benchmark_group("demo frame");
-    for size in [257usize, 513] {
+    group.sample_size(SAMPLES);
+    let mut medians = Vec::new();
+    for size in [257usize, 513, 1025] {
+        let mut cells = vec![0.0f32; size * size];
+        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
+            let started = Instant::now();
+            for i in 0..iters {
+                cells.fill(black_box(i as f32));
+                black_box(&mut cells);
+            }
+            started.elapsed()
+        });
+        let sum = bench_recorded(&mut group, format!("sum {size}x{size} f32"), |iters| {
+            let started = Instant::now();
+            for _ in 0..iters {
+                black_box(lane_sum(black_box(&cells)));
+            }
+            started.elapsed()
+        });
         let config = GeneratorConfig {
-            iterations: 1_000_000,
+            iterations: 10_000_000,
             ..GeneratorConfig::hololens_demo(size, size)
         };
         let mut generator = Generator::new(config, 3).expect("valid demo config");
-        group.bench_function(format!("bsp depth 5 + IIR pass, {size}x{size}"), |b| {
-            b.iter(|| generator.step(1))
-        });
+        let iteration = bench_recorded(
+            &mut group,
+            format!("bsp depth 5 + IIR pass, {size}x{size}"),
+            |iters| {
+                let started = Instant::now();
+                for _ in 0..iters {
+                    generator.step(1);
+                }
+                started.elapsed()
+            },
+        );
+        medians.push((size, fill, sum, iteration));
     }
     group.finish();
+    for (size, fill, sum, iteration) in medians {
+        let median = |recorded| sample_median(recorded, SAMPLES);
+        if let (Some(fill), Some(sum), Some(iteration)) =
+            (median(&fill), median(&sum), median(&iteration))
+        {
+            println!(
+                "demo frame {size}x{size}: iteration {:.1} µs = {:.1}× the fill ({:.2} µs), {:.1}× the sum ({:.2} µs)",
+                iteration / 1e3,
+                iteration / fill,
+                fill / 1e3,
+                iteration / sum,
+                sum / 1e3
+            );
+        }
+    }
 }
 
 /// The app's input for a frame at `time_ns` with the head located and the hands idle.
@@ -104,6 +204,7 @@ fn idle_frame(time_ns: i64) -> FrameInput {
         visible: true,
         surfaces: None,
         persisted: Persisted::None,
+        voice: None,
     }
 }
 

@@ -2,7 +2,9 @@
 # Builds the Windows edition on Debian 12: target/x86_64-pc-windows-gnu/release/holoterrain.exe
 # and target/dist/holoterrain-<version>-windows-x86_64.zip (the exe, with the
 # Khronos OpenXR loader linked in, README-windows.txt and the licences of
-# everything built into it). See docs/windows.md.
+# everything built into it). See docs/windows.md. Beside the exe, not in the
+# zip: holoterrain-hlsl-interface.exe (tests/hlsl-interface), which the Wine
+# tests run to compile and compare both Direct3D 11 shader variants.
 #
 # Run as root to install the Debian packages it needs; as another user it
 # names the missing ones. Only Debian packages and crates.io are downloaded.
@@ -17,7 +19,7 @@ source scripts/windows-toolchain.sh
 target=$WINDOWS_TARGET
 
 started=$(date +%s)
-windows_cargo build
+windows_cargo build -p holoterrain -p holoterrain-hlsl-interface
 exe="$target_dir/$target/release/holoterrain.exe"
 
 # The exe must start on a bare Windows: it may import system DLLs only

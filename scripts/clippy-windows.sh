@@ -17,5 +17,5 @@ scripts/install-deps.sh windows-lint
 source scripts/windows-toolchain.sh
 
 started=$(date +%s)
-windows_cargo clippy -- -D warnings
+windows_cargo clippy -p holoterrain -p holoterrain-hlsl-interface -- -D warnings
 echo "clippy-windows: $WINDOWS_TARGET clean in $(($(date +%s) - started)) s" >&2

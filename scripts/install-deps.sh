@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages holoterrain needs, if any are missing.
 #
-# Usage: scripts/install-deps.sh [run|test|windows|windows-lint]
+# Usage: scripts/install-deps.sh [run|test|windows|windows-lint|hololens|aarch64]
 #   run           what `holoterrain sim` needs: a Vulkan loader and a CPU Vulkan driver
 #   test          (default) all of that plus what the test suite needs
 #   windows       the cross toolchain of scripts/build-windows.sh
 #   windows-lint  that plus the clippy of scripts/clippy-windows.sh
+#   hololens      the Debian part of scripts/build-hololens.sh's toolchain
+#   aarch64       the ARM64 Linux toolchain and qemu of scripts/build-aarch64.sh
 # Run as root on Debian 12 (or Ubuntu); as another user it names what to install.
 set -euo pipefail
 
@@ -46,12 +48,35 @@ windows_lint_packages=(
   rust-web-clippy           # clippy of Debian's Rust 1.96 (cargo-clippy, clippy-driver)
 )
 
+hololens_packages=(
+  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for the HoloLens target from source
+  cargo-web                 # its cargo, /usr/bin/cargo
+  rust-web-src              # std's sources, which -Zbuild-std compiles
+  rust-web-clippy           # clippy of that toolchain (build-hololens.sh --clippy)
+  llvm-14                   # llvm-dlltool, llvm-ar, llvm-nm, llvm-windres
+  mingw-w64-x86-64-dev      # its libwindowsapp.a lists the APIs a UWP app may import
+  cmake                     # builds the OpenXR loader (openxr-sys, feature static)
+  python3-venv              # the venv for the pinned PyPI packages (zig, openappx)
+  openssl                   # makes the test certificate, reads certificate subjects
+)
+
+aarch64_packages=(
+  rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for ARM64 from source
+  cargo-web                 # its cargo, /usr/bin/cargo
+  rust-web-src              # std's sources, which -Zbuild-std compiles
+  gcc-aarch64-linux-gnu     # the ARM64 linker (and C compiler)
+  libc6-dev-arm64-cross     # the ARM64 C library to link against
+  qemu-user                 # qemu-aarch64: runs ARM64 Linux programs here
+)
+
 case "${1:-test}" in
   run) packages=("${run_packages[@]}") ;;
   test) packages=("${test_packages[@]}") ;;
   windows) packages=("${windows_packages[@]}") ;;
   windows-lint) packages=("${windows_lint_packages[@]}") ;;
-  *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows' or 'windows-lint'" >&2; exit 2 ;;
+  hololens) packages=("${hololens_packages[@]}") ;;
+  aarch64) packages=("${aarch64_packages[@]}") ;;
+  *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows', 'windows-lint', 'hololens' or 'aarch64'" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -36,8 +36,10 @@ MARKER="$CHROOT_DIR/.holoterrain-complete"
 LOCK_FILE="$CHROOT_DIR.lock"
 SCRIPT_DIR=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
 # Wine 10 (Debian 12's Wine 8 lacks the bcryptprimitives.dll Rust's std
-# needs), lavapipe under winevulkan, and Xvfb for Wine's Direct3D.
-PACKAGES="wine wine64 mesa-vulkan-drivers libvulkan1 xvfb xauth"
+# needs), lavapipe under winevulkan, and Xvfb for Wine's Direct3D; and
+# osslsigncode 2.9, which signs the HoloLens 2 package where the machine's
+# own is older than 2.7 (scripts/build-hololens.sh).
+PACKAGES="wine wine64 mesa-vulkan-drivers libvulkan1 xvfb xauth osslsigncode"
 # The Wine prefix inside the chroot, made by prepare so runs start quickly
 # and print nothing about creating it.
 WINE_PREFIX=/root/.wine-holoterrain

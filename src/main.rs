@@ -17,7 +17,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // Every message already names its cause, so the chain is not repeated.
-            eprintln!("error: {e}");
+            print_error(&e);
             exit_code(&e)
         }
     }
@@ -36,11 +36,11 @@ fn run(cli: Cli) -> Result<()> {
             );
         }
         Command::Xr(args) => {
-            // SAFETY: nothing has started a thread yet (the OpenXR session
-            // starts its Ctrl-C handler's later), so no other thread reads
-            // or writes the environment.
-            unsafe { xr::silence_loader_diagnostics() };
-            let report = xr::run(&args, &mut |progress| show_progress(&args, progress))?;
+            let report = xr::run(
+                &args,
+                &mut |progress| show_progress(&args, progress),
+                print_error::<xr::XrError>,
+            )?;
             eprintln!(
                 "xr: {} frames rendered, {} reseeds, session states {}",
                 report.run.frames,
@@ -63,28 +63,31 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 /// Prints what the OpenXR session tells: the Holographic Remoting
-/// connection always (on stderr, for the person at the PC), the rest on
-/// stdout with `--progress` (for scripts).
+/// connection always (on stderr, for the person at the PC), and every
+/// event on stdout with `--progress` (for scripts).
 fn show_progress(args: &xr::XrArgs, progress: xr::Progress) {
-    match progress {
-        xr::Progress::RemotingConnected => match &args.remote {
-            Some(address) => eprintln!("holographic remoting: CONNECTED to {address}"),
-            None => eprintln!("holographic remoting: CONNECTED"),
-        },
-        xr::Progress::RemotingDisconnected(reason) => {
-            eprintln!("holographic remoting: DISCONNECTED ({reason})");
-        }
-        _ if args.progress => println!("{progress}"),
-        _ => {}
+    if let Some(line) = progress.remoting_line() {
+        eprintln!("{line}");
+    }
+    if args.progress {
+        println!("{progress}");
     }
 }
 
-/// 3 when the OpenXR runtime stopped under the session, else 1.
+/// The one line of an error, on stderr (also the OpenXR watchdog's, which
+/// then ends the process itself).
+fn print_error<E: std::fmt::Display + ?Sized>(e: &E) {
+    eprintln!("error: {e}");
+}
+
+/// The OpenXR error's status (3 when the runtime stopped under the session
+/// or a remoting connection was lost for good, 4 when it stopped
+/// answering), else 1.
 fn exit_code(e: &anyhow::Error) -> ExitCode {
-    match e.downcast_ref::<xr::XrError>() {
-        Some(xr::XrError::RuntimeStopped { .. }) => ExitCode::from(xr::EXIT_RUNTIME_STOPPED),
-        _ => ExitCode::FAILURE,
-    }
+    e.downcast_ref::<xr::XrError>()
+        .map_or(ExitCode::FAILURE, |error| {
+            ExitCode::from(error.exit_status())
+        })
 }
 
 /// Help and version go to stdout as usual; a usage error is cut to its one
@@ -104,11 +107,18 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
+    // clap continues some messages on indented lines (the arguments missing,
+    // say) before a blank line and the usage: they join into the one line.
     let rendered = e.render().to_string();
-    let first = rendered
+    let message: Vec<&str> = rendered
         .lines()
-        .next()
-        .unwrap_or("error: invalid arguments");
-    eprintln!("{first} (see holoterrain --help)");
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let message = match message.join(" ") {
+        joined if joined.is_empty() => "error: invalid arguments".to_owned(),
+        joined => joined,
+    };
+    eprintln!("{message} (see holoterrain --help)");
     ExitCode::from(2)
 }

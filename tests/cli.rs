@@ -175,6 +175,10 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
         &["sim", "--rate", "0"],
         &["sim", "--script", "no-such-script.txt", "--out", "."],
         &["xr", "--frames", "0"],
+        &["xr", "--runtime-timeout", "-1"],
+        &["xr", "--runtime-timeout", "1.5"],
+        &["xr", "--runtime-timeout", "86401"],
+        &["xr", "--runtime-timeout", "soon"],
         &["frobnicate"],
     ];
     for case in cases {
@@ -222,32 +226,117 @@ fn xr_help_documents_the_runtime_stopped_exit_status() {
     assert!(help.contains("3 when the OpenXR runtime stopped"), "{help}");
 }
 
-/// `xr --remote` where no OpenXR runtime is active (as on a Linux machine,
-/// which has no Holographic Remoting runtime): one line naming the remoting
-/// runtime's RemotingXR.json and XR_RUNTIME_JSON, and a failing exit.
 #[test]
-fn xr_remote_without_a_remoting_runtime_fails_in_one_line() {
+fn xr_help_documents_the_runtime_timeout_and_the_unresponsive_exit_status() {
     let dir = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args(["xr", "--remote", "127.0.0.1"])
-        .env("XR_RUNTIME_JSON", dir.path().join("no-runtime.json"))
-        .env_remove("XR_LOADER_DEBUG")
+    let out = holoterrain(&["xr", "--help"], dir.path());
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--runtime-timeout <SECONDS>"), "{help}");
+    assert!(help.contains("[default: 10]"), "{help}");
+    assert!(
+        help.contains("4 when the runtime stopped answering"),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_runtime_timeout_out_of_range_is_a_usage_error_naming_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["xr", "--runtime-timeout", "86401"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: invalid value '86401' for '--runtime-timeout <SECONDS>': 86401 is not in 0..=86400"),
+        "{stderr}"
+    );
+}
+
+/// `holoterrain xr ARGS` in `dir` with `XR_RUNTIME_JSON` as given (or unset).
+fn xr_with_runtime_json(dir: &Path, runtime_json: Option<&Path>, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_holoterrain"));
+    command
+        .arg("xr")
+        .args(args)
+        .env_remove("XR_RUNTIME_JSON")
         .env_remove("RUST_LOG")
-        .current_dir(dir.path())
-        .output()
-        .expect("the binary runs");
+        .current_dir(dir);
+    if let Some(path) = runtime_json {
+        command.env("XR_RUNTIME_JSON", path);
+    }
+    command.output().expect("the binary runs")
+}
+
+/// The one line on stderr of a failed run with nothing on stdout.
+fn only_error_line(output: &Output) -> String {
     assert_eq!(output.status.code(), Some(1), "exit status");
     assert_eq!(String::from_utf8_lossy(&output.stdout), "", "stdout");
     let stderr = String::from_utf8_lossy(&output.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line, got:\n{stderr}");
-    assert!(lines[0].starts_with("error: --remote: "), "{}", lines[0]);
-    for needed in ["RemotingXR.json", "XR_RUNTIME_JSON", "Windows"] {
-        assert!(
-            lines[0].contains(needed),
-            "{needed:?} missing: {}",
-            lines[0]
-        );
+    lines[0].to_owned()
+}
+
+/// `xr --remote` with no remoting runtime named or found (as on a Linux
+/// machine, which has none): one line saying it runs on Windows and the
+/// three ways to name RemotingXR.json, and a failing exit.
+#[test]
+fn xr_remote_without_a_remoting_runtime_fails_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = only_error_line(&xr_with_runtime_json(
+        dir.path(),
+        None,
+        &["--remote", "127.0.0.1"],
+    ));
+    assert!(
+        line.starts_with("error: --remote: no Holographic Remoting runtime"),
+        "{line}"
+    );
+    for needed in [
+        "RemotingXR.json",
+        "--remote-runtime",
+        "XR_RUNTIME_JSON",
+        "Windows",
+    ] {
+        assert!(line.contains(needed), "{needed:?} missing: {line}");
+    }
+}
+
+/// `xr --remote` where XR_RUNTIME_JSON names no file: the app loads the
+/// runtime itself, so the one line names the manifest and why it failed.
+#[test]
+fn xr_remote_with_a_manifest_that_is_not_there_names_it_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("RemotingXR.json");
+    let line = only_error_line(&xr_with_runtime_json(
+        dir.path(),
+        Some(&missing),
+        &["--remote", "127.0.0.1"],
+    ));
+    assert!(
+        line.starts_with(&format!(
+            "error: the OpenXR runtime manifest {} cannot be used: cannot read it",
+            missing.display()
+        )),
+        "{line}"
+    );
+}
+
+/// `--remote-retries` and `--remote-runtime` belong to remoting, and
+/// `--listen` is the other way round from `--remote`: usage errors.
+#[test]
+fn remoting_options_without_remoting_or_both_ways_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["xr", "--remote-retries", "3"],
+        vec!["xr", "--remote-runtime", "RemotingXR.json"],
+        vec!["xr", "--listen", "--remote", "192.168.1.20"],
+        vec!["xr", "--listen", ":65535"],
+    ] {
+        let out = holoterrain(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
     }
 }
 

@@ -264,3 +264,17 @@ fn without_a_stall_a_60_hz_frame_grows_one_iteration() {
     let report = sim::run(&small_run(out.path(), "two-airtaps-one-tap.txt")).unwrap();
     assert_eq!(report.max_iterations_per_frame, 1);
 }
+
+#[test]
+fn saying_new_terrain_reseeds_with_cause_voice_on_the_first_frame_at_or_after_it() {
+    let out = tempfile::tempdir().unwrap();
+    let report = sim::run(&small_run(out.path(), "remote-voice.txt")).unwrap();
+    let summary: Vec<(u64, &str)> = report
+        .reseeds
+        .iter()
+        .map(|reseed| (reseed.frame, reseed.cause.name()))
+        .collect();
+    // "new terrain" at 1.2 s (frame 72); "something else" is no command;
+    // the air-tap at 2.5 s reseeds on its release, 0.15 s later (frame 159).
+    assert_eq!(summary, vec![(72, "voice"), (159, "airtap")]);
+}

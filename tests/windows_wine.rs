@@ -1,9 +1,13 @@
 //! The Windows edition under Wine: holoterrain.exe (scripts/build-windows.sh)
 //! run in the Wine 10 chroot of scripts/wine-chroot.sh must write the same
 //! bytes as the Linux build, end an OpenXR attempt without a runtime in one
-//! line, run its Direct3D 11 session and Holographic Remoting on the test
-//! runtime (scripts/build-test-runtime.sh) as the Linux simulator runs, and
-//! ship in a zip that holds what its README lists.
+//! line of its own, run its Direct3D 11 session and Holographic Remoting on
+//! the test runtime (scripts/build-test-runtime.sh) as the Linux simulator
+//! runs (BGRA swapchains, a dropped connection reconnected, "new terrain"
+//! heard, the remoting runtime found beside the exe), end with its report
+//! when that runtime stops answering (the limit, Ctrl-C), compile the
+//! one-pass shader variant to the per-eye variant's interface, and ship in
+//! a zip that holds what its README lists.
 //!
 //! Needs root, the Debian mirror the first time (the chroot is cached) and
 //! the Windows build; without them the tests print why they are skipped,
@@ -11,9 +15,12 @@
 
 mod support {
     pub mod ci;
+    pub mod generate_cases;
     pub mod images;
+    pub mod loader_output;
     pub mod output;
     pub mod testrt;
+    pub mod unresponsive;
     pub mod wine;
 }
 
@@ -23,77 +30,17 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 use support::ci::skip;
+use support::generate_cases::generate_cases;
 use support::images::{image_difference, rgb_png};
+use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    assert_images_match, assert_same_run, data, environment, json, manifest, remoting_environment,
-    script,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
+    hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
+    with_player,
 };
+use support::unresponsive::assert_ended_by_watchdog;
 use support::wine;
-
-/// A size that is neither square nor 2^n+1, to catch row-stride mistakes.
-const NON_SQUARE: &str = "97x61";
-
-/// The `generate` argument lists to compare: every algorithm in every
-/// format, several seeds, and the post-processing that uses transcendental
-/// maths (Gaussian weights, distance falloff) or long float chains (erosion, tiles).
-fn generate_cases() -> Vec<Vec<String>> {
-    let mut cases = Vec::new();
-    for algorithm in ["fault", "bsp", "bsp-structured", "diamond-square"] {
-        for format in ["png16", "png8", "raw16", "pgm"] {
-            cases.push(vec![
-                "--algorithm",
-                algorithm,
-                "--format",
-                format,
-                "--size",
-                NON_SQUARE,
-                "--seed",
-                "3",
-            ]);
-        }
-        for seed in ["1", "42", "18446744073709551615"] {
-            cases.push(vec![
-                "--algorithm",
-                algorithm,
-                "--size",
-                NON_SQUARE,
-                "--seed",
-                seed,
-            ]);
-        }
-    }
-    cases.push(vec![
-        "--algorithm",
-        "fault",
-        "--line",
-        "two-points",
-        "--fault-radius",
-        "20",
-        "--gaussian",
-        "1.5",
-        "--size",
-        NON_SQUARE,
-    ]);
-    cases.push(vec![
-        "--algorithm",
-        "bsp",
-        "--filter",
-        "0.3",
-        "--fir",
-        "--thermal",
-        "30",
-        "--hydraulic",
-        "30",
-        "--size",
-        NON_SQUARE,
-    ]);
-    cases.push(vec!["--tile", "1,2", "--size", "65x65", "--seed", "9"]);
-    cases
-        .into_iter()
-        .map(|case| case.into_iter().map(str::to_owned).collect())
-        .collect()
-}
 
 /// Quotes `word` for sh.
 fn shell_quote(word: &str) -> String {
@@ -301,13 +248,13 @@ fn sim_validation_without_the_windows_layer_fails_in_one_line() {
 }
 
 #[test]
-fn xr_without_an_openxr_runtime_fails_in_one_line() {
+fn xr_without_an_openxr_runtime_fails_in_one_line_after_the_loaders() {
     if !wine::ready() {
         return;
     }
     let scratch = wine::scratch_dir();
     let output = wine::run_shell(scratch.path(), "wine64 \"$EXE\" xr --frames 1");
-    let line = one_error_line(&output, "xr with no runtime");
+    let line = loader_lines_then_one_error(&output, "xr with no runtime");
     assert!(
         line.starts_with("error: no OpenXR runtime is active (") && line.contains("SteamVR"),
         "the Windows no-runtime error, got: {}",
@@ -316,10 +263,11 @@ fn xr_without_an_openxr_runtime_fails_in_one_line() {
 }
 
 /// `xr --graphics d3d11` in the Windows build, which has Direct3D 11, gets
-/// past the flag to the runtime (Wine has none): the one-line no-runtime
-/// error, which points HoloLens users at docs/hololens.md.
+/// past the flag to the runtime (Wine has none): after the loader's own
+/// lines, the one-line no-runtime error, which points HoloLens users at
+/// docs/hololens.md.
 #[test]
-fn xr_graphics_d3d11_without_an_openxr_runtime_fails_in_one_line() {
+fn xr_graphics_d3d11_without_an_openxr_runtime_fails_in_one_line_after_the_loaders() {
     if !wine::ready() {
         return;
     }
@@ -328,7 +276,7 @@ fn xr_graphics_d3d11_without_an_openxr_runtime_fails_in_one_line() {
         scratch.path(),
         "wine64 \"$EXE\" xr --graphics d3d11 --frames 1",
     );
-    let line = one_error_line(&output, "xr --graphics d3d11 with no runtime");
+    let line = loader_lines_then_one_error(&output, "xr --graphics d3d11 with no runtime");
     assert!(
         line.starts_with("error: no OpenXR runtime is active (")
             && line.contains("docs/hololens.md"),
@@ -337,8 +285,9 @@ fn xr_graphics_d3d11_without_an_openxr_runtime_fails_in_one_line() {
     );
 }
 
-/// `xr --remote` in the Windows build with no OpenXR runtime (Wine has none):
-/// the Windows wording of the one-line remoting error.
+/// `xr --remote` in the Windows build with no remoting runtime beside the
+/// exe, none named, and no XR_RUNTIME_JSON: the Windows wording of the
+/// one-line remoting error, saying where the package's files go.
 #[test]
 fn xr_remote_without_the_remoting_runtime_fails_in_one_line() {
     if !wine::ready() {
@@ -348,9 +297,11 @@ fn xr_remote_without_the_remoting_runtime_fails_in_one_line() {
     let output = wine::run_shell(scratch.path(), "wine64 \"$EXE\" xr --remote 127.0.0.1");
     let line = one_error_line(&output, "xr --remote with no runtime");
     assert!(
-        line.starts_with("error: --remote: no OpenXR runtime is active")
+        line.starts_with("error: --remote: no Holographic Remoting runtime")
             && line.contains("RemotingXR.json")
-            && line.contains("XR_RUNTIME_JSON"),
+            && line.contains("beside holoterrain.exe")
+            && line.contains("--remote-runtime")
+            && !line.contains("onado"),
         "the Windows remoting error, got: {}",
         line
     );
@@ -556,11 +507,8 @@ fn sim_d3d11_validation_without_a_debug_layer_fails_in_one_line() {
 // again before the chroot run ends (runs are serialised, so no other run
 // sees it).
 
-/// Frames, heightmap, seed and per-eye resolution of the compared runs
-/// (larger images than on Linux, so edges are a small share of the pixels).
-const TESTRT_FRAMES: &str = "240";
-const TESTRT_MAP: &str = "65x49";
-const TESTRT_SEED: u64 = 5;
+/// Per-eye resolution of the runs compared with the simulator's (larger
+/// images than on Linux, so edges are a small share of the pixels).
 const TESTRT_RESOLUTION: &str = "256x192";
 
 /// Copies the Windows runtime (its manifest and DLL) into `scratch`, which
@@ -577,6 +525,23 @@ fn runtime_in(scratch: &Path) -> Option<PathBuf> {
             .expect("copy the runtime");
     }
     Some(folder.join("holoterrain_testrt.json"))
+}
+
+/// A folder in `scratch` holding a copy of holoterrain.exe with the Windows
+/// test runtime beside it as `RemotingXR.json` (its DLL too), as a user
+/// lays out Microsoft's remoting runtime; the copied exe, or `None` when
+/// the runtime is not built.
+fn exe_beside_remoting_runtime(scratch: &Path) -> Option<PathBuf> {
+    let manifest = manifest("windows")?;
+    let folder = scratch.join("remoting");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let library = runtime_library(&manifest);
+    std::fs::copy(&library, folder.join(library.file_name().expect("a name")))
+        .expect("copy the runtime's DLL");
+    std::fs::copy(&manifest, folder.join("RemotingXR.json")).expect("copy the manifest");
+    let exe = folder.join("holoterrain.exe");
+    std::fs::copy(wine::exe(), &exe).expect("copy the exe");
+    Some(exe)
 }
 
 /// Shell commands that make `manifest` the active OpenXR runtime until the
@@ -597,6 +562,29 @@ fn activate(manifest: &Path) -> String {
 /// `wine64 "$EXE" ARGS` with the runtime's `settings`, its output and exit
 /// status going to `NAME.out`, `NAME.err` and `NAME.status` in `scratch`.
 fn exe_run(scratch: &Path, name: &str, settings: &[(&str, String)], args: &[&str]) -> String {
+    program_run("\"$EXE\"", scratch, name, settings, args)
+}
+
+/// [`exe_run`] of the exe at `program` instead of the build's.
+fn copy_run(
+    program: &Path,
+    scratch: &Path,
+    name: &str,
+    settings: &[(&str, String)],
+    args: &[&str],
+) -> String {
+    let quoted = shell_quote(&program.display().to_string());
+    program_run(&quoted, scratch, name, settings, args)
+}
+
+/// `wine64 PROGRAM ARGS` (PROGRAM already quoted for sh), as [`exe_run`] says.
+fn program_run(
+    program: &str,
+    scratch: &Path,
+    name: &str,
+    settings: &[(&str, String)],
+    args: &[&str],
+) -> String {
     let assignments: Vec<String> = settings
         .iter()
         .map(|(variable, value)| format!("{variable}={}", shell_quote(value)))
@@ -611,7 +599,7 @@ fn exe_run(scratch: &Path, name: &str, settings: &[(&str, String)], args: &[&str
         )
     };
     format!(
-        "status=0; env {} wine64 \"$EXE\" {} >{} 2>{} || status=$?; echo $status >{}\n",
+        "status=0; env {} wine64 {program} {} >{} 2>{} || status=$?; echo $status >{}\n",
         assignments.join(" "),
         arguments.join(" "),
         file("out"),
@@ -642,52 +630,24 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     let wearer = scratch.path().join("wearer.txt");
     std::fs::copy(script("hololens-wearer.txt"), &wearer).expect("copy the script");
     let sim_out = scratch.path().join("sim");
-    let sim = Command::new(wine::linux_binary())
-        .args([
-            "sim",
-            "--frames",
-            TESTRT_FRAMES,
-            "--size",
-            TESTRT_MAP,
-            "--seed",
-            &TESTRT_SEED.to_string(),
-        ])
-        .args([
-            "--resolution",
-            TESTRT_RESOLUTION,
-            "--every",
-            "30",
-            "--script",
-        ])
-        .arg(&wearer)
-        .arg("--out")
-        .arg(&sim_out)
-        .output()
-        .expect("run the Linux simulator");
-    assert!(sim.status.success(), "Linux sim: {}", text(&sim.stderr));
+    let sim_report = simulate(&wearer, TESTRT_RESOLUTION, &sim_out);
     let runtime_out = scratch.path().join("runtime-out");
     let report = scratch.path().join("xr.json");
     let commands = activate(&runtime)
         + &exe_run(
             scratch.path(),
             "xr",
-            &environment(
-                &wearer,
-                TESTRT_MAP,
-                TESTRT_SEED,
-                TESTRT_RESOLUTION,
-                &runtime_out,
-            ),
+            &environment(&wearer, MAP, SEED, TESTRT_RESOLUTION, &runtime_out),
             &[
                 "xr",
                 "--graphics",
                 "d3d11",
                 "--frames",
-                TESTRT_FRAMES,
+                FRAMES,
                 "--size",
-                TESTRT_MAP,
+                MAP,
                 "--seed",
-                &TESTRT_SEED.to_string(),
+                &SEED.to_string(),
                 "--report",
                 &report.display().to_string(),
             ],
@@ -707,11 +667,13 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
 
     let xr_report = json(&report);
     assert_eq!(xr_report["ended"], "frame_limit");
+    assert_eq!(xr_report["graphics_api"], "d3d11");
     assert_eq!(
         xr_report["swapchain_formats"],
-        serde_json::json!(["DXGI_FORMAT_R8G8B8A8_UNORM_SRGB", "DXGI_FORMAT_D16_UNORM"])
+        serde_json::json!(["DXGI_FORMAT_B8G8R8A8_UNORM_SRGB", "DXGI_FORMAT_D16_UNORM"]),
+        "HoloLens 2's first colour format, BGRA"
     );
-    assert_same_run(&xr_report, &json(&sim_out.join("report.json")));
+    assert_same_run(&xr_report, &sim_report);
     let runtime_report = json(&runtime_out.join("runtime-report.json"));
     assert_eq!(
         runtime_report["violations"],
@@ -725,8 +687,8 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     );
     assert_eq!(runtime_report["graphics_api"], "d3d11");
     assert_eq!(
-        runtime_report["color_format"], 29,
-        "DXGI_FORMAT_R8G8B8A8_UNORM_SRGB, created typeless"
+        runtime_report["color_format"], 91,
+        "DXGI_FORMAT_B8G8R8A8_UNORM_SRGB, created typeless"
     );
     assert_eq!(runtime_report["depth_format"], 55, "DXGI_FORMAT_D16_UNORM");
     assert_eq!(runtime_report["blend_mode"], "ADDITIVE");
@@ -738,8 +700,8 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
 /// in `state`; its report.
 fn linux_sim_in_room(script: &Path, room: &Path, frames: &str, state: &Path, out: &Path) -> Value {
     let sim = Command::new(wine::linux_binary())
-        .args(["sim", "--frames", frames, "--size", TESTRT_MAP, "--seed"])
-        .arg(TESTRT_SEED.to_string())
+        .args(["sim", "--frames", frames, "--size", MAP, "--seed"])
+        .arg(SEED.to_string())
         .args([
             "--resolution",
             TESTRT_RESOLUTION,
@@ -774,24 +736,12 @@ fn xr_on_direct3d_11_places_as_the_linux_simulator_and_its_anchor_survives_a_sec
     std::fs::copy(script("placement-wearer.txt"), &wearer).expect("copy the script");
     std::fs::copy(script("airtap-away.txt"), &short).expect("copy the script");
     std::fs::copy(data("rooms/table.txt"), &room).expect("copy the room");
-    let sim_first = linux_sim_in_room(
-        &wearer,
-        &room,
-        TESTRT_FRAMES,
-        &path("sim-state"),
-        &path("sim-1"),
-    );
+    let sim_first = linux_sim_in_room(&wearer, &room, FRAMES, &path("sim-state"), &path("sim-1"));
     let sim_second = linux_sim_in_room(&short, &room, "30", &path("sim-state"), &path("sim-2"));
 
     let runtime_out = path("runtime-out");
     let run = |name: &str, script: &Path, frames: &str| {
-        let mut settings = environment(
-            script,
-            TESTRT_MAP,
-            TESTRT_SEED,
-            TESTRT_RESOLUTION,
-            &runtime_out,
-        );
+        let mut settings = environment(script, MAP, SEED, TESTRT_RESOLUTION, &runtime_out);
         settings.push(("HOLOTERRAIN_TESTRT_ROOM", room.display().to_string()));
         exe_run(
             scratch.path(),
@@ -804,9 +754,9 @@ fn xr_on_direct3d_11_places_as_the_linux_simulator_and_its_anchor_survives_a_sec
                 "--frames",
                 frames,
                 "--size",
-                TESTRT_MAP,
+                MAP,
                 "--seed",
-                &TESTRT_SEED.to_string(),
+                &SEED.to_string(),
                 "--state",
                 &path("xr-state").display().to_string(),
                 "--report",
@@ -815,7 +765,7 @@ fn xr_on_direct3d_11_places_as_the_linux_simulator_and_its_anchor_survives_a_sec
         )
     };
     let commands = activate(&runtime)
-        + &run("first", &wearer, TESTRT_FRAMES)
+        + &run("first", &wearer, FRAMES)
         + "cp -r \"$RUNTIME_OUT\" \"$RUNTIME_OUT-first\"\n"
         + &run("second", &short, "30");
     let commands = commands.replace("$RUNTIME_OUT", &runtime_out.display().to_string());
@@ -859,46 +809,57 @@ fn xr_on_direct3d_11_places_as_the_linux_simulator_and_its_anchor_survives_a_sec
 }
 
 #[test]
-fn xr_remote_connects_to_the_emulated_player_and_ends_in_one_line_elsewhere() {
+fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhere_is_one_line() {
     if !wine::ready() {
         return;
     }
     let scratch = wine::scratch_dir();
-    let Some(runtime) = runtime_in(scratch.path()) else {
+    let Some(exe) = exe_beside_remoting_runtime(scratch.path()) else {
         return;
     };
     let script = scratch.path().join("away.txt");
     std::fs::write(&script, "1.0 airtap right away\n").expect("a script");
-    let settings = remoting_environment(&script, &scratch.path().join("out"));
-    let commands = activate(&runtime)
-        + &exe_run(
-            scratch.path(),
-            "player",
-            &settings,
-            &[
-                "xr",
-                "--remote",
-                "127.0.0.1",
-                "--frames",
-                "20",
-                "--size",
-                "65x49",
-            ],
-        )
-        + &exe_run(
-            scratch.path(),
-            "nobody",
-            &settings,
-            &[
-                "xr",
-                "--remote",
-                "127.0.0.2",
-                "--frames",
-                "20",
-                "--size",
-                "65x49",
-            ],
-        );
+    let out = scratch.path().join("out");
+    let settings = remoting_environment(&script, &out);
+    let report = scratch.path().join("xr.json");
+    // No XR_RUNTIME_JSON, no registry runtime: only RemotingXR.json beside the exe.
+    let commands = copy_run(
+        &exe,
+        scratch.path(),
+        "player",
+        &settings,
+        &[
+            "xr",
+            "--remote",
+            PLAYER,
+            "--frames",
+            "20",
+            "--size",
+            "65x49",
+            "--report",
+            &report.display().to_string(),
+        ],
+    ) + &copy_run(
+        &exe,
+        scratch.path(),
+        "nobody",
+        &settings,
+        &[
+            "xr",
+            "--remote",
+            "127.0.0.2",
+            "--frames",
+            "20",
+            "--size",
+            "65x49",
+        ],
+    ) + &copy_run(
+        &exe,
+        scratch.path(),
+        "plain",
+        &settings,
+        &["xr", "--frames", "20"],
+    );
     let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
     assert!(
         chroot.status.success(),
@@ -907,11 +868,19 @@ fn xr_remote_connects_to_the_emulated_player_and_ends_in_one_line_elsewhere() {
     );
 
     let (status, _, stderr) = captured(scratch.path(), "player");
-    assert_eq!(status, 0, "xr --remote 127.0.0.1; stderr:\n{stderr}");
+    assert_eq!(status, 0, "xr --remote {PLAYER}; stderr:\n{stderr}");
     assert!(
         stderr.contains("holographic remoting: CONNECTED to 127.0.0.1:8265")
             && stderr.contains("xr: 20 frames rendered"),
         "stderr:\n{stderr}"
+    );
+    let remoting = &json(&report)["remoting"];
+    assert_eq!(remoting["runtime_found_by"], "beside the program");
+    assert!(
+        remoting["runtime_manifest"]
+            .as_str()
+            .is_some_and(|path| path.ends_with("remoting\\RemotingXR.json")),
+        "{remoting}"
     );
 
     let (status, stdout, stderr) = captured(scratch.path(), "nobody");
@@ -923,8 +892,326 @@ fn xr_remote_connects_to_the_emulated_player_and_ends_in_one_line_elsewhere() {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line, got:\n{stderr}");
     assert!(
-        lines[0].starts_with("error: cannot reach the Holographic Remoting Player at 127.0.0.2:8265: handshake unreachable;"),
+        lines[0].starts_with("error: cannot reach the Holographic Remoting Player at 127.0.0.2:8265: handshake unreachable (XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT);"),
         "{}",
         lines[0]
     );
+
+    let (status, _, stderr) = captured(scratch.path(), "plain");
+    assert_eq!(status, 1, "plain xr; stderr:\n{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .last()
+            .is_some_and(|line| line.starts_with("error: no OpenXR runtime is active")),
+        "plain xr must not use RemotingXR.json:\n{stderr}"
+    );
+}
+
+#[test]
+fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simulators_run() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(exe) = exe_beside_remoting_runtime(scratch.path()) else {
+        return;
+    };
+    let wearer = scratch.path().join("wearer.txt");
+    std::fs::write(
+        &wearer,
+        "1.0 airtap right\n1.5 disconnect 17\n2.0 say new terrain\n2.5 airtap left\n",
+    )
+    .expect("a script");
+    let sim_out = scratch.path().join("sim");
+    let sim_report = simulate(&wearer, TESTRT_RESOLUTION, &sim_out);
+    assert_eq!(causes(&sim_report), ["airtap", "voice", "airtap"]);
+    let runtime_out = scratch.path().join("runtime-out");
+    let report = scratch.path().join("xr.json");
+    let commands = copy_run(
+        &exe,
+        scratch.path(),
+        "xr",
+        &with_player(environment(
+            &wearer,
+            MAP,
+            SEED,
+            TESTRT_RESOLUTION,
+            &runtime_out,
+        )),
+        &[
+            "xr",
+            "--remote",
+            PLAYER,
+            "--frames",
+            FRAMES,
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--report",
+            &report.display().to_string(),
+        ],
+    );
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+    let (status, _, stderr) = captured(scratch.path(), "xr");
+    assert_eq!(status, 0, "holoterrain.exe xr --remote; stderr:\n{stderr}");
+    assert!(
+        stderr.contains("holographic remoting: reconnecting to 127.0.0.1:8265 in 1 s, attempt 1 after XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT"),
+        "stderr:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("onado"),
+        "no Monado advice on Windows:\n{stderr}"
+    );
+
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    assert_eq!(xr_report["graphics_api"], "d3d11");
+    assert_eq!(xr_report["anchored"], true);
+    let connections = xr_report["remoting"]["connections"]
+        .as_array()
+        .expect("connections");
+    assert_eq!(connections.len(), 2, "{}", xr_report["remoting"]);
+    assert_eq!(
+        connections[0]["ended"],
+        "XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT"
+    );
+    assert_eq!(
+        xr_report["swapchain_formats"][0],
+        "DXGI_FORMAT_B8G8R8A8_UNORM_SRGB"
+    );
+    let runtime_report = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime_report["violations"], Value::Array(Vec::new()));
+    assert_eq!(runtime_report["problems"], Value::Array(Vec::new()));
+    assert_eq!(runtime_report["remoting"]["connections"], 2);
+    assert_eq!(
+        runtime_report["speech"]["fetched"],
+        serde_json::json!(["new terrain"])
+    );
+    assert_eq!(runtime_report["color_format"], 91);
+    assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
+}
+
+/// The one-pass shader variant (the vertex shader picks the layer), which
+/// Wine's Direct3D cannot run: compiled by `D3DCompile` all the same, with
+/// the per-eye variant's interface plus the layer index, and each variant's
+/// pixel shader reading what its vertex shader writes
+/// (tests/hlsl-interface).
+#[test]
+fn the_one_pass_shader_variant_compiles_to_the_per_eye_variants_interface() {
+    if !wine::ready() {
+        return;
+    }
+    let tool = wine::exe().with_file_name("holoterrain-hlsl-interface.exe");
+    if !wine::built(&tool) {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let output = wine::run_shell(
+        scratch.path(),
+        &format!("wine64 {}", shell_quote(&tool.display().to_string())),
+    );
+    assert_success(&output, "holoterrain-hlsl-interface.exe under Wine");
+    let interfaces: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+    let layer_outputs = |variant: &str| {
+        interfaces[variant]["vertex"]["outputs"]
+            .as_array()
+            .expect("vertex outputs")
+            .iter()
+            .filter(|element| element["semantic"] == "SV_RenderTargetArrayIndex")
+            .count()
+    };
+    assert_eq!(layer_outputs("per_eye"), 0);
+    assert_eq!(layer_outputs("one_pass"), 1);
+    assert_eq!(
+        interfaces["per_eye"]["vertex"]["constant_buffers"],
+        interfaces["one_pass"]["vertex"]["constant_buffers"]
+    );
+    assert!(
+        interfaces["one_pass"]["vertex"]["constant_buffers"]
+            .as_array()
+            .is_some_and(|buffers| buffers.len() == 2),
+        "the Frame and Eye constant buffers: {}",
+        interfaces["one_pass"]["vertex"]
+    );
+}
+
+/// The words of `args`.
+fn as_strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// What a run on a runtime that stops answering gets from the test.
+#[derive(Clone, Copy)]
+enum WhenHung {
+    /// Nothing: the app's limit must end it.
+    Wait,
+    /// SIGINT 3 s after the runtime stopped answering (Wine turns it into
+    /// the console's Ctrl-C); `NAME.alive` says whether the app still ran
+    /// before it.
+    Interrupt,
+}
+
+/// Like [`exe_run`], for a run whose runtime stops answering: in the
+/// background; once the runtime says so, `when` decides what the test
+/// does; the exit status goes to `NAME.status` and the milliseconds from
+/// the runtime's hang (`Wait`) or from SIGINT (`Interrupt`) to the app's
+/// exit to `NAME.ms`. A run still going 20 s later is killed (exit status
+/// 137), so a broken watchdog fails the test instead of hanging it.
+fn exe_run_when_hung(
+    scratch: &Path,
+    name: &str,
+    settings: &[(&str, String)],
+    args: &[&str],
+    when: WhenHung,
+) -> String {
+    let assignments: Vec<String> = settings
+        .iter()
+        .map(|(variable, value)| format!("{variable}={}", shell_quote(value)))
+        .collect();
+    let arguments: Vec<String> = args.iter().map(|arg| shell_quote(arg)).collect();
+    let file = |suffix: &str| {
+        shell_quote(
+            &scratch
+                .join(format!("{name}.{suffix}"))
+                .display()
+                .to_string(),
+        )
+    };
+    let act = match when {
+        WhenHung::Wait => String::new(),
+        WhenHung::Interrupt => format!(
+            "sleep 3\n\
+             if kill -0 $app 2>/dev/null; then echo yes >{alive}; else echo no >{alive}; fi\n\
+             kill -INT $app 2>/dev/null || true\n",
+            alive = file("alive")
+        ),
+    };
+    format!(
+        "env {assignments} wine64 \"$EXE\" {arguments} >{out} 2>{err} &\n\
+         app=$!\n\
+         waited=0\n\
+         until grep -q 'never returns' {err} || [ $waited -ge 600 ]; do sleep 0.1; waited=$((waited + 1)); done\n\
+         {act}\
+         since=$(date +%s%N)\n\
+         (sleep 20; kill -KILL $app 2>/dev/null) &\n\
+         killer=$!\n\
+         status=0; wait $app || status=$?\n\
+         echo $(( ($(date +%s%N) - since) / 1000000 )) >{ms}\n\
+         kill $killer 2>/dev/null || true\n\
+         echo $status >{status}\n",
+        assignments = assignments.join(" "),
+        arguments = arguments.join(" "),
+        out = file("out"),
+        err = file("err"),
+        ms = file("ms"),
+        status = file("status"),
+    )
+}
+
+#[test]
+fn xr_on_a_runtime_that_stops_answering_ends_with_its_report_at_the_limit_and_at_ctrl_c() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(runtime) = runtime_in(scratch.path()) else {
+        return;
+    };
+    let settings = hanging_environment(20, &scratch.path().join("runtime-out"));
+    let report = |name: &str| scratch.path().join(format!("{name}.json"));
+    let run_args = |name: &str, limit: &str| {
+        [
+            "xr",
+            "--graphics",
+            "d3d11",
+            "--size",
+            "65x49",
+            "--runtime-timeout",
+            limit,
+            "--report",
+        ]
+        .map(str::to_owned)
+        .into_iter()
+        .chain([report(name).display().to_string()])
+        .collect::<Vec<String>>()
+    };
+    let limit_args = run_args("limit", "1");
+    let interrupt_args = run_args("interrupt", "0");
+    let commands = activate(&runtime)
+        + &exe_run_when_hung(
+            scratch.path(),
+            "limit",
+            &settings,
+            &as_strs(&limit_args),
+            WhenHung::Wait,
+        )
+        + &exe_run_when_hung(
+            scratch.path(),
+            "interrupt",
+            &settings,
+            &as_strs(&interrupt_args),
+            WhenHung::Interrupt,
+        );
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+
+    let milliseconds = |name: &str| -> u64 {
+        let path = scratch.path().join(format!("{name}.ms"));
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+            .trim()
+            .parse()
+            .expect("milliseconds")
+    };
+    let (status, _, stderr) = captured(scratch.path(), "limit");
+    let took = milliseconds("limit");
+    assert!(
+        took <= (1 + 5) * 1000,
+        "ended {took} ms after the runtime stopped answering, with a 1 s limit; stderr:\n{stderr}"
+    );
+    let limit_report = json(&report("limit"));
+    let line = assert_ended_by_watchdog(
+        Some(status),
+        &stderr,
+        "error: the OpenXR runtime stopped answering: no answer to xrWaitFrame for ",
+        &report("limit"),
+        &limit_report,
+        "runtime_unresponsive",
+    );
+    assert!(
+        line.contains(" s (--runtime-timeout 1) after 20 rendered frames;"),
+        "{line}"
+    );
+    assert_eq!(limit_report["frames"], 20);
+
+    let alive =
+        std::fs::read_to_string(scratch.path().join("interrupt.alive")).expect("interrupt.alive");
+    assert_eq!(alive.trim(), "yes", "--runtime-timeout 0 ended the run");
+    let (status, _, stderr) = captured(scratch.path(), "interrupt");
+    let took = milliseconds("interrupt");
+    assert!(
+        took <= 5000,
+        "ended {took} ms after SIGINT; stderr:\n{stderr}"
+    );
+    let interrupt_report = json(&report("interrupt"));
+    assert_ended_by_watchdog(
+        Some(status),
+        &stderr,
+        "error: interrupted while the OpenXR runtime was not answering: no answer to xrWaitFrame for ",
+        &report("interrupt"),
+        &interrupt_report,
+        "interrupted",
+    );
+    assert_eq!(interrupt_report["frames"], 20);
 }

@@ -1,28 +1,42 @@
 //! `holoterrain xr` against Monado, a real OpenXR runtime, headless in a
 //! Debian trixie chroot (scripts/monado-chroot.sh): the session lifecycle
 //! with the simulated HMD, input injected through Monado's remote driver,
-//! the service killed mid-session, and the error when there is no runtime
-//! at all.
+//! the service killed mid-session, the service stopped mid-session (a
+//! runtime that stops answering: the watchdog's limit, Ctrl-C), a one
+//! second limit on a loaded machine, and the error when there is no
+//! runtime at all.
 //!
 //! Needs root and the Debian mirror the first time (the chroot is cached);
 //! without them the tests print why they are skipped, unless env CI is set,
 //! when they fail instead.
 
-mod support;
+mod support {
+    pub mod ci;
+    pub mod loader_output;
+    pub mod monado;
+    pub mod monado_remote;
+    pub mod process;
+    pub mod unresponsive;
+}
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::monado::{self, Mode, XrRun};
+use support::loader_output::loader_lines_then_one_error;
+use support::monado::{self, Mode, StoppedService, XrRun};
 use support::monado_remote::{
     self, ControllerState, PACKET_SIZE, RemoteClient, RemotePose, RemoteState,
 };
+use support::process::{signal, wait_at_most};
+use support::unresponsive::assert_ended_by_watchdog;
 
 /// Frames the simulated-HMD runs render.
 const SIMULATED_FRAMES: u64 = 60;
@@ -492,18 +506,6 @@ fn ctrl_c_ends_the_session_through_stopping_and_exiting() {
     assert_eq!(report["ended"], "interrupted", "report: {report}");
 }
 
-/// Waits for `child` at most `bound`; `None` if it is still running then.
-fn wait_at_most(child: &mut std::process::Child, bound: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + bound;
-    while Instant::now() < deadline {
-        if let Some(status) = child.try_wait().expect("poll the chroot run") {
-            return Some(status);
-        }
-        pause(0.1);
-    }
-    None
-}
-
 #[test]
 fn killing_the_runtime_mid_session_ends_with_one_line_a_report_and_exit_3() {
     if !monado::chroot_ready() {
@@ -601,13 +603,8 @@ fn without_a_runtime_one_line_names_what_to_install_and_the_exit_fails() {
         .env_remove("RUST_LOG")
         .output()
         .expect("run holoterrain xr");
-    assert!(!output.status.success(), "must fail without a runtime");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    // The loader's own diagnostics are silenced: stderr is our one line.
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "exactly one line, got:\n{stderr}");
-    let line = lines[0];
-    assert!(line.starts_with("error: "), "{line}");
+    // The loader's own diagnostics stay visible, then our one line.
+    let line = loader_lines_then_one_error(&output, "xr without a runtime");
     assert!(
         line.contains("holoterrain sim"),
         "points to the simulator: {line}"
@@ -618,9 +615,15 @@ fn without_a_runtime_one_line_names_what_to_install_and_the_exit_fails() {
     );
 }
 
-/// `--remote` on Monado, a real runtime without XR_MSFT_holographic_remoting:
-/// one error line naming the extension, the remoting runtime's RemotingXR.json
-/// and XR_RUNTIME_JSON, no session, and a failing exit.
+/// Monado's manifest in the chroot (Debian's libopenxr1-monado).
+const MONADO_MANIFEST: &str = "/usr/share/openxr/1/openxr_monado.json";
+
+/// `--remote` with Monado's manifest as the remoting runtime: the app loads
+/// a real runtime itself, as the OpenXR loader would (its manifest names
+/// the library by a bare name, left to the system's library search), and
+/// Monado lacks XR_MSFT_holographic_remoting: one error line naming the
+/// manifest, the extension and Microsoft's package, no session, and a
+/// failing exit.
 #[test]
 fn remote_on_a_runtime_without_holographic_remoting_fails_in_one_line() {
     if !monado::chroot_ready() {
@@ -628,9 +631,13 @@ fn remote_on_a_runtime_without_holographic_remoting_fails_in_one_line() {
     }
     let _turn = one_run_at_a_time();
     let scratch = monado::scratch_dir();
-    let output = monado::xr_command(Mode::Simulated, scratch.path(), &["--remote", "127.0.0.1"])
-        .output()
-        .expect("run scripts/monado-chroot.sh");
+    let output = monado::xr_command(
+        Mode::Simulated,
+        scratch.path(),
+        &["--remote", "127.0.0.1", "--remote-runtime", MONADO_MANIFEST],
+    )
+    .output()
+    .expect("run scripts/monado-chroot.sh");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -644,10 +651,12 @@ fn remote_on_a_runtime_without_holographic_remoting_fails_in_one_line() {
         .collect();
     assert_eq!(errors.len(), 1, "one error line, got:\n{stderr}");
     let line = errors[0];
+    let expected = format!(
+        "error: --remote: the OpenXR runtime of {MONADO_MANIFEST} (--remote-runtime) does not offer XR_MSFT_holographic_remoting"
+    );
     for needed in [
-        "error: --remote: the active OpenXR runtime does not offer XR_MSFT_holographic_remoting",
+        expected.as_str(),
         "RemotingXR.json",
-        "XR_RUNTIME_JSON",
         "Microsoft.Holographic.Remoting.OpenXr",
     ] {
         assert!(line.contains(needed), "{needed:?} missing from: {line}");
@@ -765,5 +774,223 @@ fn aiming_pose_turns_forward_onto_the_direction() {
     assert!(
         (rotated[0] - 1.0).abs() < 1e-5 && rotated[1].abs() < 1e-5 && rotated[2].abs() < 1e-5,
         "{rotated:?}"
+    );
+}
+
+/// `--runtime-timeout` of the stopped-runtime test: short, so the test is.
+const SHORT_LIMIT_S: u64 = 3;
+/// How much longer than its limit (or than the interrupt) the app may take
+/// to end once the runtime stopped answering.
+const END_WITHIN: Duration = Duration::from_secs(5);
+
+/// A `holoterrain xr --progress --report REPORT ARGS` run on the simulated
+/// HMD whose service writes its process id to PID_FILE, once it draws
+/// frames: the run, its output, the app's process id, and the paths.
+struct DrawingRun {
+    run: XrRun,
+    output: Output,
+    app: u32,
+    report_path: std::path::PathBuf,
+    pid_path: std::path::PathBuf,
+    _scratch: tempfile::TempDir,
+}
+
+fn drawing_run(args: &[&str]) -> DrawingRun {
+    let scratch = monado::scratch_dir();
+    let report_path = scratch.path().join("report.json");
+    let pid_path = scratch.path().join("monado-service.pid");
+    let mut all_args = vec!["--progress", "--report", report_path.to_str().unwrap()];
+    all_args.extend_from_slice(args);
+    let mut command = monado::xr_command(Mode::Simulated, scratch.path(), &all_args);
+    command.env(monado::SERVICE_PID_FILE_VAR, &pid_path);
+    let mut run = XrRun {
+        child: command.spawn().expect("start scripts/monado-chroot.sh"),
+    };
+    let output = Output::collect(&mut run.child);
+    output.wait_for("state FOCUSED");
+    output.wait_for("frame 5");
+    let app = monado::find_app_process(run.child.id()).expect("holoterrain runs in the chroot");
+    DrawingRun {
+        run,
+        output,
+        app,
+        report_path,
+        pid_path,
+        _scratch: scratch,
+    }
+}
+
+impl DrawingRun {
+    /// Stops the service, lets `act` do its part (given the app's id),
+    /// waits at most `bound` for the app to end, reads the report it left,
+    /// resumes the service and waits for the chroot run to end. Returns how
+    /// long the app took from the stop (`None`: it did not end), the run's
+    /// exit status, the report as the app left it and after the resume, and
+    /// the output.
+    fn stop_the_runtime(
+        &mut self,
+        act: impl FnOnce(u32),
+        bound: Duration,
+    ) -> (Option<Duration>, ExitStatus, String, Value, String) {
+        let service = StoppedService::stop(&self.pid_path);
+        let stopped = Instant::now();
+        act(self.app);
+        let took = monado::gone_within(self.app, bound).map(|_| stopped.elapsed());
+        let left = std::fs::read_to_string(&self.report_path).unwrap_or_default();
+        drop(service);
+        if took.is_none() {
+            // Still running: end it the proper way now that the runtime
+            // answers again, so the test fails at once rather than wait.
+            monado::interrupt(self.app);
+        }
+        let status = wait_at_most(&mut self.run.child, PATIENCE).expect("the chroot run ends");
+        let (report, text) = drain_and_read_report(&self.output, &self.report_path);
+        (took, status, left, report, text)
+    }
+}
+
+#[test]
+fn stopping_the_runtime_ends_the_run_within_the_limit_with_one_line_and_its_report() {
+    if !monado::chroot_ready() {
+        return;
+    }
+    let _turn = one_run_at_a_time();
+    let limit = SHORT_LIMIT_S.to_string();
+    let mut drawing = drawing_run(&["--runtime-timeout", &limit]);
+    let bound = Duration::from_secs(SHORT_LIMIT_S) + END_WITHIN;
+    let (took, status, left, report, text) = drawing.stop_the_runtime(|_| {}, bound);
+    let Some(took) = took else {
+        panic!("holoterrain still ran {bound:?} after its runtime stopped; output:\n{text}");
+    };
+    assert!(
+        took >= Duration::from_secs(SHORT_LIMIT_S),
+        "ended after {took:?}, before its limit: output:\n{text}"
+    );
+    let line = assert_ended_by_watchdog(
+        status.code(),
+        &text,
+        "error: the OpenXR runtime stopped answering: no answer to xr",
+        &drawing.report_path,
+        &report,
+        "runtime_unresponsive",
+    );
+    assert!(
+        line.contains(&format!(" s (--runtime-timeout {SHORT_LIMIT_S}) after ")),
+        "{line}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&drawing.report_path).unwrap(),
+        left,
+        "resuming the runtime changed the report"
+    );
+}
+
+#[test]
+fn ctrl_c_while_the_runtime_is_stopped_ends_the_run_within_5_s_with_its_report() {
+    if !monado::chroot_ready() {
+        return;
+    }
+    let _turn = one_run_at_a_time();
+    // A limit far beyond the test's bound: only the interrupt can end it.
+    let mut drawing = drawing_run(&["--runtime-timeout", "600"]);
+    let (took, status, left, report, text) = drawing.stop_the_runtime(
+        |app| {
+            pause(1.0);
+            signal(app, "INT");
+        },
+        END_WITHIN,
+    );
+    let Some(took) = took else {
+        panic!("holoterrain still ran 5 s after Ctrl-C with its runtime stopped; output:\n{text}");
+    };
+    eprintln!("ended {took:?} after the runtime stopped (SIGINT 1 s after it)");
+    assert_ended_by_watchdog(
+        status.code(),
+        &text,
+        "error: interrupted while the OpenXR runtime was not answering: no answer to xr",
+        &drawing.report_path,
+        &report,
+        "interrupted",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&drawing.report_path).unwrap(),
+        left,
+        "resuming the runtime changed the report"
+    );
+}
+
+/// Busy threads, one per core, keeping every core of the machine busy
+/// until dropped.
+struct CpuLoad {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl CpuLoad {
+    fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let threads = (0..cores)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let mut spin = 0_u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        spin = std::hint::black_box(spin.wrapping_mul(31).wrapping_add(7));
+                    }
+                })
+            })
+            .collect();
+        CpuLoad { stop, threads }
+    }
+}
+
+impl Drop for CpuLoad {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[test]
+fn a_one_second_limit_does_not_trip_on_a_loaded_machine() {
+    if !monado::chroot_ready() {
+        return;
+    }
+    let _turn = one_run_at_a_time();
+    let scratch = monado::scratch_dir();
+    let report_path = scratch.path().join("report.json");
+    let load = CpuLoad::start();
+    let mut child = monado::spawn_xr(
+        Mode::Simulated,
+        scratch.path(),
+        &[
+            "--frames",
+            &SIMULATED_FRAMES.to_string(),
+            "--runtime-timeout",
+            "1",
+            "--report",
+            report_path.to_str().unwrap(),
+        ],
+    );
+    let output = Output::collect(&mut child);
+    let status = child.wait().expect("wait for the chroot run");
+    drop(load);
+    let (report, text) = drain_and_read_report(&output, &report_path);
+    assert!(status.success(), "exit {status}; output:\n{text}");
+    assert_eq!(report["ended"], "frame_limit", "report: {report}");
+    assert_eq!(report["frames"], SIMULATED_FRAMES);
+    let longest = &report["longest_runtime_call"];
+    assert!(
+        longest["call"]
+            .as_str()
+            .is_some_and(|call| call.starts_with("xr")),
+        "the report names the longest call: {report}"
+    );
+    eprintln!(
+        "under load the longest runtime call was {} ({} s); render CPU times {}",
+        longest["call"], longest["seconds"], report["cpu_ms"]["render"]
     );
 }

@@ -1,10 +1,16 @@
 //! `holoterrain xr` on the project's HoloLens 2-like test runtime, Linux
 //! build (Vulkan; scripts/build-test-runtime.sh): the run the runtime's
 //! scripted wearer makes is the simulator's run, frame for frame and pixel
-//! for pixel, with zero violations and zero validation messages; emulated
-//! Holographic Remoting connects, refuses another address in one line, and
-//! a scripted disconnect loses the session; a script the runtime cannot
-//! play stops it at xrCreateInstance in one line.
+//! for pixel, with zero violations and zero validation messages. Emulated
+//! Holographic Remoting: the app finds the remoting runtime itself (flag,
+//! RemotingXR.json beside the program, XR_RUNTIME_JSON), connects or
+//! listens, refuses another address in one line, reconnects after a
+//! scripted disconnect and carries on as the simulator does, gives up after
+//! `--remote-retries` with exit 3, and hears "new terrain" through the
+//! emulated speech extension. A script the runtime cannot play stops it at
+//! xrCreateInstance in one line; a runtime that stops answering
+//! (HOLOTERRAIN_TESTRT_HANG) ends the run within `--runtime-timeout`, or at
+//! Ctrl-C, with the report.
 //!
 //! Without the built runtime the tests print why they are skipped, unless
 //! env CI is set, when they fail instead.
@@ -12,24 +18,30 @@
 mod support {
     pub mod ci;
     pub mod images;
+    pub mod loader_output;
     pub mod output;
+    pub mod process;
     pub mod testrt;
+    pub mod unresponsive;
 }
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
+use support::process::{signal, wait_at_most};
 use support::testrt::{
-    assert_images_match, assert_same_run, data, environment, json, manifest, remoting_environment,
-    script,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
+    hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
+    with_player,
 };
+use support::unresponsive::assert_ended_by_watchdog;
 
-/// Frames, heightmap, seed and per-eye resolution of the compared runs.
-const FRAMES: &str = "240";
-const MAP: &str = "65x49";
-const SEED: u64 = 5;
+/// Per-eye resolution of the runs compared with the simulator's.
 const RESOLUTION: &str = "128x96";
 
 /// Where Debian's openxr-layer-corevalidation puts the layer's manifest.
@@ -56,6 +68,30 @@ fn run_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -
         .expect("run holoterrain")
 }
 
+/// `holoterrain xr --remote PLAYER` on the test runtime playing `script`
+/// with the compared runs' settings, the Vulkan validation layer on, the
+/// report in `report`, plus `more` arguments.
+fn remote_run(manifest: &Path, script: &Path, out: &Path, report: &Path, more: &[&str]) -> Output {
+    let settings = with_player(environment(script, MAP, SEED, RESOLUTION, out));
+    let seed = SEED.to_string();
+    let mut args = vec![
+        "xr",
+        "--remote",
+        PLAYER,
+        "--frames",
+        FRAMES,
+        "--size",
+        MAP,
+        "--seed",
+        &seed,
+        "--validation",
+        "--report",
+        report.to_str().expect("a UTF-8 path"),
+    ];
+    args.extend_from_slice(more);
+    run_on_runtime(manifest, &settings, &args)
+}
+
 #[test]
 fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
     let Some(manifest) = manifest("linux") else {
@@ -64,23 +100,7 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
     let dir = scratch();
     let wearer = script("hololens-wearer.txt");
     let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
-    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args([
-            "sim",
-            "--frames",
-            FRAMES,
-            "--size",
-            MAP,
-            "--seed",
-            &SEED.to_string(),
-        ])
-        .args(["--resolution", RESOLUTION, "--every", "30", "--script"])
-        .arg(&wearer)
-        .arg("--out")
-        .arg(&sim_out)
-        .output()
-        .expect("run holoterrain sim");
-    assert_success(&sim, "holoterrain sim");
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
     let report = dir.path().join("xr.json");
     let xr = run_on_runtime(
         &manifest,
@@ -101,16 +121,9 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
     assert_success(&xr, "holoterrain xr on the test runtime");
 
     let xr_report = json(&report);
-    let sim_report = json(&sim_out.join("report.json"));
     assert_same_run(&xr_report, &sim_report);
-    let causes: Vec<&str> = sim_report["reseeds"]
-        .as_array()
-        .expect("reseeds")
-        .iter()
-        .filter_map(|reseed| reseed["cause"].as_str())
-        .collect();
     assert_eq!(
-        causes,
+        causes(&sim_report),
         ["airtap", "tap", "airtap"],
         "the script's three reseeds"
     );
@@ -440,7 +453,7 @@ fn xr_remote_to_an_address_no_player_listens_on_ends_in_one_line() {
     let line = one_error_line(&output, "xr --remote to an address no player listens on");
     assert!(
         line.starts_with(
-            "error: cannot reach the Holographic Remoting Player at 127.0.0.2:8265: handshake unreachable;"
+            "error: cannot reach the Holographic Remoting Player at 127.0.0.2:8265: handshake unreachable (XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT);"
         ),
         "the runtime's reason, not the app's timeout: {line}"
     );
@@ -453,61 +466,348 @@ fn xr_remote_to_an_address_no_player_listens_on_ends_in_one_line() {
 }
 
 #[test]
-fn a_scripted_disconnect_loses_the_session_and_the_app_says_so() {
+fn a_scripted_disconnect_mid_run_reconnects_and_ends_as_the_simulators_run() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("remote-disconnect.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
+    let report = dir.path().join("xr.json");
+    let output = remote_run(&manifest, &wearer, &runtime_out, &report, &[]);
+    assert_success(&output, "xr --remote with a scripted disconnect");
+    let stderr = text(&output.stderr);
+    for line in [
+        "holographic remoting: CONNECTED to 127.0.0.1:8265",
+        "holographic remoting: DISCONNECTED (XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT: connection lost)",
+        "holographic remoting: reconnecting to 127.0.0.1:8265 in 1 s, attempt 1 after XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT; Ctrl-C to stop",
+    ] {
+        assert!(
+            stderr.lines().any(|l| l == line),
+            "{line:?} missing:\n{stderr}"
+        );
+    }
+    assert_eq!(
+        stderr.matches("holographic remoting: CONNECTED").count(),
+        2,
+        "connected twice:\n{stderr}"
+    );
+    assert!(!stderr.contains("monado"), "{stderr}");
+
+    let xr_report = json(&report);
+    assert_eq!(causes(&sim_report), ["airtap", "airtap"]);
+    assert_same_run(&xr_report, &sim_report);
+    assert_eq!(xr_report["ended"], "frame_limit");
+    assert_eq!(
+        xr_report["anchored"], true,
+        "pinned again in the new session"
+    );
+    assert_eq!(xr_report["vulkan_validation_messages"], 0);
+    let remoting = &xr_report["remoting"];
+    assert_eq!(remoting["mode"], "connect");
+    assert_eq!(remoting["reconnect_attempts"], 1);
+    let connections = remoting["connections"].as_array().expect("connections");
+    assert_eq!(connections.len(), 2, "{remoting}");
+    assert_eq!(
+        connections[0]["ended"],
+        "XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT"
+    );
+    assert_eq!(connections[1]["ended"], Value::Null, "connected at the end");
+    let first = connections[0]["frames"].as_u64().expect("frames");
+    assert!(
+        (89..=91).contains(&first),
+        "the drop at 1.5 s: {first} frames"
+    );
+    assert_eq!(connections[1]["first_frame"], first);
+    assert_eq!(
+        first + connections[1]["frames"].as_u64().expect("frames"),
+        240
+    );
+    let states: Vec<&str> = xr_report["session_states"]
+        .as_array()
+        .expect("states")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let lost = states
+        .iter()
+        .position(|&state| state == "LOSS_PENDING")
+        .expect("the first session was lost");
+    assert_eq!(
+        &states[lost + 1..lost + 3],
+        ["IDLE", "READY"],
+        "a new session"
+    );
+
+    let runtime = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+    assert_eq!(runtime["problems"], Value::Array(Vec::new()));
+    assert_eq!(runtime["remoting"]["connections"], 2);
+    assert_eq!(
+        runtime["remoting"]["disconnects"],
+        serde_json::json!(["connection lost"])
+    );
+    assert_eq!(runtime["frames_submitted"], 240);
+    assert_eq!(
+        runtime["wearer"]["hologram_pose"],
+        sim_report["hologram_pose"]
+    );
+    assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
+}
+
+#[test]
+fn reconnecting_gives_up_after_the_retries_asked_for_with_exit_3_and_the_report() {
     let Some(manifest) = manifest("linux") else {
         return;
     };
     let dir = scratch();
     let out = dir.path().join("runtime");
     let report = dir.path().join("xr.json");
-    let disconnect = dir.path().join("disconnect.txt");
-    std::fs::write(&disconnect, "1.0 disconnect 17\n").expect("a script");
-    let settings = remoting_environment(&disconnect, &out);
-    let output = run_on_runtime(
+    let refusing = dir.path().join("refusing.txt");
+    std::fs::write(&refusing, "1.0 disconnect 17 5\n").expect("a script");
+    let output = remote_run(
         &manifest,
-        &settings,
+        &refusing,
+        &out,
+        &report,
+        &["--remote-retries", "2"],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "the connection is lost for good; stderr:\n{}",
+        text(&output.stderr)
+    );
+    let stderr = text(&output.stderr);
+    let attempts: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("holographic remoting: reconnecting"))
+        .collect();
+    assert_eq!(
+        attempts,
+        [
+            "holographic remoting: reconnecting to 127.0.0.1:8265 in 1 s, attempt 1 of 2 after XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT; Ctrl-C to stop",
+            "holographic remoting: reconnecting to 127.0.0.1:8265 in 2 s, attempt 2 of 2 after XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_CONNECTION_REFUSED_MSFT; Ctrl-C to stop",
+        ]
+    );
+    let last = stderr.lines().last().expect("an error line");
+    assert!(
+        last.starts_with("error: the Holographic Remoting connection to 127.0.0.1:8265 ended (connection lost (XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT)) after 6")
+            && last.contains("and 2 attempts to reconnect failed (the last: handshake connection refused (XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_CONNECTION_REFUSED_MSFT))")
+            && last.contains(&format!("report written to {}", report.display())),
+        "{last}"
+    );
+    assert!(!stderr.contains("monado"), "{stderr}");
+    let xr_report = json(&report);
+    assert_eq!(xr_report["ended"], "remoting_lost");
+    assert_eq!(xr_report["remoting"]["reconnect_attempts"], 2);
+    assert_eq!(
+        xr_report["remoting"]["connections"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let runtime = json(&out.join("runtime-report.json"));
+    assert_eq!(runtime["remoting"]["refused"], 2);
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn with_no_retries_the_first_drop_ends_the_run_with_exit_3() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let report = dir.path().join("xr.json");
+    let output = remote_run(
+        &manifest,
+        &script("remote-disconnect.txt"),
+        &dir.path().join("runtime"),
+        &report,
+        &["--remote-retries", "0"],
+    );
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(!stderr.contains("reconnecting to"), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .last()
+            .is_some_and(|line| line.contains("reconnecting is off (--remote-retries 0)")),
+        "{stderr}"
+    );
+    assert_eq!(json(&report)["ended"], "remoting_lost");
+}
+
+#[test]
+fn remoting_xr_json_beside_the_program_is_found_and_plain_xr_does_not_use_it() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let program_dir = dir.path().join("program");
+    std::fs::create_dir(&program_dir).expect("a program folder");
+    // A hard link: the program's own path is then this folder.
+    let program = program_dir.join("holoterrain");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_holoterrain"), &program).expect("link the program");
+    let library = runtime_library(&manifest);
+    std::fs::copy(
+        &library,
+        program_dir.join(library.file_name().expect("a name")),
+    )
+    .expect("copy the runtime");
+    std::fs::copy(&manifest, program_dir.join("RemotingXR.json")).expect("copy the manifest");
+    // No runtime for the loader to find anywhere else.
+    let empty = dir.path().join("no-config");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let run = |out: &Path, args: &[&str]| {
+        Command::new(&program)
+            .args(args)
+            .env_remove("XR_RUNTIME_JSON")
+            .env("XDG_CONFIG_HOME", &empty)
+            .env("XDG_CONFIG_DIRS", &empty)
+            .envs(with_player(environment(
+                &script("airtap-away.txt"),
+                "65x49",
+                1,
+                "64x48",
+                out,
+            )))
+            .output()
+            .expect("run the linked program")
+    };
+    let report = dir.path().join("xr.json");
+    let remote_out = dir.path().join("remote");
+    let remote = run(
+        &remote_out,
         &[
             "xr",
             "--remote",
-            "127.0.0.1",
+            PLAYER,
             "--frames",
-            "240",
+            "10",
             "--size",
             "65x49",
             "--report",
             report.to_str().expect("UTF-8"),
         ],
     );
+    assert_success(
+        &remote,
+        "xr --remote with RemotingXR.json beside the program",
+    );
+    let remoting = &json(&report)["remoting"];
+    assert_eq!(remoting["runtime_found_by"], "beside the program");
     assert_eq!(
-        output.status.code(),
-        Some(3),
-        "the runtime stopped under the session; stderr:\n{}",
-        text(&output.stderr)
+        remoting["runtime_manifest"],
+        program_dir.join("RemotingXR.json").display().to_string()
     );
+    assert_eq!(
+        json(&remote_out.join("runtime-report.json"))["frames_submitted"],
+        10
+    );
+
+    let plain_out = dir.path().join("plain");
+    let plain = run(&plain_out, &["xr", "--frames", "10"]);
+    assert_eq!(plain.status.code(), Some(1), "{}", text(&plain.stderr));
+    let line = loader_lines_then_one_error(&plain, "plain xr with RemotingXR.json beside it");
+    assert!(
+        line.starts_with("error: no OpenXR runtime is active"),
+        "{line}"
+    );
+    assert!(
+        !plain_out.join("runtime-report.json").exists(),
+        "plain xr used the remoting runtime"
+    );
+}
+
+#[test]
+fn listening_takes_the_player_that_connects_and_renders() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let out = dir.path().join("runtime");
+    let report = dir.path().join("xr.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args([
+            "xr", "--listen", "--frames", "30", "--size", "65x49", "--report",
+        ])
+        .arg(&report)
+        .arg("--remote-runtime")
+        .arg(&manifest)
+        .env_remove("XR_RUNTIME_JSON")
+        .envs(remoting_environment(&script("airtap-away.txt"), &out))
+        .output()
+        .expect("run holoterrain");
+    assert_success(&output, "xr --listen");
     let stderr = text(&output.stderr);
-    assert!(
-        stderr.contains("holographic remoting: DISCONNECTED (connection lost)"),
-        "stderr:\n{stderr}"
-    );
-    assert!(
-        stderr.contains("error: the OpenXR runtime stopped (session lost) after 6"),
-        "stderr:\n{stderr}"
-    );
+    for line in [
+        "holographic remoting: LISTENING on port 8265 (and 8266 for the stream) for a player to connect; Ctrl-C to stop",
+        "holographic remoting: CONNECTED (a player connected to 0.0.0.0:8265)",
+    ] {
+        assert!(
+            stderr.lines().any(|l| l == line),
+            "{line:?} missing:\n{stderr}"
+        );
+    }
     let xr_report = json(&report);
-    assert_eq!(xr_report["ended"], "session_lost");
-    let states = xr_report["session_states"].as_array().expect("states");
-    assert_eq!(states.last(), Some(&Value::from("LOSS_PENDING")));
-    let frames = xr_report["frames"].as_u64().expect("frames");
-    assert!(
-        (60..=62).contains(&frames),
-        "the session ran until 1.0 s: {frames} frames"
+    assert_eq!(xr_report["frames"], 30);
+    assert_eq!(xr_report["remoting"]["mode"], "listen");
+    assert_eq!(xr_report["remoting"]["address"], "0.0.0.0:8265");
+    assert_eq!(
+        xr_report["remoting"]["runtime_found_by"],
+        "--remote-runtime"
     );
     let runtime = json(&out.join("runtime-report.json"));
     assert_eq!(
-        runtime["remoting"]["disconnects"],
-        serde_json::json!(["connection lost"])
+        runtime["remoting"]["listens"],
+        serde_json::json!(["0.0.0.0:8265"])
     );
+    assert_eq!(runtime["remoting"]["connects"], serde_json::json!([]));
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn saying_new_terrain_over_remoting_reseeds_with_cause_voice_as_in_the_simulator() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("remote-voice.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
+    assert_eq!(causes(&sim_report), ["voice", "airtap"]);
+    let report = dir.path().join("xr.json");
+    let output = remote_run(&manifest, &wearer, &runtime_out, &report, &["--progress"]);
+    assert_success(&output, "xr --remote with words said");
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    assert_eq!(xr_report["remoting"]["speech"], true);
+    assert!(
+        xr_report["extensions_enabled"]
+            .as_array()
+            .expect("extensions")
+            .contains(&Value::from("XR_MSFT_holographic_remoting_speech"))
+    );
+    let voice_reseed = format!("reseed voice {}", sim_report["seeds"][1]);
+    assert!(
+        text(&output.stdout)
+            .lines()
+            .any(|line| line == voice_reseed),
+        "{voice_reseed:?} on stdout:\n{}",
+        text(&output.stdout)
+    );
+    let speech = &json(&runtime_out.join("runtime-report.json"))["speech"];
+    assert_eq!(speech["languages"], serde_json::json!(["en-US"]));
+    assert_eq!(speech["recognized"], serde_json::json!(["new terrain"]));
+    assert_eq!(speech["fetched"], serde_json::json!(["new terrain"]));
+    assert_eq!(
+        speech["not_recognized"],
+        serde_json::json!(["something else (not in the dictionary)"])
+    );
+    assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
 }
 
 #[test]
@@ -553,4 +853,151 @@ fn a_script_event_the_runtime_cannot_play_stops_instance_creation_in_one_line() 
         !out.join("runtime-report.json").exists(),
         "no instance, no report"
     );
+}
+
+/// A child process that is killed and reaped if the test ends (or fails)
+/// while it still runs.
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Starts `holoterrain xr ARGS` on the test runtime set up by `settings`,
+/// its stderr piped.
+fn spawn_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -> KilledOnDrop {
+    let child = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .arg("xr")
+        .args(args)
+        .env("XR_RUNTIME_JSON", manifest)
+        .envs(settings.iter().map(|(name, value)| (*name, value.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start holoterrain xr");
+    KilledOnDrop(child)
+}
+
+/// What is left of `child`'s stderr.
+fn rest_of_stderr(child: &mut std::process::Child) -> String {
+    let mut rest = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        std::io::Read::read_to_string(&mut stderr, &mut rest).expect("read stderr");
+    }
+    rest
+}
+
+#[test]
+fn a_runtime_that_stops_answering_ends_the_run_within_the_limit_with_its_report() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let report = dir.path().join("xr.json");
+    let started = Instant::now();
+    let mut run = spawn_on_runtime(
+        &manifest,
+        &hanging_environment(30, &dir.path().join("runtime")),
+        &[
+            "--frames",
+            "240",
+            "--size",
+            "65x49",
+            "--runtime-timeout",
+            "1",
+            "--report",
+            report.to_str().expect("UTF-8"),
+        ],
+    );
+    let status = wait_at_most(&mut run.0, Duration::from_secs(1 + 5));
+    let took = started.elapsed();
+    if status.is_none() {
+        let _ = run.0.kill();
+    }
+    let stderr = rest_of_stderr(&mut run.0);
+    let Some(status) = status else {
+        panic!("still running {took:?} after it started, with a 1 s limit; stderr:\n{stderr}");
+    };
+    let xr_report = json(&report);
+    let line = assert_ended_by_watchdog(
+        status.code(),
+        &stderr,
+        "error: the OpenXR runtime stopped answering: no answer to xrWaitFrame for ",
+        &report,
+        &xr_report,
+        "runtime_unresponsive",
+    );
+    assert!(
+        line.contains(" s (--runtime-timeout 1) after 30 rendered frames;"),
+        "{line}"
+    );
+    assert_eq!(
+        xr_report["frames"], 30,
+        "the report has every frame before the runtime stopped answering"
+    );
+}
+
+#[test]
+fn ctrl_c_while_the_runtime_is_not_answering_ends_the_run_at_once_with_its_report() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let report = dir.path().join("xr.json");
+    let mut run = spawn_on_runtime(
+        &manifest,
+        &hanging_environment(10, &dir.path().join("runtime")),
+        &[
+            "--size",
+            "65x49",
+            "--runtime-timeout",
+            "0",
+            "--report",
+            report.to_str().expect("UTF-8"),
+        ],
+    );
+    let child = &mut run.0;
+    let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
+    let mut text_so_far = String::new();
+    while !text_so_far.contains("xrWaitFrame of frame 10 never returns") {
+        let read = stderr
+            .read_line(&mut text_so_far)
+            .expect("read holoterrain's stderr");
+        assert!(read > 0, "the runtime never hung; stderr:\n{text_so_far}");
+    }
+    // Without a limit nothing but an interrupt ends the wait, however long
+    // the call has been blocked.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        matches!(child.try_wait(), Ok(None)),
+        "--runtime-timeout 0 ended the run"
+    );
+    signal(child.id(), "INT");
+    let status = wait_at_most(child, Duration::from_secs(5));
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("read the rest");
+    let stderr = text_so_far + &rest;
+    let Some(status) = status else {
+        panic!("still running 5 s after SIGINT; stderr:\n{stderr}");
+    };
+    let xr_report = json(&report);
+    let line = assert_ended_by_watchdog(
+        status.code(),
+        &stderr,
+        "error: interrupted while the OpenXR runtime was not answering: no answer to xrWaitFrame for ",
+        &report,
+        &xr_report,
+        "interrupted",
+    );
+    assert!(line.contains(" s after 10 rendered frames;"), "{line}");
+    assert_eq!(xr_report["frames"], 10);
 }

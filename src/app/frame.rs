@@ -5,6 +5,7 @@ use glam::Mat4;
 
 use super::placement::{Placement, PlacementCause};
 use super::surfaces::Surface;
+use super::voice::VoiceCommand;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::EyeView as RenderEyeView;
@@ -123,6 +124,8 @@ pub struct FrameInput {
     pub surfaces: Option<Arc<[Surface]>>,
     /// The placement an earlier run left, before the hologram is first placed.
     pub persisted: Persisted,
+    /// What the wearer said since the last frame, when it is a command.
+    pub voice: Option<VoiceCommand>,
 }
 
 /// What made the terrain start over.
@@ -135,6 +138,8 @@ pub enum ReseedCause {
     Tap,
     /// A controller's select button.
     Select,
+    /// The wearer said "new terrain".
+    Voice,
 }
 
 impl ReseedCause {
@@ -144,6 +149,7 @@ impl ReseedCause {
             ReseedCause::AirTap => "airtap",
             ReseedCause::Tap => "tap",
             ReseedCause::Select => "select",
+            ReseedCause::Voice => "voice",
         }
     }
 }
@@ -167,10 +173,10 @@ pub enum AppEvent {
         seed: u64,
         /// What asked for it.
         cause: ReseedCause,
-        /// The hand that made the gesture or pressed select (every cause
-        /// comes from one hand; a gaze-aimed air-tap is still one hand's
-        /// pinch), so a platform can answer on that hand alone.
-        hand: Hand,
+        /// The hand that made the gesture or pressed select (a gaze-aimed
+        /// air-tap is still one hand's pinch), so a platform can answer on
+        /// that hand alone; `None` for a voice command.
+        hand: Option<Hand>,
     },
 }
 

@@ -28,7 +28,8 @@
 //!    ([`FrameInput::hologram_located`] when the platform locates it and no
 //!    manipulation is moving it, else the app's own). At most one reseed per
 //!    frame: the first cause found, left hand before right, air-tap before
-//!    tap before select; the reseed names the hand that made it.
+//!    tap before select, then a voice command ("new terrain"); the reseed
+//!    names the hand that made it (none for a voice command).
 //! 3. Reseed: the next seed is `mix(previous seed, reseed count)` (so a run
 //!    is reproducible from its first seed), the map goes flat and growth
 //!    restarts at this frame's display time.
@@ -48,6 +49,7 @@ pub mod report;
 pub mod saved;
 pub mod scene;
 pub mod surfaces;
+pub mod voice;
 
 use glam::Vec3;
 use thiserror::Error;
@@ -75,6 +77,7 @@ pub use surfaces::Surface;
 /// How long after the first head pose the app waits for a kept placement
 /// the platform is still locating, before it places the hologram afresh.
 pub const PERSISTED_WAIT_NS: i64 = 2_000_000_000;
+pub use voice::VoiceCommand;
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
 pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
@@ -239,7 +242,9 @@ impl App {
         };
         heights_changed |= iterations_applied > 0;
         if heights_changed {
-            let (low, high) = self.generator.heightmap().min_max();
+            // The generator keeps the range as it writes the heights, so
+            // the bounds cost no pass over the map of their own.
+            let (low, high) = self.generator.height_range();
             self.bounds = placement::hologram_bounds(low, high);
         }
 
@@ -330,12 +335,13 @@ impl App {
 
     /// Feeds every recogniser this frame's tracking, moves the hologram
     /// with a manipulation in progress (starting and ending them), and
-    /// returns the first reseed cause found and the hand that made it.
+    /// returns the first reseed cause found and the hand that made it
+    /// (none for a voice command).
     fn gestures(
         &mut self,
         input: &FrameInput,
         events: &mut Vec<AppEvent>,
-    ) -> Option<(ReseedCause, Hand)> {
+    ) -> Option<(ReseedCause, Option<Hand>)> {
         let now = input.display_time_ns;
         let drawn = self.drawn_placement(input);
         let bounds = self.bounds;
@@ -436,7 +442,7 @@ impl App {
                 (controller_select && drawn.is_some(), ReseedCause::Select),
             ]
             .into_iter()
-            .find_map(|(fired, cause)| fired.then_some((cause, hand)));
+            .find_map(|(fired, cause)| fired.then_some((cause, Some(hand))));
             cause = cause.or(found);
         }
         self.start_two_hands(&positions);
@@ -445,7 +451,8 @@ impl App {
         {
             self.placement = Some(moved);
         }
-        cause
+        let new_terrain_said = input.voice == Some(VoiceCommand::NewTerrain) && drawn.is_some();
+        cause.or(new_terrain_said.then_some((ReseedCause::Voice, None)))
     }
 
     /// Starts turning and scaling with both hands when both pinch on the

@@ -8,6 +8,7 @@
 //! [`RunRecorder::finish`].
 use super::App;
 use super::frame::{AppEvent, FrameOutput};
+use super::placement::Placement;
 use super::report::{CpuTimes, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats};
 
 /// What happened so far in a run.
@@ -100,16 +101,29 @@ impl RunRecorder {
     /// `seconds` of display time covered, as the platform counts it.
     /// Validation is the platform's to fill in.
     pub fn finish(self, app: &App, seconds: f64) -> RunReport {
+        self.report_so_far(app.iterations_done(), app.placement(), seconds)
+    }
+
+    /// The report [`Self::finish`] would give now, from the app's
+    /// `iterations` on its current seed and its `placement` instead of
+    /// the app itself: for a report written while the app is out of reach
+    /// (the OpenXR watchdog's, when the loop's thread is stuck).
+    pub fn report_so_far(
+        &self,
+        iterations: usize,
+        placement: Option<Placement>,
+        seconds: f64,
+    ) -> RunReport {
         RunReport {
             frames: self.frames,
             seconds,
-            seeds: self.seeds,
-            reseeds: self.reseeds,
-            iterations: app.iterations_done(),
+            seeds: self.seeds.clone(),
+            reseeds: self.reseeds.clone(),
+            iterations,
             max_iterations_per_frame: self.max_iterations_per_frame,
-            placements: self.placements,
-            hologram_pose: app.hologram_pose().map(PoseRecord::from),
-            hologram_scale: app.placement().map(|placement| placement.scale),
+            placements: self.placements.clone(),
+            hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),
+            hologram_scale: placement.map(|placement| placement.scale),
             cpu_ms: CpuTimes {
                 update: TimingStats::of(&self.update_ms),
                 render: TimingStats::of(&self.render_ms),
@@ -137,7 +151,7 @@ mod tests {
         AppEvent::Reseeded {
             seed,
             cause: ReseedCause::Select,
-            hand: Hand::Right,
+            hand: Some(Hand::Right),
         }
     }
 

@@ -38,6 +38,7 @@ fn frame_at(frame: i64, rate: i64) -> FrameInput {
         visible: true,
         surfaces: None,
         persisted: Persisted::None,
+        voice: None,
     }
 }
 
@@ -69,8 +70,8 @@ fn reseeds(output: &FrameOutput) -> Vec<ReseedCause> {
         .collect()
 }
 
-/// The hands named by the reseeds of `output`.
-fn reseed_hands(output: &FrameOutput) -> Vec<Hand> {
+/// The hands named by the reseeds of `output` (`None` for a voice command).
+fn reseed_hands(output: &FrameOutput) -> Vec<Option<Hand>> {
     output
         .events
         .iter()
@@ -287,7 +288,7 @@ fn a_select_reseed_names_the_hand_that_pressed() {
     let outputs = run(&mut app, 8, |frame, input| {
         input.hands[Hand::Left.index()].select = Some(frame >= 3);
     });
-    assert_eq!(reseed_hands(&outputs[3]), vec![Hand::Left]);
+    assert_eq!(reseed_hands(&outputs[3]), vec![Some(Hand::Left)]);
 }
 
 #[test]
@@ -298,7 +299,7 @@ fn a_gaze_aimed_air_tap_names_the_pinching_hand() {
         tracked_hand(input, Hand::Left, HAND, pinch_gap(frame), AWAY);
     });
     assert_eq!(reseeds(&outputs[RELEASE]), vec![ReseedCause::AirTap]);
-    assert_eq!(reseed_hands(&outputs[RELEASE]), vec![Hand::Left]);
+    assert_eq!(reseed_hands(&outputs[RELEASE]), vec![Some(Hand::Left)]);
 }
 
 #[test]
@@ -314,8 +315,8 @@ fn a_tap_names_the_tapping_hand() {
             AWAY,
         );
     });
-    let hands: Vec<Hand> = outputs.iter().flat_map(reseed_hands).collect();
-    assert_eq!(hands, vec![Hand::Left]);
+    let hands: Vec<Option<Hand>> = outputs.iter().flat_map(reseed_hands).collect();
+    assert_eq!(hands, vec![Some(Hand::Left)]);
     assert_eq!(
         outputs.iter().flat_map(reseeds).collect::<Vec<_>>(),
         vec![ReseedCause::Tap]
@@ -330,7 +331,7 @@ fn when_both_hands_select_on_one_frame_the_left_one_is_named() {
             input.hands[hand.index()].select = Some(frame >= 3);
         }
     });
-    assert_eq!(reseed_hands(&outputs[3]), vec![Hand::Left]);
+    assert_eq!(reseed_hands(&outputs[3]), vec![Some(Hand::Left)]);
 }
 
 #[test]
@@ -583,4 +584,49 @@ fn the_model_matrix_follows_the_located_pose() {
         app.update(&input).model,
         Some(Placement::at(pinned).model_matrix())
     );
+}
+
+#[test]
+fn saying_new_terrain_reseeds_with_cause_voice_and_no_hand() {
+    let mut app = app();
+    let first = app.seed();
+    let outputs = run(&mut app, 4, |frame, input| {
+        if frame == 2 {
+            input.voice = Some(VoiceCommand::NewTerrain);
+        }
+    });
+    assert_eq!(reseeds(&outputs[2]), vec![ReseedCause::Voice]);
+    assert_eq!(reseed_hands(&outputs[2]), vec![None]);
+    assert!(outputs[2].heights_changed);
+    assert_ne!(app.seed(), first);
+    assert!(
+        [0, 1, 3]
+            .iter()
+            .all(|&frame| reseeds(&outputs[frame]).is_empty()),
+        "only the frame that heard it reseeds"
+    );
+}
+
+#[test]
+fn a_voice_command_before_placement_does_not_reseed() {
+    let mut app = app();
+    let outputs = run(&mut app, 3, |frame, input| {
+        input.head = None;
+        if frame == 1 {
+            input.voice = Some(VoiceCommand::NewTerrain);
+        }
+    });
+    assert!(outputs.iter().all(|out| out.events.is_empty()));
+}
+
+#[test]
+fn a_gesture_and_a_voice_command_on_one_frame_reseed_once_by_the_gesture() {
+    let mut app = app();
+    let outputs = run(&mut app, 6, |frame, input| {
+        input.hands[Hand::Right.index()].select = Some(frame >= 3);
+        if frame == 3 {
+            input.voice = Some(VoiceCommand::NewTerrain);
+        }
+    });
+    assert_eq!(reseeds(&outputs[3]), vec![ReseedCause::Select]);
 }

@@ -40,6 +40,7 @@ fn frame(frame: i64) -> FrameInput {
         visible: true,
         surfaces: None,
         persisted: Persisted::None,
+        voice: None,
     }
 }
 

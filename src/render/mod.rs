@@ -2,8 +2,9 @@
 //! [`StereoRenderer`] trait and what it takes and gives; [`scene`]: what one
 //! frame draws; [`error`]), plain data and math every backend shares
 //! ([`camera`], [`grid`]), the backends — [`vulkan`] (Linux, Windows,
-//! Android) and, on Windows, Direct3D 11 — and [`offscreen`], which opens
-//! one by name. Nothing here names a type of a backend: callers name
+//! Android) and, on Windows, Direct3D 11, whose formats ([`dxgi`]) and
+//! shader interfaces ([`shader_interface`]) are plain data every platform
+//! can read — and [`offscreen`], which opens one by name. Nothing here names a type of a backend: callers name
 //! `render::vulkan::…` themselves.
 //!
 //! A platform never builds a [`FrameScene`] itself: `app::scene::SceneBuilder`
@@ -16,10 +17,12 @@ pub mod backend;
 pub mod camera;
 #[cfg(windows)]
 pub mod d3d11;
+pub mod dxgi;
 pub mod error;
 pub mod grid;
 pub mod offscreen;
 pub mod scene;
+pub mod shader_interface;
 pub mod vulkan;
 
 pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};

@@ -1,9 +1,10 @@
 //! `holoterrain sim`: the headless simulator — a virtual clock, a simulated user and offscreen stereo rendering driving the same app core as the headset.
 //!
 //! Each frame: the simulated user ([`user::SimulatedUser`]) turns the
-//! gesture script into head, eye and hand-joint poses, and the room
-//! (`--room`, [`room::Room`]) gives the surfaces; [`App::update`] runs the
-//! real recognisers, placement and growth; the offscreen renderer draws
+//! gesture script into head, eye and hand-joint poses and the voice command
+//! said since the last frame, and the room (`--room`, [`room::Room`]) gives
+//! the surfaces; [`App::update`] runs the real recognisers, placement and
+//! growth; the offscreen renderer draws
 //! both eyes. Every `--every` frames (and on the last) both eyes are written
 //! side by side as a PNG; at the end, `report.json`. With `--state DIR` the
 //! placement is kept in `DIR/placement.json` after every manipulation and
@@ -22,7 +23,9 @@ use thiserror::Error;
 
 use crate::app::recorder::RunRecorder;
 use crate::app::saved::{self, Kept, KeptIn, SavedError};
-use crate::app::{App, AppConfig, AppError, AppEvent, Persisted, SceneBuilder, Surface};
+use crate::app::{
+    App, AppConfig, AppError, AppEvent, FrameInput, Persisted, SceneBuilder, Surface,
+};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
@@ -462,11 +465,16 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let mut recorder = RunRecorder::new(app.seed(), args.frames as usize);
     let mut scenes = SceneBuilder::new();
     let mut clock = DisplayClock::new(&script, args.rate);
+    let mut previous_ns = None;
     for frame in 0..args.frames {
         let time_ns = clock.frame_time_ns(frame);
-        let mut input = user.frame_input(time_ns, app.placement(), app.heightmap());
-        input.surfaces = surfaces.clone();
-        input.persisted = persisted;
+        let input = FrameInput {
+            voice: user.heard(previous_ns, time_ns),
+            surfaces: surfaces.clone(),
+            persisted,
+            ..user.frame_input(time_ns, app.placement(), app.heightmap())
+        };
+        previous_ns = Some(time_ns);
         let started = Instant::now();
         let output = app.update(&input);
         scenes.updated(&output);

@@ -12,10 +12,15 @@
 //! 6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0   # head moves to (x y z), looks at (x y z)
 //! 7.0 stall 10                # the display clock jumps 10 s ahead, no frame shown
 //! 8.0 disconnect 17           # Holographic Remoting drops (reason: connection lost)
+//! 9.0 disconnect 17 3         # ... and the player refuses the next 3 attempts to reconnect
+//! 5.0 say new terrain         # the wearer says "new terrain"
 //! ```
 //! Times are seconds of simulated time from the first frame. `disconnect`
 //! is for the test runtime's remoting emulation (tests/testrt, docs/testrt.md);
 //! the simulator streams nowhere, so it parses the event and does nothing.
+//! `say` is heard on the first frame shown at or after its time, by the
+//! simulator and by the test runtime's emulated speech recognition; words
+//! that are no command of the app's (`app::voice`) do nothing.
 use std::fmt;
 
 use glam::Vec3;
@@ -41,7 +46,7 @@ pub const MAX_SPREAD: f32 = 100.0;
 pub const MAX_DISCONNECT_REASON: u32 = 28;
 
 /// What the simulated user does.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Pinch thumb and index of `hand`.
     AirTap {
@@ -112,11 +117,18 @@ pub enum Action {
     Disconnect {
         /// The reason code the runtime reports.
         reason: u32,
+        /// How many attempts to reconnect the player refuses afterwards.
+        refusals: u32,
+    },
+    /// The wearer says these words (lower case, single spaces).
+    Say {
+        /// What is said.
+        words: String,
     },
 }
 
 /// One line of the script.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScriptEvent {
     /// When it happens, in seconds from the first frame.
     pub time_s: f64,
@@ -145,8 +157,7 @@ pub struct ScriptError {
     pub expected: &'static str,
 }
 
-const ANY_EVENT: &str =
-    "`TIME airtap|tap|select|hold|twohand|grab|head|stall|disconnect ...`, e.g. `1.0 airtap right`";
+const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|twohand|grab|head|stall|disconnect|say ...`, e.g. `1.0 airtap right`";
 const AIRTAP: &str = "`TIME airtap left|right [away]`";
 const TAP: &str = "`TIME tap left|right U V` with U and V in 0..1";
 const SELECT: &str = "`TIME select left|right`";
@@ -155,8 +166,8 @@ const HOLD: &str = "`TIME hold left|right SECONDS DX DY DZ` (SECONDS in 0..60, m
 const TWOHAND: &str = "`TIME twohand SECONDS DEGREES SCALE` (SECONDS in 0..60, DEGREES within ±720, SCALE in 0.01..100)";
 const GRAB: &str = "`TIME grab left|right SECONDS DX DY DZ` (SECONDS in 0..60, metres within ±10)";
 const STALL: &str = "`TIME stall SECONDS` with SECONDS above 0";
-const DISCONNECT: &str =
-    "`TIME disconnect REASON` with REASON a remoting disconnect reason code, 0 to 28";
+const DISCONNECT: &str = "`TIME disconnect REASON [REFUSALS]` with REASON a remoting disconnect reason code, 0 to 28, and REFUSALS how many attempts to reconnect the player refuses (default 0)";
+const SAY: &str = "`TIME say WORDS`, e.g. `5.0 say new terrain`";
 
 impl Script {
     /// Parses script text.
@@ -377,7 +388,7 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
             }
         },
         "disconnect" => match args {
-            [reason] => Action::Disconnect {
+            [reason] | [reason, _] => Action::Disconnect {
                 reason: reason
                     .parse::<u32>()
                     .ok()
@@ -389,15 +400,36 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
                             DISCONNECT,
                         )
                     })?,
+                refusals: match args.get(1) {
+                    None => 0,
+                    Some(refusals) => refusals.parse::<u32>().map_err(|_| {
+                        error(
+                            line,
+                            format!("`{refusals}` is not a number of refused attempts"),
+                            DISCONNECT,
+                        )
+                    })?,
+                },
             },
             _ => {
                 return Err(error(
                     line,
-                    format!("disconnect takes one reason code, got `{}`", args.join(" ")),
+                    format!(
+                        "disconnect takes a reason code and an optional number of refusals, got `{}`",
+                        args.join(" ")
+                    ),
                     DISCONNECT,
                 ));
             }
         },
+        "say" => {
+            if args.is_empty() {
+                return Err(error(line, "say needs the words said", SAY));
+            }
+            Action::Say {
+                words: args.join(" ").to_lowercase(),
+            }
+        }
         other => return Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),
     };
     Ok(ScriptEvent {
@@ -473,7 +505,11 @@ mod tests {
             "# a comment\n\n1.0 airtap right\n3.0 airtap left away # trailing\n2.5 tap left 0.2 0.7\n4 select right\n6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0\n",
         )
         .unwrap();
-        let actions: Vec<Action> = script.events.iter().map(|event| event.action).collect();
+        let actions: Vec<Action> = script
+            .events
+            .iter()
+            .map(|event| event.action.clone())
+            .collect();
         assert_eq!(
             actions,
             vec![
@@ -555,9 +591,35 @@ mod tests {
     }
 
     #[test]
-    fn a_disconnect_parses_its_reason_code() {
-        let script = Script::parse("2.5 disconnect 17\n").unwrap();
-        assert_eq!(script.events[0].action, Action::Disconnect { reason: 17 });
+    fn a_disconnect_parses_its_reason_code_and_refusals() {
+        let script = Script::parse("2.5 disconnect 17\n3 disconnect 4 2\n").unwrap();
+        assert_eq!(
+            script.events[0].action,
+            Action::Disconnect {
+                reason: 17,
+                refusals: 0
+            }
+        );
+        assert_eq!(
+            script.events[1].action,
+            Action::Disconnect {
+                reason: 4,
+                refusals: 2
+            }
+        );
+    }
+
+    #[test]
+    fn say_keeps_its_words_in_lower_case_with_single_spaces() {
+        let script = Script::parse("5.0 say New   Terrain # loud\n").unwrap();
+        assert_eq!(
+            script.events[0].action,
+            Action::Say {
+                words: "new terrain".into()
+            }
+        );
+        let error = Script::parse("5.0 say").unwrap_err();
+        assert_eq!(error.expected, SAY);
     }
 
     #[test]
@@ -567,7 +629,8 @@ mod tests {
             "1 disconnect 29",
             "1 disconnect -1",
             "1 disconnect lost",
-            "1 disconnect 4 5",
+            "1 disconnect 4 -5",
+            "1 disconnect 4 5 6",
         ] {
             let error = Script::parse(line).unwrap_err();
             assert_eq!(error.expected, DISCONNECT, "{line}");
@@ -580,7 +643,11 @@ mod tests {
             "1 hold left 1.5 0.3 0 -0.1\n2 twohand 1.0 90 1.5\n3 grab right 0.5 0 0.2 0\n",
         )
         .unwrap();
-        let actions: Vec<Action> = script.events.iter().map(|event| event.action).collect();
+        let actions: Vec<Action> = script
+            .events
+            .iter()
+            .map(|event| event.action.clone())
+            .collect();
         assert_eq!(
             actions,
             vec![

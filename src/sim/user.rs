@@ -8,7 +8,7 @@ use glam::{Quat, Vec3};
 use super::script::{Action, Script, ScriptEvent};
 use crate::app::manipulation::turn_about_vertical;
 use crate::app::placement::{self, HOLOGRAM_SIZE_M};
-use crate::app::{EyeView, Fov, FrameInput, HandInput, Persisted, Placement};
+use crate::app::{EyeView, Fov, FrameInput, HandInput, Persisted, Placement, VoiceCommand};
 use crate::input::hand::{PALM, WRIST};
 use crate::input::{Hand, HandJoints, JOINT_COUNT, Joint, Pose};
 use crate::terrain::Heightmap;
@@ -48,7 +48,7 @@ const TIP_RADIUS_M: f32 = 0.008;
 const JOINT_RADIUS_M: f32 = 0.01;
 
 /// Scripted events with their times in nanoseconds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct TimedEvent {
     /// When the gesture's key moment happens.
     time_ns: i64,
@@ -82,7 +82,10 @@ impl TimedEvent {
             | Action::Hold { hand: used, .. }
             | Action::Grab { hand: used, .. } => used == hand,
             Action::TwoHand { .. } => true,
-            Action::Head { .. } | Action::Stall { .. } | Action::Disconnect { .. } => false,
+            Action::Head { .. }
+            | Action::Stall { .. }
+            | Action::Disconnect { .. }
+            | Action::Say { .. } => false,
         }
     }
 
@@ -122,7 +125,7 @@ impl SimulatedUser {
             .iter()
             .map(|ScriptEvent { time_s, action, .. }| TimedEvent {
                 time_ns: seconds_to_ns(*time_s),
-                action: *action,
+                action: action.clone(),
             })
             .collect();
         SimulatedUser {
@@ -181,6 +184,7 @@ impl SimulatedUser {
             visible: true,
             surfaces: None,
             persisted: Persisted::None,
+            voice: None,
         }
     }
 
@@ -255,12 +259,27 @@ impl SimulatedUser {
             .find(|(event, _)| event.in_window(time_ns) && event.involves(hand))
             .map(|(event, start)| {
                 (
-                    *event,
+                    event.clone(),
                     start.unwrap_or(GestureStart {
                         head: *head,
                         centre,
                     }),
                 )
+            })
+    }
+
+    /// The command the user said after `after_ns` (the previous frame's
+    /// time; `None` before the first frame) and up to `up_to_ns`: what the
+    /// frame shown at `up_to_ns` hears. The first of several; words that are
+    /// no command of the app's are heard as nothing.
+    pub fn heard(&self, after_ns: Option<i64>, up_to_ns: i64) -> Option<VoiceCommand> {
+        self.events
+            .iter()
+            .filter(|event| after_ns.is_none_or(|after| event.time_ns > after))
+            .take_while(|event| event.time_ns <= up_to_ns)
+            .find_map(|event| match &event.action {
+                Action::Say { words } => VoiceCommand::recognize(words),
+                _ => None,
             })
     }
 
@@ -383,7 +402,10 @@ impl SimulatedUser {
                 select: Some(held),
                 ..rest
             },
-            Action::Head { .. } | Action::Stall { .. } | Action::Disconnect { .. } => rest,
+            Action::Head { .. }
+            | Action::Stall { .. }
+            | Action::Disconnect { .. }
+            | Action::Say { .. } => rest,
         }
     }
 }

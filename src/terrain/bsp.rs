@@ -7,6 +7,8 @@
 //! parent's segment between 0.25 and 0.75 of its length, perpendicular to it
 //! turned by up to ±45°, and end at the map border or at the first ancestor
 //! they meet (structured).
+use std::ops::Range;
+
 use super::fixed::to_fixed;
 use super::raster::{Line, RowSplitter};
 use super::rng::TerrainRng;
@@ -170,7 +172,7 @@ impl BspTree {
     }
 
     /// Adds the tree's offsets to a row-major fixed-point map. Each node's
-    /// line splits, row by row, the span its parent handed it into its two
+    /// line splits the span its parent handed it, on every row, into its two
     /// children's spans; the leaves then add their constant offset to their
     /// spans. A row costs at most 2^depth − 1 splits and one pass of additions.
     pub fn add_to(&self, acc: &mut [i64], width: usize) {
@@ -179,42 +181,15 @@ impl BspTree {
 
     /// [`BspTree::add_to`] with buffers kept from call to call.
     pub fn add_to_with(&self, scratch: &mut BspScratch, acc: &mut [i64], width: usize) {
-        let rows = acc.len() / width;
-        let internal = self.nodes.len();
-        let BspScratch {
-            splitters,
-            leaf_offsets,
-            spans,
-        } = scratch;
-        splitters.clear();
-        splitters.extend(self.nodes.iter().map(|&l| RowSplitter::new(l, rows)));
-        leaf_offsets.clear();
-        leaf_offsets.extend((internal..2 * internal + 1).map(|leaf| self.path_offset(leaf)));
-        // spans[node]: the samples of the current row that reach `node`;
-        // indices past the internal nodes are the leaves.
-        spans.clear();
-        spans.resize(2 * internal + 1, (0, 0));
-        for (y, row) in acc.chunks_exact_mut(width).enumerate() {
-            spans[0] = (0, width as u32);
-            for (node, splitter) in splitters.iter().enumerate() {
-                let (lo, hi) = spans[node];
-                let (left, right) = if lo == hi {
-                    ((lo, lo), (lo, lo))
-                } else {
-                    let (split, right_first) = splitter.split(y, lo as usize, hi as usize);
-                    let split = split as u32;
-                    if right_first {
-                        ((split, hi), (lo, split))
-                    } else {
-                        ((lo, split), (split, hi))
+        scratch.prepare(self, width, acc.len() / width);
+        let band_rows = scratch.band_rows();
+        for (band, block) in acc.chunks_mut(band_rows * width).enumerate() {
+            scratch.band(band * band_rows, block.len() / width);
+            for (i, row) in block.chunks_exact_mut(width).enumerate() {
+                for (span, offset) in scratch.row_spans(i) {
+                    for cell in &mut row[span] {
+                        *cell += offset;
                     }
-                };
-                spans[2 * node + 1] = left;
-                spans[2 * node + 2] = right;
-            }
-            for (&(lo, hi), &offset) in spans[internal..].iter().zip(leaf_offsets.iter()) {
-                for cell in &mut row[lo as usize..hi as usize] {
-                    *cell += offset;
                 }
             }
         }
@@ -236,15 +211,159 @@ impl BspTree {
     }
 }
 
-/// Buffers [`BspTree::add_to_with`] reuses, so that adding a tree costs no allocation.
+/// Most rows whose spans [`BspScratch::band`] works out together.
+pub const BAND_ROWS: usize = 16;
+
+/// Node spans kept at once: bands get fewer rows as trees get deeper, so
+/// each span table stays within this many entries (256 KiB) until, from
+/// depth 14 on, a band is a single row and a table one entry per node, as
+/// the row-at-a-time walk needed too.
+const BAND_SPAN_BUDGET: usize = 1 << 15;
+
+/// A tree prepared for working out, a band of rows at a time, which samples
+/// of each row reach each leaf; its buffers are kept so that a tree a frame
+/// costs no allocation.
+///
+/// The work goes node by node over the band's rows rather than row by row
+/// over the nodes: one node's whole-row splits for every row of the band
+/// come from one loop over its line equation that runs on vector registers
+/// ([`RowSplitter::whole_row_splits`]), its children's spans from another,
+/// and a node no row of the band reaches costs nothing.
+/// Spans are kept as f64 (integers, exact) so that both loops stay in
+/// vector registers.
 #[derive(Debug, Default)]
 pub struct BspScratch {
-    /// One prepared splitter per node.
+    /// Map width.
+    width: usize,
+    /// Internal nodes of the prepared tree; the leaves follow them.
+    internal: usize,
+    /// Rows per band, [`BAND_ROWS`] or fewer for deep trees.
+    band_rows: usize,
+    /// Rows in the current band.
+    band_len: usize,
+    /// One prepared splitter per internal node.
     splitters: Vec<RowSplitter>,
     /// The offset each leaf adds.
     leaf_offsets: Vec<i64>,
-    /// The current row's span at each node and leaf.
-    spans: Vec<(u32, u32)>,
+    /// `span_start[node * band_rows + i]`: the first sample of the band's
+    /// row `i` that reaches `node` (internal nodes, then leaves).
+    span_start: Vec<f64>,
+    /// The matching ends (exclusive); equal to the start when no sample does.
+    span_end: Vec<f64>,
+    /// Whether any sample of the band reaches each node; the spans of a
+    /// node no sample reaches are left as they were.
+    reached: Vec<bool>,
+    /// One node's whole-row splits for the band's rows.
+    splits: Vec<f64>,
+    /// The leaves some sample of the band reaches: where their spans start
+    /// in the span tables, and their offsets.
+    band_leaves: Vec<(usize, i64)>,
+}
+
+impl BspScratch {
+    /// Prepares `tree` for a `width` × `rows` map.
+    pub fn prepare(&mut self, tree: &BspTree, width: usize, rows: usize) {
+        let internal = tree.nodes.len();
+        let nodes = 2 * internal + 1;
+        self.width = width;
+        self.internal = internal;
+        self.band_rows = (BAND_SPAN_BUDGET / nodes).clamp(1, BAND_ROWS);
+        self.band_len = 0;
+        self.splitters.clear();
+        self.splitters
+            .extend(tree.nodes.iter().map(|&line| RowSplitter::new(line, rows)));
+        self.leaf_offsets.clear();
+        self.leaf_offsets
+            .extend((internal..nodes).map(|leaf| tree.path_offset(leaf)));
+        self.span_start.resize(nodes * self.band_rows, 0.0);
+        self.span_end.resize(nodes * self.band_rows, 0.0);
+        self.reached.resize(nodes, false);
+        self.band_leaves.reserve(internal + 1);
+        self.splits.resize(self.band_rows, 0.0);
+    }
+
+    /// Rows per band: what [`BspScratch::band`] takes at most.
+    pub fn band_rows(&self) -> usize {
+        self.band_rows
+    }
+
+    /// Works out the spans of rows `first..first + count` (`count` at most
+    /// [`BspScratch::band_rows`]) for [`BspScratch::row_spans`].
+    pub fn band(&mut self, first: usize, count: usize) {
+        let stride = self.band_rows;
+        assert!(count <= stride, "a band has at most band_rows rows");
+        self.band_len = count;
+        self.span_start[..count].fill(0.0);
+        self.span_end[..count].fill(self.width as f64);
+        self.reached.fill(false);
+        self.reached[0] = true;
+        for (node, splitter) in self.splitters.iter().enumerate() {
+            if !self.reached[node] {
+                continue;
+            }
+            // Children come after their parent, so splitting each table
+            // where the children start gives the node's spans to read and
+            // its children's to write.
+            let children = (2 * node + 1) * stride;
+            let (parents, child_starts) = self.span_start.split_at_mut(children);
+            let start = &parents[node * stride..node * stride + count];
+            let (left_start, right_start) = child_starts.split_at_mut(stride);
+            let (parents, child_ends) = self.span_end.split_at_mut(children);
+            let end = &parents[node * stride..node * stride + count];
+            let (left_end, right_end) = child_ends.split_at_mut(stride);
+            let left = (&mut left_start[..count], &mut left_end[..count]);
+            let right = (&mut right_start[..count], &mut right_end[..count]);
+            let splits = &mut self.splits[..count];
+            splitter.whole_row_splits(first, self.width, splits);
+            let right_first = splitter.right_first();
+            let (before, after) = if right_first {
+                (right, left)
+            } else {
+                (left, right)
+            };
+            let (mut before_reached, mut after_reached) = (false, false);
+            for i in 0..count {
+                let split = splits[i].max(start[i]).min(end[i]);
+                before.0[i] = start[i];
+                before.1[i] = split;
+                after.0[i] = split;
+                after.1[i] = end[i];
+                before_reached |= start[i] < split;
+                after_reached |= split < end[i];
+            }
+            let (left_reached, right_reached) = if right_first {
+                (after_reached, before_reached)
+            } else {
+                (before_reached, after_reached)
+            };
+            self.reached[2 * node + 1] = left_reached;
+            self.reached[2 * node + 2] = right_reached;
+        }
+        self.band_leaves.clear();
+        for (leaf, &offset) in (self.internal..).zip(&self.leaf_offsets) {
+            if self.reached[leaf] {
+                self.band_leaves.push((leaf * stride, offset));
+            }
+        }
+    }
+
+    /// The leaves reached by samples of row `i` of the current band: the
+    /// samples that reach each, and the fixed-point offset they receive.
+    pub fn row_spans(&self, i: usize) -> impl Iterator<Item = (Range<usize>, i64)> {
+        self.band_leaves.iter().filter_map(move |&(base, offset)| {
+            let (start, end) = (self.span_start[base + i], self.span_end[base + i]);
+            (start < end).then(|| (sample_index(start)..sample_index(end), offset))
+        })
+    }
+}
+
+/// A span bound (an integer from 0 to the width, held in an f64) as an
+/// index. Adding 2^52 puts the integer in the low bits of the f64's
+/// encoding, which is exact below 2^32 and cheaper than a saturating
+/// conversion.
+fn sample_index(bound: f64) -> usize {
+    const INTEGER_BITS: f64 = (1u64 << 52) as f64;
+    (bound + INTEGER_BITS).to_bits() as u32 as usize
 }
 
 /// Deepest tree accepted: 2^20 nodes is far past any useful terrain.

@@ -10,15 +10,24 @@
 //! filtered, border included, as in that published loop; the HoloLens demo's
 //! own code later skips the border rows and columns, which changes the
 //! heights near the border slightly (see [`iir_two_tap`]).
+use wide::f32x4;
+
 use super::{Heightmap, TerrainError};
 
 /// Largest Gaussian sigma accepted, in samples; the kernel radius is
 /// `ceil(3 * sigma)`, and wider kernels only cost time on maps we can hold.
 pub const MAX_GAUSSIAN_SIGMA: f32 = 1024.0;
 
-/// Rows the IIR row passes filter side by side: 16 f32 fill two AVX registers
-/// or four SSE registers (measured: 8 lanes ran 1.4× slower, 32 no faster).
-const ROW_LANES: usize = 16;
+/// Rows in one block of the IIR row passes: the four lanes of an `f32x4`
+/// (one SSE or NEON register).
+const BLOCK_ROWS: usize = 4;
+
+/// Blocks whose row passes run side by side: their recurrences are
+/// independent, so the processor overlaps their multiply-add chains.
+const GROUP_BLOCKS: usize = 4;
+
+/// Rows the IIR row passes filter side by side.
+const ROW_LANES: usize = BLOCK_ROWS * GROUP_BLOCKS;
 
 /// One pass of the two-tap recursive filter, bit for bit the loop published
 /// in the demo's write-up, which filters every row and column, border included.
@@ -29,7 +38,8 @@ const ROW_LANES: usize = 16;
 /// side; both perform exactly the per-row and per-column operations of the
 /// published loop in the same order, so the result is bit-identical to it
 /// (tested against a transcription), but reads memory sequentially and
-/// keeps the vector units busy: ≈ 78 µs instead of ≈ 414 µs on 257×257.
+/// keeps the vector units busy: ≈ 50 µs instead of ≈ 505 µs on 257×257
+/// (docs/performance.md).
 ///
 /// The HoloLens demo's own code filters only the interior, starting each
 /// pass from the untouched border sample. The app's demo run instead zeroes
@@ -46,8 +56,9 @@ pub fn iir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
 /// Buffers [`iir_two_tap_with`] reuses, so that a pass every frame costs no allocation.
 #[derive(Debug, Default)]
 pub struct IirScratch {
-    /// One column of [`ROW_LANES`] rows, transposed, per sample of a row.
-    lanes: Vec<[f32; ROW_LANES]>,
+    /// Per sample of a row, the [`GROUP_BLOCKS`] blocks of a group's rows
+    /// at that column, one row per lane.
+    lanes: Vec<[f32x4; GROUP_BLOCKS]>,
 }
 
 /// [`iir_two_tap`] with buffers kept from call to call.
@@ -57,67 +68,208 @@ pub fn iir_two_tap_with(
     k: f32,
 ) -> Result<(), TerrainError> {
     check_filter_constant(k)?;
-    let keep = 1.0 - k;
     let width = map.width();
-    let cells = map.cells_mut();
+    iir_two_tap_sweeps(scratch, map.cells_mut(), width, k, |_, _| {}, |_, _| {});
+    Ok(())
+}
 
-    // Along a row every output waits for the previous one, so a row alone
-    // runs at the latency of a multiply-add chain. Filtering ROW_LANES rows
-    // side by side (transposed into lanes) keeps each row's operations and
-    // their order, hence its bits, while the lanes run in parallel.
+/// One pass of [`iir_two_tap`] over the row-major `cells` of a `width`-wide
+/// map (`k` already checked), as one sweep down the map and one up, with the
+/// caller's own work on each row done while the row is in cache:
+///
+/// - down, [`ROW_LANES`] rows at a time: `prepare(first_row, rows)`, then
+///   the row passes of those rows, then the top→bottom pass through them;
+/// - up, row by row: the bottom→top pass, and `finish(y, row)` on each row
+///   as soon as the pass no longer reads it.
+///
+/// Every sample goes through the operations of the four directional passes
+/// in the published order, so the heights are those of [`iir_two_tap`]
+/// run after `prepare` on every row, then `finish` on every row.
+pub(crate) fn iir_two_tap_sweeps(
+    scratch: &mut IirScratch,
+    cells: &mut [f32],
+    width: usize,
+    k: f32,
+    mut prepare: impl FnMut(usize, &mut [f32]),
+    mut finish: impl FnMut(usize, &mut [f32]),
+) {
+    let keep = 1.0 - k;
+    let rows = cells.len() / width;
     let lanes = &mut scratch.lanes;
     lanes.clear();
-    lanes.resize(width, [0.0; ROW_LANES]);
-    let mut groups = cells.chunks_exact_mut(width * ROW_LANES);
-    for group in &mut groups {
-        for (lane, row) in group.chunks_exact(width).enumerate() {
-            for (column, &h) in lanes.iter_mut().zip(row) {
-                column[lane] = h;
+    lanes.resize(width, [f32x4::ZERO; GROUP_BLOCKS]);
+    for first in (0..rows).step_by(ROW_LANES) {
+        let (above, rest) = cells.split_at_mut(first * width);
+        let group = &mut rest[..ROW_LANES.min(rows - first) * width];
+        let above = above.rchunks_exact(width).next();
+        prepare(first, group);
+        if group.len() == ROW_LANES * width {
+            filter_group(lanes, group, above, width, k, keep);
+        } else {
+            for row in group.chunks_exact_mut(width) {
+                filter_row(row, k, keep);
             }
-        }
-        for x in 1..width {
-            let prev = lanes[x - 1];
-            for (cur, prev) in lanes[x].iter_mut().zip(prev) {
-                *cur = k * prev + keep * *cur;
+            if let Some(above) = above {
+                column_step(above, &mut group[..width], k, keep);
             }
-        }
-        for x in (0..width - 1).rev() {
-            let prev = lanes[x + 1];
-            for (cur, prev) in lanes[x].iter_mut().zip(prev) {
-                *cur = k * prev + keep * *cur;
+            for y in 1..group.len() / width {
+                let (upper, lower) = group.split_at_mut(y * width);
+                column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
             }
-        }
-        for (lane, row) in group.chunks_exact_mut(width).enumerate() {
-            for (h, column) in row.iter_mut().zip(lanes.iter()) {
-                *h = column[lane];
-            }
-        }
-    }
-    for row in groups.into_remainder().chunks_exact_mut(width) {
-        for x in 1..width {
-            row[x] = k * row[x - 1] + keep * row[x];
-        }
-        for x in (0..width - 1).rev() {
-            row[x] = k * row[x + 1] + keep * row[x];
-        }
-    }
-
-    let rows = cells.len() / width;
-    for y in 1..rows {
-        let (above, rest) = cells.split_at_mut(y * width);
-        let prev = &above[(y - 1) * width..];
-        for (cur, &prev) in rest[..width].iter_mut().zip(prev) {
-            *cur = k * prev + keep * *cur;
         }
     }
     for y in (0..rows - 1).rev() {
-        let (upto, below) = cells.split_at_mut((y + 1) * width);
-        let cur_row = &mut upto[y * width..];
-        for (cur, &prev) in cur_row.iter_mut().zip(&below[..width]) {
-            *cur = k * prev + keep * *cur;
+        let (upper, lower) = cells.split_at_mut((y + 1) * width);
+        let below = &mut lower[..width];
+        column_step(below, &mut upper[y * width..], k, keep);
+        finish(y + 1, below);
+    }
+    finish(0, &mut cells[..width]);
+}
+
+/// The left→right then right→left passes of one row.
+fn filter_row(row: &mut [f32], k: f32, keep: f32) {
+    for x in 1..row.len() {
+        row[x] = k * row[x - 1] + keep * row[x];
+    }
+    for x in (0..row.len() - 1).rev() {
+        row[x] = k * row[x + 1] + keep * row[x];
+    }
+}
+
+/// The row passes of a group of [`ROW_LANES`] rows, then the top→bottom
+/// pass through them from the row `above` them (none for the map's top row,
+/// which that pass leaves as it is).
+///
+/// Along a row every output waits for the previous one, so a row alone
+/// runs at the latency of a multiply and an add per sample. Here each block
+/// of four rows is transposed, four columns at a time, into `lanes` (one
+/// vector per column, one row per lane), the recurrences of all blocks step
+/// along the columns together, and the blocks are transposed back, with the
+/// top→bottom pass applied to each block's four rows on the way out. Each
+/// sample still gets its row's operations in the published order, in a lane
+/// of its own.
+fn filter_group(
+    lanes: &mut [[f32x4; GROUP_BLOCKS]],
+    group: &mut [f32],
+    above: Option<&[f32]>,
+    width: usize,
+    k: f32,
+    keep: f32,
+) {
+    let whole = width - width % BLOCK_ROWS;
+    let (lanes_whole, lanes_rest) = lanes.split_at_mut(whole);
+    let (lane_quads, _) = lanes_whole.as_chunks_mut::<BLOCK_ROWS>();
+    for (block, rows) in group.chunks_exact(BLOCK_ROWS * width).enumerate() {
+        let [r0, r1, r2, r3] = block_rows(rows, width);
+        let quads = r0.as_chunks().0.iter().zip(r1.as_chunks().0);
+        let quads = quads.zip(r2.as_chunks().0).zip(r3.as_chunks().0);
+        for (columns, (((&a, &b), &c), &d)) in lane_quads.iter_mut().zip(quads) {
+            let transposed = f32x4::transpose([a, b, c, d].map(f32x4::new));
+            for (column, lanes) in transposed.into_iter().zip(columns) {
+                lanes[block] = column;
+            }
+        }
+        for (x, lane) in (whole..).zip(lanes_rest.iter_mut()) {
+            lane[block] = f32x4::new([r0[x], r1[x], r2[x], r3[x]]);
         }
     }
-    Ok(())
+
+    let (k4, keep4) = (f32x4::splat(k), f32x4::splat(keep));
+    let mut prev = lanes[0];
+    for column in &mut lanes[1..] {
+        for (cur, prev) in column.iter_mut().zip(&mut prev) {
+            *cur = k4 * *prev + keep4 * *cur;
+            *prev = *cur;
+        }
+    }
+    let mut prev = lanes[width - 1];
+    for column in lanes[..width - 1].iter_mut().rev() {
+        for (cur, prev) in column.iter_mut().zip(&mut prev) {
+            *cur = k4 * *prev + keep4 * *cur;
+            *prev = *cur;
+        }
+    }
+
+    let (lane_quads, _) = lanes[..whole].as_chunks::<BLOCK_ROWS>();
+    let mut above = above;
+    for (block, rows) in group.chunks_exact_mut(BLOCK_ROWS * width).enumerate() {
+        let [r0, r1, r2, r3] = block_rows_mut(rows, width);
+        {
+            let quads = r0.as_chunks_mut().0.iter_mut().zip(r1.as_chunks_mut().0);
+            let quads = quads.zip(r2.as_chunks_mut().0).zip(r3.as_chunks_mut().0);
+            let columns_and_rows = lane_quads.iter().zip(quads);
+            match above {
+                Some(above) => {
+                    let (above_quads, _) = above.as_chunks::<BLOCK_ROWS>();
+                    for ((columns, (((a, b), c), d)), &up) in columns_and_rows.zip(above_quads) {
+                        let [t0, t1, t2, t3] =
+                            f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
+                        let v0 = k4 * f32x4::new(up) + keep4 * t0;
+                        let v1 = k4 * v0 + keep4 * t1;
+                        let v2 = k4 * v1 + keep4 * t2;
+                        let v3 = k4 * v2 + keep4 * t3;
+                        *a = v0.to_array();
+                        *b = v1.to_array();
+                        *c = v2.to_array();
+                        *d = v3.to_array();
+                    }
+                }
+                None => {
+                    // The map's top row: the top→bottom pass starts from it.
+                    for (columns, (((a, b), c), d)) in columns_and_rows {
+                        let [t0, t1, t2, t3] =
+                            f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
+                        let v1 = k4 * t0 + keep4 * t1;
+                        let v2 = k4 * v1 + keep4 * t2;
+                        let v3 = k4 * v2 + keep4 * t3;
+                        *a = t0.to_array();
+                        *b = v1.to_array();
+                        *c = v2.to_array();
+                        *d = v3.to_array();
+                    }
+                }
+            }
+        }
+        for x in whole..width {
+            let mut prev = above.map(|above| above[x]);
+            for (row, &cur) in [&mut *r0, &mut *r1, &mut *r2, &mut *r3]
+                .into_iter()
+                .zip(lanes[x][block].as_array())
+            {
+                let filtered = match prev {
+                    Some(prev) => k * prev + keep * cur,
+                    None => cur,
+                };
+                row[x] = filtered;
+                prev = Some(filtered);
+            }
+        }
+        above = Some(r3);
+    }
+}
+
+/// The four rows of a block.
+fn block_rows(rows: &[f32], width: usize) -> [&[f32]; BLOCK_ROWS] {
+    let (r0, rest) = rows.split_at(width);
+    let (r1, rest) = rest.split_at(width);
+    let (r2, r3) = rest.split_at(width);
+    [r0, r1, r2, r3]
+}
+
+/// The four rows of a block, to write.
+fn block_rows_mut(rows: &mut [f32], width: usize) -> [&mut [f32]; BLOCK_ROWS] {
+    let (r0, rest) = rows.split_at_mut(width);
+    let (r1, rest) = rest.split_at_mut(width);
+    let (r2, r3) = rest.split_at_mut(width);
+    [r0, r1, r2, r3]
+}
+
+/// One row of a column pass: `row` from the row the pass came from.
+fn column_step(previous: &[f32], row: &mut [f32], k: f32, keep: f32) {
+    for (cur, &prev) in row.iter_mut().zip(previous) {
+        *cur = k * prev + keep * *cur;
+    }
 }
 
 /// One pass of the true two-tap FIR filter the blog describes: each output

@@ -7,9 +7,11 @@
 //! iteration (edge falloff, clamping, a locked border or per-iteration
 //! smoothing, as the HoloLens demo does) each iteration is applied to the
 //! float map on its own, so batching cannot change the result there either.
-use super::bsp::{BspScratch, BspTree, MAX_DEPTH, TreeStyle};
+use wide::f32x4;
+
+use super::bsp::{BAND_ROWS, BspScratch, BspTree, MAX_DEPTH, TreeStyle};
 use super::fault::{Fault, FaultParams, FaultRasterizer};
-use super::filter::{IirScratch, iir_two_tap_with};
+use super::filter::{IirScratch, iir_two_tap_sweeps};
 use super::fixed::to_f32;
 use super::rng::TerrainRng;
 use super::{Heightmap, TerrainError};
@@ -144,12 +146,17 @@ pub struct Generator {
     done: usize,
     /// The current heights.
     map: Heightmap,
+    /// The lowest and highest of the current heights.
+    height_range: (f32, f32),
     /// Fixed-point offsets: the running total of every fault when no
-    /// iteration is shaped, else the scratch offsets of one iteration.
+    /// iteration is shaped, else the scratch offsets of one classic-fault
+    /// iteration; empty for shaped BSP runs, which add leaf spans directly.
     offsets: Vec<i64>,
     /// Row-span accumulator for classic faults.
     raster: FaultRasterizer,
-    /// Per-sample weight of a change: edge falloff times the border lock.
+    /// Per-sample weight of a change (edge falloff times the border lock)
+    /// for rows `0..=(height - 1) / 2`: row `y` and row `height - 1 - y`
+    /// have the same weights, so half the table serves the whole map.
     change_weight: Option<Vec<f32>>,
     /// The BSP tree redrawn every iteration (BSP algorithms only).
     tree: BspTree,
@@ -157,6 +164,8 @@ pub struct Generator {
     bsp_scratch: BspScratch,
     /// Buffers for the smoothing pass, likewise.
     iir_scratch: IirScratch,
+    /// One row of a classic fault's change, in terrain units.
+    row_change: Vec<f32>,
 }
 
 impl Generator {
@@ -165,17 +174,24 @@ impl Generator {
         let (w, h) = (config.width, config.height);
         let change_weight =
             (config.edge_falloff || config.lock_border).then(|| change_weights(&config));
+        let needs_offsets = config.algorithm == Algorithm::Fault || !config.shapes_each_iteration();
         Ok(Generator {
             seed,
             rng: TerrainRng::new(seed),
             done: 0,
             map: Heightmap::flat(w, h)?,
-            offsets: vec![0; w * h],
+            height_range: (0.0, 0.0),
+            offsets: if needs_offsets {
+                vec![0; w * h]
+            } else {
+                Vec::new()
+            },
             raster: FaultRasterizer::new(w, h),
             change_weight,
             tree: BspTree::unset(config.depth, f64::from(config.amplitude)),
             bsp_scratch: BspScratch::default(),
             iir_scratch: IirScratch::default(),
+            row_change: vec![0.0; w],
             config,
         })
     }
@@ -188,10 +204,7 @@ impl Generator {
         }
         if self.config.shapes_each_iteration() {
             for _ in 0..n {
-                self.offsets.fill(0);
-                self.add_next_iteration();
-                self.raster.resolve_into(&mut self.offsets);
-                self.apply_shaped();
+                self.shaped_iteration();
             }
         } else {
             for _ in 0..n {
@@ -201,6 +214,7 @@ impl Generator {
             for (h, &o) in self.map.cells_mut().iter_mut().zip(&self.offsets) {
                 *h = to_f32(o);
             }
+            self.height_range = widen_range(EMPTY_RANGE, self.map.cells());
         }
         n
     }
@@ -219,66 +233,126 @@ impl Generator {
         self.rng = TerrainRng::new(seed);
         self.done = 0;
         self.map.clear();
+        self.height_range = (0.0, 0.0);
         self.offsets.fill(0);
     }
 
     /// Adds iteration `done` to the offsets (classic spans stay pending in the rasteriser).
     fn add_next_iteration(&mut self) {
-        let c = &self.config;
-        let (w, h) = (c.width, c.height);
-        match c.algorithm {
+        match self.config.algorithm {
             Algorithm::Fault => {
-                let fault = Fault::random(&mut self.rng, &c.fault, self.done, c.iterations, w, h);
+                let c = &self.config;
+                let fault = Fault::random(
+                    &mut self.rng,
+                    &c.fault,
+                    self.done,
+                    c.iterations,
+                    c.width,
+                    c.height,
+                );
                 self.raster.add(&fault, &mut self.offsets);
+                self.done += 1;
             }
             Algorithm::Bsp | Algorithm::BspStructured => {
-                let style = if c.algorithm == Algorithm::Bsp {
-                    TreeStyle::Unstructured
-                } else {
-                    TreeStyle::Structured
-                };
-                self.tree.redraw(&mut self.rng, style, w, h);
+                self.draw_next_tree();
                 self.tree
-                    .add_to_with(&mut self.bsp_scratch, &mut self.offsets, w);
+                    .add_to_with(&mut self.bsp_scratch, &mut self.offsets, self.config.width);
             }
         }
+    }
+
+    /// Redraws the tree as iteration `done`.
+    fn draw_next_tree(&mut self) {
+        let c = &self.config;
+        let style = if c.algorithm == Algorithm::Bsp {
+            TreeStyle::Unstructured
+        } else {
+            TreeStyle::Structured
+        };
+        self.tree.redraw(&mut self.rng, style, c.width, c.height);
         self.done += 1;
     }
 
-    /// Adds one iteration's offsets to the float map with falloff, clamp and smoothing.
-    fn apply_shaped(&mut self) {
-        let clamp = self.config.clamp_non_negative;
-        let cells = self.map.cells_mut();
-        match &self.change_weight {
-            Some(weights) => {
-                for ((h, &o), &wgt) in cells.iter_mut().zip(&self.offsets).zip(weights) {
-                    *h += to_f32(o) * wgt;
-                }
+    /// Applies the next iteration on its own, shaped: its offsets are added
+    /// to the float map with falloff and clamp, then smoothed, then the
+    /// border zeroed. Every sample gets exactly the operations, in the same
+    /// order, of doing each of those steps over the whole map in turn (and
+    /// of [`super::reference::shaped_iterations_per_pixel`], which the tests
+    /// hold it to); what differs is that all of them happen in one sweep
+    /// down and one up the map, each row while it is in cache, and that a
+    /// BSP tree's offsets go straight from its leaf spans onto the heights.
+    fn shaped_iteration(&mut self) {
+        let mut change = match self.config.algorithm {
+            Algorithm::Fault => {
+                self.offsets.fill(0);
+                self.add_next_iteration();
+                self.raster.resolve_into(&mut self.offsets);
+                Change::Offsets(&self.offsets)
             }
-            None => {
-                for (h, &o) in cells.iter_mut().zip(&self.offsets) {
-                    *h += to_f32(o);
-                }
+            Algorithm::Bsp | Algorithm::BspStructured => {
+                self.draw_next_tree();
+                let (width, height) = (self.config.width, self.config.height);
+                self.bsp_scratch.prepare(&self.tree, width, height);
+                Change::Leaves(&mut self.bsp_scratch)
             }
-        }
-        if clamp {
-            for h in cells.iter_mut() {
-                *h = h.max(0.0);
-            }
-        }
-        if let Some(k) = self.config.smoothing {
-            iir_two_tap_with(&mut self.iir_scratch, &mut self.map, k)
-                .expect("k is validated when the generator is made");
-            if self.config.lock_border {
+        };
+        let config = &self.config;
+        let (width, height) = (config.width, config.height);
+        let weights = self.change_weight.as_deref();
+        let clamp = config.clamp_non_negative;
+        let row_change = &mut self.row_change;
+        let mut prepare = |first: usize, rows: &mut [f32]| {
+            let row_weights = |y: usize| {
+                weights.map(|table| {
+                    let mirrored = y.min(height - 1 - y);
+                    &table[mirrored * width..(mirrored + 1) * width]
+                })
+            };
+            change.add(first, rows, width, row_change, row_weights, clamp);
+        };
+        let mut range = EMPTY_RANGE;
+        match config.smoothing {
+            Some(k) => {
                 // Smoothing would bleed the interior onto the border; a locked
                 // border keeps its starting height, and every run starts flat.
-                zero_border(&mut self.map);
+                let zero_border = config.lock_border;
+                let finish = |y: usize, row: &mut [f32]| {
+                    if zero_border {
+                        if y == 0 || y == height - 1 {
+                            row.fill(0.0);
+                        } else {
+                            row[0] = 0.0;
+                            row[width - 1] = 0.0;
+                        }
+                    }
+                    range = widen_range(range, row);
+                };
+                let cells = self.map.cells_mut();
+                iir_two_tap_sweeps(&mut self.iir_scratch, cells, width, k, prepare, finish);
+            }
+            None => {
+                for (band, rows) in self
+                    .map
+                    .cells_mut()
+                    .chunks_mut(BAND_ROWS * width)
+                    .enumerate()
+                {
+                    prepare(band * BAND_ROWS, rows);
+                    range = widen_range(range, rows);
+                }
             }
         }
+        self.height_range = range;
     }
 
     pub fn heightmap(&self) -> &Heightmap {
         &self.map
+    }
+
+    /// The lowest and highest height of [`Generator::heightmap`], kept up
+    /// to date by the passes that write the heights.
+    pub fn height_range(&self) -> (f32, f32) {
+        self.height_range
     }
 
     /// Takes the heightmap, ending the run.
@@ -307,44 +381,174 @@ impl Generator {
     }
 }
 
-fn zero_border(map: &mut Heightmap) {
-    let (w, h) = (map.width(), map.height());
-    let cells = map.cells_mut();
-    cells[..w].fill(0.0);
-    cells[(h - 1) * w..].fill(0.0);
-    for y in 1..h - 1 {
-        cells[y * w] = 0.0;
-        cells[y * w + w - 1] = 0.0;
+/// What one shaped iteration adds to the heights.
+enum Change<'a> {
+    /// A classic fault's fixed-point offsets, row-major.
+    Offsets(&'a [i64]),
+    /// A BSP tree prepared for its leaf spans.
+    Leaves(&'a mut BspScratch),
+}
+
+impl Change<'_> {
+    /// Adds the change, times the weights `row_weights(y)` gives for row
+    /// `y` when there are any, to the heights of rows `first..` (`rows`,
+    /// row-major), then clamps them at zero if `clamp`. `row_change` is
+    /// scratch space for a row.
+    fn add<'w>(
+        &mut self,
+        first: usize,
+        rows: &mut [f32],
+        width: usize,
+        row_change: &mut [f32],
+        row_weights: impl Fn(usize) -> Option<&'w [f32]>,
+        clamp: bool,
+    ) {
+        match self {
+            Change::Offsets(offsets) => {
+                let offsets = &offsets[first * width..first * width + rows.len()];
+                for (y, (row, offsets)) in (first..).zip(
+                    rows.chunks_exact_mut(width)
+                        .zip(offsets.chunks_exact(width)),
+                ) {
+                    for (change, &offset) in row_change.iter_mut().zip(offsets) {
+                        *change = to_f32(offset);
+                    }
+                    add_row_change(row, row_change, row_weights(y), clamp);
+                }
+            }
+            Change::Leaves(scratch) => {
+                let band_rows = scratch.band_rows();
+                for (band, block) in rows.chunks_mut(band_rows * width).enumerate() {
+                    let band_first = first + band * band_rows;
+                    scratch.band(band_first, block.len() / width);
+                    for (i, row) in block.chunks_exact_mut(width).enumerate() {
+                        let weights = row_weights(band_first + i);
+                        // Every sample of a leaf's span has the same fixed-point offset.
+                        for (span, offset) in scratch.row_spans(i) {
+                            let weights = weights.map(|weights| &weights[span.clone()]);
+                            add_span_change(&mut row[span], to_f32(offset), weights, clamp);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
-/// The weight of a change at each sample: the demo's edge falloff
-/// F = min(4·Dx·Dy, 1) with Dx = 1 − |cx − x| / cx, and zero on a locked border.
-fn change_weights(config: &GeneratorConfig) -> Vec<f32> {
-    let (w, h) = (config.width, config.height);
-    let (cx, cy) = ((w - 1) as f64 / 2.0, (h - 1) as f64 / 2.0);
-    let mut weights = Vec::with_capacity(w * h);
-    for y in 0..h {
-        for x in 0..w {
-            let border = x == 0 || y == 0 || x == w - 1 || y == h - 1;
-            let weight = if config.lock_border && border {
-                0.0
-            } else if config.edge_falloff {
-                let dx = 1.0 - (cx - x as f64).abs() / cx;
-                let dy = 1.0 - (cy - y as f64).abs() / cy;
-                (4.0 * dx * dy).min(1.0)
-            } else {
-                1.0
-            };
-            weights.push(weight as f32);
+/// [`add_row_change`] for a span whose samples all have the same change.
+fn add_span_change(heights: &mut [f32], change: f32, weights: Option<&[f32]>, clamp: bool) {
+    match (weights, clamp) {
+        (Some(weights), true) => {
+            for (h, &weight) in heights.iter_mut().zip(weights) {
+                *h = at_least_zero(*h + change * weight);
+            }
+        }
+        (Some(weights), false) => {
+            for (h, &weight) in heights.iter_mut().zip(weights) {
+                *h += change * weight;
+            }
+        }
+        (None, true) => {
+            for h in heights {
+                *h = at_least_zero(*h + change);
+            }
+        }
+        (None, false) => {
+            for h in heights {
+                *h += change;
+            }
         }
     }
-    weights
+}
+
+/// Adds `change` (times `weights`, when there are any) to one row of
+/// heights, then clamps them at zero if `clamp`: per sample the operations
+/// of adding the change over the whole map, then clamping over the whole map.
+fn add_row_change(heights: &mut [f32], change: &[f32], weights: Option<&[f32]>, clamp: bool) {
+    match (weights, clamp) {
+        (Some(weights), true) => {
+            for ((h, &change), &weight) in heights.iter_mut().zip(change).zip(weights) {
+                *h = at_least_zero(*h + change * weight);
+            }
+        }
+        (Some(weights), false) => {
+            for ((h, &change), &weight) in heights.iter_mut().zip(change).zip(weights) {
+                *h += change * weight;
+            }
+        }
+        (None, true) => {
+            for (h, &change) in heights.iter_mut().zip(change) {
+                *h = at_least_zero(*h + change);
+            }
+        }
+        (None, false) => {
+            for (h, &change) in heights.iter_mut().zip(change) {
+                *h += change;
+            }
+        }
+    }
+}
+
+/// `height.max(0.0)` written as one comparison, which compiles to a single
+/// vector maximum (x86 `maxps`, ARM `fmaxnm`). It gives the same bits as
+/// `f32::max` for every height a run can hold: that only leaves open which
+/// zero it returns for −0, and no height is ever −0 (a sum is −0 only when
+/// both terms are, and runs start from +0).
+fn at_least_zero(height: f32) -> f32 {
+    if height > 0.0 { height } else { 0.0 }
+}
+
+/// The range of no heights at all, which any height widens.
+const EMPTY_RANGE: (f32, f32) = (f32::INFINITY, f32::NEG_INFINITY);
+
+/// `range` widened to cover `heights`, four lanes at a time. Heights are
+/// never NaN, so the plain vector minimum and maximum give what `f32::min`
+/// and `f32::max` would (up to the sign of a zero).
+fn widen_range(range: (f32, f32), heights: &[f32]) -> (f32, f32) {
+    let (quads, rest) = heights.as_chunks::<4>();
+    let (mut low, mut high) = (f32x4::splat(range.0), f32x4::splat(range.1));
+    for &quad in quads {
+        let quad = f32x4::new(quad);
+        low = low.fast_min(quad);
+        high = high.fast_max(quad);
+    }
+    let lanes = low.to_array().into_iter().zip(high.to_array());
+    lanes
+        .chain(rest.iter().map(|&h| (h, h)))
+        .fold(range, |(lo, hi), (low, high)| (lo.min(low), hi.max(high)))
+}
+
+/// The weight of a change at sample (x, y): the demo's edge falloff
+/// F = min(4·Dx·Dy, 1) with Dx = 1 − |cx − x| / cx, and zero on a locked border.
+pub(crate) fn change_weight(config: &GeneratorConfig, x: usize, y: usize) -> f32 {
+    let (w, h) = (config.width, config.height);
+    let border = x == 0 || y == 0 || x == w - 1 || y == h - 1;
+    if config.lock_border && border {
+        0.0
+    } else if config.edge_falloff {
+        let (cx, cy) = ((w - 1) as f64 / 2.0, (h - 1) as f64 / 2.0);
+        let dx = 1.0 - (cx - x as f64).abs() / cx;
+        let dy = 1.0 - (cy - y as f64).abs() / cy;
+        (4.0 * dx * dy).min(1.0) as f32
+    } else {
+        1.0
+    }
+}
+
+/// [`change_weight`] of rows `0..=(height - 1) / 2`, row-major: the weights
+/// are symmetric about the middle row (|cy − y| is exact, and equal for
+/// `y` and `height − 1 − y`), so these rows hold every row's weights.
+fn change_weights(config: &GeneratorConfig) -> Vec<f32> {
+    let half = (config.height - 1) / 2 + 1;
+    (0..half)
+        .flat_map(|y| (0..config.width).map(move |x| change_weight(config, x, y)))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terrain::reference;
 
     fn bits(map: &Heightmap) -> Vec<u32> {
         map.cells().iter().map(|h| h.to_bits()).collect()
@@ -411,6 +615,99 @@ mod tests {
 
     const PINNED_DEMO: u64 = 2_181_712_105_318_602_607;
     const PINNED_CLASSIC: u64 = 1_299_316_061_200_702_744;
+
+    /// Shaped runs through every branch of the sweeps: sizes with and
+    /// without a full group of rows, a remainder, one column of each
+    /// border; with and without weights, clamp, smoothing and border lock;
+    /// trees deep enough for bands of fewer rows; classic faults.
+    fn shaped_configs() -> Vec<GeneratorConfig> {
+        let mut configs: Vec<GeneratorConfig> = [(33, 21), (17, 40), (2, 2), (3, 70), (100, 33)]
+            .into_iter()
+            .map(|(w, h)| GeneratorConfig::hololens_demo(w, h))
+            .collect();
+        let demo = GeneratorConfig::hololens_demo(41, 37);
+        configs.extend([
+            GeneratorConfig {
+                algorithm: Algorithm::Bsp,
+                ..demo.clone()
+            },
+            GeneratorConfig {
+                depth: 1,
+                ..demo.clone()
+            },
+            GeneratorConfig {
+                depth: 12,
+                ..demo.clone()
+            },
+            GeneratorConfig {
+                smoothing: None,
+                ..demo.clone()
+            },
+            GeneratorConfig {
+                edge_falloff: false,
+                lock_border: false,
+                clamp_non_negative: false,
+                ..demo.clone()
+            },
+            GeneratorConfig {
+                lock_border: false,
+                ..demo.clone()
+            },
+            GeneratorConfig {
+                smoothing: Some(0.3),
+                ..GeneratorConfig::classic(45, 38, 40)
+            },
+            GeneratorConfig {
+                clamp_non_negative: true,
+                ..GeneratorConfig::classic(23, 19, 40)
+            },
+        ]);
+        configs
+    }
+
+    #[test]
+    fn shaped_runs_equal_the_whole_map_per_pixel_reference() {
+        for config in shaped_configs() {
+            for seed in [1, 8] {
+                let mut fast = Generator::new(config.clone(), seed).unwrap();
+                fast.step(12);
+                fast.step(18);
+                let plain = reference::shaped_iterations_per_pixel(&config, seed, 30);
+                assert_eq!(
+                    bits(fast.heightmap()),
+                    bits(&plain),
+                    "{config:?} seed {seed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_demo_iteration_at_the_apps_size_equals_the_per_pixel_reference() {
+        let config = GeneratorConfig::hololens_demo(257, 257);
+        let mut fast = Generator::new(config.clone(), 3).unwrap();
+        fast.step(3);
+        let plain = reference::shaped_iterations_per_pixel(&config, 3, 3);
+        assert_eq!(bits(fast.heightmap()), bits(&plain));
+    }
+
+    #[test]
+    fn the_height_range_is_the_maps_lowest_and_highest_height() {
+        let mut configs = shaped_configs();
+        configs.push(GeneratorConfig::classic(30, 20, 50));
+        for config in configs {
+            let mut g = Generator::new(config.clone(), 4).unwrap();
+            assert_eq!(g.height_range(), (0.0, 0.0), "{config:?}");
+            g.step(25);
+            assert_eq!(g.height_range(), g.heightmap().min_max(), "{config:?}");
+            // A 2×2 demo map is all locked border and stays flat.
+            if config.width > 2 {
+                assert_ne!(g.height_range(), (0.0, 0.0), "{config:?} grew");
+            }
+            g.reseed(5);
+            assert_eq!(g.height_range(), (0.0, 0.0), "{config:?}");
+        }
+    }
 
     #[test]
     fn stepping_stops_at_the_total() {

@@ -112,6 +112,66 @@ impl RowSplitter {
         self.split_by_side_test(y, lo, hi, crossing)
     }
 
+    /// The splits of whole rows `first..first + splits.len()` of a `width`-wide
+    /// map: `splits[i]` is `split(first + i, 0, width).0`, as an f64 (exact:
+    /// it is an integer up to the width). By monotonicity the split of any
+    /// span `lo..hi` of a row is that row's whole-row split clamped to `lo..=hi`.
+    ///
+    /// One branch-free loop of f64 arithmetic decides every row whose
+    /// crossing lies clearly between two samples (or clearly outside the
+    /// row), with the same margin as [`RowSplitter::split`], so the compiler
+    /// can run it on vector registers; the few rows left undecided are
+    /// settled by the side test.
+    pub fn whole_row_splits(&self, first: usize, width: usize, splits: &mut [f64]) {
+        if self.horizontal {
+            for (i, split) in splits.iter_mut().enumerate() {
+                *split = self.split(first + i, 0, width).0 as f64;
+            }
+            return;
+        }
+        let (start_x, start_y) = (self.line.start[0], self.line.start[1]);
+        let (run, margin) = (self.run_per_row, self.margin);
+        let end = width as f64;
+        // Adding and subtracting 2^52 rounds an f64 below 2^51 to an integer.
+        const ROUNDER: f64 = (1u64 << 52) as f64;
+        // Row numbers as i32 (maps have fewer than 2^28 rows) convert to f64
+        // exactly and, unlike usize, on vector registers.
+        for (row, split) in (first as i32..).zip(splits.iter_mut()) {
+            let crossing = start_x + (f64::from(row) - start_y) * run;
+            // Kept within [-2, width + 2], where the rounding below is
+            // exact; outside it the row is decided anyway, and a NaN
+            // crossing never is.
+            let near = crossing.max(-2.0).min(end + 2.0);
+            let shifted = near + 2.0;
+            let nearest = (shifted + ROUNDER) - ROUNDER;
+            // The floor of `near` (or, when `near + 2` rounds up to an
+            // integer, one more, which the margin test below turns down).
+            let below = if nearest > shifted {
+                nearest - 1.0
+            } else {
+                nearest
+            } - 2.0;
+            let between = (near >= -1.0) & (near - below > margin) & (below + 1.0 - near > margin);
+            let decided = (crossing < -1.0 - margin) | (crossing > end + margin) | between;
+            *split = if decided {
+                (below + 1.0).max(0.0).min(end)
+            } else {
+                -1.0
+            };
+        }
+        for (row, split) in (first..).zip(splits.iter_mut()) {
+            if *split < 0.0 {
+                let crossing = start_x + (row as f64 - start_y) * run;
+                *split = self.split_by_side_test(row, 0, width, crossing).0 as f64;
+            }
+        }
+    }
+
+    /// Whether the right side comes first along a row.
+    pub fn right_first(&self) -> bool {
+        self.right_first
+    }
+
     /// The exact split, starting from the crossing as a guess and moving it
     /// until the side test confirms it.
     fn split_by_side_test(&self, y: usize, lo: usize, hi: usize, crossing: f64) -> (usize, bool) {
@@ -183,6 +243,40 @@ mod tests {
             Line::new([3.0, 3.0], [3.0 + 1e-300, 3.0 + 1e-300]),
         ] {
             check_against_per_pixel(line, 10, 7);
+        }
+    }
+
+    #[test]
+    fn whole_row_splits_equal_the_row_at_a_time_split() {
+        // Random lines and lines through sample points (whose crossings sit
+        // exactly on samples, the rows left to the side test), horizontal,
+        // vertical and degenerate ones, over bands that start anywhere.
+        let mut rng = crate::terrain::rng::TerrainRng::new(6);
+        let mut lines = vec![
+            Line::new([4.0, 0.0], [4.0, 9.0]),
+            Line::new([0.0, 3.0], [9.0, 3.0]),
+            Line::new([2.5, 2.5], [2.5, 2.5]),
+        ];
+        for _ in 0..300 {
+            lines.push(Line::new(
+                [rng.range(-5.0, 40.0), rng.range(-5.0, 30.0)],
+                [rng.range(-5.0, 40.0), rng.range(-5.0, 30.0)],
+            ));
+            let mut p = || [rng.below(33) as f64, rng.below(21) as f64];
+            lines.push(Line::new(p(), p()));
+        }
+        let (width, rows) = (33, 21);
+        for line in lines {
+            let splitter = RowSplitter::new(line, rows);
+            for first in [0, 5, 13] {
+                let mut splits = [0.0; 8];
+                let count = splits.len().min(rows - first);
+                splitter.whole_row_splits(first, width, &mut splits[..count]);
+                for (i, &split) in splits[..count].iter().enumerate() {
+                    let expected = splitter.split(first + i, 0, width).0;
+                    assert_eq!(split, expected as f64, "line {line:?} row {}", first + i);
+                }
+            }
         }
     }
 

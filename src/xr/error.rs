@@ -73,22 +73,42 @@ pub enum XrError {
         /// The LUID's high part.
         high: i32,
     },
-    /// `--remote` was given, but the OpenXR runtime is not Microsoft's
-    /// Holographic Remoting runtime (it lacks XR_MSFT_holographic_remoting).
+    /// `--remote` or `--listen`, but no remoting runtime was named or found.
     #[cfg_attr(
         not(windows),
         error(
-            "--remote: {detail}; Holographic Remoting needs Microsoft's remoting OpenXR runtime, which runs only on Windows: run holoterrain.exe on a Windows PC with XR_RUNTIME_JSON set to RemotingXR.json from the Microsoft.Holographic.Remoting.OpenXr package (docs/xr.md)"
+            "{flag}: no Holographic Remoting runtime: Microsoft's remoting OpenXR runtime runs only on Windows; run holoterrain.exe on a Windows PC with RemotingXR.json (Microsoft.Holographic.Remoting.OpenXr package) beside it, given with --remote-runtime PATH, or named by XR_RUNTIME_JSON (docs/hololens.md)"
         )
     )]
     #[cfg_attr(
         windows,
         error(
-            "--remote: {detail}; set XR_RUNTIME_JSON to RemotingXR.json from the Microsoft.Holographic.Remoting.OpenXr package (in its build\\native\\bin\\x64\\Desktop folder) and rerun (docs/xr.md)"
+            "{flag}: no Holographic Remoting runtime: copy the files of the Microsoft.Holographic.Remoting.OpenXr package's build\\native\\bin\\x64\\Desktop folder (RemotingXR.json and its DLLs) beside holoterrain.exe, or give --remote-runtime PATH\\RemotingXR.json (README-windows.txt)"
         )
     )]
+    RemotingRuntimeNotFound {
+        /// `--remote` or `--listen`.
+        flag: &'static str,
+    },
+    /// A runtime manifest the app was to load itself cannot be used.
+    #[error(
+        "the OpenXR runtime manifest {} cannot be used: {problem}; give --remote-runtime the RemotingXR.json of the Microsoft.Holographic.Remoting.OpenXr package, its DLLs beside it", .path.display()
+    )]
+    RuntimeManifest {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// `--remote` or `--listen`, but the runtime loaded is not Microsoft's
+    /// Holographic Remoting runtime (it lacks XR_MSFT_holographic_remoting).
+    #[error(
+        "{flag}: {detail}; Holographic Remoting needs the RemotingXR.json of the Microsoft.Holographic.Remoting.OpenXr package: give it with --remote-runtime PATH or put it, with its DLLs, beside the program"
+    )]
     RemotingUnavailable {
-        /// What the loader found instead.
+        /// `--remote` or `--listen`.
+        flag: &'static str,
+        /// What the runtime lacks.
         detail: String,
     },
     /// The Holographic Remoting Player did not accept the connection.
@@ -100,6 +120,35 @@ pub enum XrError {
         address: String,
         /// The runtime's reason, or the timeout.
         why: String,
+    },
+    /// The app could not listen for players.
+    #[error(
+        "--listen: cannot listen for a Remoting Player at {address}: {why}; choose a free port (--listen :PORT) or an address of this computer, and allow holoterrain through the firewall"
+    )]
+    RemoteListenFailed {
+        /// ADDR:PORT listened on.
+        address: String,
+        /// The runtime's reason.
+        why: String,
+    },
+    /// The Holographic Remoting connection dropped and reconnecting failed
+    /// (or is off); the report, if asked for, was written first.
+    #[error(
+        "the Holographic Remoting connection to {address} ended ({ended}) after {frames} rendered frames, and {}{}; check that the Remoting Player runs and this computer reaches it, then rerun", retried(*.attempts, .last.as_deref()), report_note(.report.as_deref())
+    )]
+    RemotingLost {
+        /// The player's (or the listening) address.
+        address: String,
+        /// Why the connection ended.
+        ended: String,
+        /// Attempts made to reconnect.
+        attempts: u32,
+        /// Why the last attempt failed, when one was made.
+        last: Option<String>,
+        /// Frames rendered in all.
+        frames: u64,
+        /// Where the report went, when one was asked for.
+        report: Option<PathBuf>,
     },
     /// An OpenXR call failed.
     #[error("OpenXR call {call} failed: {result}")]
@@ -159,10 +208,21 @@ pub enum XrError {
     App(#[from] crate::app::AppError),
     /// The runtime stopped under a running session (instance or session
     /// lost, runtime failure); the report, if asked for, was written first.
-    #[error(
-        "the OpenXR runtime stopped ({}) after {frames} rendered frames{}; start the runtime again (Monado: monado-service) and rerun",
-        .ended.describe(),
-        report_note(.report.as_deref())
+    #[cfg_attr(
+        not(windows),
+        error(
+            "the OpenXR runtime stopped ({}) after {frames} rendered frames{}; start the runtime again (Monado: monado-service) and rerun",
+            .ended.describe(),
+            report_note(.report.as_deref())
+        )
+    )]
+    #[cfg_attr(
+        windows,
+        error(
+            "the OpenXR runtime stopped ({}) after {frames} rendered frames{}; start the headset's OpenXR runtime again (its own app: SteamVR, Meta Quest Link, Mixed Reality Portal) and rerun",
+            .ended.describe(),
+            report_note(.report.as_deref())
+        )
     )]
     RuntimeStopped {
         /// How the session ended.
@@ -171,6 +231,30 @@ pub enum XrError {
         frames: u64,
         /// Where the report went, when one was asked for.
         report: Option<PathBuf>,
+    },
+    /// The watchdog ended the run (`watchdog.rs`): a call of the loop did
+    /// not return within `--runtime-timeout`, or an interrupt came while a
+    /// call had been blocked for `watchdog::INTERRUPT_GRACE`. The report,
+    /// if asked for, was written first; the session was not torn down.
+    #[error(
+        "{}: no answer to {call} for {seconds:.1} s{} after {frames} rendered frames{report}; the app ended without tearing down the session; {}",
+        unresponsive_headline(*.ended),
+        limit_note(*.ended, *.limit),
+        unresponsive_advice(*.ended)
+    )]
+    RuntimeUnresponsive {
+        /// `RuntimeUnresponsive` (the limit) or `Interrupted`.
+        ended: SessionEnd,
+        /// The OpenXR call (or group of calls) that did not return.
+        call: &'static str,
+        /// How long it had been blocked.
+        seconds: f64,
+        /// `--runtime-timeout` in seconds; `None` when off.
+        limit: Option<u64>,
+        /// Frames rendered before.
+        frames: u64,
+        /// What became of the report.
+        report: ReportFile,
     },
     /// The report file could not be written.
     #[error("cannot write the report {path}: {source}")]
@@ -182,7 +266,86 @@ pub enum XrError {
     },
 }
 
+/// What became of the report when the watchdog ended the run.
+#[derive(Debug)]
+pub enum ReportFile {
+    /// No `--report` was given.
+    NotAsked,
+    /// Written to this file.
+    Written(PathBuf),
+    /// Writing it failed: the error's message.
+    Failed(String),
+}
+
+/// "; report written to FILE", or why it was not, or nothing.
+impl std::fmt::Display for ReportFile {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportFile::NotAsked => Ok(()),
+            ReportFile::Written(path) => {
+                write!(formatter, "; report written to {}", path.display())
+            }
+            ReportFile::Failed(why) => write!(formatter, "; {why}"),
+        }
+    }
+}
+
+/// What the watchdog's line starts with.
+fn unresponsive_headline(ended: SessionEnd) -> &'static str {
+    match ended {
+        SessionEnd::Interrupted => "interrupted while the OpenXR runtime was not answering",
+        _ => "the OpenXR runtime stopped answering",
+    }
+}
+
+/// " (--runtime-timeout N)" when the limit ended the run.
+fn limit_note(ended: SessionEnd, limit: Option<u64>) -> String {
+    match (ended, limit) {
+        (SessionEnd::RuntimeUnresponsive, Some(seconds)) => {
+            format!(" (--runtime-timeout {seconds})")
+        }
+        _ => String::new(),
+    }
+}
+
+/// What to do after the watchdog ended the run.
+fn unresponsive_advice(ended: SessionEnd) -> &'static str {
+    match ended {
+        SessionEnd::Interrupted => "restart the runtime if it stays stuck (Monado: monado-service)",
+        _ => {
+            "check the headset, restart its runtime (Monado: monado-service) and rerun, or give the runtime longer with --runtime-timeout"
+        }
+    }
+}
+
 impl XrError {
+    /// The process's exit status for this error:
+    /// [`super::EXIT_RUNTIME_STOPPED`] when the runtime stopped under the
+    /// session or a remoting connection was lost for good,
+    /// [`super::EXIT_RUNTIME_UNRESPONSIVE`] when it stopped answering, else 1.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            XrError::RuntimeStopped { .. } | XrError::RemotingLost { .. } => {
+                super::EXIT_RUNTIME_STOPPED
+            }
+            XrError::RuntimeUnresponsive { .. } => super::EXIT_RUNTIME_UNRESPONSIVE,
+            _ => 1,
+        }
+    }
+
+    /// How the session ended when this error says the runtime stopped
+    /// (which ends a session like a proper end, and is logged), else the
+    /// error itself.
+    pub fn into_session_end(self) -> Result<SessionEnd, XrError> {
+        match self.runtime_stop() {
+            Some(end) => {
+                log::info!("the OpenXR runtime stopped: {self}");
+                Ok(end)
+            }
+            None => Err(self),
+        }
+    }
+
     /// The end of the session this error means when it says the runtime
     /// stopped (XR_ERROR_INSTANCE_LOST, XR_ERROR_SESSION_LOST,
     /// XR_ERROR_RUNTIME_FAILURE from any call), else `None`.
@@ -191,6 +354,19 @@ impl XrError {
             XrError::Xr { result, .. } => SessionEnd::from_xr_result(*result),
             _ => None,
         }
+    }
+}
+
+/// What reconnecting came to: "reconnecting is off (--remote-retries 0)",
+/// or "N attempts to reconnect failed (the last: WHY)".
+fn retried(attempts: u32, last: Option<&str>) -> String {
+    match (attempts, last) {
+        (0, _) => "reconnecting is off (--remote-retries 0)".into(),
+        (1, Some(last)) => format!("1 attempt to reconnect failed ({last})"),
+        (attempts, Some(last)) => {
+            format!("{attempts} attempts to reconnect failed (the last: {last})")
+        }
+        (attempts, None) => format!("{attempts} attempts to reconnect failed"),
     }
 }
 
@@ -224,6 +400,61 @@ mod tests {
     }
 
     #[test]
+    fn the_watchdogs_line_names_the_call_how_long_the_limit_and_the_report() {
+        let message = XrError::RuntimeUnresponsive {
+            ended: SessionEnd::RuntimeUnresponsive,
+            call: "xrWaitFrame",
+            seconds: 10.04,
+            limit: Some(10),
+            frames: 41,
+            report: ReportFile::Written(PathBuf::from("/tmp/r.json")),
+        }
+        .to_string();
+        assert!(!message.contains('\n'), "{message}");
+        assert!(
+            message.starts_with("the OpenXR runtime stopped answering: no answer to xrWaitFrame for 10.0 s (--runtime-timeout 10) after 41 rendered frames; report written to /tmp/r.json; the app ended without tearing down the session;"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_interrupt_during_a_stuck_call_says_so_and_names_no_limit() {
+        let message = XrError::RuntimeUnresponsive {
+            ended: SessionEnd::Interrupted,
+            call: "xrWaitFrame",
+            seconds: 2.06,
+            limit: Some(10),
+            frames: 0,
+            report: ReportFile::Failed("cannot write the report /r.json: denied".into()),
+        }
+        .to_string();
+        assert!(
+            message.starts_with("interrupted while the OpenXR runtime was not answering: no answer to xrWaitFrame for 2.1 s after 0 rendered frames; cannot write the report /r.json: denied;"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn each_way_the_runtime_fails_has_its_exit_status() {
+        let stopped = XrError::RuntimeStopped {
+            ended: SessionEnd::InstanceLost,
+            frames: 0,
+            report: None,
+        };
+        let unresponsive = XrError::RuntimeUnresponsive {
+            ended: SessionEnd::RuntimeUnresponsive,
+            call: "xrWaitFrame",
+            seconds: 10.0,
+            limit: Some(10),
+            frames: 0,
+            report: ReportFile::NotAsked,
+        };
+        assert_eq!(stopped.exit_status(), 3);
+        assert_eq!(unresponsive.exit_status(), 4);
+        assert_eq!(XrError::UnequalViews.exit_status(), 1);
+    }
+
+    #[test]
     fn the_runtime_stopped_message_is_one_line_naming_the_loss_and_the_report() {
         let message = XrError::RuntimeStopped {
             ended: SessionEnd::InstanceLost,
@@ -236,5 +467,45 @@ mod tests {
             message.starts_with("the OpenXR runtime stopped (instance lost) after 12 rendered frames; report written to /tmp/r.json;"),
             "{message}"
         );
+        assert_eq!(
+            message.contains("monado-service"),
+            cfg!(not(windows)),
+            "Monado's service is Linux advice: {message}"
+        );
+    }
+
+    #[test]
+    fn a_lost_remoting_connection_says_what_reconnecting_came_to_without_naming_monado() {
+        let lost = |attempts, last: Option<&str>| {
+            XrError::RemotingLost {
+                address: "192.168.1.20:8265".into(),
+                ended: "connection lost (XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT)"
+                    .into(),
+                attempts,
+                last: last.map(str::to_owned),
+                frames: 600,
+                report: None,
+            }
+            .to_string()
+        };
+        let gave_up = lost(
+            3,
+            Some("XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT"),
+        );
+        assert!(
+            gave_up.starts_with("the Holographic Remoting connection to 192.168.1.20:8265 ended (connection lost (XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT)) after 600 rendered frames, and 3 attempts to reconnect failed (the last: XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT);"),
+            "{gave_up}"
+        );
+        let off = lost(0, None);
+        assert!(
+            off.contains("reconnecting is off (--remote-retries 0)"),
+            "{off}"
+        );
+        for message in [gave_up, off] {
+            assert!(
+                !message.contains('\n') && !message.contains("onado"),
+                "{message}"
+            );
+        }
     }
 }

@@ -9,6 +9,7 @@ use openxr as xr;
 
 use super::error::{XrError, xr_call};
 use super::remoting::{self, Polled};
+use super::runtime_calls::{CallKind, runtime_call};
 
 /// Storage for one polled event, and which way to poll.
 enum EventStorage {
@@ -42,13 +43,13 @@ impl EventQueue {
 
     /// The next queued event; `None` when the queue is empty.
     pub fn next(&mut self) -> Result<Option<Polled<'_>>, XrError> {
-        match &mut self.storage {
-            EventStorage::Plain(buffer) => Ok(self
-                .instance
+        let (instance, storage) = (&self.instance, &mut self.storage);
+        runtime_call(CallKind::Watched, "xrPollEvent", move || match storage {
+            EventStorage::Plain(buffer) => Ok(instance
                 .poll_event(buffer)
                 .map_err(xr_call("xrPollEvent"))?
                 .map(Polled::Core)),
-            EventStorage::Remoting(storage) => remoting::poll_event(&self.instance, storage),
-        }
+            EventStorage::Remoting(storage) => remoting::poll_event(instance, storage),
+        })
     }
 }

@@ -2,13 +2,21 @@
 //! scene builder, the run's record, the session states seen, and why the
 //! run is ending. It drives a [`Session`] (which owns everything of the
 //! session and makes every runtime call) through the session state machine,
-//! frame pacing by xrWaitFrame, input while focused, the app core each
-//! frame and drawing when the runtime asks; it ends on Ctrl-C (SIGINT),
-//! SIGTERM, `--frames`, the runtime's request, or the runtime stopping
-//! under the session.
+//! frame pacing by xrWaitFrame, input while focused (and the voice commands
+//! the player's speech recognizer heard), the app core each frame and
+//! drawing when the runtime asks; it ends on Ctrl-C (SIGINT), SIGTERM,
+//! `--frames`, the runtime's request, or the runtime stopping under the
+//! session. What it records is shared with the watchdog (`watchdog.rs`),
+//! which writes it when the runtime stops answering.
+//!
+//! One loop can drive several sessions in turn: with Holographic Remoting a
+//! dropped connection loses the session, and once `xr::run` has connected
+//! again it hands the same loop a new session. The terrain, its seed and
+//! its placement carry on; the hologram is pinned with a new anchor in the
+//! new session at the pose it had.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use openxr as xr;
@@ -18,18 +26,19 @@ use super::events::EventQueue;
 use super::graphics::GraphicsBinding;
 use super::input::HANDS;
 use super::progress::Progress;
-use super::remoting::{Polled, RemotingEvent, disconnect_reason};
+use super::remoting::{Polled, RemotingEvent};
 use super::session::Session;
 use super::session_end::SessionEnd;
+use super::speech::{SpeechEvent, recognizer_state, recognizer_state_name};
 use crate::app::recorder::RunRecorder;
 use crate::app::report::RunReport;
-use crate::app::{App, AppEvent, FrameOutput, SceneBuilder};
+use crate::app::{App, AppEvent, FrameInput, FrameOutput, Placement, SceneBuilder, VoiceCommand};
 
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
 
 /// What the loop leaves for the run's report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LoopRecord {
     /// The fields every run reports (frames, seeds, reseeds, timings...).
     pub run: RunReport,
@@ -39,6 +48,51 @@ pub struct LoopRecord {
     pub anchored: bool,
 }
 
+/// What the loop records as it goes. It is shared with the watchdog, which
+/// may have to write the report while the loop's thread is stuck in a
+/// runtime call: the loop locks it only between runtime calls, never
+/// across one, so the watchdog can always take it.
+#[derive(Debug)]
+pub struct LoopRecorder {
+    /// Seeds, reseeds, timings: the run's report in the making.
+    run: RunRecorder,
+    /// Every session state the runtime reported, in order (and
+    /// "INSTANCE_LOSS_PENDING" when it announced its own end).
+    states_seen: Vec<String>,
+    /// Whether the hologram is pinned with a spatial anchor.
+    anchored: bool,
+    /// The app's iterations on its current seed, as of its latest update.
+    iterations: usize,
+    /// Where the app pinned the hologram and how big, as of its latest update.
+    placement: Option<Placement>,
+}
+
+impl LoopRecorder {
+    /// The record of a run starting from `first_seed`.
+    fn new(first_seed: u64) -> Self {
+        LoopRecorder {
+            run: RunRecorder::new(first_seed, 0),
+            states_seen: Vec::new(),
+            anchored: false,
+            iterations: 0,
+            placement: None,
+        }
+    }
+
+    /// What the loop leaves for the report, as of now.
+    pub fn record(&self) -> LoopRecord {
+        LoopRecord {
+            run: self.run.report_so_far(
+                self.iterations,
+                self.placement,
+                self.run.display_seconds(),
+            ),
+            session_states: self.states_seen.clone(),
+            anchored: self.anchored,
+        }
+    }
+}
+
 /// The loop and what outlives a session.
 pub struct FrameLoop<'a> {
     /// The app core: placement, gestures, growth.
@@ -46,23 +100,23 @@ pub struct FrameLoop<'a> {
     /// Turns the app's output into the renderer's scene (and keeps a height
     /// change made on a frame that is not drawn for the next one).
     scenes: SceneBuilder,
-    /// Seeds, reseeds, timings: the run's report in the making.
-    recorder: RunRecorder,
-    /// Every session state the runtime reported, in order (and
-    /// "INSTANCE_LOSS_PENDING" when it announced its own end).
-    states_seen: Vec<String>,
+    /// What the loop records, shared with the watchdog.
+    recorder: Arc<Mutex<LoopRecorder>>,
     /// Why the loop asked the runtime to end the session, once it did.
     exit_requested: Option<SessionEnd>,
     /// The runtime announced the session's or its own loss.
     lost: Option<SessionEnd>,
-    /// Whether the hologram is pinned with a spatial anchor.
-    anchored: bool,
+    /// The hologram was placed under an earlier session: pin it with an
+    /// anchor in this one on its first frame.
+    reanchor: bool,
+    /// Why the Holographic Remoting connection dropped, once it did.
+    disconnect: Option<u32>,
+    /// A voice command heard since the last frame, for the next one.
+    voice: Option<VoiceCommand>,
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
     interrupted: Arc<AtomicBool>,
-    /// How the compositor blends the frames with the world.
-    blend_mode: xr::EnvironmentBlendMode,
     /// Told what happens as it happens.
     progress: &'a mut dyn FnMut(Progress),
 }
@@ -74,22 +128,37 @@ impl<'a> FrameLoop<'a> {
         app: App,
         frame_limit: Option<u64>,
         interrupted: Arc<AtomicBool>,
-        blend_mode: xr::EnvironmentBlendMode,
         progress: &'a mut dyn FnMut(Progress),
     ) -> Self {
         FrameLoop {
-            recorder: RunRecorder::new(app.seed(), 0),
+            recorder: Arc::new(Mutex::new(LoopRecorder::new(app.seed()))),
             app,
             scenes: SceneBuilder::new(),
-            states_seen: Vec::new(),
             exit_requested: None,
             lost: None,
-            anchored: false,
+            reanchor: false,
+            disconnect: None,
+            voice: None,
             frame_limit,
             interrupted,
-            blend_mode,
             progress,
         }
+    }
+
+    /// Frames drawn so far, over every session.
+    pub fn frames_drawn(&self) -> u64 {
+        self.locked_recorder().run.frames()
+    }
+
+    /// Why the Holographic Remoting connection dropped under the last
+    /// session, if the runtime said so; asking clears it.
+    pub fn take_disconnect(&mut self) -> Option<u32> {
+        self.disconnect.take()
+    }
+
+    /// Tells the caller what happened (e.g. the link's remoting events).
+    pub fn tell(&mut self, progress: Progress) {
+        (self.progress)(progress);
     }
 
     /// The heightmap's size, which the renderer's grid must have.
@@ -107,29 +176,27 @@ impl<'a> FrameLoop<'a> {
         session: &mut Session<B>,
         events: &mut EventQueue,
     ) -> Result<SessionEnd, XrError> {
+        self.lost = None;
+        self.locked_recorder().anchored = false;
+        self.reanchor = self.app.placement().is_some();
         match self.frames(session, events) {
             Ok(()) => Ok(self
                 .lost
                 .or(self.exit_requested)
                 .unwrap_or(SessionEnd::RuntimeExit)),
-            Err(error) => match error.runtime_stop() {
-                Some(end) => {
-                    log::info!("the OpenXR runtime stopped: {error}");
-                    Ok(end)
-                }
-                None => Err(error),
-            },
+            Err(error) => error.into_session_end(),
         }
     }
 
-    /// What the loop leaves for the report.
-    pub fn finish(self) -> LoopRecord {
-        let seconds = self.recorder.display_seconds();
-        LoopRecord {
-            run: self.recorder.finish(&self.app, seconds),
-            session_states: self.states_seen,
-            anchored: self.anchored,
-        }
+    /// What the loop records, for the report (at the end, or the
+    /// watchdog's before it).
+    pub fn shared_recorder(&self) -> Arc<Mutex<LoopRecorder>> {
+        Arc::clone(&self.recorder)
+    }
+
+    /// The record, locked: only ever for a statement between runtime calls.
+    fn locked_recorder(&self) -> MutexGuard<'_, LoopRecorder> {
+        self.recorder.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Events, then a frame while the session runs, until the session is over.
@@ -172,7 +239,7 @@ impl<'a> FrameLoop<'a> {
     /// Whether `--frames` frames have been drawn.
     fn frame_limit_reached(&self) -> bool {
         self.frame_limit
-            .is_some_and(|limit| self.recorder.frames() >= limit)
+            .is_some_and(|limit| self.locked_recorder().run.frames() >= limit)
     }
 
     /// Handles the queued events; false once the session is over.
@@ -185,22 +252,31 @@ impl<'a> FrameLoop<'a> {
             let event = match polled {
                 Polled::Core(event) => event,
                 // Only a remoting runtime sends these; what it does to the
-                // session after a disconnect arrives as session events.
-                Polled::Remoting(RemotingEvent::Connected) => {
-                    (self.progress)(Progress::RemotingConnected);
+                // session after a disconnect arrives as session events, and
+                // connecting is the remoting link's (it reports connections).
+                Polled::Remoting(RemotingEvent::Disconnected(reason)) => {
+                    self.disconnect = Some(reason);
+                    (self.progress)(Progress::RemotingDisconnected { reason });
                     continue;
                 }
-                Polled::Remoting(RemotingEvent::Disconnected(reason)) => {
-                    (self.progress)(Progress::RemotingDisconnected(disconnect_reason(reason)));
+                Polled::Remoting(event) => {
+                    log::info!("remoting event {event:?}");
+                    continue;
+                }
+                Polled::Speech(event) => {
+                    self.heard(session, event)?;
                     continue;
                 }
             };
             match event {
+                xr::Event::SessionStateChanged(change) if change.session() != session.handle() => {
+                    log::info!("a state change of an earlier session, ignored");
+                }
                 xr::Event::SessionStateChanged(change) => {
                     let state = change.state();
                     let name = state_name(state);
                     log::info!("session state {name}");
-                    self.states_seen.push(name.into());
+                    self.locked_recorder().states_seen.push(name.into());
                     (self.progress)(Progress::SessionState(name));
                     session.state_changed(state)?;
                     match state {
@@ -215,7 +291,9 @@ impl<'a> FrameLoop<'a> {
                 xr::Event::InstanceLossPending(_) => {
                     // Logged only: the run's one line comes from the caller.
                     log::info!("the OpenXR runtime is going away (instance loss pending)");
-                    self.states_seen.push("INSTANCE_LOSS_PENDING".into());
+                    self.locked_recorder()
+                        .states_seen
+                        .push("INSTANCE_LOSS_PENDING".into());
                     self.lost = Some(SessionEnd::InstanceLost);
                     return Ok(false);
                 }
@@ -233,6 +311,35 @@ impl<'a> FrameLoop<'a> {
         Ok(true)
     }
 
+    /// Follows the player's speech recognizer: a phrase it recognised is
+    /// the next frame's voice command when it is one.
+    fn heard<B: GraphicsBinding>(
+        &mut self,
+        session: &Session<B>,
+        event: SpeechEvent,
+    ) -> Result<(), XrError> {
+        match event {
+            SpeechEvent::Recognized { packet_id } => {
+                let Some(text) = session.recognized_text(packet_id)? else {
+                    return Ok(());
+                };
+                let command = VoiceCommand::recognize(&text);
+                log::info!("heard \"{text}\": {command:?}");
+                self.voice = self.voice.or(command);
+            }
+            SpeechEvent::RecognizerState {
+                state: recognizer_state::INITIALIZATION_FAILED,
+                message,
+            } => log::warn!(
+                "the Remoting Player's speech recognizer did not start ({message}); voice commands are off"
+            ),
+            SpeechEvent::RecognizerState { state, .. } => {
+                log::info!("speech recognizer {}", recognizer_state_name(state));
+            }
+        }
+        Ok(())
+    }
+
     /// One frame: wait for it, track, the app core, draw when the runtime
     /// asks (and `--frames` is not reached), end it.
     fn frame<B: GraphicsBinding>(&mut self, session: &mut Session<B>) -> Result<(), XrError> {
@@ -241,12 +348,26 @@ impl<'a> FrameLoop<'a> {
         let time = frame_state.predicted_display_time;
 
         let update_started = Instant::now();
-        let input = session.track(time)?;
+        let input = FrameInput {
+            voice: self.voice.take(),
+            ..session.track(time)?
+        };
         let output = self.app.update(&input);
         self.scenes.updated(&output);
         self.answer(session, &output, time)?;
-        self.recorder
-            .updated(time.as_nanos(), &output, milliseconds_since(update_started));
+        if self.reanchor
+            && let Some(placement) = self.app.placement()
+        {
+            self.reanchor = false;
+            let anchored = session.anchor(&placement, None, time)?;
+            self.locked_recorder().anchored = anchored;
+        }
+        let update_ms = milliseconds_since(update_started);
+        let mut recorder = self.locked_recorder();
+        recorder.run.updated(time.as_nanos(), &output, update_ms);
+        recorder.iterations = output.iterations_done;
+        recorder.placement = self.app.placement();
+        drop(recorder);
 
         let render_started = Instant::now();
         let drawing = frame_state.should_render && !self.frame_limit_reached();
@@ -260,10 +381,14 @@ impl<'a> FrameLoop<'a> {
         if drawn {
             self.scenes.drawn();
         }
-        session.end_frame(time, self.blend_mode, drawn)?;
+        session.end_frame(time, drawn)?;
         if drawn {
-            self.recorder.drawn(milliseconds_since(render_started));
-            (self.progress)(Progress::FrameDrawn(self.recorder.frames()));
+            let frames = {
+                let mut recorder = self.locked_recorder();
+                recorder.run.drawn(milliseconds_since(render_started));
+                recorder.run.frames()
+            };
+            (self.progress)(Progress::FrameDrawn(frames));
         }
         Ok(())
     }
@@ -280,7 +405,8 @@ impl<'a> FrameLoop<'a> {
         for event in &output.events {
             match *event {
                 AppEvent::Placed { placement, cause } => {
-                    self.anchored = session.anchor(&placement, cause, time)?;
+                    let anchored = session.anchor(&placement, Some(cause), time)?;
+                    self.locked_recorder().anchored = anchored;
                     (self.progress)(Progress::Placed {
                         cause,
                         position: placement.pose.position.to_array(),
@@ -294,7 +420,9 @@ impl<'a> FrameLoop<'a> {
                     );
                     (self.progress)(Progress::Reseeded { cause, seed });
                     // Only the hand that asked feels the answer.
-                    session.pulse(hand)?;
+                    if let Some(hand) = hand {
+                        session.pulse(hand)?;
+                    }
                 }
             }
         }

@@ -1,7 +1,9 @@
 //! The OpenXR platform (`holoterrain xr`): runs the app inside an OpenXR
 //! session on a runtime with Vulkan (XR_KHR_vulkan_enable2) or, in the
 //! Windows build, Direct3D 11 (XR_KHR_D3D11_enable: HoloLens 2, Windows
-//! Mixed Reality, Holographic Remoting).
+//! Mixed Reality, Holographic Remoting, which reconnects and starts a new
+//! session when the connection to the player drops); and the packaged
+//! HoloLens 2 app's entry (`run_packaged`) with its state folder.
 
 mod anchor;
 #[cfg(windows)]
@@ -14,43 +16,55 @@ mod graphics;
 mod input;
 mod keeping;
 mod layer;
+mod packaged;
 mod plane_detection;
 mod progress;
 pub mod remoting;
+mod remoting_link;
 mod report;
 mod runtime;
+mod runtime_calls;
+mod runtime_manifest;
 pub mod scene_understanding;
 mod session;
 mod session_end;
+pub mod speech;
 mod state_folder;
 mod surfaces;
 mod swapchain;
 mod validation;
+mod watchdog;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use events::EventQueue;
 use frame_loop::FrameLoop;
 use graphics::GraphicsBinding;
-use graphics::choice::choose_blend_mode;
 use graphics::vulkan::VulkanGraphics;
 use keeping::KeepingOptions;
-use runtime::Runtime;
-use session::{Session, VIEW_TYPE};
+use remoting_link::{Failure, Link, Peer, Reconnected};
+use report::ReportSoFar;
+use runtime::{Runtime, RuntimeOptions};
+use runtime_calls::{CallKind, runtime_call};
+use runtime_manifest::{RUNTIME_JSON_VARIABLE, find_remoting_runtime, program_dir};
+use session::Session;
+use watchdog::{Watchdog, WatchdogSettings};
 
-use crate::app::report::RunReport;
 use crate::app::{App, AppConfig};
 use crate::render::backend::Backend;
 use crate::size::Size;
 
 pub use anchor::PERSISTED_NAME as PERSISTED_ANCHOR_NAME;
 pub use error::XrError;
+pub use packaged::{LOG_FILE, REPORT_FILE, run_packaged};
 pub use progress::Progress;
-pub use remoting::RemoteAddress;
+pub use remoting::{ListenAddress, RemoteAddress};
 pub use report::XrReport;
-pub use runtime::{OPTIONAL_EXTENSIONS, silence_loader_diagnostics};
+pub use runtime::OPTIONAL_EXTENSIONS;
+pub use runtime_manifest::REMOTING_MANIFEST_NAME;
 pub use session_end::SessionEnd;
 pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_folder};
 
@@ -59,11 +73,18 @@ pub use state_folder::{StateFolder, StateFolderError, StateFolderKind, state_fol
 /// from 1 (any other failure) and 2 (bad arguments).
 pub const EXIT_RUNTIME_STOPPED: u8 = 3;
 
+/// Exit status of `holoterrain xr` when the OpenXR runtime stopped
+/// answering: a call did not return within `--runtime-timeout`, or Ctrl-C
+/// came while one had been blocked for 2 s; the watchdog wrote the report
+/// and ended the app without tearing down the session.
+pub const EXIT_RUNTIME_UNRESPONSIVE: u8 = 4;
+
 /// The exit statuses, for `holoterrain xr --help`.
-pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure; the report is still written, with \"ended\" saying which); 2 for bad arguments; 1 for any other failure.";
+pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure, or a Holographic Remoting connection lost for good; the report is still written, with \"ended\" saying which); 4 when the runtime stopped answering (a call did not return within --runtime-timeout, \"ended\": \"runtime_unresponsive\", or Ctrl-C, SIGTERM or closing the console came while one had been blocked for 2 s, \"ended\": \"interrupted\"; the report is still written, the session is not torn down); 2 for bad arguments; 1 for any other failure.";
 
 /// Options of `holoterrain xr`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("remoting").args(["remote", "listen"])))]
 pub struct XrArgs {
     /// Stop after this many rendered frames (at least 1), ending the session properly.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -84,10 +105,36 @@ pub struct XrArgs {
     pub size: Size,
     /// Stream to a HoloLens through Holographic Remoting: connect to the
     /// Remoting Player at HOST (port 8265 unless given) before the session
-    /// begins. Needs Microsoft's remoting OpenXR runtime (XR_RUNTIME_JSON
-    /// pointing at its RemotingXR.json; Windows only).
+    /// begins, and again whenever the connection drops. Needs Microsoft's
+    /// remoting OpenXR runtime (Windows only): see --remote-runtime.
     #[arg(long, value_name = "HOST[:PORT]")]
     pub remote: Option<RemoteAddress>,
+    /// Holographic Remoting the other way round: wait for a player that
+    /// connects to this computer, on ADDR (every interface unless given),
+    /// port PORT (8265 unless given; the stream takes the next port). For
+    /// players made to connect; the Store's Remoting Player listens, so use
+    /// --remote with it.
+    #[arg(
+        long,
+        value_name = "[ADDR][:PORT]",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "remote"
+    )]
+    pub listen: Option<ListenAddress>,
+    /// Attempts to connect again after the connection to the player drops
+    /// (waiting 1 s, then 2, 4, ... up to 30 s between them); 0 ends the run
+    /// at the first drop. Without it: until the player is back or Ctrl-C.
+    #[arg(long, value_name = "N", requires = "remoting")]
+    pub remote_retries: Option<u32>,
+    /// The remoting runtime's manifest: RemotingXR.json from the
+    /// Microsoft.Holographic.Remoting.OpenXr package, with its DLLs beside
+    /// it. Without it: RemotingXR.json beside the program, else the file
+    /// XR_RUNTIME_JSON names. The app loads it itself, so this works in an
+    /// Administrator prompt too, where the OpenXR loader ignores
+    /// XR_RUNTIME_JSON.
+    #[arg(long, value_name = "PATH", requires = "remoting")]
+    pub remote_runtime: Option<PathBuf>,
     /// The graphics API to draw with; without it, Vulkan when the runtime
     /// offers XR_KHR_vulkan_enable2, else Direct3D 11 (d3d11: Windows build
     /// only).
@@ -107,6 +154,18 @@ pub struct XrArgs {
     /// the persisted anchor) and place it afresh.
     #[arg(long)]
     pub forget_placement: bool,
+    /// End the run when a call of the frame loop into the OpenXR runtime
+    /// has not returned for this many seconds (the report is written, one
+    /// line names the call, exit status 4); 0 turns the limit off. Either
+    /// way, Ctrl-C ends a run whose runtime call has been blocked for 2 s.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10,
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_RUNTIME_TIMEOUT_S)
+    )]
+    pub runtime_timeout: u64,
 }
 
 /// Where `args` keep the placement: `--state`, else the user's state folder
@@ -128,18 +187,81 @@ fn keeping_options(args: &XrArgs) -> KeepingOptions {
     }
 }
 
+/// The longest `--runtime-timeout`, seconds: a day.
+const MAX_RUNTIME_TIMEOUT_S: u64 = 86_400;
+
+impl XrArgs {
+    /// `--runtime-timeout` as the watchdog's limit; `None` when off.
+    fn runtime_limit(&self) -> Option<Duration> {
+        (self.runtime_timeout > 0).then(|| Duration::from_secs(self.runtime_timeout))
+    }
+
+    /// Whom to stream to with Holographic Remoting, if anyone.
+    fn peer(&self) -> Option<Peer> {
+        match (&self.remote, &self.listen) {
+            (Some(address), _) => Some(Peer::Player(address.clone())),
+            (None, Some(address)) => Some(Peer::Listen(address.clone())),
+            (None, None) => None,
+        }
+    }
+
+    /// The remoting flag given, for messages.
+    fn remoting_flag(&self) -> &'static str {
+        if self.listen.is_some() {
+            "--listen"
+        } else {
+            "--remote"
+        }
+    }
+}
+
+/// How a remoting run gave up: the connection dropped and reconnecting
+/// failed (or was off).
+#[derive(Debug, Clone)]
+struct GaveUp {
+    /// Whom the app streamed to.
+    peer: Peer,
+    /// Why the connection ended.
+    ended: Failure,
+    /// Attempts made to reconnect.
+    attempts: u32,
+    /// Why the last attempt failed.
+    last: Failure,
+}
+
 /// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it,
 /// telling `progress` what happens; writes the report when asked and
-/// returns it. When the runtime stopped under the session the report is
-/// written all the same and the result is [`XrError::RuntimeStopped`].
-pub fn run(args: &XrArgs, progress: &mut dyn FnMut(Progress)) -> Result<XrReport, XrError> {
+/// returns it. When the runtime stopped under the session, or a remoting
+/// connection was lost for good, the report is written all the same and the
+/// result is [`XrError::RuntimeStopped`] or [`XrError::RemotingLost`].
+///
+/// When the runtime stops answering (`--runtime-timeout`, or Ctrl-C while
+/// a call has been blocked for 2 s), this never returns: the watchdog
+/// writes the report, hands its [`XrError::RuntimeUnresponsive`] to
+/// `tell_abandon` (which must tell the user, in one line) and ends the
+/// process with [`EXIT_RUNTIME_UNRESPONSIVE`].
+pub fn run(
+    args: &XrArgs,
+    progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
+) -> Result<XrReport, XrError> {
     // Said before looking for a runtime: no runtime would make it any better.
     if args.graphics == Some(Backend::D3d11) && !graphics::choice::D3D11_BUILT {
         return Err(XrError::GraphicsNotBuilt);
     }
-    let outcome = open_and_run(args, progress).and_then(|report| {
+    let outcome = open_and_run(args, progress, tell_abandon).and_then(|(report, gave_up)| {
         if let Some(path) = &args.report {
             report.write(path)?;
+        }
+        if let Some(gave_up) = gave_up {
+            return Err(XrError::RemotingLost {
+                address: gave_up.peer.to_string(),
+                ended: gave_up.ended.describe(),
+                attempts: gave_up.attempts,
+                last: (gave_up.attempts > 0).then(|| gave_up.last.describe()),
+                frames: report.run.frames,
+                report: args.report.clone(),
+            });
         }
         if report.ended.runtime_stopped() {
             return Err(XrError::RuntimeStopped {
@@ -155,100 +277,162 @@ pub fn run(args: &XrArgs, progress: &mut dyn FnMut(Progress)) -> Result<XrReport
     outcome
 }
 
-/// Opens the runtime, which settles the graphics API (`--graphics` or what
-/// the runtime offers), and runs the session with that API's binding.
-fn open_and_run(args: &XrArgs, progress: &mut dyn FnMut(Progress)) -> Result<XrReport, XrError> {
-    let runtime = Runtime::open(args.validation, args.remote.is_some(), args.graphics)?;
+/// Opens the runtime (with remoting: the remoting runtime, found and
+/// loaded by the app itself), which settles the graphics API (`--graphics`
+/// or what the runtime offers), and runs the session with that API's binding.
+fn open_and_run(
+    args: &XrArgs,
+    progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
+) -> Result<(XrReport, Option<GaveUp>), XrError> {
+    let remoting = match args.peer() {
+        Some(_) => {
+            let flag = args.remoting_flag();
+            let manifest = find_remoting_runtime(
+                args.remote_runtime.as_deref(),
+                program_dir().as_deref(),
+                std::env::var_os(RUNTIME_JSON_VARIABLE),
+            )
+            .ok_or(XrError::RemotingRuntimeNotFound { flag })?;
+            log::info!(
+                "remoting runtime: {} ({})",
+                manifest.path.display(),
+                manifest.origin.name()
+            );
+            Some((flag, manifest))
+        }
+        None => None,
+    };
+    let runtime = Runtime::open(RuntimeOptions {
+        validation: args.validation,
+        remoting,
+        graphics: args.graphics,
+    })?;
     match runtime.graphics {
-        Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime, progress),
+        Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime, progress, tell_abandon),
         #[cfg(windows)]
-        Backend::D3d11 => run_with::<graphics::d3d11::D3d11Graphics>(args, runtime, progress),
+        Backend::D3d11 => {
+            run_with::<graphics::d3d11::D3d11Graphics>(args, runtime, progress, tell_abandon)
+        }
         // Runtime::open chooses Direct3D 11 only in a build that has it.
         #[cfg(not(windows))]
         Backend::D3d11 => Err(XrError::GraphicsNotBuilt),
     }
 }
 
-/// Connects to the remoting player (with `--remote`), creates the device
-/// and the session with binding `B`, runs the frame loop, and tears down in
-/// order: the session (renderer objects on swapchain images first, then
-/// its spaces, the session itself), then the device (Vulkan: the
+/// Connects to the remoting player (with `--remote` or `--listen`),
+/// creates the device, then runs sessions with binding `B`: one, or with
+/// remoting one per connection, connecting again after a drop. Tears down
+/// in order: each session (renderer objects on swapchain images first,
+/// then its spaces, the session itself), then the device (Vulkan: the
 /// renderer's context destroys the device, its messenger and the
-/// instance), then the OpenXR instance.
+/// instance), then the OpenXR instance (with the runtime library the app
+/// loaded itself last). From the interrupt handler on, the watchdog
+/// watches every runtime call of the sessions (set-up, loop, teardown).
 fn run_with<B: GraphicsBinding>(
     args: &XrArgs,
     runtime: Runtime,
     progress: &mut dyn FnMut(Progress),
-) -> Result<XrReport, XrError> {
-    if let Some(address) = &args.remote {
-        remoting::connect(&runtime.instance, runtime.system, address)?;
-        progress(Progress::RemotingConnected);
-    }
+    tell_abandon: fn(&XrError),
+) -> Result<(XrReport, Option<GaveUp>), XrError> {
     let interrupted = interrupt_flag();
     #[cfg(windows)]
     console_close::install(&interrupted);
-    let blend_mode = choose_blend_mode(
-        &runtime
-            .instance
-            .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
-            .map_err(error::xr_call("xrEnumerateEnvironmentBlendModes"))?,
-    )
-    .ok_or(XrError::Xr {
-        call: "xrEnumerateEnvironmentBlendModes",
-        result: openxr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
-    })?;
+    let report = Arc::new(ReportSoFar::new(&runtime));
+    let _watchdog = Watchdog::start(
+        WatchdogSettings {
+            limit: args.runtime_limit(),
+            interrupted: Arc::clone(&interrupted),
+            report: args.report.clone(),
+            tell: tell_abandon,
+        },
+        Arc::clone(&report),
+    );
+    let mut events = EventQueue::new(&runtime.instance, args.peer().is_some());
+    let mut link = match args.peer() {
+        Some(peer) => Some(Link::open(&runtime, peer, args.remote_retries)?),
+        None => None,
+    };
+    let connected = match link.as_mut() {
+        Some(link) => link.establish(&mut events, &interrupted, progress)?,
+        None => true,
+    };
     let graphics = B::open(&runtime, args.validation)?;
-    let graphics_validation = graphics.validation_counter();
+    report.set_graphics_validation(graphics.validation_counter());
     let app = App::new(AppConfig::hololens_demo(
         args.size.width as usize,
         args.size.height as usize,
         args.seed,
     ))?;
-    let mut frame_loop = FrameLoop::new(app, args.frames, interrupted, blend_mode, progress);
-    let mut events = EventQueue::new(&runtime.instance, args.remote.is_some());
+    let mut frame_loop = FrameLoop::new(app, args.frames, Arc::clone(&interrupted), progress);
+    report.set_recorder(frame_loop.shared_recorder());
     let (grid_width, grid_height) = frame_loop.grid_size();
     let keeping = keeping_options(args);
-    // SAFETY: the session is dropped at the end of this block, before `graphics`.
-    let looped =
-        unsafe { Session::<B>::create(&runtime, &graphics, grid_width, grid_height, &keeping) }
-            .and_then(|mut session| {
-                let ended = frame_loop.run(&mut session, &mut events);
-                let waited = session.wait_idle();
-                let facts = session.facts().clone();
-                drop(session);
-                Ok((ended.and_then(|ended| waited.map(|()| ended))?, facts))
-            });
-    drop(graphics);
-    let (ended, facts) = looped?;
-    let record = frame_loop.finish();
-    let openxr_validation_messages = runtime.validation_messages();
-    let vulkan_validation_messages = graphics_validation.map(|counter| counter.count());
-    let validation_messages = match (openxr_validation_messages, vulkan_validation_messages) {
-        (None, None) => None,
-        (openxr, graphics) => Some(openxr.unwrap_or(0) + graphics.unwrap_or(0)),
+    let mut gave_up = None;
+    let ended = if !connected {
+        SessionEnd::Interrupted
+    } else {
+        loop {
+            // SAFETY: the session is dropped at the end of this block, before `graphics`.
+            let ended = match unsafe {
+                Session::<B>::create(&runtime, &graphics, grid_width, grid_height, &keeping)
+            } {
+                Ok(mut session) => {
+                    report.set_session(session.facts());
+                    let ended = frame_loop.run(&mut session, &mut events);
+                    let waited = session.wait_idle();
+                    runtime_call(
+                        CallKind::Watched,
+                        "xrDestroySwapchain/xrDestroySpace/xrDestroyHandTrackerEXT/xrDestroyActionSet/xrDestroySession",
+                        || drop(session),
+                    );
+                    let ended = ended?;
+                    waited?;
+                    ended
+                }
+                // A connection that drops between CONNECTED and the new
+                // session loses the session as it is made.
+                Err(error) => error.into_session_end()?,
+            };
+            let Some(link) = link.as_mut().filter(|_| ended == SessionEnd::SessionLost) else {
+                break ended;
+            };
+            let frames = frame_loop.frames_drawn();
+            let dropped = link.lost(&mut events, frame_loop.take_disconnect(), frames);
+            let attempts_before = link.reconnect_attempts();
+            let reconnected =
+                link.reconnect(&mut events, &interrupted, dropped, frames, &mut |update| {
+                    frame_loop.tell(update)
+                });
+            match reconnected {
+                // The runtime itself went away while reconnecting: the
+                // report is written as for any runtime stop.
+                Err(error) => break error.into_session_end()?,
+                Ok(Reconnected::Connected) => {}
+                Ok(Reconnected::Interrupted) => break SessionEnd::Interrupted,
+                Ok(Reconnected::GaveUp(last)) => {
+                    gave_up = Some(GaveUp {
+                        peer: link.peer().clone(),
+                        ended: dropped,
+                        attempts: link.reconnect_attempts() - attempts_before,
+                        last,
+                    });
+                    break SessionEnd::RemotingLost;
+                }
+            }
+        }
     };
-    Ok(XrReport {
-        run: RunReport {
-            validation_messages,
-            ..record.run
-        },
-        openxr_validation_messages,
-        vulkan_validation_messages,
-        core_validation_layer: runtime.core_validation,
-        session_states: record.session_states,
-        ended,
-        runtime: runtime.runtime_name.clone(),
-        system: runtime.system_name.clone(),
-        extensions_enabled: runtime.enabled_names.clone(),
-        extensions_missing: runtime.missing_names.clone(),
-        hand_tracking: facts.hand_tracking,
-        anchored: record.anchored,
-        blend_mode: format!("{blend_mode:?}"),
-        reference_space: facts.reference_space.into(),
-        swapchain_formats: facts.swapchain_formats,
-        surfaces: facts.surfaces.into(),
-        placement_kept: facts.placement_kept,
-    })
+    drop(graphics);
+    if let Some(link) = link {
+        report.set_remoting(link.finish(frame_loop.frames_drawn()));
+    }
+    drop(events);
+    runtime_call(
+        CallKind::Watched,
+        "xrDestroyDebugUtilsMessengerEXT/xrDestroyInstance",
+        || drop(runtime),
+    );
+    Ok((report.report(ended), gave_up))
 }
 
 /// Installs a handler for Ctrl-C (SIGINT) and, as scripts and desktops stop

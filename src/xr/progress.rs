@@ -1,20 +1,50 @@
 //! What a running session tells its caller as it happens: the remoting
-//! connection, session states, frames drawn, reseeds and placements. The library only
-//! hands these over; `main.rs` decides what to print (the remoting lines
-//! always, the rest with `--progress`).
+//! connection (listening, connected, disconnected, reconnecting), session
+//! states, frames drawn, reseeds and placements. The library only hands
+//! these over; `main.rs` decides what to print: [`Progress::remoting_line`]
+//! always (for the person at the PC), the `--progress` line ([`Progress`]'s
+//! `Display`) for scripts.
 
 use std::fmt;
+use std::time::Duration;
 
+use super::remoting::{disconnect_reason, disconnect_reason_name};
 use crate::app::{PlacementCause, ReseedCause};
 
 /// One thing that just happened.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
-    /// Holographic Remoting reached the player.
-    RemotingConnected,
-    /// The Holographic Remoting connection ended, for this reason (the
-    /// runtime's words, from `remoting::disconnect_reason`).
-    RemotingDisconnected(&'static str),
+    /// The app listens for a player on this handshake port (`--listen`).
+    RemotingListening {
+        /// The port.
+        port: u16,
+    },
+    /// Holographic Remoting is connected.
+    RemotingConnected {
+        /// The player's address, or the address listened on.
+        peer: String,
+        /// Whether the player connected to the app (`--listen`).
+        listening: bool,
+    },
+    /// The Holographic Remoting connection ended, with the runtime's
+    /// XrRemotingDisconnectReasonMSFT.
+    RemotingDisconnected {
+        /// The reason.
+        reason: u32,
+    },
+    /// The app waits, then tries to connect again.
+    RemotingReconnecting {
+        /// The player's address, or the address listened on.
+        peer: String,
+        /// Which attempt (1 for the first).
+        attempt: u32,
+        /// `--remote-retries`, if it limits the attempts.
+        limit: Option<u32>,
+        /// How long it waits before this attempt.
+        delay: Duration,
+        /// Why the connection (or the attempt before) ended, by name.
+        after: String,
+    },
     /// The runtime moved the session to this state (e.g. "FOCUSED").
     SessionState(&'static str),
     /// A frame was submitted with the terrain; this many so far.
@@ -37,15 +67,61 @@ pub enum Progress {
     },
 }
 
+impl Progress {
+    /// The line for the person at the PC, for the remoting events; `None`
+    /// for the others. Disconnect reasons appear by Microsoft's name, as
+    /// its documentation (and the zip's README) lists them.
+    pub fn remoting_line(&self) -> Option<String> {
+        const PREFIX: &str = "holographic remoting:";
+        match self {
+            Progress::RemotingListening { port } => Some(format!(
+                "{PREFIX} LISTENING on port {port} (and {} for the stream) for a player to connect; Ctrl-C to stop",
+                port.saturating_add(1)
+            )),
+            Progress::RemotingConnected {
+                peer,
+                listening: false,
+            } => Some(format!("{PREFIX} CONNECTED to {peer}")),
+            Progress::RemotingConnected {
+                peer,
+                listening: true,
+            } => Some(format!("{PREFIX} CONNECTED (a player connected to {peer})")),
+            Progress::RemotingDisconnected { reason } => Some(format!(
+                "{PREFIX} DISCONNECTED ({}: {})",
+                disconnect_reason_name(*reason),
+                disconnect_reason(*reason)
+            )),
+            Progress::RemotingReconnecting {
+                peer,
+                attempt,
+                limit,
+                delay,
+                after,
+            } => Some(format!(
+                "{PREFIX} reconnecting to {peer} in {} s, attempt {attempt}{} after {after}; Ctrl-C to stop",
+                delay.as_secs(),
+                limit
+                    .map(|limit| format!(" of {limit}"))
+                    .unwrap_or_default()
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// The `--progress` line: `state FOCUSED`, `frame 12`, `reseed select 1234`,
 /// `placed grab 0.200 1.300 -1.000 1.000` (position, scale),
-/// `remoting connected`, `remoting disconnected (connection lost)`.
+/// `remoting connected`, `remoting disconnected 17`, `remoting reconnecting 2`.
 impl fmt::Display for Progress {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Progress::RemotingConnected => formatter.write_str("remoting connected"),
-            Progress::RemotingDisconnected(reason) => {
-                write!(formatter, "remoting disconnected ({reason})")
+            Progress::RemotingListening { port } => write!(formatter, "remoting listening {port}"),
+            Progress::RemotingConnected { .. } => formatter.write_str("remoting connected"),
+            Progress::RemotingDisconnected { reason } => {
+                write!(formatter, "remoting disconnected {reason}")
+            }
+            Progress::RemotingReconnecting { attempt, .. } => {
+                write!(formatter, "remoting reconnecting {attempt}")
             }
             Progress::SessionState(state) => write!(formatter, "state {state}"),
             Progress::FrameDrawn(frames) => write!(formatter, "frame {frames}"),
@@ -78,11 +154,11 @@ mod tests {
         assert_eq!(Progress::FrameDrawn(12).to_string(), "frame 12");
         assert_eq!(
             Progress::Reseeded {
-                cause: ReseedCause::AirTap,
+                cause: ReseedCause::Voice,
                 seed: 99
             }
             .to_string(),
-            "reseed airtap 99"
+            "reseed voice 99"
         );
         assert_eq!(
             Progress::Placed {
@@ -94,8 +170,34 @@ mod tests {
             "placed grab 0.200 1.300 -1.000 1.000"
         );
         assert_eq!(
-            Progress::RemotingDisconnected("connection lost").to_string(),
-            "remoting disconnected (connection lost)"
+            Progress::RemotingDisconnected { reason: 17 }.to_string(),
+            "remoting disconnected 17"
         );
+    }
+
+    #[test]
+    fn remoting_lines_name_the_reason_as_microsoft_does() {
+        assert_eq!(
+            Progress::RemotingDisconnected { reason: 17 }
+                .remoting_line()
+                .as_deref(),
+            Some(
+                "holographic remoting: DISCONNECTED (XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT: connection lost)"
+            )
+        );
+        let reconnecting = Progress::RemotingReconnecting {
+            peer: "192.168.1.20:8265".into(),
+            attempt: 2,
+            limit: Some(5),
+            delay: Duration::from_secs(2),
+            after: disconnect_reason_name(4),
+        };
+        assert_eq!(
+            reconnecting.remoting_line().as_deref(),
+            Some(
+                "holographic remoting: reconnecting to 192.168.1.20:8265 in 2 s, attempt 2 of 5 after XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT; Ctrl-C to stop"
+            )
+        );
+        assert_eq!(Progress::FrameDrawn(1).remoting_line(), None);
     }
 }

@@ -1,21 +1,25 @@
-//! Holographic Remoting (`xr --remote HOST[:PORT]`): the XR_MSFT_holographic_remoting
-//! declarations openxr-sys lacks, the player's address, and the connection
-//! made before the session begins.
+//! Holographic Remoting's declarations and addresses: the
+//! XR_MSFT_holographic_remoting structures, functions and values openxr-sys
+//! lacks, the player's address (`--remote HOST[:PORT]`) and the address
+//! the app listens on (`--listen [ADDR][:PORT]`), the disconnect reasons by
+//! Microsoft's names, and the event poll that returns the remoting (and
+//! speech) events the openxr crate would drop. The connection itself, with
+//! its reconnects, is `remoting_link.rs`'s.
 //!
 //! The declarations follow Microsoft's published header
 //! `openxr_msft_holographic_remoting.h` (Microsoft.Holographic.Remoting.OpenXr
 //! package; extension number 66, so its structure types start at
 //! 1000065000); `tests/support/remoting_layout.c` states the same facts in C
 //! and the tests below check sizes and offsets against the C compiler.
-use std::ffi::{CString, c_char, c_void};
+use std::ffi::{c_char, c_void};
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::str::FromStr;
-use std::time::{Duration, Instant};
 
 use openxr as xr;
 
 use super::error::{XrError, xr_call};
+use super::speech::{self, SpeechEvent};
 
 /// The extension's name.
 pub const EXTENSION_NAME: &str = "XR_MSFT_holographic_remoting";
@@ -23,15 +27,8 @@ pub const EXTENSION_NAME: &str = "XR_MSFT_holographic_remoting";
 /// The Holographic Remoting Player's handshake port.
 pub const DEFAULT_PORT: u16 = 8265;
 
-/// How long to wait for the player to answer before giving up.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How long to sleep between event polls while connecting.
-const CONNECT_POLL: Duration = Duration::from_millis(20);
-
-/// Bitrate cap asked of the remoting stream, kbit/s: the samples' default,
-/// enough for a HoloLens 2's two eyes over Wi-Fi.
-const MAX_BITRATE_KBPS: u32 = 20_000;
+/// The interface the app listens on unless told (every one).
+pub const DEFAULT_LISTEN_HOST: &str = "0.0.0.0";
 
 /// `XrStructureType` values of the extension, raw
 /// (`StructureType::from_raw` is not a `const fn`); the tests hold them to
@@ -50,8 +47,12 @@ pub mod structure_type {
     pub const REMOTE_CONTEXT_PROPERTIES: i32 = of_extension(0);
     /// XR_TYPE_REMOTING_CONNECT_INFO_MSFT.
     pub const CONNECT_INFO: i32 = of_extension(1);
+    /// XR_TYPE_REMOTING_LISTEN_INFO_MSFT.
+    pub const LISTEN_INFO: i32 = of_extension(2);
     /// XR_TYPE_REMOTING_DISCONNECT_INFO_MSFT.
     pub const DISCONNECT_INFO: i32 = of_extension(3);
+    /// XR_TYPE_REMOTING_EVENT_DATA_LISTENING_MSFT.
+    pub const EVENT_DATA_LISTENING: i32 = of_extension(4);
     /// XR_TYPE_REMOTING_EVENT_DATA_CONNECTED_MSFT.
     pub const EVENT_DATA_CONNECTED: i32 = of_extension(5);
     /// XR_TYPE_REMOTING_EVENT_DATA_DISCONNECTED_MSFT.
@@ -98,6 +99,24 @@ pub struct ConnectInfo {
     pub secure_connection: xr::sys::Bool32,
 }
 
+/// XrRemotingListenInfoMSFT: where the app waits for a player to connect.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ListenInfo {
+    /// [`structure_type::LISTEN_INFO`].
+    pub ty: xr::sys::StructureType,
+    /// Extension chain (none defined).
+    pub next: *const c_void,
+    /// The local host name or IP address of the interface to listen on.
+    pub listen_interface: *const c_char,
+    /// The handshake port, where players connect first.
+    pub handshake_listen_port: u16,
+    /// The transport port, where the handshake sends them on.
+    pub transport_listen_port: u16,
+    /// Whether to use an encrypted, authenticated connection (XrBool32).
+    pub secure_connection: xr::sys::Bool32,
+}
+
 /// XrRemotingDisconnectInfoMSFT.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -106,6 +125,18 @@ pub struct DisconnectInfo {
     pub ty: xr::sys::StructureType,
     /// Extension chain (none defined).
     pub next: *const c_void,
+}
+
+/// XrRemotingEventDataListeningMSFT: the app listens for a player.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct EventDataListening {
+    /// [`structure_type::EVENT_DATA_LISTENING`].
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *const c_void,
+    /// The handshake port listened on.
+    pub listening_port: u16,
 }
 
 /// XrRemotingEventDataDisconnectedMSFT: the connection ended or failed.
@@ -134,47 +165,95 @@ pub type ConnectFn = unsafe extern "system" fn(
     xr::sys::SystemId,
     *const ConnectInfo,
 ) -> xr::sys::Result;
+/// PFN_xrRemotingListenMSFT.
+pub type ListenFn = unsafe extern "system" fn(
+    xr::sys::Instance,
+    xr::sys::SystemId,
+    *const ListenInfo,
+) -> xr::sys::Result;
 /// PFN_xrRemotingDisconnectMSFT.
 pub type DisconnectFn = unsafe extern "system" fn(
     xr::sys::Instance,
     xr::sys::SystemId,
     *const DisconnectInfo,
 ) -> xr::sys::Result;
+/// PFN_xrRemotingGetConnectionStateMSFT: the connection state
+/// (XrRemotingConnectionStateMSFT) and the last disconnect reason.
+pub type GetConnectionStateFn = unsafe extern "system" fn(
+    xr::sys::Instance,
+    xr::sys::SystemId,
+    *mut u32,
+    *mut u32,
+) -> xr::sys::Result;
+
+/// XR_REMOTING_CONNECTION_STATE_DISCONNECTED_MSFT: neither connected nor
+/// connecting nor listening.
+pub const CONNECTION_STATE_DISCONNECTED: u32 = 0;
+/// XR_REMOTING_CONNECTION_STATE_CONNECTING_MSFT: connecting, listening, or
+/// in the handshake.
+pub const CONNECTION_STATE_CONNECTING: u32 = 1;
+/// XR_REMOTING_CONNECTION_STATE_CONNECTED_MSFT.
+pub const CONNECTION_STATE_CONNECTED: u32 = 2;
+
+/// Each XrRemotingDisconnectReasonMSFT, by its value: Microsoft's name
+/// (without `XR_REMOTING_DISCONNECT_REASON_` and `_MSFT`) and, in words,
+/// what it means.
+const DISCONNECT_REASONS: [(&str, &str); 29] = [
+    ("NONE", "no failure"),
+    ("UNKNOWN", "unknown reason"),
+    ("NO_SERVER_CERTIFICATE", "no server certificate"),
+    ("HANDSHAKE_PORT_BUSY", "handshake port busy"),
+    ("HANDSHAKE_UNREACHABLE", "handshake unreachable"),
+    ("HANDSHAKE_CONNECTION_FAILED", "handshake connection failed"),
+    ("AUTHENTICATION_FAILED", "authentication failed"),
+    ("REMOTING_VERSION_MISMATCH", "remoting version mismatch"),
+    (
+        "INCOMPATIBLE_TRANSPORT_PROTOCOLS",
+        "incompatible transport protocols",
+    ),
+    ("HANDSHAKE_FAILED", "handshake failed"),
+    ("TRANSPORT_PORT_BUSY", "transport port busy"),
+    ("TRANSPORT_UNREACHABLE", "transport unreachable"),
+    ("TRANSPORT_CONNECTION_FAILED", "transport connection failed"),
+    ("PROTOCOL_VERSION_MISMATCH", "protocol version mismatch"),
+    ("PROTOCOL_ERROR", "protocol error"),
+    ("VIDEO_CODEC_NOT_AVAILABLE", "video codec not available"),
+    ("CANCELED", "canceled"),
+    ("CONNECTION_LOST", "connection lost"),
+    ("DEVICE_LOST", "device lost"),
+    ("DISCONNECT_REQUEST", "disconnect requested"),
+    (
+        "HANDSHAKE_NETWORK_UNREACHABLE",
+        "handshake network unreachable",
+    ),
+    (
+        "HANDSHAKE_CONNECTION_REFUSED",
+        "handshake connection refused",
+    ),
+    ("VIDEO_FORMAT_NOT_AVAILABLE", "video format not available"),
+    ("PEER_DISCONNECT_REQUEST", "peer disconnect request"),
+    ("PEER_DISCONNECT_TIMEOUT", "peer disconnect timeout"),
+    ("SESSION_OPEN_TIMEOUT", "session open timeout"),
+    ("REMOTING_HANDSHAKE_TIMEOUT", "remoting handshake timeout"),
+    ("INTERNAL_ERROR", "internal error"),
+    ("HANDSHAKE_PERMISSION_DENIED", "handshake permission denied"),
+];
 
 /// Why the runtime says the connection ended (XrRemotingDisconnectReasonMSFT),
 /// as words for the error line.
 pub fn disconnect_reason(reason: u32) -> &'static str {
-    match reason {
-        0 => "no failure",
-        1 => "unknown reason",
-        2 => "no server certificate",
-        3 => "handshake port busy",
-        4 => "handshake unreachable",
-        5 => "handshake connection failed",
-        6 => "authentication failed",
-        7 => "remoting version mismatch",
-        8 => "incompatible transport protocols",
-        9 => "handshake failed",
-        10 => "transport port busy",
-        11 => "transport unreachable",
-        12 => "transport connection failed",
-        13 => "protocol version mismatch",
-        14 => "protocol error",
-        15 => "video codec not available",
-        16 => "canceled",
-        17 => "connection lost",
-        18 => "device lost",
-        19 => "disconnect requested",
-        20 => "handshake network unreachable",
-        21 => "handshake connection refused",
-        22 => "video format not available",
-        23 => "peer disconnect request",
-        24 => "peer disconnect timeout",
-        25 => "session open timeout",
-        26 => "remoting handshake timeout",
-        27 => "internal error",
-        28 => "handshake permission denied",
-        _ => "unrecognised reason",
+    DISCONNECT_REASONS
+        .get(reason as usize)
+        .map_or("unrecognised reason", |&(_, words)| words)
+}
+
+/// The reason's name as Microsoft's header spells it, e.g.
+/// `XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT`, so that a user can
+/// look it up in Microsoft's documentation (and in the zip's README).
+pub fn disconnect_reason_name(reason: u32) -> String {
+    match DISCONNECT_REASONS.get(reason as usize) {
+        Some((name, _)) => format!("XR_REMOTING_DISCONNECT_REASON_{name}_MSFT"),
+        None => format!("XrRemotingDisconnectReasonMSFT({reason})"),
     }
 }
 
@@ -188,41 +267,60 @@ pub struct RemoteAddress {
     pub port: u16,
 }
 
+/// `HOST[:PORT]` split into its host (brackets removed from an IPv6
+/// address) and port, the port `default_port` when not given.
+fn split_host_port(text: &str, default_port: u16) -> Result<(&str, u16), String> {
+    let (host, port) = if let Some(rest) = text.strip_prefix('[') {
+        let (host, after) = rest
+            .split_once(']')
+            .ok_or_else(|| format!("`{text}` opens `[` without closing it"))?;
+        match after {
+            "" => (host, None),
+            _ => match after.strip_prefix(':') {
+                Some(port) => (host, Some(port)),
+                None => return Err(format!("`{text}`: expected `:PORT` after `]`")),
+            },
+        }
+    } else {
+        match text.split_once(':') {
+            // More than one colon without brackets: a bare IPv6 address.
+            Some((_, rest)) if rest.contains(':') => (text, None),
+            Some((host, port)) => (host, Some(port)),
+            None => (text, None),
+        }
+    };
+    if host.chars().any(char::is_whitespace) {
+        return Err(format!("`{text}`: a host name has no spaces"));
+    }
+    let port = match port {
+        None => default_port,
+        Some(port) => match port.parse::<u16>() {
+            Ok(port) if port > 0 => port,
+            _ => return Err(format!("port `{port}` must be 1 to 65535")),
+        },
+    };
+    Ok((host, port))
+}
+
+/// `host:port`, with an IPv6 host in brackets.
+fn write_host_port(formatter: &mut fmt::Formatter<'_>, host: &str, port: u16) -> fmt::Result {
+    if host.contains(':') {
+        write!(formatter, "[{host}]:{port}")
+    } else {
+        write!(formatter, "{host}:{port}")
+    }
+}
+
 impl FromStr for RemoteAddress {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let (host, port) = if let Some(rest) = text.strip_prefix('[') {
-            let (host, after) = rest
-                .split_once(']')
-                .ok_or_else(|| format!("`{text}` opens `[` without closing it"))?;
-            match after {
-                "" => (host, None),
-                _ => match after.strip_prefix(':') {
-                    Some(port) => (host, Some(port)),
-                    None => return Err(format!("`{text}`: expected `:PORT` after `]`")),
-                },
-            }
-        } else {
-            match text.split_once(':') {
-                // More than one colon without brackets: a bare IPv6 address.
-                Some((_, rest)) if rest.contains(':') => (text, None),
-                Some((host, port)) => (host, Some(port)),
-                None => (text, None),
-            }
-        };
-        if host.is_empty() || host.chars().any(char::is_whitespace) {
+        let (host, port) = split_host_port(text, DEFAULT_PORT)?;
+        if host.is_empty() {
             return Err(format!(
                 "`{text}` has no host; give the HoloLens' IP address or name, e.g. 192.168.1.20 or 192.168.1.20:8265"
             ));
         }
-        let port = match port {
-            None => DEFAULT_PORT,
-            Some(port) => match port.parse::<u16>() {
-                Ok(port) if port > 0 => port,
-                _ => return Err(format!("port `{port}` must be 1 to 65535")),
-            },
-        };
         Ok(RemoteAddress {
             host: host.to_owned(),
             port,
@@ -232,17 +330,69 @@ impl FromStr for RemoteAddress {
 
 impl fmt::Display for RemoteAddress {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.host.contains(':') {
-            write!(formatter, "[{}]:{}", self.host, self.port)
-        } else {
-            write!(formatter, "{}:{}", self.host, self.port)
+        write_host_port(formatter, &self.host, self.port)
+    }
+}
+
+/// Where the app listens for a player that connects to it (`--listen
+/// [ADDR][:PORT]`): the interface (every one unless given) and the
+/// handshake port (8265 unless given); the transport port is the next one,
+/// as in Microsoft's samples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenAddress {
+    /// The local host name or IP address of the interface.
+    pub host: String,
+    /// The handshake port.
+    pub port: u16,
+}
+
+impl ListenAddress {
+    /// The transport port: the one after the handshake port.
+    pub fn transport_port(&self) -> u16 {
+        self.port + 1
+    }
+}
+
+impl Default for ListenAddress {
+    fn default() -> Self {
+        ListenAddress {
+            host: DEFAULT_LISTEN_HOST.to_owned(),
+            port: DEFAULT_PORT,
         }
+    }
+}
+
+impl FromStr for ListenAddress {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (host, port) = split_host_port(text, DEFAULT_PORT)?;
+        if port == u16::MAX {
+            return Err(format!(
+                "port `{port}` leaves no transport port after it; listen on 1 to 65534"
+            ));
+        }
+        Ok(ListenAddress {
+            host: match host {
+                "" => DEFAULT_LISTEN_HOST.to_owned(),
+                host => host.to_owned(),
+            },
+            port,
+        })
+    }
+}
+
+impl fmt::Display for ListenAddress {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_host_port(formatter, &self.host, self.port)
     }
 }
 
 /// A remoting event, from [`poll_event`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RemotingEvent {
+    /// The app listens for a player on this handshake port.
+    Listening(u16),
     /// The player accepted the connection.
     Connected,
     /// The connection ended or could not be made, with the runtime's reason.
@@ -250,17 +400,19 @@ pub enum RemotingEvent {
 }
 
 /// An `XrStructureType` from its raw value.
-fn ty(raw: i32) -> xr::sys::StructureType {
+pub(super) fn ty(raw: i32) -> xr::sys::StructureType {
     xr::sys::StructureType::from_raw(raw)
 }
 
 /// One event from xrPollEvent: a core one (the openxr crate's), or a
-/// remoting one (which the crate does not know and would drop).
+/// remoting or speech one (which the crate does not know and would drop).
 pub enum Polled<'a> {
     /// An event the openxr crate knows.
     Core(xr::Event<'a>),
     /// A Holographic Remoting event.
     Remoting(RemotingEvent),
+    /// An XR_MSFT_holographic_remoting_speech event.
+    Speech(SpeechEvent),
 }
 
 /// Polls one event, remoting events included; `None` when the queue is
@@ -309,6 +461,14 @@ unsafe fn decode(storage: &MaybeUninit<xr::sys::EventDataBuffer>) -> Option<Poll
     let buffer = storage.as_ptr();
     // SAFETY: per this function's contract, the header holds the event's type.
     let event_type = unsafe { (*buffer.cast::<xr::sys::BaseInStructure>()).ty }.into_raw();
+    if event_type == structure_type::EVENT_DATA_LISTENING {
+        // SAFETY: the runtime wrote an XrRemotingEventDataListeningMSFT,
+        // which fits in the buffer.
+        let event = unsafe { buffer.cast::<EventDataListening>().read() };
+        return Some(Polled::Remoting(RemotingEvent::Listening(
+            event.listening_port,
+        )));
+    }
     if event_type == structure_type::EVENT_DATA_CONNECTED {
         return Some(Polled::Remoting(RemotingEvent::Connected));
     }
@@ -320,44 +480,16 @@ unsafe fn decode(storage: &MaybeUninit<xr::sys::EventDataBuffer>) -> Option<Poll
             event.disconnect_reason,
         )));
     }
+    // SAFETY: per this function's contract, the buffer holds the event
+    // whose type the header names.
+    if let Some(event) = unsafe { speech::decode(event_type, buffer.cast()) } {
+        return Some(Polled::Speech(event));
+    }
     // SAFETY: the buffer holds a core event, or one the crate skips.
     unsafe { xr::Event::from_raw(storage) }.map(Polled::Core)
 }
 
-/// Why a remoting connection was not made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConnectFailure {
-    /// The runtime reported the connection ended, with its reason.
-    Disconnected(u32),
-    /// Nothing was heard from the player within the timeout.
-    TimedOut,
-}
-
-/// Waits until `next_event` reports the connection, a disconnect, or
-/// `timeout` has passed on `now`'s clock (which the caller advances, e.g.
-/// by sleeping); events that are not about the connection are ignored.
-pub fn wait_for_connection<E>(
-    timeout: Duration,
-    mut now: impl FnMut() -> Duration,
-    mut next_event: impl FnMut() -> Result<Option<RemotingEvent>, E>,
-) -> Result<Result<(), ConnectFailure>, E> {
-    let start = now();
-    loop {
-        match next_event()? {
-            Some(RemotingEvent::Connected) => return Ok(Ok(())),
-            Some(RemotingEvent::Disconnected(reason)) => {
-                return Ok(Err(ConnectFailure::Disconnected(reason)));
-            }
-            None if now().saturating_sub(start) >= timeout => {
-                return Ok(Err(ConnectFailure::TimedOut));
-            }
-            None => {}
-        }
-    }
-}
-
-/// Looks up an extension function the openxr crate does not declare (this
-/// extension's, XR_MSFT_scene_understanding's).
+/// Looks up one of an extension's functions.
 ///
 /// # Safety
 /// `F` must be the function pointer type the extension declares for `name`,
@@ -392,98 +524,13 @@ pub(super) unsafe fn load<F: Copy>(
     }
 }
 
-/// Sets the remote context properties and connects to the player at
-/// `address`, waiting for the runtime to report CONNECTED, before any
-/// session exists. The instance must have been created with
-/// XR_MSFT_holographic_remoting enabled.
-pub fn connect(
-    instance: &xr::Instance,
-    system: xr::SystemId,
-    address: &RemoteAddress,
-) -> Result<(), XrError> {
-    // SAFETY: the types are the header's for these names; the caller enabled
-    // the extension (Runtime::open with remoting).
-    let (set_context_properties, connect_fn, disconnect_fn) = unsafe {
-        (
-            load::<SetContextPropertiesFn>(instance, c"xrRemotingSetContextPropertiesMSFT")?,
-            load::<ConnectFn>(instance, c"xrRemotingConnectMSFT")?,
-            load::<DisconnectFn>(instance, c"xrRemotingDisconnectMSFT")?,
-        )
-    };
-    let properties = RemoteContextProperties {
-        ty: ty(structure_type::REMOTE_CONTEXT_PROPERTIES),
-        next: std::ptr::null_mut(),
-        max_bitrate_kbps: MAX_BITRATE_KBPS,
-        enable_audio: xr::sys::FALSE,
-        video_codec: VIDEO_CODEC_ANY,
-        depth_buffer_stream_resolution: DEPTH_BUFFER_STREAM_RESOLUTION_HALF,
-    };
-    // SAFETY: the instance is live; `properties` lives across the call.
-    let result = unsafe { set_context_properties(instance.as_raw(), system, &properties) };
-    if result.into_raw() < 0 {
-        return Err(xr_call("xrRemotingSetContextPropertiesMSFT")(result));
-    }
-    let host = CString::new(address.host.as_str()).map_err(|_| XrError::RemoteUnreachable {
-        address: address.to_string(),
-        why: "the host name contains a NUL byte".into(),
-    })?;
-    let connect_info = ConnectInfo {
-        ty: ty(structure_type::CONNECT_INFO),
-        next: std::ptr::null(),
-        remote_host_name: host.as_ptr(),
-        remote_port: address.port,
-        secure_connection: xr::sys::FALSE,
-    };
-    // SAFETY: the instance is live; `connect_info` and `host` live across the call.
-    let result = unsafe { connect_fn(instance.as_raw(), system, &connect_info) };
-    if result.into_raw() < 0 {
-        return Err(xr_call("xrRemotingConnectMSFT")(result));
-    }
-    let started = Instant::now();
-    let mut storage = MaybeUninit::uninit();
-    let outcome = wait_for_connection(
-        CONNECT_TIMEOUT,
-        || started.elapsed(),
-        || -> Result<Option<RemotingEvent>, XrError> {
-            match poll_event(instance, &mut storage)? {
-                Some(Polled::Remoting(event)) => Ok(Some(event)),
-                Some(Polled::Core(_)) => Ok(None),
-                None => {
-                    std::thread::sleep(CONNECT_POLL);
-                    Ok(None)
-                }
-            }
-        },
-    )?;
-    match outcome {
-        Ok(()) => Ok(()),
-        Err(failure) => {
-            let disconnect_info = DisconnectInfo {
-                ty: ty(structure_type::DISCONNECT_INFO),
-                next: std::ptr::null(),
-            };
-            // Stop the attempt still under way; its result does not change the error.
-            // SAFETY: the instance is live; `disconnect_info` lives across the call.
-            let _ = unsafe { disconnect_fn(instance.as_raw(), system, &disconnect_info) };
-            Err(XrError::RemoteUnreachable {
-                address: address.to_string(),
-                why: match failure {
-                    ConnectFailure::Disconnected(reason) => disconnect_reason(reason).to_owned(),
-                    ConnectFailure::TimedOut => {
-                        format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())
-                    }
-                },
-            })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
     use std::mem::{offset_of, size_of};
     use std::process::Command;
 
+    use super::speech::{EventDataRecognized, EventDataRecognizerStateChanged, SpeechInitInfo};
     use super::*;
 
     #[test]
@@ -527,44 +574,42 @@ mod tests {
     }
 
     #[test]
-    fn connecting_ends_at_the_first_connection_event() {
-        let mut events = vec![None, Some(RemotingEvent::Connected)].into_iter();
-        let outcome = wait_for_connection::<()>(
-            Duration::from_secs(1),
-            || Duration::ZERO,
-            || Ok(events.next().flatten()),
-        );
-        assert_eq!(outcome, Ok(Ok(())));
+    fn a_listen_address_defaults_to_every_interface_and_the_players_port() {
+        let bare: ListenAddress = "".parse().unwrap();
+        assert_eq!(bare, ListenAddress::default());
+        assert_eq!(bare.to_string(), "0.0.0.0:8265");
+        assert_eq!(bare.transport_port(), 8266);
+        let port_only: ListenAddress = ":9000".parse().unwrap();
+        assert_eq!((port_only.host.as_str(), port_only.port), ("0.0.0.0", 9000));
+        let both: ListenAddress = "192.168.1.5:9000".parse().unwrap();
+        assert_eq!(both.to_string(), "192.168.1.5:9000");
+        let v6: ListenAddress = "[::]:8300".parse().unwrap();
+        assert_eq!((v6.host.as_str(), v6.port), ("::", 8300));
     }
 
     #[test]
-    fn a_disconnect_while_connecting_is_a_failure_with_its_reason() {
-        let outcome = wait_for_connection::<()>(
-            Duration::from_secs(1),
-            || Duration::ZERO,
-            || Ok(Some(RemotingEvent::Disconnected(4))),
-        );
-        assert_eq!(outcome, Ok(Err(ConnectFailure::Disconnected(4))));
-        assert_eq!(disconnect_reason(4), "handshake unreachable");
+    fn a_listen_port_needs_room_for_the_transport_port_after_it() {
+        let error = ":65535".parse::<ListenAddress>().unwrap_err();
+        assert!(error.contains("1 to 65534"), "{error}");
+        assert!(":0".parse::<ListenAddress>().is_err());
     }
 
     #[test]
-    fn silence_until_the_timeout_is_a_timeout() {
-        let mut clock = Duration::ZERO;
-        let mut polls = 0;
-        let outcome = wait_for_connection::<()>(
-            Duration::from_secs(10),
-            || {
-                clock += Duration::from_secs(1);
-                clock
-            },
-            || {
-                polls += 1;
-                Ok(None)
-            },
+    fn reasons_are_named_as_microsofts_header_names_them() {
+        assert_eq!(
+            disconnect_reason_name(17),
+            "XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT"
         );
-        assert_eq!(outcome, Ok(Err(ConnectFailure::TimedOut)));
-        assert_eq!(polls, 10, "polled until the clock passed the timeout");
+        assert_eq!(
+            disconnect_reason_name(28),
+            "XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_PERMISSION_DENIED_MSFT"
+        );
+        assert_eq!(
+            disconnect_reason_name(29),
+            "XrRemotingDisconnectReasonMSFT(29)"
+        );
+        assert_eq!(disconnect_reason(21), "handshake connection refused");
+        assert_eq!(disconnect_reason(99), "unrecognised reason");
     }
 
     /// An event buffer holding `event` as xrPollEvent would write it.
@@ -588,6 +633,11 @@ mod tests {
             ty: ty(structure_type::EVENT_DATA_CONNECTED),
             next: std::ptr::null(),
         });
+        let listening = written(EventDataListening {
+            ty: ty(structure_type::EVENT_DATA_LISTENING),
+            next: std::ptr::null(),
+            listening_port: 8265,
+        });
         let lost = written(xr::sys::EventDataEventsLost {
             ty: xr::sys::EventDataEventsLost::TYPE,
             next: std::ptr::null(),
@@ -602,6 +652,10 @@ mod tests {
             assert!(matches!(
                 decode(&connected),
                 Some(Polled::Remoting(RemotingEvent::Connected))
+            ));
+            assert!(matches!(
+                decode(&listening),
+                Some(Polled::Remoting(RemotingEvent::Listening(8265)))
             ));
             assert!(matches!(
                 decode(&lost),
@@ -651,7 +705,7 @@ mod tests {
         let Some(layout) = c_layout() else {
             return;
         };
-        let expected: [(&str, i64); 26] = [
+        let expected: Vec<(&str, i64)> = vec![
             (
                 "properties.size",
                 size_of::<RemoteContextProperties>() as i64,
@@ -690,8 +744,31 @@ mod tests {
                 "connect.secureConnection",
                 offset_of!(ConnectInfo, secure_connection) as i64,
             ),
+            ("listen.size", size_of::<ListenInfo>() as i64),
+            ("listen.next", offset_of!(ListenInfo, next) as i64),
+            (
+                "listen.listenInterface",
+                offset_of!(ListenInfo, listen_interface) as i64,
+            ),
+            (
+                "listen.handshakeListenPort",
+                offset_of!(ListenInfo, handshake_listen_port) as i64,
+            ),
+            (
+                "listen.transportListenPort",
+                offset_of!(ListenInfo, transport_listen_port) as i64,
+            ),
+            (
+                "listen.secureConnection",
+                offset_of!(ListenInfo, secure_connection) as i64,
+            ),
             ("disconnect.size", size_of::<DisconnectInfo>() as i64),
             ("disconnect.next", offset_of!(DisconnectInfo, next) as i64),
+            ("listening.size", size_of::<EventDataListening>() as i64),
+            (
+                "listening.listeningPort",
+                offset_of!(EventDataListening, listening_port) as i64,
+            ),
             (
                 "disconnected.size",
                 size_of::<EventDataDisconnected>() as i64,
@@ -704,12 +781,66 @@ mod tests {
                 "disconnected.disconnectReason",
                 offset_of!(EventDataDisconnected, disconnect_reason) as i64,
             ),
+            ("speech_init.size", size_of::<SpeechInitInfo>() as i64),
+            (
+                "speech_init.language",
+                offset_of!(SpeechInitInfo, language) as i64,
+            ),
+            (
+                "speech_init.grammarFileSize",
+                offset_of!(SpeechInitInfo, grammar_file_size) as i64,
+            ),
+            (
+                "speech_init.grammarFileContent",
+                offset_of!(SpeechInitInfo, grammar_file_content) as i64,
+            ),
+            (
+                "speech_init.dictionaryEntriesCount",
+                offset_of!(SpeechInitInfo, dictionary_entries_count) as i64,
+            ),
+            (
+                "speech_init.dictionaryEntries",
+                offset_of!(SpeechInitInfo, dictionary_entries) as i64,
+            ),
+            (
+                "speech_state.size",
+                size_of::<EventDataRecognizerStateChanged>() as i64,
+            ),
+            (
+                "speech_state.speechRecognizerState",
+                offset_of!(EventDataRecognizerStateChanged, speech_recognizer_state) as i64,
+            ),
+            (
+                "speech_state.stateMessage",
+                offset_of!(EventDataRecognizerStateChanged, state_message) as i64,
+            ),
+            (
+                "speech_recognized.size",
+                size_of::<EventDataRecognized>() as i64,
+            ),
+            (
+                "speech_recognized.packetId",
+                offset_of!(EventDataRecognized, packet_id) as i64,
+            ),
+            (
+                "speech_recognized.confidence",
+                offset_of!(EventDataRecognized, confidence) as i64,
+            ),
+            (
+                "speech_recognized.rawConfidence",
+                offset_of!(EventDataRecognized, raw_confidence) as i64,
+            ),
             (
                 "type.properties",
                 structure_type::REMOTE_CONTEXT_PROPERTIES as i64,
             ),
             ("type.connect", structure_type::CONNECT_INFO as i64),
+            ("type.listen", structure_type::LISTEN_INFO as i64),
             ("type.disconnect", structure_type::DISCONNECT_INFO as i64),
+            (
+                "type.listening",
+                structure_type::EVENT_DATA_LISTENING as i64,
+            ),
             (
                 "type.connected",
                 structure_type::EVENT_DATA_CONNECTED as i64,
@@ -718,17 +849,52 @@ mod tests {
                 "type.disconnected",
                 structure_type::EVENT_DATA_DISCONNECTED as i64,
             ),
+            ("type.speechInit", speech::structure_type::INIT_INFO as i64),
+            (
+                "type.speechStateChanged",
+                speech::structure_type::EVENT_DATA_RECOGNIZER_STATE_CHANGED as i64,
+            ),
+            (
+                "type.speechRecognized",
+                speech::structure_type::EVENT_DATA_RECOGNIZED as i64,
+            ),
             ("codec.any", VIDEO_CODEC_ANY as i64),
             ("depth.half", DEPTH_BUFFER_STREAM_RESOLUTION_HALF as i64),
+            ("state.disconnected", CONNECTION_STATE_DISCONNECTED as i64),
+            ("state.connecting", CONNECTION_STATE_CONNECTING as i64),
+            ("state.connected", CONNECTION_STATE_CONNECTED as i64),
+            (
+                "recognizer.initializationFailed",
+                speech::recognizer_state::INITIALIZATION_FAILED as i64,
+            ),
+            (
+                "recognizer.started",
+                speech::recognizer_state::STARTED as i64,
+            ),
+            ("confidence.high", speech::CONFIDENCE_HIGH as i64),
+            ("result.packetExpired", speech::PACKET_EXPIRED as i64),
             ("reason.handshakeUnreachable", 4),
+            ("reason.connectionLost", 17),
+            ("reason.handshakeConnectionRefused", 21),
             ("reason.sessionOpenTimeout", 25),
+            ("reason.handshakePermissionDenied", 28),
             ("enum.size", size_of::<u32>() as i64),
         ];
-        for (name, value) in expected {
+        for &(name, value) in &expected {
             assert_eq!(layout.get(name), Some(&value), "{name}");
         }
-        assert_eq!(disconnect_reason(4), "handshake unreachable");
-        assert_eq!(disconnect_reason(25), "session open timeout");
+        for (reason, name) in [
+            (4, "HANDSHAKE_UNREACHABLE"),
+            (17, "CONNECTION_LOST"),
+            (21, "HANDSHAKE_CONNECTION_REFUSED"),
+            (25, "SESSION_OPEN_TIMEOUT"),
+            (28, "HANDSHAKE_PERMISSION_DENIED"),
+        ] {
+            assert_eq!(
+                disconnect_reason_name(reason),
+                format!("XR_REMOTING_DISCONNECT_REASON_{name}_MSFT")
+            );
+        }
         assert_eq!(layout.len(), expected.len(), "every C fact is checked");
     }
 }

@@ -1,5 +1,9 @@
-//! The OpenXR instance: loader, runtime, extension negotiation, the headset
-//! system and (with `--validation`) the core validation layer and its messenger.
+//! The OpenXR instance: loader (or, for Holographic Remoting, the runtime
+//! the app loads itself from its manifest), extension negotiation, the
+//! headset system and (with `--validation`) the core validation layer and
+//! its messenger.
+
+use std::sync::Arc;
 
 use openxr as xr;
 use xr::sys::Handle as _;
@@ -7,7 +11,9 @@ use xr::sys::Handle as _;
 use super::error::{XrError, xr_call};
 use super::graphics::choice::{D3D11_BUILT, OfferedGraphics, choose_graphics};
 use super::remoting;
+use super::runtime_manifest::{self, LoadedRuntime, RuntimeManifest};
 use super::scene_understanding;
+use super::speech;
 use super::validation::{MessageCounter, xr_debug_callback};
 use crate::render::Backend;
 
@@ -100,21 +106,6 @@ fn appcontainer_flag(_set: &mut xr::ExtensionSet) -> Option<&mut bool> {
     None
 }
 
-/// Tells the OpenXR loader to keep its own diagnostics to itself: when no
-/// runtime is found it prints several lines on stderr, where holoterrain's
-/// one-line error says the same. `XR_LOADER_DEBUG` set by the user wins.
-///
-/// # Safety
-/// It changes the process environment: no other thread may read or write
-/// the environment meanwhile. Call it before the process starts threads.
-pub unsafe fn silence_loader_diagnostics() {
-    if std::env::var_os("XR_LOADER_DEBUG").is_none() {
-        // SAFETY: per this function's contract, no other thread touches the
-        // environment.
-        unsafe { std::env::set_var("XR_LOADER_DEBUG", "none") };
-    }
-}
-
 /// Which optional extensions the runtime offered and we enabled.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EnabledExtensions {
@@ -131,6 +122,22 @@ pub struct EnabledExtensions {
     pub composition_depth: bool,
     /// XR_MSFT_scene_understanding: the room's planes.
     pub scene_understanding: bool,
+    /// XR_MSFT_holographic_remoting_speech: the player's speech recognizer
+    /// (with remoting only).
+    pub remoting_speech: bool,
+}
+
+/// What to open the runtime for.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// Turn on the OpenXR core validation layer and a messenger.
+    pub validation: bool,
+    /// Holographic Remoting: the flag asking for it (`--remote` or
+    /// `--listen`) and the remoting runtime's manifest, which the app loads
+    /// itself; `None`: the OpenXR loader's active runtime.
+    pub remoting: Option<(&'static str, RuntimeManifest)>,
+    /// `--graphics`.
+    pub graphics: Option<Backend>,
 }
 
 /// The loaded runtime: instance, system and what was negotiated.
@@ -149,14 +156,18 @@ pub struct Runtime {
     pub missing_names: Vec<String>,
     /// Runtime name and version, e.g. "Monado(XRT) by Collabora et al 25.0.0".
     pub runtime_name: String,
-    /// The system's name, e.g. "Monado: Simulated HMD".
-    pub system_name: String,
     /// Whether the OpenXR core validation layer is on.
     pub core_validation: bool,
+    /// The manifest of the runtime the app loaded itself (remoting).
+    pub manifest: Option<RuntimeManifest>,
     /// The debug-utils messenger, destroyed in `Drop` before the instance.
     messenger: Option<xr::sys::DebugUtilsMessengerEXT>,
-    /// Counts the messenger's messages; boxed so its address stays put.
-    counter: Box<MessageCounter>,
+    /// Counts the messenger's messages; shared (with the report so far)
+    /// behind an `Arc`, so its address stays put.
+    counter: Arc<MessageCounter>,
+    /// The runtime library the app loaded itself: the last field, so it is
+    /// unloaded after the instance made through it is destroyed.
+    _loaded: Option<LoadedRuntime>,
 }
 
 /// Opens the system's OpenXR loader, libopenxr_loader.so.1.
@@ -175,40 +186,53 @@ fn open_loader() -> Result<xr::Entry, XrError> {
 }
 
 impl Runtime {
-    /// Loads the loader, creates the instance with every useful extension the
-    /// runtime offers, and finds the headset.
-    /// With `remoting`, XR_MSFT_holographic_remoting too, and anything but a
-    /// runtime offering it fails with [`XrError::RemotingUnavailable`].
-    /// The graphics API is `requested` (`--graphics`) or what the runtime
-    /// offers (Vulkan first), see [`choose_graphics`].
-    pub fn open(
-        validation: bool,
-        remoting: bool,
-        requested: Option<Backend>,
-    ) -> Result<Self, XrError> {
-        let remoting_unavailable = |detail: String| XrError::RemotingUnavailable { detail };
-        let no_runtime = |result| format!("no OpenXR runtime is active ({result})");
-        let entry = open_loader().map_err(|error| match (remoting, error) {
-            (true, XrError::NoRuntime(result)) => remoting_unavailable(no_runtime(result)),
-            (true, XrError::LoaderMissing) => {
-                remoting_unavailable("no OpenXR loader (libopenxr_loader.so.1)".into())
-            }
-            (_, error) => error,
-        })?;
+    /// Loads the loader (or, with remoting, the remoting runtime from its
+    /// manifest), creates the instance with every useful extension the
+    /// runtime offers, and finds the headset. With remoting,
+    /// XR_MSFT_holographic_remoting too (and its speech extension when
+    /// offered), and a runtime without it fails with
+    /// [`XrError::RemotingUnavailable`]. The graphics API is
+    /// `options.graphics` (`--graphics`) or what the runtime offers (Vulkan
+    /// first), see [`choose_graphics`].
+    pub fn open(options: RuntimeOptions) -> Result<Self, XrError> {
+        let RuntimeOptions {
+            validation,
+            remoting,
+            graphics: requested,
+        } = options;
+        let loaded = match &remoting {
+            Some((_, manifest)) => Some(runtime_manifest::load(&manifest.path)?),
+            None => None,
+        };
+        let entry = match &loaded {
+            Some(loaded) => loaded.entry.clone(),
+            None => open_loader()?,
+        };
         let mut available = entry
             .enumerate_extensions()
-            .map_err(|result| match remoting {
-                true => remoting_unavailable(no_runtime(result)),
-                false => XrError::NoRuntime(result),
+            .map_err(|result| match &remoting {
+                Some((_, manifest)) => XrError::RuntimeManifest {
+                    path: manifest.path.clone(),
+                    problem: format!("its runtime lists no extensions ({result})"),
+                },
+                None => XrError::NoRuntime(result),
             })?;
         let remoting_name = unknown_extension(remoting::EXTENSION_NAME);
-        let remoting_offered = available.other.contains(&remoting_name);
-        if remoting && !remoting_offered {
-            return Err(remoting_unavailable(format!(
-                "the active OpenXR runtime does not offer {}",
-                remoting::EXTENSION_NAME
-            )));
+        let speech_name = unknown_extension(speech::EXTENSION_NAME);
+        if let Some((flag, manifest)) = &remoting
+            && !available.other.contains(&remoting_name)
+        {
+            return Err(XrError::RemotingUnavailable {
+                flag,
+                detail: format!(
+                    "the OpenXR runtime of {} ({}) does not offer {}",
+                    manifest.path.display(),
+                    manifest.origin.name(),
+                    remoting::EXTENSION_NAME
+                ),
+            });
         }
+        let remoting_speech = remoting.is_some() && available.other.contains(&speech_name);
         let graphics = choose_graphics(
             requested,
             OfferedGraphics {
@@ -225,11 +249,17 @@ impl Runtime {
             }
             Backend::D3d11 => enable_d3d11(&mut wanted)?,
         };
-        if remoting {
-            wanted.other.push(remoting_name);
-        }
         let mut enabled_names = Vec::new();
         let mut missing_names = Vec::new();
+        if remoting.is_some() {
+            wanted.other.push(remoting_name);
+            if remoting_speech {
+                wanted.other.push(speech_name);
+                enabled_names.push(speech::EXTENSION_NAME.to_owned());
+            } else {
+                missing_names.push(speech::EXTENSION_NAME.to_owned());
+            }
+        }
         for extension in &OPTIONAL_EXTENSIONS {
             let offered = if extension.unknown_to_crate {
                 let name = unknown_extension(extension.name);
@@ -262,12 +292,21 @@ impl Runtime {
             log::info!("OpenXR extensions not offered: {}", missing_names.join(" "));
         }
 
-        let layers_offered = entry.enumerate_layers().map_err(XrError::NoRuntime)?;
+        // API layers are the loader's; a runtime loaded without it has none
+        // (and no xrEnumerateApiLayerProperties to ask).
+        let layers_offered = match loaded {
+            Some(_) => Vec::new(),
+            None => entry.enumerate_layers().map_err(XrError::NoRuntime)?,
+        };
         let core_validation = validation
             && layers_offered
                 .iter()
                 .any(|layer| layer.layer_name == CORE_VALIDATION_LAYER);
-        if validation && !core_validation {
+        if validation && remoting.is_some() {
+            log::warn!(
+                "--validation: the OpenXR core validation layer comes through the OpenXR loader, which remoting bypasses (the app loads the remoting runtime itself); the graphics API's validation still counts"
+            );
+        } else if validation && !core_validation {
             log::warn!(
                 "--validation: the OpenXR core validation layer is not installed (Debian: openxr-layer-corevalidation)"
             );
@@ -306,7 +345,7 @@ impl Runtime {
         let runtime_name = format!("{} {}", properties.runtime_name, properties.runtime_version);
         log::info!("OpenXR runtime: {runtime_name}");
 
-        let counter = Box::<MessageCounter>::default();
+        let counter = Arc::<MessageCounter>::default();
         let messenger = if validation && wanted.ext_debug_utils {
             Some(create_messenger(&instance, &counter)?)
         } else {
@@ -316,11 +355,6 @@ impl Runtime {
         let system = instance
             .system(xr::FormFactor::HEAD_MOUNTED_DISPLAY)
             .map_err(XrError::NoHeadset)?;
-        let system_name = instance
-            .system_properties(system)
-            .map_err(xr_call("xrGetSystemProperties"))?
-            .system_name;
-        log::info!("OpenXR system: {system_name}");
 
         Ok(Self {
             instance,
@@ -335,15 +369,31 @@ impl Runtime {
                 scene_understanding: enabled_names
                     .iter()
                     .any(|name| name == scene_understanding::EXTENSION_NAME),
+                remoting_speech,
             },
             enabled_names,
             missing_names,
             runtime_name,
-            system_name,
             core_validation,
+            manifest: remoting.map(|(_, manifest)| manifest),
             messenger,
             counter,
+            _loaded: loaded,
         })
+    }
+
+    /// The system's name, e.g. "Monado: Simulated HMD". Read once the
+    /// session exists: a remoting runtime answers with defaults until it is
+    /// connected to the player (Microsoft: create the session before
+    /// reading the device's properties).
+    pub fn system_name(&self) -> Result<String, XrError> {
+        let name = self
+            .instance
+            .system_properties(self.system)
+            .map_err(xr_call("xrGetSystemProperties"))?
+            .system_name;
+        log::info!("OpenXR system: {name}");
+        Ok(name)
     }
 
     /// Whether XR_EXT_hand_tracking is on and this system actually tracks hands.
@@ -361,9 +411,9 @@ impl Runtime {
         Ok(tracks)
     }
 
-    /// OpenXR validation messages so far; `None` when no messenger listens.
-    pub fn validation_messages(&self) -> Option<u64> {
-        self.messenger.map(|_| self.counter.count())
+    /// The count of OpenXR validation messages; `None` when no messenger listens.
+    pub fn validation_counter(&self) -> Option<Arc<MessageCounter>> {
+        self.messenger.map(|_| Arc::clone(&self.counter))
     }
 }
 
@@ -426,8 +476,9 @@ fn create_messenger(
         user_data: counter as *const MessageCounter as *mut _,
     };
     let mut messenger = xr::sys::DebugUtilsMessengerEXT::from_raw(0);
-    // SAFETY: the instance is live and enabled XR_EXT_debug_utils; the counter
-    // is boxed in the Runtime and outlives the messenger, destroyed in Drop.
+    // SAFETY: the instance is live and enabled XR_EXT_debug_utils; the
+    // Runtime holds the counter (in an Arc, so it does not move) until its
+    // Drop has destroyed the messenger.
     let result = unsafe {
         (debug_utils.create_debug_utils_messenger)(instance.as_raw(), &create_info, &mut messenger)
     };

@@ -1,10 +1,19 @@
 //! One OpenXR session and what lives exactly as long as it: the session
 //! with its frame waiter and stream, the reference and head spaces, input,
-//! the anchor, the scene observer, the keeper of the placement, the
-//! swapchains and the renderer's targets on them, and where the session
-//! stands. Every call the frame loop makes to the runtime goes
-//! through a method here (frame submission through `layer.rs`, events
-//! through `events.rs`), so what wraps runtime calls wraps these.
+//! the anchor, the room's surfaces (scene understanding or plane
+//! detection), the keeper of the placement, the swapchains and the
+//! renderer's targets on them, the player's speech recognizer (Holographic
+//! Remoting), and where the session stands. Every call the frame loop makes
+//! to the runtime goes through a method here (frame submission through
+//! `layer.rs`, events through `events.rs`), so what wraps runtime calls
+//! wraps these: each marks its calls for the watchdog
+//! (`runtime_calls::runtime_call`), the set-up's as set-up calls, the
+//! loop's as watched ones.
+//!
+//! What the system is (its name, its blend modes) is read here, once the
+//! session exists: a remoting runtime answers with defaults until it is
+//! connected to the player, and with remoting a session exists only once
+//! it is.
 //!
 //! What outlives a session (the app, the scene builder, the run's record)
 //! is the frame loop's (`frame_loop.rs`).
@@ -14,11 +23,14 @@ use openxr as xr;
 use super::anchor::AnchorSpace;
 use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use super::error::{XrError, xr_call};
+use super::graphics::choice::choose_blend_mode;
 use super::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use super::input::{HandProfiles, HandSample, Input, located_pose};
 use super::keeping::{Keeper, KeepingOptions};
 use super::layer::{ProjectionLayer, end_frame_with};
 use super::runtime::Runtime;
+use super::runtime_calls::{CallKind, runtime_call};
+use super::speech::Speech;
 use super::surfaces::SurfaceFinder;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::{FrameInput, HandInput, Placement, PlacementCause};
@@ -41,8 +53,12 @@ pub struct SessionStatus {
 }
 
 /// What the report says of a session's set-up.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SessionFacts {
+    /// The system's name, e.g. "Monado: Simulated HMD".
+    pub system_name: String,
+    /// How the compositor blends the frames with the world.
+    pub blend_mode: xr::EnvironmentBlendMode,
     /// The reference space: "UNBOUNDED_MSFT" or "LOCAL".
     pub reference_space: &'static str,
     /// Whether hand joints are tracked.
@@ -92,12 +108,16 @@ pub struct Session<B: GraphicsBinding> {
     status: SessionStatus,
     /// What the report says of the set-up.
     facts: SessionFacts,
+    /// The player's speech recognizer, started for this session.
+    speech: Option<Speech>,
 }
 
 impl<B: GraphicsBinding> Session<B> {
     /// Creates the session on `graphics`' device with its spaces, input,
-    /// scene observer, placement keeper (as `keeping` asks), swapchains, and
-    /// the renderer's frames for a `grid_width` × `grid_height` heightmap.
+    /// surface finder, placement keeper (as `keeping` asks), swapchains, and
+    /// the renderer's frames for a `grid_width` × `grid_height` heightmap;
+    /// reads the system's name and blend modes; starts the player's speech
+    /// recognizer where the runtime offers one.
     ///
     /// # Safety
     /// The session must be dropped before `graphics`.
@@ -108,47 +128,77 @@ impl<B: GraphicsBinding> Session<B> {
         grid_height: u32,
         keeping: &KeepingOptions,
     ) -> Result<Self, XrError> {
-        // SAFETY: per this function's contract.
-        let (session, frame_waiter, frame_stream) = unsafe { graphics.create_session(runtime) }?;
-        let offered = session
-            .enumerate_reference_spaces()
-            .map_err(xr_call("xrEnumerateReferenceSpaces"))?;
-        let (space_type, reference_space) = if runtime.extensions.unbounded_space
-            && offered.contains(&xr::ReferenceSpaceType::UNBOUNDED_MSFT)
-        {
-            (xr::ReferenceSpaceType::UNBOUNDED_MSFT, "UNBOUNDED_MSFT")
+        fn set_up<T>(name: &'static str, call: impl FnOnce() -> T) -> T {
+            runtime_call(CallKind::SetUp, name, call)
+        }
+        let (session, frame_waiter, frame_stream) = set_up("xrCreateSession", || {
+            // SAFETY: per this function's contract.
+            unsafe { graphics.create_session(runtime) }
+        })?;
+        let system_name = set_up("xrGetSystemProperties", || runtime.system_name())?;
+        let blend_modes = set_up("xrEnumerateEnvironmentBlendModes", || {
+            runtime
+                .instance
+                .enumerate_environment_blend_modes(runtime.system, VIEW_TYPE)
+        })
+        .map_err(xr_call("xrEnumerateEnvironmentBlendModes"))?;
+        let blend_mode = choose_blend_mode(&blend_modes).ok_or(XrError::Xr {
+            call: "xrEnumerateEnvironmentBlendModes",
+            result: xr::sys::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
+        })?;
+        let speech = if runtime.extensions.remoting_speech {
+            let speech = set_up("xrGetInstanceProcAddr", || Speech::load(&runtime.instance))?;
+            set_up("xrInitializeRemotingSpeechMSFT", || {
+                speech.start(session.as_raw())
+            })?;
+            Some(speech)
         } else {
-            (xr::ReferenceSpaceType::LOCAL, "LOCAL")
+            None
         };
-        let base = session
-            .create_reference_space(space_type, xr::Posef::IDENTITY)
-            .map_err(xr_call("xrCreateReferenceSpace"))?;
-        let head = session
-            .create_reference_space(xr::ReferenceSpaceType::VIEW, xr::Posef::IDENTITY)
-            .map_err(xr_call("xrCreateReferenceSpace"))?;
-        let hand_tracking = runtime.system_tracks_hands()?;
-        let input = Input::create(
-            &runtime.instance,
-            &session,
-            HandProfiles {
-                msft: runtime.extensions.msft_hand_interaction,
-                ext: runtime.extensions.ext_hand_interaction,
+        let (reference_space, base, head) =
+            set_up("xrEnumerateReferenceSpaces/xrCreateReferenceSpace", || {
+                reference_spaces(runtime, &session)
+            })?;
+        let hand_tracking = set_up("xrGetSystemProperties", || runtime.system_tracks_hands())?;
+        let input = set_up(
+            "xrStringToPath/xrCreateActionSet/xrCreateAction/xrSuggestInteractionProfileBindings/xrAttachSessionActionSets/xrCreateActionSpace/xrCreateHandTrackerEXT",
+            || {
+                Input::create(
+                    &runtime.instance,
+                    &session,
+                    HandProfiles {
+                        msft: runtime.extensions.msft_hand_interaction,
+                        ext: runtime.extensions.ext_hand_interaction,
+                    },
+                    hand_tracking,
+                )
             },
-            hand_tracking,
         )?;
-        let surface_finder = SurfaceFinder::open(runtime, &session)?;
-        let keeper = Keeper::open(
-            &session,
-            space_type == xr::ReferenceSpaceType::UNBOUNDED_MSFT,
-            keeping,
+        let (width, height) = set_up("xrEnumerateViewConfigurationViews", || {
+            eye_image_size(runtime)
+        })?;
+        let (color, depth) = set_up(
+            "xrEnumerateSwapchainFormats/xrCreateSwapchain/xrEnumerateSwapchainImages",
+            || {
+                Ok::<_, XrError>((
+                    create_swapchain::<B>(&session, SwapchainKind::Color, width, height)?,
+                    create_swapchain::<B>(&session, SwapchainKind::Depth, width, height)?,
+                ))
+            },
         )?;
-        let (width, height) = eye_image_size(runtime)?;
-        let color = create_swapchain::<B>(&session, SwapchainKind::Color, width, height)?;
-        let depth = create_swapchain::<B>(&session, SwapchainKind::Depth, width, height)?;
+        let surface_finder = set_up("xrCreateSceneObserverMSFT/xrCreatePlaneDetectorEXT", || {
+            SurfaceFinder::open(runtime, &session)
+        })?;
+        let keeper = set_up(
+            "xrEnumerateReferenceSpaces/xrCreateReferenceSpace/xrCreateSpatialAnchorStoreConnectionMSFT/xrEnumeratePersistedSpatialAnchorNamesMSFT/xrCreateSpatialAnchorFromPersistedNameMSFT/xrCreateSpatialAnchorSpaceMSFT",
+            || Keeper::open(&session, reference_space == "UNBOUNDED_MSFT", keeping),
+        )?;
         let swapchain_formats = vec![B::format_name(color.format), B::format_name(depth.format)];
         // SAFETY: the frames are dropped before the swapchains (field order).
         let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
         let facts = SessionFacts {
+            system_name,
+            blend_mode,
             reference_space,
             hand_tracking,
             swapchain_formats,
@@ -172,7 +222,25 @@ impl<B: GraphicsBinding> Session<B> {
             session,
             status: SessionStatus::default(),
             facts,
+            speech,
         })
+    }
+
+    /// The session's handle, to tell its events from another session's.
+    pub fn handle(&self) -> xr::sys::Session {
+        self.session.as_raw()
+    }
+
+    /// The text the player's speech recognizer heard as `packet_id`;
+    /// `None` when no recognizer was started.
+    pub fn recognized_text(&self, packet_id: u64) -> Result<Option<String>, XrError> {
+        self.speech
+            .map(|speech| {
+                watched("xrRetrieveRemotingSpeechRecognizedTextMSFT", || {
+                    speech.recognized_text(self.session.as_raw(), packet_id)
+                })
+            })
+            .transpose()
     }
 
     /// Where the session stands.
@@ -193,13 +261,12 @@ impl<B: GraphicsBinding> Session<B> {
             matches!(state, xr::SessionState::VISIBLE | xr::SessionState::FOCUSED);
         match state {
             xr::SessionState::READY => {
-                self.session
-                    .begin(VIEW_TYPE)
+                watched("xrBeginSession", || self.session.begin(VIEW_TYPE))
                     .map_err(xr_call("xrBeginSession"))?;
                 self.status.running = true;
             }
             xr::SessionState::STOPPING => {
-                self.session.end().map_err(xr_call("xrEndSession"))?;
+                watched("xrEndSession", || self.session.end()).map_err(xr_call("xrEndSession"))?;
                 self.status.running = false;
             }
             _ => {}
@@ -210,7 +277,7 @@ impl<B: GraphicsBinding> Session<B> {
     /// Asks the runtime to end the session (xrRequestExitSession); false
     /// when it is not running, so there is nothing left to end.
     pub fn request_exit(&mut self) -> Result<bool, XrError> {
-        match self.session.request_exit() {
+        match watched("xrRequestExitSession", || self.session.request_exit()) {
             Ok(()) => Ok(true),
             Err(xr::sys::Result::ERROR_SESSION_NOT_RUNNING) => Ok(false),
             Err(result) => Err(XrError::Xr {
@@ -222,12 +289,12 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// Waits until the runtime wants the next frame (xrWaitFrame).
     pub fn wait_frame(&mut self) -> Result<xr::FrameState, XrError> {
-        self.frame_waiter.wait().map_err(xr_call("xrWaitFrame"))
+        watched("xrWaitFrame", || self.frame_waiter.wait()).map_err(xr_call("xrWaitFrame"))
     }
 
     /// Begins the frame the last `wait_frame` announced (xrBeginFrame).
     pub fn begin_frame(&mut self) -> Result<(), XrError> {
-        self.frame_stream.begin().map_err(xr_call("xrBeginFrame"))
+        watched("xrBeginFrame", || self.frame_stream.begin()).map_err(xr_call("xrBeginFrame"))
     }
 
     /// The app's input for the frame shown at `time`: the eyes (kept for
@@ -235,56 +302,84 @@ impl<B: GraphicsBinding> Session<B> {
     /// gives input only then), where the anchor puts the hologram, the
     /// room's surfaces once computed, and the kept placement.
     pub fn track(&mut self, time: xr::Time) -> Result<FrameInput, XrError> {
-        let (_, views) = self
-            .session
-            .locate_views(VIEW_TYPE, time, &self.base)
-            .map_err(xr_call("xrLocateViews"))?;
+        let (_, views) = watched("xrLocateViews", || {
+            self.session.locate_views(VIEW_TYPE, time, &self.base)
+        })
+        .map_err(xr_call("xrLocateViews"))?;
         self.views = views.try_into().map_err(|_| XrError::UnequalViews)?;
         let hands = if self.status.focused {
-            self.input.sample(&self.session, &self.base, time)?
+            watched(
+                "xrSyncActions/xrGetActionStateBoolean/xrGetCurrentInteractionProfile/xrLocateSpace/xrLocateHandJointsEXT",
+                || self.input.sample(&self.session, &self.base, time),
+            )?
         } else {
             Default::default()
         };
         let hologram_located = match &self.anchor {
-            Some(anchor) => located_pose(&anchor.space, &self.base, time)?.map(pose_from_xr),
+            Some(anchor) => watched("xrLocateSpace", || {
+                located_pose(&anchor.space, &self.base, time)
+            })?
+            .map(pose_from_xr),
             None => None,
         };
         let surfaces = match self.surface_finder.as_mut() {
-            Some(finder) => finder.surfaces(&self.head, &self.base, time)?,
+            Some(finder) => watched(
+                "xrComputeNewSceneMSFT/xrGetSceneComputeStateMSFT/xrCreateSceneMSFT/xrGetSceneComponentsMSFT/xrLocateSceneComponentsMSFT/xrBeginPlaneDetectionEXT/xrGetPlaneDetectionStateEXT/xrGetPlaneDetectionsEXT",
+                || finder.surfaces(&self.head, &self.base, time),
+            )?,
             None => None,
         };
+        let persisted = watched("xrLocateSpace", || self.keeper.persisted(&self.base, time))?;
+        let head = watched("xrLocateSpace", || {
+            located_pose(&self.head, &self.base, time)
+        })?;
         Ok(FrameInput {
             display_time_ns: time.as_nanos(),
-            head: located_pose(&self.head, &self.base, time)?.map(pose_from_xr),
+            head: head.map(pose_from_xr),
             hands: hands.each_ref().map(hand_input),
             views: self.views.each_ref().map(eye_from_xr),
             hologram_located,
             visible: self.status.visible,
             surfaces,
-            persisted: self.keeper.persisted(&self.base, time)?,
+            persisted,
+            voice: None,
         })
     }
 
-    /// Pins the hologram at `placement`, which `cause` settled, with a
-    /// spatial anchor where the runtime can make one (the kept anchor
-    /// itself when the app placed it there), and keeps it for the next run
-    /// after a manipulation; whether it is pinned.
+    /// Pins the hologram at `placement` with a spatial anchor where the
+    /// runtime can make one, and says whether it is pinned. `settled_by` is
+    /// what just settled it: the kept anchor itself pins it when the app
+    /// placed it where that anchor is, and a manipulation's placement is
+    /// kept for the next run. `None` re-pins an unchanged placement in a
+    /// new session (after a remoting reconnect).
     pub fn anchor(
         &mut self,
         placement: &Placement,
-        cause: PlacementCause,
+        settled_by: Option<PlacementCause>,
         time: xr::Time,
     ) -> Result<bool, XrError> {
-        let kept_anchor = self.keeper.placed(cause == PlacementCause::Persisted);
+        let kept_anchor = self
+            .keeper
+            .placed(settled_by == Some(PlacementCause::Persisted));
         self.anchor = match kept_anchor {
             Some(kept) => Some(kept),
-            None => {
-                AnchorSpace::create(&self.session, &self.base, pose_to_xr(&placement.pose), time)?
-            }
+            None => watched(
+                "xrCreateSpatialAnchorMSFT/xrCreateSpatialAnchorSpaceMSFT",
+                || {
+                    AnchorSpace::create(
+                        &self.session,
+                        &self.base,
+                        pose_to_xr(&placement.pose),
+                        time,
+                    )
+                },
+            )?,
         };
-        if cause.is_manipulation() {
-            self.keeper
-                .keep(placement, self.anchor.as_ref(), &self.base, time)?;
+        if settled_by.is_some_and(PlacementCause::is_manipulation) {
+            watched("xrPersistSpatialAnchorMSFT/xrLocateSpace", || {
+                self.keeper
+                    .keep(placement, self.anchor.as_ref(), &self.base, time)
+            })?;
         }
         Ok(self.anchor.is_some())
     }
@@ -294,37 +389,38 @@ impl<B: GraphicsBinding> Session<B> {
         if !self.status.focused {
             return Ok(());
         }
-        self.input.pulse(&self.session, hand.index())
+        watched("xrApplyHapticFeedback", || {
+            self.input.pulse(&self.session, hand.index())
+        })
     }
 
     /// Each hand's current interaction profile, "none" when it has none.
     pub fn interaction_profiles(&self) -> Result<[String; 2], XrError> {
-        self.input
-            .current_profiles(self.session.instance(), &self.session)
+        watched("xrGetCurrentInteractionProfile/xrPathToString", || {
+            self.input
+                .current_profiles(self.session.instance(), &self.session)
+        })
     }
 
     /// Acquires and waits for a colour and a depth image, draws `scene`
     /// into them, and releases them.
     pub fn draw(&mut self, scene: &FrameScene<'_>) -> Result<(), XrError> {
-        let color_index = self
-            .color
-            .handle
-            .acquire_image()
-            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
-        let depth_index = self
-            .depth
-            .handle
-            .acquire_image()
-            .map_err(xr_call("xrAcquireSwapchainImage"))? as usize;
+        let acquire = |swapchain: &mut xr::Swapchain<B::Api>| {
+            watched("xrAcquireSwapchainImage", || swapchain.acquire_image())
+                .map(|index| index as usize)
+                .map_err(xr_call("xrAcquireSwapchainImage"))
+        };
+        let color_index = acquire(&mut self.color.handle)?;
+        let depth_index = acquire(&mut self.depth.handle)?;
         for swapchain in [&mut self.color.handle, &mut self.depth.handle] {
-            swapchain
-                .wait_image(xr::Duration::INFINITE)
-                .map_err(xr_call("xrWaitSwapchainImage"))?;
+            watched("xrWaitSwapchainImage", || {
+                swapchain.wait_image(xr::Duration::INFINITE)
+            })
+            .map_err(xr_call("xrWaitSwapchainImage"))?;
         }
         self.frames.render(color_index, depth_index, scene)?;
         for swapchain in [&mut self.color.handle, &mut self.depth.handle] {
-            swapchain
-                .release_image()
+            watched("xrReleaseSwapchainImage", || swapchain.release_image())
                 .map_err(xr_call("xrReleaseSwapchainImage"))?;
         }
         Ok(())
@@ -332,17 +428,13 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// Ends the frame shown at `time` (xrEndFrame): with the images `draw`
     /// just filled when `drawn`, else with no layer at all.
-    pub fn end_frame(
-        &mut self,
-        time: xr::Time,
-        blend_mode: xr::EnvironmentBlendMode,
-        drawn: bool,
-    ) -> Result<(), XrError> {
+    pub fn end_frame(&mut self, time: xr::Time, drawn: bool) -> Result<(), XrError> {
+        let blend_mode = self.facts.blend_mode;
         if !drawn {
-            return self
-                .frame_stream
-                .end(time, blend_mode, &[])
-                .map_err(xr_call("xrEndFrame"));
+            return watched("xrEndFrame", || {
+                self.frame_stream.end(time, blend_mode, &[])
+            })
+            .map_err(xr_call("xrEndFrame"));
         }
         let layer = ProjectionLayer {
             space: &self.base,
@@ -350,13 +442,46 @@ impl<B: GraphicsBinding> Session<B> {
             color: &self.color,
             depth: self.submit_depth.then_some(&self.depth),
         };
-        end_frame_with(&self.session, time, blend_mode, &layer)
+        watched("xrEndFrame", || {
+            end_frame_with(&self.session, time, blend_mode, &layer)
+        })
     }
 
     /// Waits until the GPU no longer uses any swapchain image.
     pub fn wait_idle(&mut self) -> Result<(), XrError> {
         self.frames.wait_idle()
     }
+}
+
+/// Runs `call`, runtime calls of the frame loop named `name`, watched by
+/// the watchdog (its limit and interrupts).
+fn watched<T>(name: &'static str, call: impl FnOnce() -> T) -> T {
+    runtime_call(CallKind::Watched, name, call)
+}
+
+/// The app's reference space (UNBOUNDED_MSFT when the runtime offers it,
+/// else LOCAL) with its name, and the head's (VIEW).
+fn reference_spaces<G: xr::Graphics>(
+    runtime: &Runtime,
+    session: &xr::Session<G>,
+) -> Result<(&'static str, xr::Space, xr::Space), XrError> {
+    let offered = session
+        .enumerate_reference_spaces()
+        .map_err(xr_call("xrEnumerateReferenceSpaces"))?;
+    let (space_type, reference_space) = if runtime.extensions.unbounded_space
+        && offered.contains(&xr::ReferenceSpaceType::UNBOUNDED_MSFT)
+    {
+        (xr::ReferenceSpaceType::UNBOUNDED_MSFT, "UNBOUNDED_MSFT")
+    } else {
+        (xr::ReferenceSpaceType::LOCAL, "LOCAL")
+    };
+    let base = session
+        .create_reference_space(space_type, xr::Posef::IDENTITY)
+        .map_err(xr_call("xrCreateReferenceSpace"))?;
+    let head = session
+        .create_reference_space(xr::ReferenceSpaceType::VIEW, xr::Posef::IDENTITY)
+        .map_err(xr_call("xrCreateReferenceSpace"))?;
+    Ok((reference_space, base, head))
 }
 
 /// The size of each eye's image the runtime recommends, which must be the

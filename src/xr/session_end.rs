@@ -22,6 +22,12 @@ pub enum SessionEnd {
     InstanceLost,
     /// An OpenXR call answered XR_ERROR_RUNTIME_FAILURE: the runtime broke.
     RuntimeFailure,
+    /// A runtime call did not return within `--runtime-timeout`: the
+    /// watchdog wrote the report and ended the process (`watchdog.rs`).
+    RuntimeUnresponsive,
+    /// The Holographic Remoting connection dropped and every attempt to
+    /// connect again failed (`--remote-retries`).
+    RemotingLost,
 }
 
 impl SessionEnd {
@@ -37,11 +43,16 @@ impl SessionEnd {
     }
 
     /// Whether the runtime stopped under the app (exit code
-    /// [`super::EXIT_RUNTIME_STOPPED`]) rather than the session ending properly.
+    /// [`super::EXIT_RUNTIME_STOPPED`]) rather than the session ending
+    /// properly. A runtime that stops answering never gets here: the
+    /// watchdog ends the process itself.
     pub fn runtime_stopped(self) -> bool {
         matches!(
             self,
-            SessionEnd::SessionLost | SessionEnd::InstanceLost | SessionEnd::RuntimeFailure
+            SessionEnd::SessionLost
+                | SessionEnd::InstanceLost
+                | SessionEnd::RuntimeFailure
+                | SessionEnd::RemotingLost
         )
     }
 
@@ -54,6 +65,8 @@ impl SessionEnd {
             SessionEnd::SessionLost => "session lost",
             SessionEnd::InstanceLost => "instance lost",
             SessionEnd::RuntimeFailure => "runtime failure",
+            SessionEnd::RuntimeUnresponsive => "the runtime stopped answering",
+            SessionEnd::RemotingLost => "the Holographic Remoting connection was lost",
         }
     }
 }
@@ -81,6 +94,14 @@ mod tests {
         ] {
             assert_eq!(SessionEnd::from_xr_result(result), None, "{result}");
         }
+    }
+
+    #[test]
+    fn the_report_names_an_unresponsive_runtime() {
+        assert_eq!(
+            serde_json::to_value(SessionEnd::RuntimeUnresponsive).unwrap(),
+            "runtime_unresponsive"
+        );
     }
 
     #[test]

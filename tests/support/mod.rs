@@ -3,3 +3,5 @@
 pub mod ci;
 pub mod monado;
 pub mod monado_remote;
+pub mod process;
+pub mod unresponsive;

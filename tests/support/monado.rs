@@ -1,10 +1,14 @@
 //! Running holoterrain inside the Monado chroot (scripts/monado-chroot.sh):
 //! preparing it once, deciding whether these tests can run here, finding
-//! the app's process to interrupt it, and killing the service to play a
-//! runtime crash.
+//! the app's process to interrupt it or see it end, and killing the
+//! service to play a runtime crash or stopping it to play a runtime that
+//! stops answering.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::process::signal;
 
 /// The chroot script, from the repository root.
 pub fn script() -> PathBuf {
@@ -96,10 +100,9 @@ pub fn xr_command(mode: Mode, scratch: &Path, args: &[&str]) -> Command {
 /// monado-service's process id (the chroot shares the host's pid space).
 pub const SERVICE_PID_FILE_VAR: &str = "HOLOTERRAIN_MONADO_PID_FILE";
 
-/// Kills the monado-service whose id is in `pid_file` with SIGKILL, as a
-/// crash would end it, after checking that the id still names a
-/// monado-service process. Returns its id.
-pub fn kill_service(pid_file: &Path) -> u32 {
+/// The id of the monado-service named in `pid_file`, checked to still
+/// name a monado-service process.
+fn service_pid(pid_file: &Path) -> u32 {
     let text = std::fs::read_to_string(pid_file)
         .unwrap_or_else(|error| panic!("no pid file {}: {error}", pid_file.display()));
     let pid: u32 = text.trim().parse().expect("a process id in the pid file");
@@ -109,12 +112,52 @@ pub fn kill_service(pid_file: &Path) -> u32 {
         "monado-service",
         "process {pid} is not the service"
     );
-    let status = Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .expect("run kill");
-    assert!(status.success(), "kill -KILL {pid} failed");
     pid
+}
+
+/// Kills the monado-service whose id is in `pid_file` with SIGKILL, as a
+/// crash would end it. Returns its id.
+pub fn kill_service(pid_file: &Path) -> u32 {
+    let pid = service_pid(pid_file);
+    signal(pid, "KILL");
+    pid
+}
+
+/// The monado-service stopped with SIGSTOP: alive, but answering nothing,
+/// as a frozen runtime. Dropping it resumes the service (SIGCONT), also
+/// when the test fails, so the chroot run can stop it and end.
+pub struct StoppedService(u32);
+
+impl StoppedService {
+    /// Stops the monado-service whose id is in `pid_file`.
+    pub fn stop(pid_file: &Path) -> Self {
+        let pid = service_pid(pid_file);
+        signal(pid, "STOP");
+        StoppedService(pid)
+    }
+}
+
+impl Drop for StoppedService {
+    fn drop(&mut self) {
+        // No assertion: a failing test may drop it while unwinding.
+        let _ = Command::new("kill")
+            .args(["-CONT", &self.0.to_string()])
+            .status();
+    }
+}
+
+/// Waits until process `pid` (not a child of the test's: its parent reaps
+/// it) is gone, at most `bound`; how long that took, `None` if it still
+/// runs then.
+pub fn gone_within(pid: u32, bound: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < bound {
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
 }
 
 /// A scratch directory under the target dir (bindable into the chroot).

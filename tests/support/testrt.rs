@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -31,6 +32,44 @@ pub fn manifest(platform: &str) -> Option<PathBuf> {
         ));
         None
     }
+}
+
+/// Frames, heightmap and first seed of the runs held to the simulator's.
+pub const FRAMES: &str = "240";
+/// The heightmap of those runs: neither square nor 2^n+1.
+pub const MAP: &str = "65x49";
+/// Their first seed.
+pub const SEED: u64 = 5;
+
+/// The simulator's run a test runtime run is held to: `holoterrain sim`
+/// (the Linux build) with [`FRAMES`], [`MAP`], [`SEED`], `resolution` per
+/// eye and a PNG every 30 frames, playing `script` into `out`; its report.
+pub fn simulate(script: &Path, resolution: &str, out: &Path) -> Value {
+    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["sim", "--frames", FRAMES, "--size", MAP, "--seed"])
+        .arg(SEED.to_string())
+        .args(["--resolution", resolution, "--every", "30", "--script"])
+        .arg(script)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run holoterrain sim");
+    assert!(
+        sim.status.success(),
+        "holoterrain sim: {}",
+        String::from_utf8_lossy(&sim.stderr)
+    );
+    json(&out.join("report.json"))
+}
+
+/// The causes of a report's reseeds, in order.
+pub fn causes(report: &Value) -> Vec<&str> {
+    report["reseeds"]
+        .as_array()
+        .expect("reseeds")
+        .iter()
+        .filter_map(|reseed| reseed["cause"].as_str())
+        .collect()
 }
 
 /// A gesture script of tests/data/scripts.
@@ -62,6 +101,20 @@ pub fn environment(
     ]
 }
 
+/// The runtime's settings for a short run (65×49 heightmap, seed 1, 64×48
+/// per eye, no script: the wearer only looks around) whose xrWaitFrame
+/// never returns at frame `hang_at` (`HOLOTERRAIN_TESTRT_HANG`): a runtime
+/// that stops answering.
+pub fn hanging_environment(hang_at: u64, out: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("HOLOTERRAIN_TESTRT_SIZE", "65x49".into()),
+        ("HOLOTERRAIN_TESTRT_SEED", "1".into()),
+        ("HOLOTERRAIN_TESTRT_RESOLUTION", "64x48".into()),
+        ("HOLOTERRAIN_TESTRT_OUT", out.display().to_string()),
+        ("HOLOTERRAIN_TESTRT_HANG", hang_at.to_string()),
+    ]
+}
+
 /// A JSON file written by a run.
 pub fn json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path)
@@ -69,12 +122,31 @@ pub fn json(path: &Path) -> Value {
     serde_json::from_str(&text).expect("JSON")
 }
 
-/// [`environment`] for a short run with a Remoting Player emulated at
-/// 127.0.0.1:8265 (65×49 heightmap, seed 1, 64×48 per eye).
-pub fn remoting_environment(script: &Path, out: &Path) -> Vec<(&'static str, String)> {
-    let mut settings = environment(script, "65x49", 1, "64x48", out);
-    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", "127.0.0.1:8265".into()));
+/// Where the emulated Remoting Player listens in the tests.
+pub const PLAYER: &str = "127.0.0.1:8265";
+
+/// `settings` with a Remoting Player emulated at [`PLAYER`] (which also
+/// offers the speech extension).
+pub fn with_player(mut settings: Vec<(&'static str, String)>) -> Vec<(&'static str, String)> {
+    settings.push(("HOLOTERRAIN_TESTRT_REMOTING", PLAYER.into()));
     settings
+}
+
+/// [`environment`] for a short run with a Remoting Player emulated at
+/// [`PLAYER`] (65×49 heightmap, seed 1, 64×48 per eye).
+pub fn remoting_environment(script: &Path, out: &Path) -> Vec<(&'static str, String)> {
+    with_player(environment(script, "65x49", 1, "64x48", out))
+}
+
+/// The runtime's library beside `manifest` (the file its `library_path` names).
+pub fn runtime_library(manifest: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(manifest).expect("the runtime's manifest");
+    let value: Value = serde_json::from_str(&text).expect("a JSON manifest");
+    let library = value["runtime"]["library_path"]
+        .as_str()
+        .expect("runtime.library_path");
+    let name = library.rsplit(['/', '\\']).next().expect("a file name");
+    manifest.with_file_name(name)
 }
 
 /// The fields of `holoterrain xr --report` that must equal the

@@ -25,25 +25,17 @@ use windows::Win32::Graphics::Direct3D11::{
     ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
 };
 use windows::Win32::Graphics::Dxgi::Common::{
-    DXGI_FORMAT, DXGI_FORMAT_D16_UNORM, DXGI_FORMAT_D32_FLOAT, DXGI_FORMAT_R8G8B8A8_UNORM_SRGB,
-    DXGI_FORMAT_R16_UINT, DXGI_FORMAT_R32_FLOAT, DXGI_FORMAT_R32_UINT, DXGI_FORMAT_R32G32_FLOAT,
+    DXGI_FORMAT, DXGI_FORMAT_R16_UINT, DXGI_FORMAT_R32_FLOAT, DXGI_FORMAT_R32_UINT,
+    DXGI_FORMAT_R32G32_FLOAT,
 };
 use windows::core::s;
 
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
 use super::shaders::compile_terrain_shaders;
+use crate::render::dxgi;
 use crate::render::grid::{GridIndices, GridVertex, TerrainGrid};
 use crate::render::scene::{FrameScene, FrameUniforms, VIEW_COUNT};
-
-/// The colour format: sRGB, so the hardware encodes the shader's linear
-/// colours (every feature level 10+ device renders to it).
-pub const COLOR_FORMAT: DXGI_FORMAT = DXGI_FORMAT_R8G8B8A8_UNORM_SRGB;
-
-/// Depth formats in order of preference: D16 (what HoloLens wants for depth
-/// submission, and what the Vulkan renderer prefers), then D32.
-pub const DEPTH_FORMAT_PREFERENCE: [DXGI_FORMAT; 2] =
-    [DXGI_FORMAT_D16_UNORM, DXGI_FORMAT_D32_FLOAT];
 
 /// Transparent black, so an additive display shows nothing but the terrain.
 const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.0];
@@ -69,7 +61,9 @@ struct EyeConstants {
 pub struct D3d11TerrainRenderer {
     /// The device everything here lives on.
     device: Arc<D3d11Device>,
-    /// The depth format targets must have.
+    /// The colour format targets are viewed as (one of [`dxgi::COLOR_FORMATS`]).
+    color_format: DXGI_FORMAT,
+    /// The depth format targets must have (one of [`dxgi::DEPTH_FORMATS`]).
     depth_format: DXGI_FORMAT,
     /// The vertex shader.
     vertex_shader: ID3D11VertexShader,
@@ -104,29 +98,46 @@ pub struct D3d11TerrainRenderer {
 }
 
 impl D3d11TerrainRenderer {
-    /// A renderer for a `grid_width` × `grid_height` heightmap, with D16
-    /// depth where the device has it, else D32. The heights start flat (0).
+    /// A renderer for a `grid_width` × `grid_height` heightmap into targets
+    /// of its own: RGBA sRGB colour ([`dxgi::OFFSCREEN_COLOR_FORMAT`], read
+    /// back as RGBA8), D16 depth where the device has it, else D32. The
+    /// heights start flat (0).
     pub fn new(
         device: Arc<D3d11Device>,
         grid_width: u32,
         grid_height: u32,
     ) -> Result<Self, D3d11Error> {
         let depth_format = choose_depth_format(&device)?;
-        Self::with_depth_format(device, grid_width, grid_height, depth_format)
+        Self::with_formats(
+            device,
+            grid_width,
+            grid_height,
+            dxgi_format(dxgi::OFFSCREEN_COLOR_FORMAT),
+            depth_format,
+        )
     }
 
-    /// A renderer whose targets have `depth_format` (one of
-    /// [`DEPTH_FORMAT_PREFERENCE`], e.g. what an OpenXR runtime's depth
-    /// swapchain has). The heights start flat (0).
-    pub fn with_depth_format(
+    /// A renderer whose targets are viewed as `color_format` (one of
+    /// [`dxgi::COLOR_FORMATS`]) and have `depth_format` (one of
+    /// [`dxgi::DEPTH_FORMATS`]), e.g. what an OpenXR runtime's swapchains
+    /// have. The heights start flat (0).
+    pub fn with_formats(
         device: Arc<D3d11Device>,
         grid_width: u32,
         grid_height: u32,
+        color_format: DXGI_FORMAT,
         depth_format: DXGI_FORMAT,
     ) -> Result<Self, D3d11Error> {
-        if !DEPTH_FORMAT_PREFERENCE.contains(&depth_format) {
+        if !dxgi::COLOR_FORMATS.map(dxgi_format).contains(&color_format) {
             return Err(D3d11Error::InvalidOptions(format!(
-                "depth format {depth_format:?} is neither D16 nor D32"
+                "colour format {} is neither B8G8R8A8_UNORM_SRGB nor R8G8B8A8_UNORM_SRGB",
+                dxgi::format_name(color_format.0 as u32)
+            )));
+        }
+        if !dxgi::DEPTH_FORMATS.map(dxgi_format).contains(&depth_format) {
+            return Err(D3d11Error::InvalidOptions(format!(
+                "depth format {} is neither D16 nor D32",
+                dxgi::format_name(depth_format.0 as u32)
             )));
         }
         let grid = TerrainGrid::new(grid_width, grid_height)
@@ -210,6 +221,7 @@ impl D3d11TerrainRenderer {
             code: 0,
         };
         Ok(D3d11TerrainRenderer {
+            color_format,
             depth_format,
             vertex_shader: vertex_shader.ok_or_else(|| missing("vertex shader"))?,
             pixel_shader: pixel_shader.ok_or_else(|| missing("pixel shader"))?,
@@ -240,7 +252,7 @@ impl D3d11TerrainRenderer {
 
     /// Format of the colour targets.
     pub fn color_format(&self) -> DXGI_FORMAT {
-        COLOR_FORMAT
+        self.color_format
     }
 
     /// Format of the depth targets.
@@ -434,9 +446,15 @@ fn vertex_input(semantic: windows::core::PCSTR, offset: u32) -> D3D11_INPUT_ELEM
     }
 }
 
+/// A format of the [`dxgi`] table as the windows crate's type.
+fn dxgi_format(format: u32) -> DXGI_FORMAT {
+    DXGI_FORMAT(format as i32)
+}
+
 /// D16 when the device can use it as depth, else D32.
 fn choose_depth_format(device: &D3d11Device) -> Result<DXGI_FORMAT, D3d11Error> {
-    DEPTH_FORMAT_PREFERENCE
+    dxgi::DEPTH_FORMATS
+        .map(dxgi_format)
         .into_iter()
         .find(|&format| {
             // SAFETY: a plain query on a live device.

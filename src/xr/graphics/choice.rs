@@ -9,6 +9,7 @@ use openxr as xr;
 use super::super::error::XrError;
 use super::super::swapchain::SwapchainKind;
 use crate::render::Backend;
+use crate::render::dxgi;
 
 /// The graphics extensions the runtime offers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -89,42 +90,20 @@ pub fn feature_levels_at_least(runtime_minimum: i32) -> Vec<i32> {
         .collect()
 }
 
-/// DXGI_FORMAT_R8G8B8A8_UNORM_SRGB.
-pub const DXGI_R8G8B8A8_UNORM_SRGB: u32 = 29;
-/// DXGI_FORMAT_D16_UNORM.
-pub const DXGI_D16_UNORM: u32 = 55;
-/// DXGI_FORMAT_D32_FLOAT.
-pub const DXGI_D32_FLOAT: u32 = 40;
-
-/// Colour formats the Direct3D 11 renderer draws into: sRGB RGBA, which
-/// its render-target views use.
-const DXGI_COLOR_PREFERENCE: [u32; 1] = [DXGI_R8G8B8A8_UNORM_SRGB];
-/// Depth formats it draws into, best first: D16 (what HoloLens 2 wants for
-/// its depth-based reprojection, and half the bandwidth), then D32.
-const DXGI_DEPTH_PREFERENCE: [u32; 2] = [DXGI_D16_UNORM, DXGI_D32_FLOAT];
-
-/// The most preferred DXGI format for `kind` among the runtime's `offered`.
+/// The most preferred DXGI format for `kind` among the runtime's
+/// `offered`: the Direct3D 11 renderer's own table
+/// ([`dxgi::COLOR_FORMATS`], HoloLens 2's order, BGRA first;
+/// [`dxgi::DEPTH_FORMATS`]), so the choice is always one it can draw.
 #[cfg_attr(not(windows), allow(dead_code))] // used by the Windows build and the tests
 pub fn choose_dxgi_format(kind: SwapchainKind, offered: &[u32]) -> Option<u32> {
     let preference: &[u32] = match kind {
-        SwapchainKind::Color => &DXGI_COLOR_PREFERENCE,
-        SwapchainKind::Depth => &DXGI_DEPTH_PREFERENCE,
+        SwapchainKind::Color => &dxgi::COLOR_FORMATS,
+        SwapchainKind::Depth => &dxgi::DEPTH_FORMATS,
     };
     preference
         .iter()
         .copied()
         .find(|format| offered.contains(format))
-}
-
-/// A DXGI format's name, for logs and the report.
-#[cfg_attr(not(windows), allow(dead_code))] // used by the Windows build and the tests
-pub fn dxgi_format_name(format: u32) -> String {
-    match format {
-        DXGI_R8G8B8A8_UNORM_SRGB => "DXGI_FORMAT_R8G8B8A8_UNORM_SRGB".into(),
-        DXGI_D16_UNORM => "DXGI_FORMAT_D16_UNORM".into(),
-        DXGI_D32_FLOAT => "DXGI_FORMAT_D32_FLOAT".into(),
-        other => format!("DXGI_FORMAT({other})"),
-    }
 }
 
 #[cfg(test)]
@@ -241,19 +220,31 @@ mod tests {
         assert!(feature_levels_at_least(0xc200).is_empty());
     }
 
-    /// HoloLens 2's order: R8G8B8A8 sRGB, B8G8R8A8 sRGB, R8G8B8A8, B8G8R8A8,
-    /// D16, D24S8, D32 (DXGI values 29, 91, 28, 87, 55, 45, 40).
-    const HOLOLENS_2_FORMATS: [u32; 7] = [29, 91, 28, 87, 55, 45, 40];
+    /// A HoloLens 2's list as devices report it: B8G8R8A8, B8G8R8A8 sRGB,
+    /// R8G8B8A8, R8G8B8A8 sRGB, D16, D24S8, D32, D32S8X24 (DXGI values).
+    const HOLOLENS_2_FORMATS: [u32; 8] = [87, 91, 28, 29, 55, 45, 40, 20];
 
     #[test]
-    fn hololens_formats_give_srgb_color_and_d16_depth() {
+    fn hololens_formats_give_bgra_srgb_color_and_d16_depth() {
         assert_eq!(
             choose_dxgi_format(SwapchainKind::Color, &HOLOLENS_2_FORMATS),
-            Some(DXGI_R8G8B8A8_UNORM_SRGB)
+            Some(dxgi::B8G8R8A8_UNORM_SRGB)
         );
         assert_eq!(
             choose_dxgi_format(SwapchainKind::Depth, &HOLOLENS_2_FORMATS),
-            Some(DXGI_D16_UNORM)
+            Some(dxgi::D16_UNORM)
+        );
+    }
+
+    #[test]
+    fn bgra_srgb_wins_in_either_order_and_rgba_srgb_is_taken_without_it() {
+        assert_eq!(
+            choose_dxgi_format(SwapchainKind::Color, &[29, 91]),
+            Some(dxgi::B8G8R8A8_UNORM_SRGB)
+        );
+        assert_eq!(
+            choose_dxgi_format(SwapchainKind::Color, &[87, 28, 29]),
+            Some(dxgi::R8G8B8A8_UNORM_SRGB)
         );
     }
 
@@ -261,14 +252,9 @@ mod tests {
     fn depth_falls_back_to_d32_and_linear_color_is_refused() {
         assert_eq!(
             choose_dxgi_format(SwapchainKind::Depth, &[45, 40, 29]),
-            Some(DXGI_D32_FLOAT)
+            Some(dxgi::D32_FLOAT)
         );
         assert_eq!(choose_dxgi_format(SwapchainKind::Depth, &[45]), None);
-        assert_eq!(
-            choose_dxgi_format(SwapchainKind::Color, &[28, 87, 91]),
-            None
-        );
-        assert_eq!(dxgi_format_name(55), "DXGI_FORMAT_D16_UNORM");
-        assert_eq!(dxgi_format_name(45), "DXGI_FORMAT(45)");
+        assert_eq!(choose_dxgi_format(SwapchainKind::Color, &[28, 87]), None);
     }
 }

@@ -17,13 +17,13 @@ use windows::core::Interface;
 
 use super::super::error::{XrError, xr_call};
 use super::super::runtime::Runtime;
+use super::super::runtime_calls::{CallKind, runtime_call};
 use super::super::swapchain::{StereoSwapchain, SwapchainKind};
-use super::choice::{
-    Luid, adapter_with_luid, choose_dxgi_format, dxgi_format_name, feature_levels_at_least,
-};
+use super::choice::{Luid, adapter_with_luid, choose_dxgi_format, feature_levels_at_least};
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
 use crate::render::backend::ValidationCounter;
 use crate::render::d3d11::{D3d11Device, D3d11Error, D3d11RenderTarget, D3d11TerrainRenderer};
+use crate::render::dxgi;
 use crate::render::scene::FrameScene;
 
 /// Direct3D 11 as the session's graphics: the device on the runtime's adapter.
@@ -81,9 +81,12 @@ impl GraphicsBinding for D3d11Graphics {
     type Frames = D3d11Frames;
 
     fn open(runtime: &Runtime, validation: bool) -> Result<Self, XrError> {
-        let requirements = runtime
-            .instance
-            .graphics_requirements::<xr::D3D11>(runtime.system)
+        let requirements =
+            runtime_call(CallKind::SetUp, "xrGetD3D11GraphicsRequirementsKHR", || {
+                runtime
+                    .instance
+                    .graphics_requirements::<xr::D3D11>(runtime.system)
+            })
             .map_err(xr_call("xrGetD3D11GraphicsRequirementsKHR"))?;
         let wanted = Luid {
             low: requirements.adapter_luid.LowPart,
@@ -135,7 +138,7 @@ impl GraphicsBinding for D3d11Graphics {
     }
 
     fn format_name(format: FormatOf<Self>) -> String {
-        dxgi_format_name(format)
+        dxgi::format_name(format)
     }
 
     unsafe fn frames(
@@ -145,10 +148,11 @@ impl GraphicsBinding for D3d11Graphics {
         grid_width: u32,
         grid_height: u32,
     ) -> Result<D3d11Frames, XrError> {
-        let renderer = D3d11TerrainRenderer::with_depth_format(
+        let renderer = D3d11TerrainRenderer::with_formats(
             Arc::clone(&self.device),
             grid_width,
             grid_height,
+            DXGI_FORMAT(color.format as i32),
             DXGI_FORMAT(depth.format as i32),
         )
         .map_err(render_error)?;

@@ -13,6 +13,7 @@ use openxr as xr;
 
 use super::super::error::{XrError, vk_call, xr_call};
 use super::super::runtime::Runtime;
+use super::super::runtime_calls::{CallKind, runtime_call};
 use super::super::swapchain::{StereoSwapchain, SwapchainKind};
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
 use crate::render::backend::ValidationCounter;
@@ -161,10 +162,16 @@ impl StereoFrames for VulkanFrames {
 /// `validation` and the layer installed, the context counts its messages,
 /// from the instance's creation to its destruction.
 fn create_gpu_context(runtime: &Runtime, validation: bool) -> Result<Arc<GpuContext>, XrError> {
-    let xr_requirements = runtime
-        .instance
-        .graphics_requirements::<xr::Vulkan>(runtime.system)
-        .map_err(xr_call("xrGetVulkanGraphicsRequirements2KHR"))?;
+    let xr_requirements = runtime_call(
+        CallKind::SetUp,
+        "xrGetVulkanGraphicsRequirements2KHR",
+        || {
+            runtime
+                .instance
+                .graphics_requirements::<xr::Vulkan>(runtime.system)
+        },
+    )
+    .map_err(xr_call("xrGetVulkanGraphicsRequirements2KHR"))?;
     let wanted = xr::Version::new(1, 1, 0);
     if wanted < xr_requirements.min_api_version_supported
         || wanted.major() > xr_requirements.max_api_version_supported.major()
@@ -251,19 +258,22 @@ fn create_instance(
     if let Some(messenger) = creation_messenger.as_mut() {
         instance_info = instance_info.push_next(messenger);
     }
-    // SAFETY: get_instance_proc_addr comes from the loaded Vulkan entry and has
-    // the signature OpenXR expects; instance_info and what it points at live
-    // across the call. The runtime adds the extensions it needs itself.
-    let raw_instance = unsafe {
-        runtime.instance.create_vulkan_instance(
-            runtime.system,
-            std::mem::transmute::<
-                vk::PFN_vkGetInstanceProcAddr,
-                xr::sys::platform::VkGetInstanceProcAddr,
-            >(entry.static_fn().get_instance_proc_addr),
-            &instance_info as *const vk::InstanceCreateInfo<'_> as *const _,
-        )
-    }
+    let raw_instance = runtime_call(CallKind::SetUp, "xrCreateVulkanInstanceKHR", || {
+        // SAFETY: get_instance_proc_addr comes from the loaded Vulkan entry
+        // and has the signature OpenXR expects; instance_info and what it
+        // points at live across the call. The runtime adds the extensions it
+        // needs itself.
+        unsafe {
+            runtime.instance.create_vulkan_instance(
+                runtime.system,
+                std::mem::transmute::<
+                    vk::PFN_vkGetInstanceProcAddr,
+                    xr::sys::platform::VkGetInstanceProcAddr,
+                >(entry.static_fn().get_instance_proc_addr),
+                &instance_info as *const vk::InstanceCreateInfo<'_> as *const _,
+            )
+        }
+    })
     .map_err(xr_call("xrCreateVulkanInstanceKHR"))?
     .map_err(|raw| XrError::Vulkan {
         call: "vkCreateInstance (through OpenXR)",
@@ -295,13 +305,15 @@ fn create_device(
     instance: &ash::Instance,
     xr_requirements: &xr::vulkan::Requirements,
 ) -> Result<(vk::PhysicalDevice, u32, ash::Device), XrError> {
-    // SAFETY: the instance was created through xrCreateVulkanInstanceKHR, as
-    // XR_KHR_vulkan_enable2 requires.
-    let raw_physical = unsafe {
-        runtime
-            .instance
-            .vulkan_graphics_device(runtime.system, instance.handle().as_raw() as _)
-    }
+    let raw_physical = runtime_call(CallKind::SetUp, "xrGetVulkanGraphicsDevice2KHR", || {
+        // SAFETY: the instance was created through xrCreateVulkanInstanceKHR,
+        // as XR_KHR_vulkan_enable2 requires.
+        unsafe {
+            runtime
+                .instance
+                .vulkan_graphics_device(runtime.system, instance.handle().as_raw() as _)
+        }
+    })
     .map_err(xr_call("xrGetVulkanGraphicsDevice2KHR"))?;
     let physical_device = vk::PhysicalDevice::from_raw(raw_physical as _);
     // SAFETY: physical_device belongs to this live instance.
@@ -340,18 +352,21 @@ fn create_device(
         .queue_create_infos(&queue_infos)
         .enabled_extension_names(&device_extensions)
         .push_next(&mut device_requirements.multiview_features);
-    // SAFETY: as for the instance; device_info and its chain live across the call.
-    let raw_device = unsafe {
-        runtime.instance.create_vulkan_device(
-            runtime.system,
-            std::mem::transmute::<
-                vk::PFN_vkGetInstanceProcAddr,
-                xr::sys::platform::VkGetInstanceProcAddr,
-            >(entry.static_fn().get_instance_proc_addr),
-            physical_device.as_raw() as _,
-            &device_info as *const vk::DeviceCreateInfo<'_> as *const _,
-        )
-    }
+    let raw_device = runtime_call(CallKind::SetUp, "xrCreateVulkanDeviceKHR", || {
+        // SAFETY: as for the instance; device_info and its chain live across
+        // the call.
+        unsafe {
+            runtime.instance.create_vulkan_device(
+                runtime.system,
+                std::mem::transmute::<
+                    vk::PFN_vkGetInstanceProcAddr,
+                    xr::sys::platform::VkGetInstanceProcAddr,
+                >(entry.static_fn().get_instance_proc_addr),
+                physical_device.as_raw() as _,
+                &device_info as *const vk::DeviceCreateInfo<'_> as *const _,
+            )
+        }
+    })
     .map_err(xr_call("xrCreateVulkanDeviceKHR"))?
     .map_err(|raw| XrError::Vulkan {
         call: "vkCreateDevice (through OpenXR)",

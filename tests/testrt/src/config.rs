@@ -2,8 +2,9 @@
 //! environment variables read at xrCreateInstance: the wearer's script, the
 //! room (its surfaces, played as scene-understanding planes), the display
 //! (resolution, rate, real time or virtual), where the report, images and
-//! anchor store go, remoting, and the app's terrain (size, seed) the
-//! wearer's copy of the app core must share. A bad value is one line naming the
+//! anchor store go, remoting, the app's terrain (size, seed) the wearer's
+//! copy of the app core must share, and a frame at which the runtime stops
+//! answering. A bad value is one line naming the
 //! variable, and xrCreateInstance fails.
 
 use std::path::PathBuf;
@@ -38,6 +39,9 @@ pub const REMOTING_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REMOTING";
 pub const SIZE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SIZE";
 /// The app's first seed (`holoterrain xr --seed`), for the wearer's copy of the app core.
 pub const SEED_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SEED";
+/// `N`: the runtime stops answering at xrWaitFrame for the session's frame
+/// N (from 0), which then never returns, as a frozen runtime's would.
+pub const HANG_VARIABLE: &str = "HOLOTERRAIN_TESTRT_HANG";
 
 /// HoloLens 2's default render target size per eye (Microsoft's
 /// "Rendering in DirectX", supported resolutions on HoloLens 2).
@@ -78,6 +82,8 @@ pub struct Config {
     pub map_size: Size,
     /// The app's first seed.
     pub seed: u64,
+    /// The frame whose xrWaitFrame never returns.
+    pub hang_at: Option<u64>,
 }
 
 /// Why the configuration cannot be used; one line each.
@@ -163,6 +169,16 @@ fn size_in(name: &'static str, text: &str, range: (u32, u32)) -> Result<Size, Co
     Ok(size)
 }
 
+/// The frame `HOLOTERRAIN_TESTRT_HANG` names.
+fn hang_frame(text: &str) -> Result<u64, ConfigError> {
+    text.parse::<u64>().map_err(|_| ConfigError::Invalid {
+        variable: HANG_VARIABLE,
+        problem: format!(
+            "must be the number of the frame whose xrWaitFrame never returns (0 for the first), got `{text}`"
+        ),
+    })
+}
+
 /// Why the runtime cannot play `action`, if it cannot (`remoting`: whether
 /// remoting is emulated).
 fn unplayable(action: &Action, remoting: bool) -> Option<String> {
@@ -175,6 +191,9 @@ fn unplayable(action: &Action, remoting: bool) -> Option<String> {
         ),
         Action::Disconnect { .. } if !remoting => Some(format!(
             "`disconnect` drops a Holographic Remoting connection; set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
+        )),
+        Action::Say { .. } if !remoting => Some(format!(
+            "`say` is heard by the Remoting Player's speech recognizer (XR_MSFT_holographic_remoting_speech); set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
         )),
         _ => None,
     }
@@ -293,6 +312,10 @@ impl Config {
             })?,
             None => 1,
         };
+        let hang_at = match variable(HANG_VARIABLE)? {
+            Some(text) => Some(hang_frame(&text)?),
+            None => None,
+        };
         Ok(Self {
             script,
             room,
@@ -304,6 +327,7 @@ impl Config {
             remoting,
             map_size,
             seed,
+            hang_at,
         })
     }
 }
@@ -342,14 +366,33 @@ mod tests {
     }
 
     #[test]
-    fn a_disconnect_needs_remoting() {
-        let disconnect = Action::Disconnect { reason: 17 };
+    fn a_disconnect_and_words_said_need_remoting() {
+        for remote_only in [
+            Action::Disconnect {
+                reason: 17,
+                refusals: 0,
+            },
+            Action::Say {
+                words: "new terrain".into(),
+            },
+        ] {
+            assert!(
+                unplayable(&remote_only, false)
+                    .unwrap()
+                    .contains(REMOTING_VARIABLE)
+            );
+            assert_eq!(unplayable(&remote_only, true), None);
+        }
+    }
+
+    #[test]
+    fn the_hanging_frame_is_a_frame_number() {
+        assert_eq!(hang_frame("30").unwrap(), 30);
+        let error = hang_frame("-1").unwrap_err().to_string();
         assert!(
-            unplayable(&disconnect, false)
-                .unwrap()
-                .contains(REMOTING_VARIABLE)
+            error.starts_with("HOLOTERRAIN_TESTRT_HANG: must be the number of the frame"),
+            "{error}"
         );
-        assert_eq!(unplayable(&disconnect, true), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::state::{Failure, bad_handle, call};
 use crate::structs::{c_str, out_value};
 use crate::{
     actions, anchors, frame, graphics, hands, instance, planes, remoting, scene, session, spaces,
-    swapchain,
+    speech, swapchain,
 };
 use holoterrain::xr::scene_understanding as su;
 
@@ -181,6 +181,12 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             enabled
                 .has(Extension::HolographicRemoting)
                 .then(|| remoting::function(name))
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
+                .has(Extension::HolographicRemotingSpeech)
+                .then(|| speech::function(name))
                 .flatten()
         })
 }

@@ -1,9 +1,10 @@
 //! The extensions the runtime offers, in one table: HoloLens 2's set for
 //! what holoterrain uses (the graphics extension of the build's platform,
 //! hand tracking and hand interaction, spatial anchors and their
-//! persistence, scene understanding, the unbounded space, depth
-//! submission), and XR_MSFT_holographic_remoting when remoting is
-//! emulated. Sources for each: docs/testrt.md.
+//! persistence, scene understanding or plane detection, the unbounded
+//! space, depth submission), and XR_MSFT_holographic_remoting with its
+//! speech extension when remoting is emulated. Sources for each:
+//! docs/testrt.md.
 
 use openxr_sys as xr;
 
@@ -38,6 +39,8 @@ pub enum Extension {
     Win32AppContainer,
     /// XR_MSFT_holographic_remoting (with HOLOTERRAIN_TESTRT_REMOTING).
     HolographicRemoting,
+    /// XR_MSFT_holographic_remoting_speech (with HOLOTERRAIN_TESTRT_REMOTING).
+    HolographicRemotingSpeech,
 }
 
 /// One offered extension: its name, specification version, and whether
@@ -61,7 +64,7 @@ const fn name(with_nul: &'static [u8]) -> &'static str {
 }
 
 /// The extensions of every build.
-const TABLE: [Entry; 9] = [
+const TABLE: [Entry; 10] = [
     Entry {
         extension: Extension::CompositionLayerDepth,
         name: name(xr::KHR_COMPOSITION_LAYER_DEPTH_EXTENSION_NAME),
@@ -114,6 +117,12 @@ const TABLE: [Entry; 9] = [
         extension: Extension::HolographicRemoting,
         name: holoterrain::xr::remoting::EXTENSION_NAME,
         version: 1,
+        offered: || std::env::var_os(REMOTING_VARIABLE).is_some(),
+    },
+    Entry {
+        extension: Extension::HolographicRemotingSpeech,
+        name: holoterrain::xr::speech::EXTENSION_NAME,
+        version: 3,
         offered: || std::env::var_os(REMOTING_VARIABLE).is_some(),
     },
 ];

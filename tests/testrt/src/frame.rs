@@ -1,5 +1,6 @@
 //! The frame loop: xrWaitFrame hands out the wearer's next frame on the
 //! display clock (at once in virtual time, or paced to the wall clock),
+//! or, at the frame `HOLOTERRAIN_TESTRT_HANG` names, never returns;
 //! xrBeginFrame and xrEndFrame keep their order, and xrEndFrame checks the
 //! submitted layers ([`crate::layers`]) and reads the colour images back
 //! every `HOLOTERRAIN_TESTRT_EVERY` submitted frames and the last.
@@ -27,6 +28,8 @@ pub struct FrameCycle {
     begun: Option<i64>,
     /// When the first frame was waited for (real-time pacing).
     wall_start: Option<Instant>,
+    /// Frames handed out by xrWaitFrame so far.
+    handed_out: u64,
 }
 
 /// One eye's image of a submitted frame.
@@ -65,11 +68,14 @@ pub unsafe extern "system" fn wait_frame(
     wait_info: *const xr::FrameWaitInfo,
     frame_state: *mut xr::FrameState,
 ) -> xr::Result {
-    with_runtime("xrWaitFrame", |runtime| {
+    let mut hangs = None;
+    let result = with_runtime("xrWaitFrame", |runtime| {
         let Runtime {
             sessions,
             wearer,
             remoting,
+            speech,
+            events,
             config,
             anchor_store,
             ..
@@ -91,6 +97,11 @@ pub unsafe extern "system" fn wait_frame(
                 "xrWaitFrame again before xrBeginFrame for the frame it returned (the specification blocks this call until then, which on one thread never comes)",
             ));
         }
+        if config.hang_at == Some(current.frame.handed_out) {
+            hangs = config.hang_at;
+            return Ok(xr::Result::SUCCESS);
+        }
+        current.frame.handed_out += 1;
         let anchor_kept = anchor_store.contains(holoterrain::xr::PERSISTED_ANCHOR_NAME);
         let time_ns = wearer.next_frame(anchor_kept).time_ns;
         if config.realtime {
@@ -98,15 +109,36 @@ pub unsafe extern "system" fn wait_frame(
             let due = start + Duration::from_nanos((time_ns - EPOCH_NS).unsigned_abs());
             std::thread::sleep(due.saturating_duration_since(Instant::now()));
         }
-        for reason in wearer.disconnects_due(time_ns) {
-            remoting.drop_connection(reason);
+        for (reason, refusals) in wearer.disconnects_due(time_ns) {
+            remoting.drop_connection(reason, refusals);
+        }
+        for words in wearer.phrases_due() {
+            if let Some(heard) = speech.hear(session.into_raw(), &words) {
+                events.push(heard);
+            }
         }
         current.frame.waited = Some(time_ns);
         state.predicted_display_time = xr::Time::from_nanos(time_ns);
         state.predicted_display_period = xr::Duration::from_nanos(period_ns(config.rate));
         state.should_render = current.visible().into();
         Ok(xr::Result::SUCCESS)
-    })
+    });
+    if let Some(frame) = hangs {
+        hang(frame);
+    }
+    result
+}
+
+/// Never returns, as a runtime that stopped answering: blocks the calling
+/// thread (outside the runtime's lock) for good.
+fn hang(frame: u64) -> ! {
+    eprintln!(
+        "holoterrain-testrt: xrWaitFrame of frame {frame} never returns ({})",
+        crate::config::HANG_VARIABLE
+    );
+    loop {
+        std::thread::park();
+    }
 }
 
 /// xrBeginFrame.

@@ -62,12 +62,31 @@ pub enum Event {
         /// The session.
         session: u64,
     },
+    /// XrRemotingEventDataListeningMSFT.
+    RemotingListening {
+        /// The handshake port listened on.
+        port: u16,
+    },
     /// XrRemotingEventDataConnectedMSFT.
     RemotingConnected,
     /// XrRemotingEventDataDisconnectedMSFT.
     RemotingDisconnected {
         /// XrRemotingDisconnectReasonMSFT.
         reason: u32,
+    },
+    /// XrEventDataRemotingSpeechRecognizerStateChangedMSFT.
+    SpeechRecognizerState {
+        /// The session the recognizer listens for.
+        session: u64,
+        /// XrRemotingSpeechRecognizerStateMSFT.
+        state: u32,
+    },
+    /// XrEventDataRemotingSpeechRecognizedMSFT.
+    SpeechRecognized {
+        /// The session that heard it.
+        session: u64,
+        /// Names the recognised text.
+        packet_id: u64,
     },
 }
 
@@ -85,7 +104,9 @@ impl EventQueue {
     pub fn forget_session(&mut self, handle: u64) {
         self.0.retain(|event| match event {
             Event::SessionStateChanged { session, .. }
-            | Event::InteractionProfileChanged { session } => *session != handle,
+            | Event::InteractionProfileChanged { session }
+            | Event::SpeechRecognizerState { session, .. }
+            | Event::SpeechRecognized { session, .. } => *session != handle,
             _ => true,
         });
     }
@@ -729,12 +750,21 @@ fn write_event(buffer: &mut xr::EventDataBuffer, event: &Event) {
                     next: std::ptr::null(),
                     session: xr::Session::from_raw(session),
                 }),
+            Event::RemotingListening { port } => base
+                .cast::<holoterrain::xr::remoting::EventDataListening>()
+                .write(crate::remoting::listening_event(port)),
             Event::RemotingConnected => base
                 .cast::<xr::EventDataBaseHeader>()
                 .write(crate::remoting::connected_event()),
             Event::RemotingDisconnected { reason } => base
                 .cast::<holoterrain::xr::remoting::EventDataDisconnected>()
                 .write(crate::remoting::disconnected_event(reason)),
+            Event::SpeechRecognizerState { state, .. } => base
+                .cast::<holoterrain::xr::speech::EventDataRecognizerStateChanged>()
+                .write(crate::speech::recognizer_state_event(state)),
+            Event::SpeechRecognized { packet_id, .. } => base
+                .cast::<holoterrain::xr::speech::EventDataRecognized>()
+                .write(crate::speech::recognized_event(packet_id)),
         }
     }
 }

@@ -17,7 +17,7 @@
 //! understanding's planes) and `planes` (plane detection's), `actions`
 //! and `profiles`,
 //! `hands`, `wearer` (the scripted user), `swapchain` and `graphics`
-//! (per graphics API), `remoting` and `report`.
+//! (per graphics API), `remoting`, `speech` and `report`.
 
 mod actions;
 mod anchors;
@@ -37,6 +37,7 @@ mod report;
 mod scene;
 mod session;
 mod spaces;
+mod speech;
 mod state;
 mod structs;
 mod swapchain;

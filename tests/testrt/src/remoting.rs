@@ -3,37 +3,48 @@
 //! anywhere else gives, after a handshake timeout, DISCONNECTED with
 //! `XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT`, the reason
 //! Microsoft's samples treat as "player not reachable"; a script's
-//! `disconnect REASON` drops a connection with that reason. As Microsoft
-//! documents for its remoting runtime, the session follows the connection:
-//! a session created without one, or whose connection drops, moves to
-//! LOSS_PENDING. The structures are
-//! the app's own declarations (`holoterrain::xr::remoting`), which its tests
-//! check against the C layout of Microsoft's header.
+//! `disconnect REASON [REFUSALS]` drops a connection with that reason, and
+//! the player then refuses that many attempts to reconnect
+//! (`HANDSHAKE_CONNECTION_REFUSED`, at once) before it takes one again.
+//! Listening (`xrRemotingListenMSFT`) reports LISTENING, and the player
+//! connects to the app when the app listens on the player's port. As
+//! Microsoft documents for its remoting runtime, the session follows the
+//! connection: a session created without one, or whose connection drops,
+//! moves to LOSS_PENDING. The structures are the app's own declarations
+//! (`holoterrain::xr::remoting`), which its tests check against the C
+//! layout of Microsoft's header.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use holoterrain::xr::RemoteAddress;
 use holoterrain::xr::remoting::{
+    CONNECTION_STATE_CONNECTED, CONNECTION_STATE_CONNECTING, CONNECTION_STATE_DISCONNECTED,
     ConnectFn, ConnectInfo, DisconnectFn, DisconnectInfo, EventDataDisconnected,
-    RemoteContextProperties, SetContextPropertiesFn, disconnect_reason, structure_type,
+    EventDataListening, GetConnectionStateFn, ListenFn, ListenInfo, RemoteContextProperties,
+    SetContextPropertiesFn, disconnect_reason, structure_type,
 };
+use holoterrain::xr::{ListenAddress, RemoteAddress};
 use openxr_sys as xr;
 use serde::Serialize;
 
 use crate::instance::{Event, check_system};
 use crate::state::{Failure, with_runtime};
-use crate::structs::{c_str, check_type};
+use crate::structs::{c_str, check_type, out_value};
 
 /// XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT.
 pub const HANDSHAKE_UNREACHABLE: u32 = 4;
 /// XR_REMOTING_DISCONNECT_REASON_DISCONNECT_REQUEST_MSFT.
 pub const DISCONNECT_REQUEST: u32 = 19;
+/// XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_CONNECTION_REFUSED_MSFT: nobody
+/// takes connections at the player's address (the player is not running).
+pub const HANDSHAKE_CONNECTION_REFUSED: u32 = 21;
 /// How long an attempt to reach a player that is not there takes to fail.
 /// Microsoft does not document the runtime's handshake timeout; this is
 /// chosen shorter than the app's own 10 s wait so the runtime's answer is
 /// what the app reports.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long after the app starts listening the player connects to it.
+pub const PLAYER_CONNECT_DELAY: Duration = Duration::from_millis(100);
 
 /// XR_ERROR_REMOTING_NOT_DISCONNECTED_MSFT.
 const NOT_DISCONNECTED: i32 = -1_000_065_000;
@@ -44,16 +55,19 @@ pub fn result_name(result: xr::Result) -> Option<&'static str> {
         NOT_DISCONNECTED => Some("XR_ERROR_REMOTING_NOT_DISCONNECTED_MSFT"),
         -1_000_065_001 => Some("XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT"),
         -1_000_065_002 => Some("XR_ERROR_REMOTING_CALLBACK_ERROR_MSFT"),
+        holoterrain::xr::speech::PACKET_EXPIRED => {
+            Some("XR_ERROR_REMOTING_SPEECH_PACKET_EXPIRED_MSFT")
+        }
         _ => None,
     }
 }
 
 /// Where the connection stands.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Connection {
-    /// Not connected.
+    /// Neither connected, nor connecting, nor listening.
     Disconnected,
-    /// An attempt that fails when its handshake times out (nobody listens there).
+    /// An attempt whose outcome is pending, or listening for the player.
     Connecting,
     /// Connected to the player.
     Connected,
@@ -64,10 +78,16 @@ enum Connection {
 pub struct RemotingSummary {
     /// Where the emulated player listens.
     pub player: Option<String>,
-    /// Every address the app connected to.
+    /// Every address the app connected to, one per xrRemotingConnectMSFT.
     pub connects: Vec<String>,
+    /// Every address the app listened on, one per xrRemotingListenMSFT.
+    pub listens: Vec<String>,
     /// Whether a connection was made.
     pub connected: bool,
+    /// How many connections were made.
+    pub connections: u32,
+    /// Attempts the player refused, as scripted.
+    pub refused: u32,
     /// Every disconnect's reason, in words, as its event reached the app.
     pub disconnects: Vec<String>,
 }
@@ -78,8 +98,16 @@ pub struct Remoting {
     player: Option<RemoteAddress>,
     /// Where the connection stands.
     connection: Connection,
-    /// Events that become visible at a time (the handshake timeout).
+    /// The reason the connection last ended.
+    last_reason: u32,
+    /// Attempts to reconnect the player still refuses (a script's
+    /// `disconnect REASON REFUSALS`).
+    refusals: u32,
+    /// Events that happen at a time (the handshake timeout).
     pending: VecDeque<(Instant, Event)>,
+    /// Events that happened (the connection follows them) and wait for
+    /// the application's next poll.
+    happened: VecDeque<Event>,
     /// What the report says.
     summary: RemotingSummary,
 }
@@ -94,36 +122,52 @@ impl Remoting {
             },
             player,
             connection: Connection::Disconnected,
+            last_reason: 0,
+            refusals: 0,
             pending: VecDeque::new(),
+            happened: VecDeque::new(),
         }
     }
 
-    /// The events whose time has come, in order; a failed handshake's
-    /// DISCONNECTED also ends the attempt.
+    /// The events that happened by now, in order, for the application.
     pub fn events_due(&mut self) -> Vec<Event> {
+        self.happen();
+        self.happened.drain(..).collect()
+    }
+
+    /// Lets the pending events whose time has come happen: a DISCONNECTED
+    /// ends the connection or attempt, a CONNECTED makes one.
+    fn happen(&mut self) {
         let now = Instant::now();
-        let mut due = Vec::new();
-        while let Some((at, _)) = self.pending.front() {
-            if *at > now {
+        while self.pending.front().is_some_and(|(at, _)| *at <= now) {
+            let Some((_, event)) = self.pending.pop_front() else {
                 break;
-            }
-            if let Some((_, event)) = self.pending.pop_front() {
-                if let Event::RemotingDisconnected { reason } = event {
+            };
+            match event {
+                Event::RemotingDisconnected { reason } => {
                     self.connection = Connection::Disconnected;
+                    self.last_reason = reason;
                     self.summary
                         .disconnects
                         .push(disconnect_reason(reason).to_owned());
                 }
-                due.push(event);
+                Event::RemotingConnected => {
+                    self.connection = Connection::Connected;
+                    self.summary.connected = true;
+                    self.summary.connections += 1;
+                }
+                _ => {}
             }
+            self.happened.push_back(event);
         }
-        due
     }
 
-    /// Drops a live connection with `reason` (a script's `disconnect`).
-    pub fn drop_connection(&mut self, reason: u32) {
+    /// Drops a live connection with `reason` (a script's `disconnect`);
+    /// the player then refuses `refusals` attempts to reconnect.
+    pub fn drop_connection(&mut self, reason: u32, refusals: u32) {
         if self.connection == Connection::Connected {
             self.connection = Connection::Disconnected;
+            self.refusals = refusals;
             self.pending
                 .push_back((Instant::now(), Event::RemotingDisconnected { reason }));
         }
@@ -131,12 +175,14 @@ impl Remoting {
 
     /// Whether a session created now has a player to stream to. An attempt
     /// under way is waited for, as Microsoft's xrCreateSession waits for a
-    /// connection (here until the handshake to nobody times out).
+    /// connection (here until the handshake to nobody times out, or the
+    /// player connects to the listening app).
     pub fn await_connection(&mut self) -> bool {
-        if self.connection == Connection::Connecting
+        while self.connection == Connection::Connecting
             && let Some(&(at, _)) = self.pending.front()
         {
             std::thread::sleep(at.saturating_duration_since(Instant::now()));
+            self.happen();
         }
         self.connection == Connection::Connected
     }
@@ -153,7 +199,7 @@ impl Remoting {
         } else {
             Err(Failure::violation(
                 xr::Result::from_raw(NOT_DISCONNECTED),
-                format!("{what} while connected or connecting"),
+                format!("{what} while connected, connecting or listening"),
             ))
         }
     }
@@ -173,6 +219,27 @@ pub fn disconnected_event(reason: u32) -> EventDataDisconnected {
         ty: xr::StructureType::from_raw(structure_type::EVENT_DATA_DISCONNECTED),
         next: std::ptr::null(),
         disconnect_reason: reason,
+    }
+}
+
+/// XrRemotingEventDataListeningMSFT on `port`.
+pub fn listening_event(port: u16) -> EventDataListening {
+    EventDataListening {
+        ty: xr::StructureType::from_raw(structure_type::EVENT_DATA_LISTENING),
+        next: std::ptr::null(),
+        listening_port: port,
+    }
+}
+
+/// Refuses what the emulated player does not do.
+fn check_not_secure(secure: xr::Bool32) -> Result<(), Failure> {
+    if secure == xr::FALSE {
+        Ok(())
+    } else {
+        Err(Failure::violation(
+            xr::Result::ERROR_FEATURE_UNSUPPORTED,
+            "secure connections are not emulated (the Store's Remoting Player has none either)",
+        ))
     }
 }
 
@@ -225,12 +292,7 @@ pub unsafe extern "system" fn connect(
         )?;
         // SAFETY: the application's string.
         let host = unsafe { c_str(info.remote_host_name, "connectInfo.remoteHostName") }?;
-        if info.secure_connection != xr::FALSE {
-            return Err(Failure::violation(
-                xr::Result::ERROR_FEATURE_UNSUPPORTED,
-                "secure connections are not emulated (the Store's Remoting Player has none either)",
-            ));
-        }
+        check_not_secure(info.secure_connection)?;
         let remoting = &mut runtime.remoting;
         remoting.check_disconnected("xrRemotingConnectMSFT")?;
         let address = RemoteAddress {
@@ -239,24 +301,92 @@ pub unsafe extern "system" fn connect(
         };
         remoting.summary.connects.push(address.to_string());
         let now = Instant::now();
-        if remoting.player.as_ref() == Some(&address) {
-            remoting.connection = Connection::Connected;
-            remoting.summary.connected = true;
-            remoting.pending.push_back((now, Event::RemotingConnected));
-        } else {
-            remoting.connection = Connection::Connecting;
+        remoting.connection = Connection::Connecting;
+        if remoting.player.as_ref() != Some(&address) {
             remoting.pending.push_back((
                 now + HANDSHAKE_TIMEOUT,
                 Event::RemotingDisconnected {
                     reason: HANDSHAKE_UNREACHABLE,
                 },
             ));
+        } else if remoting.refusals > 0 {
+            remoting.refusals -= 1;
+            remoting.summary.refused += 1;
+            remoting.pending.push_back((
+                now,
+                Event::RemotingDisconnected {
+                    reason: HANDSHAKE_CONNECTION_REFUSED,
+                },
+            ));
+        } else {
+            remoting.pending.push_back((now, Event::RemotingConnected));
         }
         Ok(xr::Result::SUCCESS)
     })
 }
 
-/// xrRemotingDisconnectMSFT: ends a connection or an attempt.
+/// xrRemotingListenMSFT: LISTENING at once; the player connects when the
+/// app listens on its port.
+///
+/// # Safety
+/// The arguments are the application's, as Microsoft's header defines them.
+pub unsafe extern "system" fn listen(
+    instance: xr::Instance,
+    system_id: xr::SystemId,
+    listen_info: *const ListenInfo,
+) -> xr::Result {
+    with_runtime("xrRemotingListenMSFT", |runtime| {
+        runtime.check_instance(instance)?;
+        check_system(system_id)?;
+        // SAFETY: the application's pointer, NULL or valid.
+        let info = unsafe { listen_info.as_ref() }
+            .ok_or_else(|| crate::state::invalid("listenInfo is NULL"))?;
+        check_type(
+            info.ty,
+            xr::StructureType::from_raw(structure_type::LISTEN_INFO),
+            "listenInfo",
+        )?;
+        // SAFETY: the application's string.
+        let host = unsafe { c_str(info.listen_interface, "listenInfo.listenInterface") }?;
+        check_not_secure(info.secure_connection)?;
+        if info.handshake_listen_port == 0
+            || info.transport_listen_port == 0
+            || info.handshake_listen_port == info.transport_listen_port
+        {
+            return Err(crate::state::invalid(format!(
+                "listenInfo ports {} and {} must be two different ports",
+                info.handshake_listen_port, info.transport_listen_port
+            )));
+        }
+        let remoting = &mut runtime.remoting;
+        remoting.check_disconnected("xrRemotingListenMSFT")?;
+        let address = ListenAddress {
+            host: host.to_owned(),
+            port: info.handshake_listen_port,
+        };
+        remoting.summary.listens.push(address.to_string());
+        let now = Instant::now();
+        remoting.connection = Connection::Connecting;
+        remoting.pending.push_back((
+            now,
+            Event::RemotingListening {
+                port: info.handshake_listen_port,
+            },
+        ));
+        if remoting
+            .player
+            .as_ref()
+            .is_some_and(|player| player.port == info.handshake_listen_port)
+        {
+            remoting
+                .pending
+                .push_back((now + PLAYER_CONNECT_DELAY, Event::RemotingConnected));
+        }
+        Ok(xr::Result::SUCCESS)
+    })
+}
+
+/// xrRemotingDisconnectMSFT: ends a connection, an attempt, or listening.
 ///
 /// # Safety
 /// The arguments are the application's, as Microsoft's header defines them.
@@ -291,11 +421,45 @@ pub unsafe extern "system" fn disconnect(
     })
 }
 
+/// xrRemotingGetConnectionStateMSFT.
+///
+/// # Safety
+/// The arguments are the application's, as Microsoft's header defines them.
+pub unsafe extern "system" fn get_connection_state(
+    instance: xr::Instance,
+    system_id: xr::SystemId,
+    state: *mut u32,
+    last_reason: *mut u32,
+) -> xr::Result {
+    with_runtime("xrRemotingGetConnectionStateMSFT", |runtime| {
+        runtime.check_instance(instance)?;
+        check_system(system_id)?;
+        // SAFETY: the application's output pointers.
+        let (state, last_reason) = unsafe {
+            (
+                out_value(state, "connectionState")?,
+                out_value(last_reason, "lastDisconnectReason")?,
+            )
+        };
+        let remoting = &mut runtime.remoting;
+        remoting.happen();
+        *state = match remoting.connection {
+            Connection::Disconnected => CONNECTION_STATE_DISCONNECTED,
+            Connection::Connecting => CONNECTION_STATE_CONNECTING,
+            Connection::Connected => CONNECTION_STATE_CONNECTED,
+        };
+        *last_reason = remoting.last_reason;
+        Ok(xr::Result::SUCCESS)
+    })
+}
+
 /// The extension's functions by name, for xrGetInstanceProcAddr.
 pub fn function(name: &str) -> Option<xr::pfn::VoidFunction> {
     crate::dispatch::table!(name,
         "xrRemotingSetContextPropertiesMSFT" => set_context_properties as SetContextPropertiesFn,
         "xrRemotingConnectMSFT" => connect as ConnectFn,
+        "xrRemotingListenMSFT" => listen as ListenFn,
         "xrRemotingDisconnectMSFT" => disconnect as DisconnectFn,
+        "xrRemotingGetConnectionStateMSFT" => get_connection_state as GetConnectionStateFn,
     )
 }

@@ -1,8 +1,8 @@
 //! What the runtime saw, written to `HOLOTERRAIN_TESTRT_OUT`:
 //! `runtime-report.json` at xrDestroyInstance (graphics API, frames
 //! submitted, formats chosen, blend mode, session states, haptics,
-//! remoting, violations, scenes computed, the anchor store's names) and
-//! `submitted-NNNNN.png`, the submitted colour
+//! remoting, speech, violations, scenes computed, the anchor store's names)
+//! and `submitted-NNNNN.png`, the submitted colour
 //! images read back, both eyes side by side as the simulator writes its
 //! frames. Every file is written whole or not at all.
 
@@ -15,6 +15,7 @@ use holoterrain::sim::output::{encode_png, side_by_side_rgb};
 use serde::Serialize;
 
 use crate::remoting::RemotingSummary;
+use crate::speech::SpeechSummary;
 use crate::state::Runtime;
 
 /// The report's file name.
@@ -92,6 +93,7 @@ struct Report<'a> {
     session_states: &'a [String],
     haptics: &'a [HapticRecord],
     remoting: &'a RemotingSummary,
+    speech: &'a SpeechSummary,
     violations: &'a [String],
     images: &'a [String],
     problems: &'a [String],
@@ -196,6 +198,7 @@ impl Record {
             session_states: &self.session_states,
             haptics: &self.haptics,
             remoting: runtime.remoting.summary(),
+            speech: runtime.speech.summary(),
             violations: &self.violations,
             images: &self.images,
             problems: &self.problems,

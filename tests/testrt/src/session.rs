@@ -122,6 +122,7 @@ pub fn destroy(runtime: &mut Runtime, handle: u64) {
     runtime
         .plane_detectors
         .retain(|_, detector| detector.session != handle);
+    runtime.speech.forget_session(handle);
     runtime.events.forget_session(handle);
     runtime.sessions.remove(&handle);
 }

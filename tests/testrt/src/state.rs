@@ -23,6 +23,7 @@ use crate::report::Record;
 use crate::scene::{Scene, SceneObserver};
 use crate::session::Session;
 use crate::spaces::Space;
+use crate::speech::Speech;
 use crate::swapchain::Swapchain;
 use crate::wearer::Wearer;
 
@@ -99,6 +100,8 @@ pub struct Runtime {
     pub wearer: Wearer,
     /// The Holographic Remoting connection, when emulated.
     pub remoting: Remoting,
+    /// The player's speech recognizer (with remoting).
+    pub speech: Speech,
     /// Graphics requirements queried and devices made before any session.
     pub graphics: GraphicsSetup,
     /// Live sessions (HoloLens 2 runs one at a time).
@@ -161,6 +164,7 @@ impl Runtime {
             record,
             wearer,
             remoting,
+            speech: Speech::default(),
             graphics: GraphicsSetup::default(),
             sessions: HashMap::new(),
             spaces: HashMap::new(),

@@ -15,6 +15,12 @@
 //! in `HOLOTERRAIN_TESTRT_OUT`, after every manipulation its copy settles)
 //! and starts from there while the anchor store keeps the app's anchor
 //! (`holoterrain.placement`), as the app under test does.
+//!
+//! What the wearer says (`say`) reaches the copy of the app core as the
+//! simulator hands it over: on the first frame shown at or after the words'
+//! time. The runtime's speech recognizer hands the words to the app one
+//! frame ahead ([`Wearer::phrases_due`]), so that the app, which reads
+//! events before it begins a frame, hears them on that same frame.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -62,8 +68,12 @@ pub struct Wearer {
     frames: u64,
     /// The newest frame.
     latest: Option<Sample>,
-    /// Scripted remoting disconnects not reached yet: (display time, reason).
-    disconnects: VecDeque<(i64, u32)>,
+    /// Scripted remoting disconnects not reached yet: (display time,
+    /// reason, reconnect attempts the player refuses afterwards).
+    disconnects: VecDeque<(i64, u32, u32)>,
+    /// Words said that the recognizer has not handed over yet: (display
+    /// time, words).
+    phrases: VecDeque<(i64, String)>,
     /// The room's surfaces, when it has any.
     surfaces: Option<Arc<[Surface]>>,
     /// Where the wearer remembers the placement (none without an output folder).
@@ -80,13 +90,14 @@ impl Wearer {
             config.map_size.height as usize,
             config.seed,
         ))?;
+        let at = |time_s| EPOCH_NS + seconds_to_ns(time_s);
         let disconnects = config
             .script
             .events
             .iter()
             .filter_map(|event| match event.action {
-                Action::Disconnect { reason } => {
-                    Some((EPOCH_NS + seconds_to_ns(event.time_s), reason))
+                Action::Disconnect { reason, refusals } => {
+                    Some((at(event.time_s), reason, refusals))
                 }
                 _ => None,
             })
@@ -100,6 +111,15 @@ impl Wearer {
             .and_then(|path| saved::load(path, KeptIn::SimulatorRoom).ok().flatten())
             .and_then(|kept| kept.placement())
             .map_or(Persisted::None, Persisted::Located);
+        let phrases = config
+            .script
+            .events
+            .iter()
+            .filter_map(|event| match &event.action {
+                Action::Say { words } => Some((at(event.time_s), words.clone())),
+                _ => None,
+            })
+            .collect();
         Ok(Self {
             user: SimulatedUser::new(
                 &config.script,
@@ -115,6 +135,7 @@ impl Wearer {
             surfaces: (!config.room.surfaces.is_empty()).then(|| config.room.app_surfaces().into()),
             placement_file,
             remembered,
+            phrases,
         })
     }
 
@@ -123,15 +144,21 @@ impl Wearer {
     /// wearer left the hologram when `anchor_kept`: the anchor store still
     /// holds the app's anchor).
     pub fn next_frame(&mut self, anchor_kept: bool) -> &Sample {
+        let previous_ns = self.latest.as_ref().map(|sample| sample.time_ns - EPOCH_NS);
         let sim_ns = self.clock.frame_time_ns(self.frames);
         self.frames += 1;
-        let mut input = self
-            .user
-            .frame_input(sim_ns, self.app.placement(), self.app.heightmap());
-        input.surfaces = self.surfaces.clone();
-        if anchor_kept {
-            input.persisted = self.remembered;
-        }
+        let input = FrameInput {
+            voice: self.user.heard(previous_ns, sim_ns),
+            surfaces: self.surfaces.clone(),
+            persisted: if anchor_kept {
+                self.remembered
+            } else {
+                Persisted::None
+            },
+            ..self
+                .user
+                .frame_input(sim_ns, self.app.placement(), self.app.heightmap())
+        };
         let output = self.app.update(&input);
         self.remember(&output.events);
         let pinched = Hand::BOTH.map(|hand| {
@@ -187,15 +214,41 @@ impl Wearer {
             .map_or(EPOCH_NS, |sample| sample.time_ns)
     }
 
-    /// The scripted disconnects due by `time_ns`, each once.
-    pub fn disconnects_due(&mut self, time_ns: i64) -> Vec<u32> {
+    /// The scripted disconnects due by `time_ns`, each once: (reason,
+    /// attempts to reconnect the player refuses).
+    pub fn disconnects_due(&mut self, time_ns: i64) -> Vec<(u32, u32)> {
         let mut due = Vec::new();
-        while let Some(&(at_ns, reason)) = self.disconnects.front() {
+        while let Some(&(at_ns, reason, refusals)) = self.disconnects.front() {
             if at_ns > time_ns {
                 break;
             }
-            due.push(reason);
+            due.push((reason, refusals));
             self.disconnects.pop_front();
+        }
+        due
+    }
+
+    /// The display time of the frame after the newest (the epoch before
+    /// the first), on the same clock.
+    pub fn next_frame_time_ns(&self) -> i64 {
+        EPOCH_NS + self.clock.clone().frame_time_ns(self.frames)
+    }
+
+    /// The words said by the time the next frame is shown, each once: the
+    /// recognizer hands them over while the app waits for the frame before,
+    /// so the app's next frame hears them, the frame the simulator's user
+    /// says them on.
+    pub fn phrases_due(&mut self) -> Vec<String> {
+        let next_ns = self.next_frame_time_ns();
+        let mut due = Vec::new();
+        while self
+            .phrases
+            .front()
+            .is_some_and(|(at_ns, _)| *at_ns <= next_ns)
+        {
+            if let Some((_, words)) = self.phrases.pop_front() {
+                due.push(words);
+            }
         }
         due
     }
@@ -231,6 +284,7 @@ mod tests {
                 height: 9,
             },
             seed: 1,
+            hang_at: None,
         }
     }
 
@@ -274,11 +328,35 @@ mod tests {
 
     #[test]
     fn disconnects_come_due_once() {
-        let mut config = config("1.0 disconnect 17");
+        let mut config = config("1.0 disconnect 17\n2.0 disconnect 4 3");
         config.remoting = "127.0.0.1".parse().ok();
         let mut wearer = Wearer::new(&config).unwrap();
         assert!(wearer.disconnects_due(EPOCH_NS + 999_999_999).is_empty());
-        assert_eq!(wearer.disconnects_due(EPOCH_NS + 1_000_000_000), [17]);
-        assert!(wearer.disconnects_due(EPOCH_NS + 2_000_000_000).is_empty());
+        assert_eq!(wearer.disconnects_due(EPOCH_NS + 1_000_000_000), [(17, 0)]);
+        assert_eq!(wearer.disconnects_due(EPOCH_NS + 3_000_000_000), [(4, 3)]);
+        assert!(wearer.disconnects_due(EPOCH_NS + 4_000_000_000).is_empty());
+    }
+
+    #[test]
+    fn words_are_handed_over_while_waiting_for_the_frame_that_hears_them() {
+        // 0.05 s falls between frame 2 (0.0333 s) and frame 3 (0.05 s, rounded up).
+        let mut wearer = Wearer::new(&config("0.05 say new terrain")).unwrap();
+        let mut handed = Vec::new();
+        let mut copy_heard = Vec::new();
+        for frame in 0..6 {
+            let sample = wearer.next_frame(false).clone();
+            if sample.input.voice.is_some() {
+                copy_heard.push(frame);
+            }
+            if !wearer.phrases_due().is_empty() {
+                handed.push(frame);
+            }
+        }
+        assert_eq!(
+            copy_heard,
+            [3],
+            "the copy hears it on the frame the simulator does"
+        );
+        assert_eq!(handed, [2], "handed over while the app waits for frame 2");
     }
 }
