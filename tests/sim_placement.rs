@@ -264,3 +264,38 @@ fn forget_placement_needs_a_state_folder() {
         "{stderr}"
     );
 }
+
+#[test]
+fn bigger_smaller_and_reset_said_scale_by_a_quarter_and_put_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = sim::run(&run_args(dir.path(), 240, "voice-placement.txt", None)).unwrap();
+    let voice = PlacementCause::Voice;
+    assert_eq!(
+        causes(&report),
+        [
+            (0, PlacementCause::Gaze),
+            (30, voice),
+            (60, voice),
+            (90, voice),
+            (156, PlacementCause::Move),
+            (180, voice),
+        ],
+        "said at 0.5, 1.0, 1.5 and 3.0 s; the drag let go at 2.6 s"
+    );
+    let scales: Vec<f32> = report.placements.iter().map(|p| p.scale).collect();
+    assert_eq!(&scales[..3], [1.0, 1.25, 1.5625], "bigger: × 1.25, twice");
+    assert!(
+        (scales[3] - 1.25).abs() < 1e-6,
+        "smaller: ÷ 1.25: {scales:?}"
+    );
+    let first = &report.placements[0];
+    let reset = &report.placements[5];
+    assert!((position(&report.placements[4]) - position(first)).length() > 0.19);
+    assert_eq!(
+        (reset.position, reset.orientation, reset.scale),
+        (first.position, first.orientation, 1.0),
+        "reset: where and how big the first frame put it"
+    );
+    assert_eq!(report.hologram_scale, Some(1.0));
+    assert!(report.reseeds.is_empty(), "{:?}", report.reseeds);
+}

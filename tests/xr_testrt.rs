@@ -811,6 +811,46 @@ fn saying_new_terrain_over_remoting_reseeds_with_cause_voice_as_in_the_simulator
 }
 
 #[test]
+fn bigger_smaller_and_reset_said_over_remoting_place_as_in_the_simulator() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("voice-placement.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
+    let report = dir.path().join("xr.json");
+    let state = dir.path().join("state");
+    let output = remote_run(
+        &manifest,
+        &wearer,
+        &runtime_out,
+        &report,
+        &["--state", state.to_str().expect("a UTF-8 path")],
+    );
+    assert_success(&output, "xr --remote with bigger, smaller and reset said");
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    let causes: Vec<&str> = xr_report["placements"]
+        .as_array()
+        .expect("placements")
+        .iter()
+        .filter_map(|placement| placement["cause"].as_str())
+        .collect();
+    assert_eq!(
+        causes,
+        ["gaze", "voice", "voice", "voice", "move", "voice"],
+        "{xr_report}"
+    );
+    assert_eq!(xr_report["hologram_scale"], 1.0);
+    let speech = &json(&runtime_out.join("runtime-report.json"))["speech"];
+    assert_eq!(
+        speech["recognized"],
+        serde_json::json!(["bigger", "bigger", "smaller", "reset"])
+    );
+}
+
+#[test]
 fn a_script_event_the_runtime_cannot_play_stops_instance_creation_in_one_line() {
     let Some(manifest) = manifest("linux") else {
         return;

@@ -13,6 +13,10 @@
 //!    ([`surfaces::gaze_hit`]), else 1 m ahead ([`placement::place_hologram`]);
 //!    growth starts. A placement made ahead of the gaze moves onto the
 //!    surface the gaze hits on the first frame the room's surfaces are known.
+//!    Voice commands ([`VoiceCommand`]): "reset" places it afresh (before
+//!    the rule above), "bigger" and "smaller" scale it by
+//!    [`VOICE_SCALE_STEP`] or its inverse, clamped (after it); each is a
+//!    settled change with cause `voice`, kept for the next run.
 //! 2. Gestures: every recogniser sees every frame; nothing acts before the
 //!    hologram is placed. A pinch (or a hand's runtime select) aimed at the
 //!    hologram — its aim ray or the head's gaze ray hits the hologram's
@@ -73,6 +77,9 @@ pub use placement::{
 };
 pub use scene::SceneBuilder;
 pub use surfaces::Surface;
+
+/// The factor "bigger" scales the hologram by ("smaller" by its inverse).
+pub const VOICE_SCALE_STEP: f32 = 1.25;
 
 /// How long after the first head pose the app waits for a kept placement
 /// the platform is still locating, before it places the hologram afresh.
@@ -162,6 +169,9 @@ pub struct App {
     located_is_stale: bool,
     /// Placement changes made between updates ([`App::scale_by`]), told by the next update.
     pending_events: Vec<AppEvent>,
+    /// What the next fresh placement is reported as, when a command put
+    /// the hologram back ("reset") rather than the app placing it first.
+    reset_by: Option<PlacementCause>,
     /// When the current seed started growing.
     growth: GrowthSchedule,
     /// Most iterations one frame applies.
@@ -195,6 +205,7 @@ impl App {
             manipulation: None,
             located_is_stale: false,
             pending_events: Vec::new(),
+            reset_by: None,
             growth: GrowthSchedule::new(config.iterations_per_second),
             max_iterations_per_frame: config.max_iterations_per_frame,
             last_display_time_ns: None,
@@ -219,7 +230,19 @@ impl App {
             self.located_is_stale = false;
         }
 
+        if input.voice == Some(VoiceCommand::Reset) && self.placement.is_some() {
+            self.reset_placement();
+            self.reset_by = Some(PlacementCause::Voice);
+        }
         self.place(input, &mut events);
+        let factor = match input.voice {
+            Some(VoiceCommand::Bigger) => Some(VOICE_SCALE_STEP),
+            Some(VoiceCommand::Smaller) => Some(VOICE_SCALE_STEP.recip()),
+            _ => None,
+        };
+        if let Some(factor) = factor {
+            self.scale_into(factor, PlacementCause::Voice, &mut events);
+        }
 
         if let Some((cause, hand)) = self.gestures(input, &mut events) {
             self.reseed_count += 1;
@@ -285,6 +308,7 @@ impl App {
                 (_, head) => head.map(|head| fresh_placement(&head, input.surfaces.as_deref())),
             };
             if let Some((placement, cause)) = placed {
+                let cause = self.reset_by.take().unwrap_or(cause);
                 if !self.ever_placed {
                     self.growth.start(now);
                     self.ever_placed = true;
@@ -512,15 +536,26 @@ impl App {
     /// new placement, or `None` when nothing is placed yet.
     pub fn scale_by(&mut self, factor: f32, cause: PlacementCause) -> Option<Placement> {
         let mut events = Vec::new();
+        let scaled = self.scale_into(factor, cause, &mut events);
+        self.pending_events.extend(events);
+        scaled
+    }
+
+    /// [`Self::scale_by`], telling the changes in `events`.
+    fn scale_into(
+        &mut self,
+        factor: f32,
+        cause: PlacementCause,
+        events: &mut Vec<AppEvent>,
+    ) -> Option<Placement> {
         if let Some(manipulation) = self.manipulation.take()
             && let Some(current) = self.placement
         {
-            self.settle(current, manipulation.cause(), &mut events);
+            self.settle(current, manipulation.cause(), events);
         }
         let current = self.placement?;
         let scaled = current.scaled(current.scale * factor);
-        self.settle(scaled, cause, &mut events);
-        self.pending_events.extend(events);
+        self.settle(scaled, cause, events);
         Some(scaled)
     }
 

@@ -101,6 +101,8 @@ pub enum PlacementCause {
     Grab,
     /// Turned and scaled by two hands.
     TwoHand,
+    /// Scaled or put back by a voice command ("bigger", "smaller", "reset").
+    Voice,
 }
 
 impl PlacementCause {
@@ -113,15 +115,20 @@ impl PlacementCause {
             PlacementCause::Move => "move",
             PlacementCause::Grab => "grab",
             PlacementCause::TwoHand => "twohand",
+            PlacementCause::Voice => "voice",
         }
     }
 
-    /// Whether the user moved, turned or scaled the hologram (what is kept
-    /// for the next run), rather than the app placing it.
+    /// Whether the user moved, turned or scaled the hologram, with hands,
+    /// a controller or a voice command (what is kept for the next run),
+    /// rather than the app placing it.
     pub fn is_manipulation(self) -> bool {
         matches!(
             self,
-            PlacementCause::Move | PlacementCause::Grab | PlacementCause::TwoHand
+            PlacementCause::Move
+                | PlacementCause::Grab
+                | PlacementCause::TwoHand
+                | PlacementCause::Voice
         )
     }
 }

@@ -390,6 +390,68 @@ fn reset_places_afresh_at_the_default_size_never_where_it_was_kept() {
 }
 
 #[test]
+fn bigger_and_smaller_said_scale_by_the_step_within_the_limits() {
+    let mut app = app();
+    let say = |app: &mut App, n: i64, command: VoiceCommand| {
+        let mut input = frame(n);
+        input.voice = Some(command);
+        placements(std::slice::from_ref(&app.update(&input)))
+    };
+    app.update(&frame(0));
+    let ahead = app.placement().unwrap();
+    let bigger = say(&mut app, 1, VoiceCommand::Bigger);
+    assert_eq!(
+        bigger,
+        [(0, PlacementCause::Voice, ahead.scaled(VOICE_SCALE_STEP))]
+    );
+    let smaller = say(&mut app, 2, VoiceCommand::Smaller);
+    assert_eq!(smaller.len(), 1);
+    assert_eq!(smaller[0].1, PlacementCause::Voice);
+    assert!((smaller[0].2.scale - 1.0).abs() < 1e-6, "{smaller:?}");
+    assert_eq!(
+        smaller[0].2.pose, ahead.pose,
+        "scaling leaves it where it is"
+    );
+    for n in 3..20 {
+        say(&mut app, n, VoiceCommand::Bigger);
+    }
+    assert_eq!(app.placement().unwrap().scale, MAX_SCALE);
+    for n in 20..40 {
+        say(&mut app, n, VoiceCommand::Smaller);
+    }
+    assert_eq!(app.placement().unwrap().scale, MIN_SCALE);
+    assert!(
+        PlacementCause::Voice.is_manipulation(),
+        "kept for the next run"
+    );
+}
+
+#[test]
+fn reset_said_puts_a_moved_and_scaled_hologram_back_as_a_first_run_would() {
+    let mut app = app();
+    let kept = Placement::at(Pose::new(Vec3::new(0.5, 0.9, -2.0), Quat::IDENTITY)).scaled(2.0);
+    run(&mut app, 2, |_, input| {
+        input.persisted = Persisted::Located(kept)
+    });
+    assert_eq!(app.placement(), Some(kept));
+    let mut input = frame(2);
+    input.voice = Some(VoiceCommand::Reset);
+    input.persisted = Persisted::Located(kept);
+    let output = app.update(&input);
+    assert_eq!(
+        placements(std::slice::from_ref(&output)),
+        [(
+            0,
+            PlacementCause::Voice,
+            Placement::at(placement::place_hologram(&Pose::new(EYE, Quat::IDENTITY)))
+        )]
+    );
+    assert_eq!(reseed_count(std::slice::from_ref(&output)), 0);
+    let later = app.update(&frame(3));
+    assert!(later.events.is_empty(), "placed once: {:?}", later.events);
+}
+
+#[test]
 fn a_tap_on_a_scaled_hologram_presses_a_real_centimetre() {
     let mut app = app();
     run(&mut app, 1, |_, _| {});
