@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 
 target=aarch64-unknown-linux-gnu
 target_dir=${CARGO_TARGET_DIR:-target}
+source scripts/cross-target-dir.sh
+# Where cargo builds (see cross-target-dir.sh); the outputs are copied to
+# target_dir, where the tests look for them.
+build_dir=$(cross_target_dir aarch64)
 # Debian's Rust 1.96 and std sources, the ARM64 cross linker and C library, qemu.
 scripts/install-deps.sh aarch64
 
@@ -25,7 +29,7 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 started=$(date +%s)
-common=(--release --locked --target "$target" -Zbuild-std
+common=(--release --locked --target "$target" --target-dir "$build_dir" -Zbuild-std
   --config "target.$target.rustflags=['-D', 'warnings']")
 /usr/bin/cargo build "${common[@]}" --bin holoterrain
 # The unit tests in the release profile, so they share every dependency
@@ -36,5 +40,9 @@ if [ -z "$tests" ]; then
   echo "error: cargo did not report the ARM64 unit test executable" >&2
   exit 1
 fi
+mkdir -p "$target_dir/$target/release"
 cp "$tests" "$target_dir/$target/release/engine-tests"
+if [ "$build_dir" != "$target_dir" ]; then
+  cp "$build_dir/$target/release/holoterrain" "$target_dir/$target/release/holoterrain"
+fi
 echo "build-aarch64: built $target_dir/$target/release/holoterrain and engine-tests in $(($(date +%s) - started)) s" >&2

@@ -21,6 +21,12 @@ target=$WINDOWS_TARGET
 started=$(date +%s)
 windows_cargo build -p holoterrain -p holoterrain-hlsl-interface
 exe="$target_dir/$target/release/holoterrain.exe"
+if [ "$WINDOWS_TARGET_DIR" != "$target_dir" ]; then
+  mkdir -p "$target_dir/$target/release"
+  for built in holoterrain.exe holoterrain-hlsl-interface.exe; do
+    cp "$WINDOWS_TARGET_DIR/$target/release/$built" "$target_dir/$target/release/$built"
+  done
+fi
 
 # The exe must start on a bare Windows: it may import system DLLs only
 # (no MinGW runtime, no OpenXR loader DLL). vulkan-1.dll comes with every
