@@ -59,10 +59,19 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The appx capability (element name, `Name`) each OpenXR extension needs
-/// on HoloLens 2: anchors need spatial perception, eye gaze needs gaze input.
-const CAPABILITY_OF_EXTENSION: [(&str, (&str, &str)); 2] = [
+/// on HoloLens 2: anchors, their persistence and the room's surfaces need
+/// spatial perception, eye gaze needs gaze input.
+const CAPABILITY_OF_EXTENSION: [(&str, (&str, &str)); 4] = [
     (
         "XR_MSFT_spatial_anchor",
+        ("Capability", "spatialPerception"),
+    ),
+    (
+        "XR_MSFT_spatial_anchor_persistence",
+        ("Capability", "spatialPerception"),
+    ),
+    (
+        "XR_MSFT_scene_understanding",
         ("Capability", "spatialPerception"),
     ),
     (

@@ -35,7 +35,7 @@ use support::images::{image_difference, rgb_png};
 use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, environment,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
     hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
     with_player,
 };
@@ -694,6 +694,118 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     assert_eq!(runtime_report["blend_mode"], "ADDITIVE");
     assert_eq!(runtime_report["frames_submitted"], 240);
     assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
+}
+
+/// The Linux simulator's run of `script` in `room`, keeping its placement
+/// in `state`; its report.
+fn linux_sim_in_room(script: &Path, room: &Path, frames: &str, state: &Path, out: &Path) -> Value {
+    let sim = Command::new(wine::linux_binary())
+        .args(["sim", "--frames", frames, "--size", MAP, "--seed"])
+        .arg(SEED.to_string())
+        .args([
+            "--resolution",
+            TESTRT_RESOLUTION,
+            "--every",
+            "30",
+            "--script",
+        ])
+        .arg(script)
+        .arg("--room")
+        .arg(room)
+        .arg("--state")
+        .arg(state)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run the Linux simulator");
+    assert_success(&sim, "the Linux simulator in the table room");
+    json(&out.join("report.json"))
+}
+
+#[test]
+fn xr_on_direct3d_11_places_as_the_linux_simulator_and_its_anchor_survives_a_second_run() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(runtime) = runtime_in(scratch.path()) else {
+        return;
+    };
+    let path = |name: &str| scratch.path().join(name);
+    let (wearer, short, room) = (path("wearer.txt"), path("short.txt"), path("room.txt"));
+    std::fs::copy(script("placement-wearer.txt"), &wearer).expect("copy the script");
+    std::fs::copy(script("airtap-away.txt"), &short).expect("copy the script");
+    std::fs::copy(data("rooms/table.txt"), &room).expect("copy the room");
+    let sim_first = linux_sim_in_room(&wearer, &room, FRAMES, &path("sim-state"), &path("sim-1"));
+    let sim_second = linux_sim_in_room(&short, &room, "30", &path("sim-state"), &path("sim-2"));
+
+    let runtime_out = path("runtime-out");
+    let run = |name: &str, script: &Path, frames: &str| {
+        let mut settings = environment(script, MAP, SEED, TESTRT_RESOLUTION, &runtime_out);
+        settings.push(("HOLOTERRAIN_TESTRT_ROOM", room.display().to_string()));
+        exe_run(
+            scratch.path(),
+            name,
+            &settings,
+            &[
+                "xr",
+                "--graphics",
+                "d3d11",
+                "--frames",
+                frames,
+                "--size",
+                MAP,
+                "--seed",
+                &SEED.to_string(),
+                "--state",
+                &path("xr-state").display().to_string(),
+                "--report",
+                &path(&format!("{name}.json")).display().to_string(),
+            ],
+        )
+    };
+    let commands = activate(&runtime)
+        + &run("first", &wearer, FRAMES)
+        + "cp -r \"$RUNTIME_OUT\" \"$RUNTIME_OUT-first\"\n"
+        + &run("second", &short, "30");
+    let commands = commands.replace("$RUNTIME_OUT", &runtime_out.display().to_string());
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+    for name in ["first", "second"] {
+        let (status, _, stderr) = captured(scratch.path(), name);
+        assert_eq!(
+            status, 0,
+            "holoterrain.exe xr ({name} run); stderr:\n{stderr}"
+        );
+    }
+
+    let first = json(&path("first.json"));
+    assert_same_run(&first, &sim_first);
+    assert_eq!(first["surfaces"], "XR_MSFT_scene_understanding");
+    let first_runtime_out = PathBuf::from(format!("{}-first", runtime_out.display()));
+    let runtime_report = json(&first_runtime_out.join("runtime-report.json"));
+    assert_eq!(
+        runtime_report["violations"],
+        Value::Array(Vec::new()),
+        "no violations"
+    );
+    assert_eq!(
+        runtime_report["anchor_store"],
+        serde_json::json!(["holoterrain.placement"])
+    );
+    assert_images_match(&first_runtime_out, &path("sim-1"), 2.0, 0.99);
+
+    let second = json(&path("second.json"));
+    assert_eq!(second["placements"], sim_second["placements"]);
+    assert_eq!(second["placements"][0]["cause"], "persisted");
+    assert_eq!(
+        json(&runtime_out.join("runtime-report.json"))["violations"],
+        Value::Array(Vec::new())
+    );
 }
 
 #[test]

@@ -42,6 +42,10 @@ use support::unresponsive::assert_ended_by_watchdog;
 const SIMULATED_FRAMES: u64 = 60;
 /// The remote driver's port.
 const REMOTE_PORT: u16 = 4242;
+/// The heightmap of the remote-driver runs: small, so that on lavapipe the
+/// app draws a frame in well under Monado's 50 ms and sees a quick pinch
+/// (an air-tap must end within 0.35 s) on several frames.
+const REMOTE_MAP: &str = "65x65";
 /// How long to wait for the service and the session (the chroot run lock may
 /// first wait for another test's run).
 const PATIENCE: Duration = Duration::from_secs(300);
@@ -236,14 +240,28 @@ fn run_remote(gestures: impl FnOnce(&RemoteClient)) -> Option<(ExitStatus, Value
     if !monado::chroot_ready() {
         return None;
     }
+    run_remote_in(monado::scratch_dir().path(), gestures)
+}
+
+/// [`run_remote`] with `scratch` for its files (the report, the kept
+/// placement in `scratch/state`), so a second run can start from the first's.
+fn run_remote_in(
+    scratch: &Path,
+    gestures: impl FnOnce(&RemoteClient),
+) -> Option<(ExitStatus, Value, String)> {
     let _turn = one_run_at_a_time();
-    let scratch = monado::scratch_dir();
-    let report_path = scratch.path().join("report.json");
+    let report_path = scratch.join("report.json");
     let mut run = XrRun {
         child: monado::spawn_xr(
             Mode::Remote,
-            scratch.path(),
-            &["--progress", "--report", report_path.to_str().unwrap()],
+            scratch,
+            &[
+                "--progress",
+                "--size",
+                REMOTE_MAP,
+                "--report",
+                report_path.to_str().unwrap(),
+            ],
         ),
     };
     let output = Output::collect(&mut run.child);
@@ -271,6 +289,8 @@ fn reseed_causes(report: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// An air-tap: index and thumb curl closed for 0.15 s, well within the
+/// 0.35 s a pinch may last to count as one (it reseeds on its release).
 fn pinch(client: &RemoteClient, direction: [f32; 3]) {
     client.update(|state| {
         state.head = head_looking_up();
@@ -278,7 +298,7 @@ fn pinch(client: &RemoteClient, direction: [f32; 3]) {
     });
     pause(1.0);
     client.update(|state| state.right.hand_curl = [0.0, 0.0, 0.0, 1.0, 1.0]);
-    pause(0.8);
+    pause(0.15);
     client.update(|state| state.right.hand_curl = [0.0; 5]);
     pause(1.0);
 }
@@ -315,6 +335,117 @@ fn pinch_aimed_at_the_hologram_is_an_air_tap_reseed() {
         "the remote driver tracks hands"
     );
     assert_eq!(reseed_causes(&report), ["airtap"], "report: {report}");
+}
+
+#[test]
+fn a_pinch_held_on_the_hologram_drags_it_and_does_not_reseed() {
+    let towards = std::array::from_fn(|axis| HOLOGRAM_CENTRE[axis] - PINCH_HAND_POSITION[axis]);
+    let Some((status, report, output)) = run_remote(|client| {
+        client.update(|state| {
+            state.head = head_looking_up();
+            state.right.pose = RemotePose::aiming(PINCH_HAND_POSITION, towards);
+        });
+        pause(1.0);
+        client.update(|state| state.right.hand_curl = [0.0, 0.0, 0.0, 1.0, 1.0]);
+        pause(0.8);
+        client.update(|state| state.right.hand_curl = [0.0; 5]);
+        pause(1.0);
+    }) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    assert!(reseed_causes(&report).is_empty(), "report: {report}");
+    assert_eq!(
+        placement_causes(&report),
+        ["gaze", "move"],
+        "report: {report}"
+    );
+}
+
+/// The causes of the report's placements, in order.
+fn placement_causes(report: &Value) -> Vec<&str> {
+    report["placements"]
+        .as_array()
+        .expect("placements")
+        .iter()
+        .map(|placement| placement["cause"].as_str().unwrap())
+        .collect()
+}
+
+/// A placement's position.
+fn placement_position(placement: &Value) -> [f32; 3] {
+    std::array::from_fn(|axis| placement["position"][axis].as_f64().unwrap() as f32)
+}
+
+#[test]
+fn squeezing_the_controller_aimed_at_the_hologram_carries_it_along_and_it_stays_there() {
+    if !monado::chroot_ready() {
+        return;
+    }
+    let scratch = monado::scratch_dir();
+    let towards = std::array::from_fn(|axis| HOLOGRAM_CENTRE[axis] - PINCH_HAND_POSITION[axis]);
+    let Some((status, report, output)) = run_remote_in(scratch.path(), |client| {
+        client.update(|state| {
+            state.head = head_looking_up();
+            state.right.pose = RemotePose::aiming(PINCH_HAND_POSITION, towards);
+        });
+        pause(1.0);
+        client.update(|state| state.right.squeeze = true);
+        pause(0.5);
+        // 20 cm to the right over a second, in 1 cm steps.
+        for step in 1..=20 {
+            client.update(|state| {
+                state.right.pose.position[0] = PINCH_HAND_POSITION[0] + 0.01 * step as f32;
+            });
+            pause(0.05);
+        }
+        pause(0.5);
+        client.update(|state| state.right.squeeze = false);
+        pause(1.0);
+    }) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    assert_eq!(
+        placement_causes(&report),
+        ["gaze", "grab"],
+        "report: {report}"
+    );
+    let placements = report["placements"].as_array().expect("placements");
+    let [start, end] = [&placements[0], &placements[1]].map(placement_position);
+    let moved: [f32; 3] = std::array::from_fn(|axis| end[axis] - start[axis]);
+    assert!(
+        (moved[0] - 0.2).abs() < 0.01 && moved[1].abs() < 0.01 && moved[2].abs() < 0.01,
+        "the hologram followed the controller by {moved:?}; report: {report}"
+    );
+    assert_eq!(
+        report["hologram_pose"]["position"],
+        placements[1]["position"]
+    );
+    assert!(
+        output.contains("placed grab "),
+        "a progress line for the grab; output:\n{output}"
+    );
+    assert!(reseed_causes(&report).is_empty(), "report: {report}");
+    // Monado offers STAGE: the placement is kept in it, and the next run
+    // (the same tracking origin) starts where this one left the hologram.
+    assert!(
+        report["placement_kept"]
+            .as_str()
+            .is_some_and(|kept| kept.ends_with("placement.json (STAGE)")),
+        "report: {report}"
+    );
+    let Some((status, next, output)) = run_remote_in(scratch.path(), |_| {}) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    assert_eq!(placement_causes(&next), ["persisted"], "report: {next}");
+    let kept = placement_position(&next["placements"][0]);
+    let left = placement_position(&placements[1]);
+    assert!(
+        (0..3).all(|axis| (kept[axis] - left[axis]).abs() < 1e-4),
+        "kept at {kept:?}, left at {left:?}"
+    );
 }
 
 #[test]
@@ -577,6 +708,8 @@ fn remote_packet_offsets_match_the_c_layout() {
         ("active", monado_remote::ACTIVE),
         ("trigger_click", monado_remote::TRIGGER_CLICK),
         ("trigger_touch", monado_remote::TRIGGER_TOUCH),
+        ("squeeze_value", monado_remote::SQUEEZE_VALUE),
+        ("squeeze_force", monado_remote::SQUEEZE_FORCE),
     ];
     for (name, offset) in expected {
         assert_eq!(layout[name], offset, "{name}");
@@ -584,10 +717,11 @@ fn remote_packet_offsets_match_the_c_layout() {
 }
 
 #[test]
-fn remote_packet_carries_the_right_trigger_and_curls_at_their_offsets() {
+fn remote_packet_carries_the_right_trigger_squeeze_and_curls_at_their_offsets() {
     let mut state = RemoteState::default();
     state.right = ControllerState {
         trigger: true,
+        squeeze: true,
         hand_curl: [0.0, 0.0, 0.0, 0.5, 0.25],
         ..state.right
     };
@@ -602,6 +736,11 @@ fn remote_packet_carries_the_right_trigger_and_curls_at_their_offsets() {
         0
     );
     assert_eq!(float_at(right + monado_remote::TRIGGER_VALUE), 1.0);
+    assert_eq!(float_at(right + monado_remote::SQUEEZE_VALUE), 1.0);
+    assert_eq!(
+        float_at(monado_remote::LEFT_OFFSET + monado_remote::SQUEEZE_VALUE),
+        0.0
+    );
     assert_eq!(
         float_at(right + monado_remote::HAND_CURL + 3 * 4),
         0.5,

@@ -35,7 +35,7 @@ use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::process::{signal, wait_at_most};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, environment,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
     hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
     with_player,
 };
@@ -57,6 +57,11 @@ fn run_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -
     Command::new(env!("CARGO_BIN_EXE_holoterrain"))
         .args(args)
         .env("XR_RUNTIME_JSON", manifest)
+        // A run without --state keeps its placement here, not in the user's folder.
+        .env(
+            "XDG_STATE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-state"),
+        )
         .env("XR_API_LAYER_PATH", CORE_VALIDATION_LAYER_PATH)
         .envs(settings.iter().map(|(name, value)| (*name, value.as_str())))
         .output()
@@ -123,6 +128,11 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         "the script's three reseeds"
     );
     assert_eq!(
+        xr_report["placements"], sim_report["placements"],
+        "placed ahead of the gaze at frame 0 on both"
+    );
+    assert_eq!(xr_report["surfaces"], "XR_MSFT_scene_understanding");
+    assert_eq!(
         xr_report["core_validation_layer"], true,
         "the OpenXR core validation layer ran"
     );
@@ -159,6 +169,232 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         sim_report["hologram_pose"]
     );
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
+}
+
+/// `holoterrain sim` with the test runtime's settings for `script` in the
+/// table room, keeping its placement in `state`; its report.
+fn sim_in_the_table_room(script: &Path, frames: &str, state: &Path, out: &Path) -> Value {
+    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["sim", "--frames", frames, "--size", MAP, "--seed"])
+        .arg(SEED.to_string())
+        .args(["--resolution", RESOLUTION, "--every", "30", "--script"])
+        .arg(script)
+        .arg("--room")
+        .arg(data("rooms/table.txt"))
+        .arg("--state")
+        .arg(state)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run holoterrain sim");
+    assert_success(&sim, "holoterrain sim");
+    json(&out.join("report.json"))
+}
+
+/// How the test runtime offers the room's planes.
+#[derive(Clone, Copy)]
+enum Planes {
+    /// XR_MSFT_scene_understanding, as HoloLens 2.
+    SceneUnderstanding,
+    /// XR_EXT_plane_detection, as other headsets.
+    PlaneDetection,
+}
+
+/// `holoterrain xr` on the test runtime with `script` in the table room,
+/// keeping its placement in `state` (and the runtime its anchor store in
+/// `runtime_out`), with `extra` arguments; its report.
+fn xr_in_the_table_room(
+    manifest: &Path,
+    script: &Path,
+    frames: &str,
+    state: &Path,
+    runtime_out: &Path,
+    extra: &[&str],
+) -> Value {
+    xr_in_the_table_room_with(
+        Planes::SceneUnderstanding,
+        manifest,
+        script,
+        frames,
+        state,
+        runtime_out,
+        extra,
+    )
+}
+
+/// [`xr_in_the_table_room`] with the planes offered as `planes` says.
+fn xr_in_the_table_room_with(
+    planes: Planes,
+    manifest: &Path,
+    script: &Path,
+    frames: &str,
+    state: &Path,
+    runtime_out: &Path,
+    extra: &[&str],
+) -> Value {
+    let report = runtime_out.with_extension("json");
+    let mut settings = environment(script, MAP, SEED, RESOLUTION, runtime_out);
+    settings.push((
+        "HOLOTERRAIN_TESTRT_ROOM",
+        data("rooms/table.txt").display().to_string(),
+    ));
+    let planes = match planes {
+        Planes::SceneUnderstanding => "msft",
+        Planes::PlaneDetection => "ext",
+    };
+    settings.push(("HOLOTERRAIN_TESTRT_PLANES", planes.to_owned()));
+    let mut args = vec![
+        "xr",
+        "--frames",
+        frames,
+        "--size",
+        MAP,
+        "--seed",
+        "5",
+        "--validation",
+        "--state",
+        state.to_str().expect("a UTF-8 path"),
+        "--report",
+        report.to_str().expect("a UTF-8 path"),
+    ];
+    args.extend(extra);
+    let xr = run_on_runtime(manifest, &settings, &args);
+    assert_success(&xr, "holoterrain xr on the test runtime in the table room");
+    json(&report)
+}
+
+#[test]
+fn placements_on_the_test_runtime_are_the_simulators_and_the_anchor_survives_a_second_run() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let path = |name: &str| dir.path().join(name);
+    let wearer = script("placement-wearer.txt");
+    let sim_first = sim_in_the_table_room(&wearer, FRAMES, &path("sim-state"), &path("sim-1"));
+    let xr_first = xr_in_the_table_room(
+        &manifest,
+        &wearer,
+        FRAMES,
+        &path("xr-state"),
+        &path("runtime"),
+        &[],
+    );
+    assert_same_run(&xr_first, &sim_first);
+    assert_eq!(xr_first["placements"], sim_first["placements"]);
+    let causes: Vec<&str> = sim_first["placements"]
+        .as_array()
+        .expect("placements")
+        .iter()
+        .filter_map(|placement| placement["cause"].as_str())
+        .collect();
+    assert_eq!(causes, ["surface", "move", "move", "twohand"]);
+    assert_eq!(xr_first["hologram_scale"], sim_first["hologram_scale"]);
+    assert_eq!(xr_first["surfaces"], "XR_MSFT_scene_understanding");
+    assert!(
+        xr_first["placement_kept"]
+            .as_str()
+            .is_some_and(|kept| kept.starts_with("spatial anchor holoterrain.placement")),
+        "{}",
+        xr_first["placement_kept"]
+    );
+    assert_eq!(xr_first["openxr_validation_messages"], 0);
+    assert_eq!(xr_first["vulkan_validation_messages"], 0);
+    let runtime = json(&path("runtime").join("runtime-report.json"));
+    assert_eq!(
+        runtime["violations"],
+        Value::Array(Vec::new()),
+        "no violations"
+    );
+    assert_eq!(runtime["problems"], Value::Array(Vec::new()));
+    assert_eq!(runtime["scene_computes"], 1);
+    assert_eq!(
+        runtime["anchor_store"],
+        serde_json::json!(["holoterrain.placement"])
+    );
+    assert_eq!(
+        runtime["wearer"]["hologram_pose"],
+        sim_first["hologram_pose"]
+    );
+    assert_images_match(&path("runtime"), &path("sim-1"), 1.0, 0.99);
+
+    // The next run starts where this one ended: from the persisted anchor.
+    let short = script("airtap-away.txt");
+    let sim_second = sim_in_the_table_room(&short, "30", &path("sim-state"), &path("sim-2"));
+    let xr_second = xr_in_the_table_room(
+        &manifest,
+        &short,
+        "30",
+        &path("xr-state"),
+        &path("runtime"),
+        &[],
+    );
+    assert_eq!(xr_second["placements"], sim_second["placements"]);
+    assert_eq!(xr_second["placements"][0]["cause"], "persisted");
+    let ended = &xr_first["placements"][3];
+    for field in ["position", "orientation", "scale"] {
+        assert_eq!(xr_second["placements"][0][field], ended[field], "{field}");
+    }
+    let runtime = json(&path("runtime").join("runtime-report.json"));
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+    assert_eq!(
+        runtime["wearer"]["hologram_pose"],
+        xr_second["hologram_pose"]
+    );
+
+    // Forgotten: placed afresh, on the table, and the store is empty.
+    let forgotten = xr_in_the_table_room(
+        &manifest,
+        &short,
+        "30",
+        &path("xr-state"),
+        &path("runtime"),
+        &["--forget-placement"],
+    );
+    assert_eq!(forgotten["placements"][0]["cause"], "surface");
+    let runtime = json(&path("runtime").join("runtime-report.json"));
+    assert_eq!(runtime["anchor_store"], Value::Array(Vec::new()));
+    assert_eq!(
+        runtime["wearer"]["hologram_pose"],
+        forgotten["hologram_pose"]
+    );
+}
+
+#[test]
+fn planes_from_xr_ext_plane_detection_place_as_the_simulator_does() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let path = |name: &str| dir.path().join(name);
+    let wearer = script("placement-wearer.txt");
+    let sim = sim_in_the_table_room(&wearer, FRAMES, &path("sim-state"), &path("sim"));
+    let xr = xr_in_the_table_room_with(
+        Planes::PlaneDetection,
+        &manifest,
+        &wearer,
+        FRAMES,
+        &path("xr-state"),
+        &path("runtime"),
+        &[],
+    );
+    assert_eq!(xr["surfaces"], "XR_EXT_plane_detection");
+    assert!(
+        xr["extensions_missing"]
+            .as_array()
+            .is_some_and(|missing| missing.contains(&Value::from("XR_MSFT_scene_understanding"))),
+        "{}",
+        xr["extensions_missing"]
+    );
+    assert_same_run(&xr, &sim);
+    assert_eq!(xr["placements"][0]["cause"], "surface");
+    let runtime = json(&path("runtime").join("runtime-report.json"));
+    assert_eq!(
+        runtime["violations"],
+        Value::Array(Vec::new()),
+        "no violations"
+    );
+    assert_eq!(runtime["scene_computes"], 1, "one detection");
 }
 
 #[test]
@@ -572,6 +808,46 @@ fn saying_new_terrain_over_remoting_reseeds_with_cause_voice_as_in_the_simulator
         serde_json::json!(["something else (not in the dictionary)"])
     );
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
+}
+
+#[test]
+fn bigger_smaller_and_reset_said_over_remoting_place_as_in_the_simulator() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("voice-placement.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
+    let report = dir.path().join("xr.json");
+    let state = dir.path().join("state");
+    let output = remote_run(
+        &manifest,
+        &wearer,
+        &runtime_out,
+        &report,
+        &["--state", state.to_str().expect("a UTF-8 path")],
+    );
+    assert_success(&output, "xr --remote with bigger, smaller and reset said");
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    let causes: Vec<&str> = xr_report["placements"]
+        .as_array()
+        .expect("placements")
+        .iter()
+        .filter_map(|placement| placement["cause"].as_str())
+        .collect();
+    assert_eq!(
+        causes,
+        ["gaze", "voice", "voice", "voice", "move", "voice"],
+        "{xr_report}"
+    );
+    assert_eq!(xr_report["hologram_scale"], 1.0);
+    let speech = &json(&runtime_out.join("runtime-report.json"))["speech"];
+    assert_eq!(
+        speech["recognized"],
+        serde_json::json!(["bigger", "bigger", "smaller", "reset"])
+    );
 }
 
 #[test]

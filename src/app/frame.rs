@@ -1,6 +1,10 @@
 //! What a platform hands the app each frame (`FrameInput`) and what it gets back (`FrameOutput`).
+use std::sync::Arc;
+
 use glam::Mat4;
 
+use super::placement::{Placement, PlacementCause};
+use super::surfaces::Surface;
 use super::voice::VoiceCommand;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
@@ -63,8 +67,13 @@ pub struct HandInput {
     pub joints: Option<HandJoints>,
     /// The aim pose (`aim/pose`: forward is where the hand points), when located.
     pub aim: Option<Pose>,
+    /// The grip pose (`grip/pose`: where a held controller sits, or the
+    /// palm), when located; a squeeze carries the hologram with it.
+    pub grip: Option<Pose>,
     /// The select action's current state when the action is active, else `None`.
     pub select: Option<bool>,
+    /// The squeeze (grab) action's current state when the action is active, else `None`.
+    pub squeeze: Option<bool>,
     /// Whether `select` is the runtime's own air-tap of a tracked hand (the
     /// microsoft/hand_interaction profile, as on HoloLens 2, or
     /// ext/hand_interaction_ext's pinch) rather than a
@@ -74,8 +83,22 @@ pub struct HandInput {
     pub select_is_air_tap: bool,
 }
 
+/// Where the platform keeps the placement of an earlier run, as far as it
+/// knows on this frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Persisted {
+    /// Nothing was kept (or it was forgotten, or it could not be read).
+    #[default]
+    None,
+    /// One was kept but cannot be located yet (a persisted spatial anchor
+    /// the headset is still looking for).
+    Pending,
+    /// One was kept and is here, in the platform's space.
+    Located(Placement),
+}
+
 /// Everything the app needs to know about one frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FrameInput {
     /// When the frame will be shown, in nanoseconds on the platform's clock.
     pub display_time_ns: i64,
@@ -95,6 +118,12 @@ pub struct FrameInput {
     /// FOCUSED; always in the simulator). The display time since the last
     /// update does not count towards growth when this frame is not visible.
     pub visible: bool,
+    /// The room's surfaces once the platform knows them (scene
+    /// understanding, the simulator's `--room`), in the platform's space;
+    /// `None` until then. Shared, so handing them over each frame is cheap.
+    pub surfaces: Option<Arc<[Surface]>>,
+    /// The placement an earlier run left, before the hologram is first placed.
+    pub persisted: Persisted,
     /// What the wearer said since the last frame, when it is a command.
     pub voice: Option<VoiceCommand>,
 }
@@ -128,10 +157,15 @@ impl ReseedCause {
 /// Something that happened this frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum AppEvent {
-    /// The hologram was placed and pinned at this pose (happens once).
+    /// The hologram's placement changed and is settled here: placed at the
+    /// start, put onto a surface, or left where a manipulation ended (not on
+    /// the frames in between, while it follows the hands). The platform
+    /// pins it anew (a spatial anchor) and, after a manipulation, keeps it.
     Placed {
-        /// The hologram's centre and orientation in the platform's space.
-        pose: Pose,
+        /// The hologram's pose in the platform's space, and its scale.
+        placement: Placement,
+        /// What placed it.
+        cause: PlacementCause,
     },
     /// The terrain went flat and started growing from a new seed.
     Reseeded {
@@ -153,7 +187,7 @@ pub struct FrameOutput {
     /// this frame (the input's located pose, else the pinned one), `None`
     /// until placed (nothing to draw yet). The mesh's model space spans x, z in
     /// [-0.5, 0.5] with heights in terrain units along y; the transform
-    /// scales all three by the hologram's 0.5 m size.
+    /// scales all three by the hologram's 0.5 m size times its scale.
     pub model: Option<Mat4>,
     /// True when the heights differ from last frame's and must be uploaded.
     pub heights_changed: bool,

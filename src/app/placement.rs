@@ -1,13 +1,15 @@
-//! Where the hologram goes, its bounds for hit tests, and how points map onto its surface.
+//! Where the hologram goes and how big it is, its bounds for hit tests, and how points map onto its surface.
 //!
-//! Hologram space: metres, origin at the centre of the terrain's base (height
-//! zero), +Y up, +Z towards the viewer it was placed for. The terrain covers
-//! x, z in [-0.25, 0.25]. Sample (column c, row r) of a W×H heightmap sits at
-//! u = c/(W-1), v = r/(H-1), i.e. at x = (u - 0.5)·0.5 m, z = (v - 0.5)·0.5 m,
-//! y = height·0.5 m: row 0 is the far edge.
+//! Hologram space: metres at 1× scale, origin at the centre of the terrain's
+//! base (height zero), +Y up, +Z towards the viewer it was placed for. The
+//! terrain covers x, z in [-0.25, 0.25]. Sample (column c, row r) of a W×H
+//! heightmap sits at u = c/(W-1), v = r/(H-1), i.e. at x = (u - 0.5)·0.5 m,
+//! z = (v - 0.5)·0.5 m, y = height·0.5 m: row 0 is the far edge. A
+//! [`Placement`] puts that space in the room: its pose, then its scale.
 use glam::{Mat3, Mat4, Quat, Vec3};
+use serde::{Deserialize, Serialize};
 
-use crate::input::{Aabb, Pose, SurfaceProbe};
+use crate::input::{Aabb, Pose, Ray, SurfaceProbe};
 use crate::terrain::Heightmap;
 
 /// Edge length of the square hologram, in metres; also the metres per terrain height unit.
@@ -17,17 +19,148 @@ pub const PLACEMENT_DISTANCE_M: f32 = 1.0;
 /// How far below eye level the hologram's centre is placed.
 pub const PLACEMENT_DROP_M: f32 = 0.3;
 
+/// The smallest scale two hands can make the hologram.
+pub const MIN_SCALE: f32 = 0.25;
+/// The largest scale two hands can make the hologram.
+pub const MAX_SCALE: f32 = 4.0;
+
+/// Where the hologram is in the room and how big: its pose (centre of the
+/// base, orientation) and its scale (1 = 0.5 m across).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placement {
+    /// Centre of the terrain's base and its orientation.
+    pub pose: Pose,
+    /// Size relative to the 0.5 m default, in [`MIN_SCALE`]..=[`MAX_SCALE`].
+    pub scale: f32,
+}
+
+impl Placement {
+    /// A placement at `pose` at the default size.
+    pub fn at(pose: Pose) -> Self {
+        Placement { pose, scale: 1.0 }
+    }
+
+    /// The same placement at `scale`, clamped to [`MIN_SCALE`]..=[`MAX_SCALE`].
+    pub fn scaled(self, scale: f32) -> Self {
+        Placement {
+            scale: clamp_scale(scale),
+            ..self
+        }
+    }
+
+    /// The mesh's model-to-space transform.
+    pub fn model_matrix(&self) -> Mat4 {
+        self.pose.to_mat4() * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M * self.scale))
+    }
+
+    /// A point of the room in hologram space (metres at 1×).
+    pub fn to_local(&self, point: Vec3) -> Vec3 {
+        self.pose.inverse().transform_point(point) / self.scale
+    }
+
+    /// A point of hologram space (metres at 1×) in the room.
+    pub fn to_room(&self, local: Vec3) -> Vec3 {
+        self.pose.transform_point(local * self.scale)
+    }
+
+    /// A ray of the room in hologram space; its parameter keeps its meaning
+    /// up to the scale, so hit tests against [`hologram_bounds`] hold.
+    pub fn ray_to_local(&self, ray: &Ray) -> Ray {
+        let local = self.pose.ray_to_local(ray);
+        Ray::new(local.origin / self.scale, local.direction / self.scale)
+    }
+
+    /// Whether the pose and scale are finite numbers.
+    pub fn is_finite(&self) -> bool {
+        self.pose.is_finite() && self.scale.is_finite()
+    }
+}
+
+/// `scale` within [`MIN_SCALE`]..=[`MAX_SCALE`]; 1 for a scale that is not a number.
+pub fn clamp_scale(scale: f32) -> f32 {
+    if scale.is_nan() {
+        1.0
+    } else {
+        scale.clamp(MIN_SCALE, MAX_SCALE)
+    }
+}
+
+/// What put the hologram where it is: the report's `placements[].cause`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlacementCause {
+    /// Onto the surface the gaze hit, when the room's surfaces became known.
+    Surface,
+    /// Ahead of the gaze, as no surface was hit (or none is known).
+    Gaze,
+    /// Where the last run left it.
+    Persisted,
+    /// Dragged by one hand's pinch.
+    Move,
+    /// Carried by a controller's squeeze.
+    Grab,
+    /// Turned and scaled by two hands.
+    TwoHand,
+    /// Scaled or put back by a voice command ("bigger", "smaller", "reset").
+    Voice,
+}
+
+impl PlacementCause {
+    /// The lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlacementCause::Surface => "surface",
+            PlacementCause::Gaze => "gaze",
+            PlacementCause::Persisted => "persisted",
+            PlacementCause::Move => "move",
+            PlacementCause::Grab => "grab",
+            PlacementCause::TwoHand => "twohand",
+            PlacementCause::Voice => "voice",
+        }
+    }
+
+    /// Whether the user moved, turned or scaled the hologram, with hands,
+    /// a controller or a voice command (what is kept for the next run),
+    /// rather than the app placing it.
+    pub fn is_manipulation(self) -> bool {
+        matches!(
+            self,
+            PlacementCause::Move
+                | PlacementCause::Grab
+                | PlacementCause::TwoHand
+                | PlacementCause::Voice
+        )
+    }
+}
+
 /// The hologram pose for a head pose: 1 m ahead along the head's horizontal
 /// forward, 0.3 m below the eyes, turned about gravity only so it lies level
 /// however the head is pitched or rolled, its near edge facing the viewer.
 pub fn place_hologram(head: &Pose) -> Pose {
     let forward = horizontal_forward(head);
     let position = head.position + forward * PLACEMENT_DISTANCE_M - Vec3::Y * PLACEMENT_DROP_M;
+    Pose::new(position, facing_viewer(head))
+}
+
+/// The hologram pose with its base centred on `point` (a surface the gaze
+/// hit), level, its near edge facing the viewer at `head`.
+pub fn place_on_surface(head: &Pose, point: Vec3) -> Pose {
+    Pose::new(point, facing_viewer(head))
+}
+
+/// The orientation that keeps the hologram level with its near edge
+/// towards `head`: turned about gravity only.
+fn facing_viewer(head: &Pose) -> Quat {
     // Columns are the hologram's x, y, z axes in space; its -Z looks where the head looks.
-    let back = -forward;
+    let back = -horizontal_forward(head);
     let right = Vec3::Y.cross(back);
-    let orientation = Quat::from_mat3(&Mat3::from_cols(right, Vec3::Y, back)).normalize();
-    Pose::new(position, orientation)
+    Quat::from_mat3(&Mat3::from_cols(right, Vec3::Y, back)).normalize()
+}
+
+/// `orientation` with its tilt removed: the turn about gravity that keeps
+/// its forward (or, looking straight up or down, its up) direction.
+pub fn level(orientation: Quat) -> Quat {
+    facing_viewer(&Pose::new(Vec3::ZERO, orientation))
 }
 
 /// The head's forward direction flattened onto the floor plane. Looking
@@ -42,11 +175,6 @@ fn horizontal_forward(head: &Pose) -> Vec3 {
     let up = head.up() * -forward.y.signum();
     let flat_up = Vec3::new(up.x, 0.0, up.z);
     flat_up.try_normalize().unwrap_or(Vec3::NEG_Z)
-}
-
-/// The mesh's model-to-space transform for a hologram pose.
-pub fn model_matrix(pose: &Pose) -> Mat4 {
-    pose.to_mat4() * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M))
 }
 
 /// The box in hologram space that holds the terrain with its relief
@@ -153,9 +281,74 @@ mod tests {
     #[test]
     fn model_matrix_puts_model_corners_at_the_hologram_edges() {
         let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
-        let model = model_matrix(&pose);
+        let model = Placement::at(pose).model_matrix();
         let far_left = model.transform_point3(Vec3::new(-0.5, 1.0, -0.5));
         assert_close(far_left, Vec3::new(-0.25, 1.8, -1.25));
+    }
+
+    #[test]
+    fn a_scaled_placement_grows_about_the_base_centre() {
+        let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
+        let double = Placement::at(pose).scaled(2.0);
+        let far_left = double
+            .model_matrix()
+            .transform_point3(Vec3::new(-0.5, 1.0, -0.5));
+        assert_close(far_left, Vec3::new(-0.5, 2.3, -1.5));
+        let local = Vec3::new(0.1, 0.05, -0.2);
+        assert_close(double.to_local(double.to_room(local)), local);
+        assert_close(double.to_room(local), pose.transform_point(local * 2.0));
+    }
+
+    #[test]
+    fn the_scale_is_clamped_to_a_quarter_to_four_times() {
+        let pose = Pose::IDENTITY;
+        assert_eq!(Placement::at(pose).scaled(0.1).scale, MIN_SCALE);
+        assert_eq!(Placement::at(pose).scaled(9.0).scale, MAX_SCALE);
+        assert_eq!(Placement::at(pose).scaled(1.5).scale, 1.5);
+        assert_eq!(Placement::at(pose).scaled(f32::NAN).scale, 1.0);
+    }
+
+    #[test]
+    fn a_ray_in_hologram_space_hits_what_the_scaled_hologram_covers() {
+        let placement = Placement::at(Pose::new(Vec3::new(0.0, 1.0, -1.0), Quat::IDENTITY));
+        let bounds = hologram_bounds(0.0, 0.1);
+        // 0.4 m right of centre: off the 0.5 m footprint, on the 1 m one.
+        let ray = Ray::new(Vec3::new(0.4, 2.0, -1.0), Vec3::NEG_Y);
+        assert!(bounds.hit(&placement.ray_to_local(&ray)).is_none());
+        assert!(
+            bounds
+                .hit(&placement.scaled(2.0).ray_to_local(&ray))
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn levelling_keeps_the_heading_and_drops_the_tilt() {
+        let tilted = Quat::from_rotation_y(0.6) * Quat::from_rotation_x(0.4);
+        let levelled = level(tilted);
+        assert_close(levelled * Vec3::Y, Vec3::Y);
+        let heading = |q: Quat| {
+            let forward = q * Vec3::NEG_Z;
+            Vec3::new(forward.x, 0.0, forward.z).normalize()
+        };
+        assert_close(heading(levelled), heading(tilted));
+    }
+
+    #[test]
+    fn cause_names_are_the_reports() {
+        for cause in [
+            PlacementCause::Surface,
+            PlacementCause::Gaze,
+            PlacementCause::Persisted,
+            PlacementCause::Move,
+            PlacementCause::Grab,
+            PlacementCause::TwoHand,
+        ] {
+            assert_eq!(
+                serde_json::to_value(cause).unwrap(),
+                serde_json::Value::from(cause.name())
+            );
+        }
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! The frame loop's record, kept the same way on every platform: the seeds
-//! and reseeds, the most fault iterations one frame applied, per-frame CPU
-//! times and the display time covered; summarised into a [`RunReport`].
+//! and reseeds, the placements, the most fault iterations one frame
+//! applied, per-frame CPU times and the display time covered; summarised
+//! into a [`RunReport`].
 //!
 //! Per frame a platform calls [`RunRecorder::updated`] after `App::update`
 //! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
 //! [`RunRecorder::finish`].
 use super::App;
 use super::frame::{AppEvent, FrameOutput};
-use super::report::{CpuTimes, PoseRecord, ReseedRecord, RunReport, TimingStats};
-use crate::input::Pose;
+use super::placement::Placement;
+use super::report::{CpuTimes, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats};
 
 /// What happened so far in a run.
 #[derive(Debug, Clone)]
@@ -17,6 +18,8 @@ pub struct RunRecorder {
     seeds: Vec<u64>,
     /// The reseeds, in order.
     reseeds: Vec<ReseedRecord>,
+    /// The settled placements, in order.
+    placements: Vec<PlacementRecord>,
     /// Frames drawn.
     frames: u64,
     /// The most iterations any one update applied.
@@ -37,6 +40,7 @@ impl RunRecorder {
         RunRecorder {
             seeds: vec![first_seed],
             reseeds: Vec::new(),
+            placements: Vec::new(),
             frames: 0,
             max_iterations_per_frame: 0,
             update_ms: Vec::with_capacity(expected_frames),
@@ -47,8 +51,8 @@ impl RunRecorder {
 
     /// Notes one `App::update` for the frame shown at `display_time_ns`,
     /// which took `update_ms` of CPU time: its reseeds (at the index of the
-    /// next frame drawn, at their display time from the first update's) and
-    /// the iterations it applied.
+    /// next frame drawn, at their display time from the first update's), its
+    /// placements (at that frame index too) and the iterations it applied.
     pub fn updated(&mut self, display_time_ns: i64, output: &FrameOutput, update_ms: f64) {
         let (first_ns, _) = *self
             .display_ns
@@ -58,14 +62,19 @@ impl RunRecorder {
         self.max_iterations_per_frame =
             self.max_iterations_per_frame.max(output.iterations_applied);
         for event in &output.events {
-            if let AppEvent::Reseeded { seed, cause, .. } = *event {
-                self.seeds.push(seed);
-                self.reseeds.push(ReseedRecord {
-                    frame: self.frames,
-                    time: (display_time_ns - first_ns) as f64 * 1e-9,
-                    cause,
-                    seed,
-                });
+            match *event {
+                AppEvent::Reseeded { seed, cause, .. } => {
+                    self.seeds.push(seed);
+                    self.reseeds.push(ReseedRecord {
+                        frame: self.frames,
+                        time: (display_time_ns - first_ns) as f64 * 1e-9,
+                        cause,
+                        seed,
+                    });
+                }
+                AppEvent::Placed { placement, cause } => self
+                    .placements
+                    .push(PlacementRecord::new(self.frames, &placement, cause)),
             }
         }
     }
@@ -88,21 +97,21 @@ impl RunRecorder {
     }
 
     /// The run's report: what was recorded, with `app`'s final state (the
-    /// iterations of its last seed, where the hologram is pinned) and
+    /// iterations of its last seed, where the hologram is and how big) and
     /// `seconds` of display time covered, as the platform counts it.
     /// Validation is the platform's to fill in.
     pub fn finish(self, app: &App, seconds: f64) -> RunReport {
-        self.report_so_far(app.iterations_done(), app.hologram_pose(), seconds)
+        self.report_so_far(app.iterations_done(), app.placement(), seconds)
     }
 
     /// The report [`Self::finish`] would give now, from the app's
-    /// `iterations` on its current seed and its `hologram_pose` instead of
+    /// `iterations` on its current seed and its `placement` instead of
     /// the app itself: for a report written while the app is out of reach
     /// (the OpenXR watchdog's, when the loop's thread is stuck).
     pub fn report_so_far(
         &self,
         iterations: usize,
-        hologram_pose: Option<Pose>,
+        placement: Option<Placement>,
         seconds: f64,
     ) -> RunReport {
         RunReport {
@@ -112,7 +121,9 @@ impl RunRecorder {
             reseeds: self.reseeds.clone(),
             iterations,
             max_iterations_per_frame: self.max_iterations_per_frame,
-            hologram_pose: hologram_pose.map(PoseRecord::from),
+            placements: self.placements.clone(),
+            hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),
+            hologram_scale: placement.map(|placement| placement.scale),
             cpu_ms: CpuTimes {
                 update: TimingStats::of(&self.update_ms),
                 render: TimingStats::of(&self.render_ms),

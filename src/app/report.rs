@@ -1,10 +1,11 @@
-//! What a run reports, on either platform: reseeds, the hologram's pose, per-frame CPU times.
+//! What a run reports, on either platform: reseeds, placements, the hologram's pose and scale, per-frame CPU times.
 //!
 //! The simulator's report.json and `holoterrain xr --report` share these
 //! records, so one reader understands both.
 use serde::Serialize;
 
 use super::ReseedCause;
+use super::placement::{Placement, PlacementCause};
 use crate::input::Pose;
 
 /// Spread of a set of per-frame timings, in milliseconds.
@@ -78,6 +79,34 @@ impl From<Pose> for PoseRecord {
     }
 }
 
+/// One settled change of the hologram's placement as the report lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PlacementRecord {
+    /// Frame index (0-based) on which it happened.
+    pub frame: u64,
+    /// What placed it there.
+    pub cause: PlacementCause,
+    /// Centre of the base, metres, x y z.
+    pub position: [f32; 3],
+    /// Orientation quaternion, x y z w.
+    pub orientation: [f32; 4],
+    /// Size relative to the 0.5 m default.
+    pub scale: f32,
+}
+
+impl PlacementRecord {
+    /// `placement`, placed by `cause` on `frame`.
+    pub fn new(frame: u64, placement: &Placement, cause: PlacementCause) -> Self {
+        PlacementRecord {
+            frame,
+            cause,
+            position: placement.pose.position.to_array(),
+            orientation: placement.pose.orientation.to_array(),
+            scale: placement.scale,
+        }
+    }
+}
+
 /// What a run did, on either platform: the simulator's report.json, and the
 /// first fields of `holoterrain xr --report`; made by
 /// `recorder::RunRecorder`.
@@ -98,8 +127,12 @@ pub struct RunReport {
     /// The most fault iterations any one frame applied (the app's per-frame
     /// budget caps it, however long a stall was).
     pub max_iterations_per_frame: usize,
-    /// Where the hologram was pinned (null if it never was).
+    /// Every settled change of the hologram's placement, in order.
+    pub placements: Vec<PlacementRecord>,
+    /// Where the hologram was at the end (null if it never was placed).
     pub hologram_pose: Option<PoseRecord>,
+    /// Its scale at the end (1 = 0.5 m across; null if never placed).
+    pub hologram_scale: Option<f32>,
     /// Per-frame CPU times.
     pub cpu_ms: CpuTimes,
     /// Validation messages (Vulkan's layer, Direct3D 11's debug layer and,

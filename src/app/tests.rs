@@ -1,4 +1,4 @@
-//! Unit tests of the app's frame loop rules: placement, reseed causes, hit rule, growth.
+//! Unit tests of the app's frame loop rules: placement, reseed causes, hit rule, growth; manipulations are in `tests_manipulation.rs`.
 use glam::{Quat, Vec3};
 
 use super::*;
@@ -36,6 +36,8 @@ fn frame_at(frame: i64, rate: i64) -> FrameInput {
         views: [still_view(); 2],
         hologram_located: None,
         visible: true,
+        surfaces: None,
+        persisted: Persisted::None,
         voice: None,
     }
 }
@@ -50,7 +52,9 @@ fn tracked_hand(input: &mut FrameInput, hand: Hand, tip: Vec3, gap: f32, aim_tar
     input.hands[hand.index()] = HandInput {
         joints: Some(hand_with_gap(tip, gap)),
         aim: Pose::looking_at(tip, aim_target),
+        grip: None,
         select: Some(false),
+        squeeze: Some(false),
         select_is_air_tap: false,
     };
 }
@@ -93,9 +97,19 @@ fn run(
         .collect()
 }
 
-/// A pinch that opens for frames 0..5, closes at 5 and stays closed.
+/// The frame an air-tap's pinch closes on...
+const PINCH: usize = 5;
+/// ...and the frame it opens on again, 4 frames (67 ms) later: a tap, which
+/// reseeds on its release.
+const RELEASE: usize = 9;
+
+/// An air-tap's pinch: open, closed for frames [`PINCH`]..[`RELEASE`], open.
 fn pinch_gap(frame: i64) -> f32 {
-    if frame < 5 { 0.05 } else { 0.0 }
+    if (PINCH as i64..RELEASE as i64).contains(&frame) {
+        0.0
+    } else {
+        0.05
+    }
 }
 
 const HAND: Vec3 = Vec3::new(0.2, 1.2, -0.4);
@@ -128,7 +142,7 @@ fn the_first_located_head_places_the_hologram_once_and_it_stays_pinned() {
         .iter()
         .flat_map(|out| &out.events)
         .filter_map(|event| match event {
-            AppEvent::Placed { pose } => Some(*pose),
+            AppEvent::Placed { placement, .. } => Some(placement.pose),
             AppEvent::Reseeded { .. } => None,
         })
         .collect();
@@ -136,17 +150,20 @@ fn the_first_located_head_places_the_hologram_once_and_it_stays_pinned() {
     let expected =
         placement::place_hologram(&Pose::new(EYE + Vec3::X * 2.0, Quat::from_rotation_y(2.0)));
     assert_eq!(app.hologram_pose(), Some(expected));
-    assert_eq!(outputs[5].model, Some(placement::model_matrix(&expected)));
+    assert_eq!(
+        outputs[5].model,
+        Some(Placement::at(expected).model_matrix())
+    );
 }
 
 #[test]
-fn an_air_tap_aimed_at_the_hologram_reseeds() {
+fn an_air_tap_aimed_at_the_hologram_reseeds_on_its_release() {
     let mut app = app();
-    let outputs = run(&mut app, 8, |frame, input| {
+    let outputs = run(&mut app, 12, |frame, input| {
         input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
         right_hand(input, HAND, pinch_gap(frame), CENTRE);
     });
-    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
+    assert_eq!(reseeds(&outputs[RELEASE]), vec![ReseedCause::AirTap]);
     assert_eq!(
         outputs.iter().map(|out| reseeds(out).len()).sum::<usize>(),
         1
@@ -156,7 +173,7 @@ fn an_air_tap_aimed_at_the_hologram_reseeds() {
 #[test]
 fn an_air_tap_aimed_away_while_looking_away_does_nothing() {
     let mut app = app();
-    let outputs = run(&mut app, 8, |frame, input| {
+    let outputs = run(&mut app, 12, |frame, input| {
         input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
         right_hand(input, HAND, pinch_gap(frame), AWAY);
     });
@@ -167,17 +184,17 @@ fn an_air_tap_aimed_away_while_looking_away_does_nothing() {
 #[test]
 fn an_air_tap_aimed_away_counts_when_the_gaze_hits_the_hologram() {
     let mut app = app();
-    let outputs = run(&mut app, 8, |frame, input| {
+    let outputs = run(&mut app, 12, |frame, input| {
         input.head = Some(Pose::looking_at(EYE, CENTRE).unwrap());
         right_hand(input, HAND, pinch_gap(frame), AWAY);
     });
-    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
+    assert_eq!(reseeds(&outputs[RELEASE]), vec![ReseedCause::AirTap]);
 }
 
 #[test]
 fn an_air_tap_with_a_nan_aim_does_nothing() {
     let mut app = app();
-    let outputs = run(&mut app, 8, |frame, input| {
+    let outputs = run(&mut app, 12, |frame, input| {
         input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
         right_hand(input, HAND, pinch_gap(frame), CENTRE);
         if let Some(aim) = input.hands[Hand::Right.index()].aim.as_mut() {
@@ -207,12 +224,12 @@ fn a_fingertip_pushed_into_the_surface_taps() {
 }
 
 /// A hand_interaction hand (HoloLens 2): the runtime's select is the
-/// air-tap, pressed from frame 5 while the joints pinch too.
+/// air-tap, pressed for frames [`PINCH`]..[`RELEASE`] while the joints pinch too.
 fn runtime_air_tap(frame: i64, input: &mut FrameInput, aim_target: Vec3) {
     input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
     right_hand(input, HAND, pinch_gap(frame), aim_target);
     let hand = &mut input.hands[Hand::Right.index()];
-    hand.select = Some(frame >= 5);
+    hand.select = Some((PINCH as i64..RELEASE as i64).contains(&frame));
     hand.select_is_air_tap = true;
 }
 
@@ -228,7 +245,19 @@ fn a_runtime_air_tap_aimed_at_the_hologram_reseeds_once_as_an_air_tap() {
         vec![ReseedCause::AirTap],
         "the joints' pinch must not count again"
     );
-    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
+    assert_eq!(reseeds(&outputs[RELEASE]), vec![ReseedCause::AirTap]);
+}
+
+#[test]
+fn a_pinch_held_past_the_tap_limit_never_reseeds() {
+    let mut app = app();
+    let outputs = run(&mut app, 60, |frame, input| {
+        input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
+        // Closed from frame 5 to 40: 0.58 s, past 0.35 s.
+        let gap = if (5..40).contains(&frame) { 0.0 } else { 0.05 };
+        right_hand(input, HAND, gap, CENTRE);
+    });
+    assert!(outputs.iter().all(|out| reseeds(out).is_empty()));
 }
 
 #[test]
@@ -265,12 +294,12 @@ fn a_select_reseed_names_the_hand_that_pressed() {
 #[test]
 fn a_gaze_aimed_air_tap_names_the_pinching_hand() {
     let mut app = app();
-    let outputs = run(&mut app, 8, |frame, input| {
+    let outputs = run(&mut app, 12, |frame, input| {
         input.head = Some(Pose::looking_at(EYE, CENTRE).unwrap());
         tracked_hand(input, Hand::Left, HAND, pinch_gap(frame), AWAY);
     });
-    assert_eq!(reseeds(&outputs[5]), vec![ReseedCause::AirTap]);
-    assert_eq!(reseed_hands(&outputs[5]), vec![Some(Hand::Left)]);
+    assert_eq!(reseeds(&outputs[RELEASE]), vec![ReseedCause::AirTap]);
+    assert_eq!(reseed_hands(&outputs[RELEASE]), vec![Some(Hand::Left)]);
 }
 
 #[test]
@@ -481,7 +510,7 @@ fn drifted(pinned: Pose) -> Pose {
 /// elsewhere, with the hologram located at `located` from frame 1.
 fn air_tap_reseeds(target: Vec3, located: Option<Pose>) -> usize {
     let mut app = app();
-    let outputs = run(&mut app, 8, |frame, input| {
+    let outputs = run(&mut app, 12, |frame, input| {
         input.head = Some(Pose::looking_at(EYE, Vec3::new(0.0, 3.0, -1.0)).unwrap());
         // Aimed from above so the ray meets the thin terrain near the target.
         let tip = target + Vec3::new(0.0, 0.3, 0.2);
@@ -547,13 +576,13 @@ fn the_model_matrix_follows_the_located_pose() {
     input.hologram_located = Some(drawn);
     assert_eq!(
         app.update(&input).model,
-        Some(placement::model_matrix(&drawn))
+        Some(Placement::at(drawn).model_matrix())
     );
     // A located pose with NaNs in it is ignored.
     input.hologram_located = Some(Pose::new(Vec3::NAN, Quat::IDENTITY));
     assert_eq!(
         app.update(&input).model,
-        Some(placement::model_matrix(&pinned))
+        Some(Placement::at(pinned).model_matrix())
     );
 }
 

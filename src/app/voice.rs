@@ -10,11 +10,23 @@
 pub enum VoiceCommand {
     /// "new terrain": a new seed, as an air-tap on the hologram gives.
     NewTerrain,
+    /// "bigger": the hologram grows by [`VOICE_SCALE_STEP`](super::VOICE_SCALE_STEP).
+    Bigger,
+    /// "smaller": the hologram shrinks by [`VOICE_SCALE_STEP`](super::VOICE_SCALE_STEP).
+    Smaller,
+    /// "reset": the hologram goes back to where and how big a first run
+    /// would place it.
+    Reset,
 }
 
 /// Every phrase the app understands, as the speech recognizer's dictionary
 /// spells it, with its command.
-pub const PHRASES: [(&str, VoiceCommand); 1] = [("new terrain", VoiceCommand::NewTerrain)];
+pub const PHRASES: [(&str, VoiceCommand); 4] = [
+    ("new terrain", VoiceCommand::NewTerrain),
+    ("bigger", VoiceCommand::Bigger),
+    ("smaller", VoiceCommand::Smaller),
+    ("reset", VoiceCommand::Reset),
+];
 
 impl VoiceCommand {
     /// The command `words` say, if any: the words of one of [`PHRASES`], in
@@ -57,7 +69,15 @@ mod tests {
 
     #[test]
     fn other_words_are_no_command() {
-        for words in ["", "new", "terrain new", "new terrains", "a new terrain"] {
+        for words in [
+            "",
+            "new",
+            "terrain new",
+            "new terrains",
+            "a new terrain",
+            "much bigger",
+            "resets",
+        ] {
             assert_eq!(VoiceCommand::recognize(words), None, "{words:?}");
         }
     }

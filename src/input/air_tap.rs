@@ -1,5 +1,9 @@
-//! Pinch detection with hysteresis, and the air-tap: a pinch that starts while the hand aims at the target.
+//! Pinch detection with hysteresis: when thumb and index close, and when they part again.
+//!
+//! Whether a pinch is an air-tap or the start of a manipulation is decided
+//! from how long it lasts and how far the hand moves ([`super::hold`]).
 use super::hand::{HandJoints, joints_are_finite, pinch_distance};
+use super::hold::Press;
 
 /// A pinch starts when the thumb–index gap (skin to skin) drops below this (StereoKit's value).
 pub const PINCH_START_M: f32 = 0.01;
@@ -61,39 +65,26 @@ impl PinchTracker {
         }
     }
 
+    /// Feeds one frame like [`Self::update`] and says what the pinch did:
+    /// began, held, released, or lost with the tracking.
+    pub fn press(&mut self, joints: Option<&HandJoints>) -> Press {
+        let was_pinched = self.is_pinched();
+        let tracked = joints.is_some_and(joints_are_finite);
+        let began = self.update(joints);
+        match (tracked, began, self.is_pinched()) {
+            (false, _, _) => Press::Lost,
+            (true, true, _) => Press::Began,
+            (true, false, true) => Press::Held,
+            (true, false, false) if was_pinched => Press::Released,
+            (true, false, false) => Press::Up,
+        }
+    }
+
     /// Whether the fingers are held pinched now: from the frame a pinch
     /// starts until the hand opens again (what a runtime reports as its
     /// own air-tap's select state).
     pub fn is_pinched(&self) -> bool {
         self.phase == PinchPhase::Pinched
-    }
-}
-
-/// An air-tap: a pinch that starts while the hand aims at the target.
-///
-/// Whether the aim hits is asked only on the frame the pinch starts; a pinch
-/// that starts aimed elsewhere is spent and does not fire later, even if the
-/// hand then swings onto the target while still pinched.
-#[derive(Debug, Clone, Default)]
-pub struct AirTapRecognizer {
-    /// The pinch state of the hand.
-    pinch: PinchTracker,
-}
-
-impl AirTapRecognizer {
-    pub fn new() -> Self {
-        AirTapRecognizer::default()
-    }
-
-    /// Feeds one frame; true when an air-tap happens on this frame.
-    /// `aimed_at_target` is the caller's hit test (aim ray or gaze against the
-    /// target's bounds).
-    pub fn update(
-        &mut self,
-        joints: Option<&HandJoints>,
-        aimed_at_target: impl FnOnce() -> bool,
-    ) -> bool {
-        self.pinch.update(joints) && aimed_at_target()
     }
 }
 
@@ -103,61 +94,43 @@ mod tests {
     use super::*;
     use glam::Vec3;
 
-    /// Runs a stream of gaps (`None` = tracking lost) and returns the frames that fired.
-    fn fired_frames(gaps: &[Option<f32>], aimed: bool) -> Vec<usize> {
-        let mut recognizer = AirTapRecognizer::new();
+    /// Runs a stream of gaps (`None` = tracking lost) and returns the frames a pinch started.
+    fn started_frames(gaps: &[Option<f32>]) -> Vec<usize> {
+        let mut tracker = PinchTracker::new();
         gaps.iter()
             .enumerate()
             .filter_map(|(frame, gap)| {
                 let joints = gap.map(|gap| hand_with_gap(Vec3::new(0.1, 1.3, -0.3), gap));
-                recognizer
-                    .update(joints.as_ref(), || aimed)
-                    .then_some(frame)
+                tracker.update(joints.as_ref()).then_some(frame)
             })
             .collect()
     }
 
     #[test]
-    fn one_pinch_fires_once() {
+    fn one_pinch_starts_once() {
         let gaps = [0.05, 0.03, 0.005, 0.0, 0.0, 0.004, 0.03, 0.05].map(Some);
-        assert_eq!(fired_frames(&gaps, true), vec![2]);
+        assert_eq!(started_frames(&gaps), vec![2]);
     }
 
     #[test]
-    fn jitter_around_the_start_threshold_does_not_double_fire() {
+    fn jitter_around_the_start_threshold_does_not_start_twice() {
         let gaps = [
             0.05, 0.009, 0.011, 0.0095, 0.0105, 0.012, 0.009, 0.019, 0.008,
         ]
         .map(Some);
-        assert_eq!(fired_frames(&gaps, true), vec![1]);
+        assert_eq!(started_frames(&gaps), vec![1]);
     }
 
     #[test]
-    fn a_pinch_after_a_full_release_fires_again() {
+    fn a_pinch_after_a_full_release_starts_again() {
         let gaps = [0.05, 0.009, 0.015, 0.021, 0.009].map(Some);
-        assert_eq!(fired_frames(&gaps, true), vec![1, 4]);
+        assert_eq!(started_frames(&gaps), vec![1, 4]);
     }
 
     #[test]
-    fn a_pinch_aimed_away_does_nothing() {
-        let gaps = [0.05, 0.005, 0.005, 0.05].map(Some);
-        assert_eq!(fired_frames(&gaps, false), Vec::<usize>::new());
-    }
-
-    #[test]
-    fn swinging_onto_the_target_while_pinched_does_not_fire() {
-        let mut recognizer = AirTapRecognizer::new();
-        let open = hand_with_gap(Vec3::ZERO, 0.05);
-        let closed = hand_with_gap(Vec3::ZERO, 0.0);
-        assert!(!recognizer.update(Some(&open), || true));
-        assert!(!recognizer.update(Some(&closed), || false));
-        assert!(!recognizer.update(Some(&closed), || true));
-    }
-
-    #[test]
-    fn lost_tracking_mid_pinch_does_not_fire_a_second_time() {
+    fn lost_tracking_mid_pinch_does_not_start_a_second_time() {
         let gaps = [Some(0.05), Some(0.005), None, Some(0.005), Some(0.004)];
-        assert_eq!(fired_frames(&gaps, true), vec![1]);
+        assert_eq!(started_frames(&gaps), vec![1]);
     }
 
     #[test]
@@ -170,13 +143,13 @@ mod tests {
             Some(0.05),
             Some(0.005),
         ];
-        assert_eq!(fired_frames(&gaps, true), vec![1, 5]);
+        assert_eq!(started_frames(&gaps), vec![1, 5]);
     }
 
     #[test]
-    fn a_hand_first_seen_pinched_does_not_fire() {
+    fn a_hand_first_seen_pinched_does_not_start() {
         let gaps = [Some(0.005), Some(0.005), Some(0.05), Some(0.005)];
-        assert_eq!(fired_frames(&gaps, true), vec![3]);
+        assert_eq!(started_frames(&gaps), vec![3]);
     }
 
     #[test]
@@ -191,6 +164,36 @@ mod tests {
             .collect();
         assert_eq!(held, [false, true, true, false, true]);
         assert!(!PinchTracker::new().is_pinched());
+    }
+
+    #[test]
+    fn a_pinch_presses_begins_holds_releases_and_is_lost_with_tracking() {
+        let mut tracker = PinchTracker::new();
+        let presses: Vec<Press> = [
+            Some(0.05),
+            Some(0.0),
+            Some(0.015),
+            Some(0.05),
+            Some(0.0),
+            None,
+        ]
+        .into_iter()
+        .map(|gap| {
+            let joints = gap.map(|gap| hand_with_gap(Vec3::ZERO, gap));
+            tracker.press(joints.as_ref())
+        })
+        .collect();
+        assert_eq!(
+            presses,
+            [
+                Press::Up,
+                Press::Began,
+                Press::Held,
+                Press::Released,
+                Press::Began,
+                Press::Lost
+            ]
+        );
     }
 
     #[test]

@@ -57,6 +57,15 @@ impl Pose {
         self.position + self.orientation * point
     }
 
+    /// `inner` (given relative to this pose) in this pose's parent space:
+    /// this transform applied after `inner`.
+    pub fn compose(&self, inner: &Pose) -> Pose {
+        Pose {
+            position: self.transform_point(inner.position),
+            orientation: (self.orientation * inner.orientation).normalize(),
+        }
+    }
+
     /// The pose that undoes this one.
     pub fn inverse(&self) -> Pose {
         let orientation = self.orientation.inverse();
@@ -190,6 +199,21 @@ mod tests {
         let point = Vec3::new(-0.3, 0.4, 0.9);
         let back = pose.inverse().transform_point(pose.transform_point(point));
         assert!(back.abs_diff_eq(point, 1e-5));
+    }
+
+    #[test]
+    fn composing_with_the_inverse_gives_back_the_inner_pose() {
+        let outer = Pose::new(Vec3::new(1.0, 2.0, 3.0), Quat::from_rotation_y(0.7));
+        let inner = Pose::new(Vec3::new(-0.2, 0.1, 0.4), Quat::from_rotation_x(0.3));
+        let composed = outer.compose(&inner);
+        assert!(
+            composed
+                .position
+                .abs_diff_eq(outer.transform_point(inner.position), 1e-6)
+        );
+        let back = outer.inverse().compose(&composed);
+        assert!(back.position.abs_diff_eq(inner.position, 1e-5));
+        assert!(back.orientation.abs_diff_eq(inner.orientation, 1e-5));
     }
 
     #[test]

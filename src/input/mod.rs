@@ -1,4 +1,4 @@
-//! Gesture recognisers (air-tap, direct tap, controller select) and the plain pose math they use; no GPU or XR types.
+//! Gesture recognisers (pinch, tap versus hold, direct tap, controller select and squeeze) and the plain pose math they use; no GPU or XR types.
 //!
 //! Every recogniser turns a per-frame stream of tracking data into at most one
 //! event per gesture. They share one rule for lost tracking: a frame without
@@ -9,11 +9,13 @@
 pub mod air_tap;
 pub mod geometry;
 pub mod hand;
+pub mod hold;
 pub mod select;
 pub mod tap;
 
-pub use air_tap::{AirTapRecognizer, PINCH_END_M, PINCH_START_M, PinchTracker};
+pub use air_tap::{PINCH_END_M, PINCH_START_M, PinchTracker};
 pub use geometry::{Aabb, Pose, Ray};
 pub use hand::{Hand, HandJoints, JOINT_COUNT, Joint};
+pub use hold::{HoldEvent, HoldRecognizer, Press, TAP_MAX_DURATION_NS, TAP_MAX_TRAVEL_M};
 pub use select::SelectRecognizer;
 pub use tap::{SurfaceProbe, TAP_PRESS_DEPTH_M, TAP_RELEASE_HEIGHT_M, Tap, TapRecognizer};

@@ -1,4 +1,5 @@
-//! Controller select: one event on each press of the button, never one per frame held.
+//! A boolean action (controller select, squeeze, a hand's runtime air-tap): one event on each press, never one per frame held.
+use super::hold::Press;
 
 /// Where the button is in its press cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +15,8 @@ enum SelectPhase {
 pub struct SelectRecognizer {
     /// The current phase.
     phase: SelectPhase,
+    /// Whether the last frame saw the button down (with the action active).
+    down: bool,
 }
 
 impl Default for SelectRecognizer {
@@ -28,6 +31,7 @@ impl SelectRecognizer {
     pub fn new() -> Self {
         SelectRecognizer {
             phase: SelectPhase::Held,
+            down: false,
         }
     }
 
@@ -49,6 +53,21 @@ impl SelectRecognizer {
                 false
             }
             (SelectPhase::Held, Some(true)) => false,
+        }
+    }
+
+    /// Feeds one frame like [`Self::update`] and says what the button did:
+    /// pressed, held, released, or lost with the action (inactive).
+    pub fn press(&mut self, state: Option<bool>) -> Press {
+        let was_down = self.down;
+        self.down = state == Some(true);
+        let pressed = self.update(state);
+        match state {
+            None => Press::Lost,
+            Some(true) if pressed => Press::Began,
+            Some(true) => Press::Held,
+            Some(false) if was_down => Press::Released,
+            Some(false) => Press::Up,
         }
     }
 }
@@ -82,6 +101,25 @@ mod tests {
     fn a_button_held_at_start_does_not_fire() {
         let stream = [true, true, false, true].map(Some);
         assert_eq!(fired_frames(&stream), vec![3]);
+    }
+
+    #[test]
+    fn a_button_presses_begins_holds_releases_and_is_lost_when_inactive() {
+        let mut recognizer = SelectRecognizer::new();
+        let presses: Vec<Press> = [Some(false), Some(true), Some(true), Some(false), None]
+            .into_iter()
+            .map(|state| recognizer.press(state))
+            .collect();
+        assert_eq!(
+            presses,
+            [
+                Press::Up,
+                Press::Began,
+                Press::Held,
+                Press::Released,
+                Press::Lost
+            ]
+        );
     }
 
     #[test]

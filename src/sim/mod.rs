@@ -2,28 +2,37 @@
 //!
 //! Each frame: the simulated user ([`user::SimulatedUser`]) turns the
 //! gesture script into head, eye and hand-joint poses and the voice command
-//! said since the last frame; [`App::update`] runs
-//! the real recognisers, placement and growth; the offscreen renderer draws
+//! said since the last frame, and the room (`--room`, [`room::Room`]) gives
+//! the surfaces; [`App::update`] runs the real recognisers, placement and
+//! growth; the offscreen renderer draws
 //! both eyes. Every `--every` frames (and on the last) both eyes are written
-//! side by side as a PNG; at the end, `report.json`.
+//! side by side as a PNG; at the end, `report.json`. With `--state DIR` the
+//! placement is kept in `DIR/placement.json` after every manipulation and
+//! the next run with that folder starts from it.
 pub mod output;
+pub mod room;
 pub mod script;
 pub mod user;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use thiserror::Error;
 
 use crate::app::recorder::RunRecorder;
-use crate::app::{App, AppConfig, AppError, FrameInput, SceneBuilder};
+use crate::app::saved::{self, Kept, KeptIn, SavedError};
+use crate::app::{
+    App, AppConfig, AppError, AppEvent, FrameInput, Persisted, SceneBuilder, Surface,
+};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
 use crate::size::Size;
 use output::ApngWriter;
 pub use output::SimReport;
+use room::{Room, RoomError};
 use script::{Action, Script, ScriptError};
 use user::SimulatedUser;
 
@@ -74,6 +83,18 @@ pub struct SimArgs {
     /// The first terrain seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The room's surfaces, one `surface X Y Z W D` a line (see
+    /// docs/simulator.md); without it the room has none.
+    #[arg(long, value_name = "FILE")]
+    pub room: Option<PathBuf>,
+    /// Keep the hologram's placement in DIR/placement.json after every
+    /// move, turn or scale, and start from it next time; without it every
+    /// run starts afresh.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// With --state: forget the kept placement and start afresh.
+    #[arg(long)]
+    pub forget_placement: bool,
 }
 
 impl Default for SimArgs {
@@ -96,6 +117,9 @@ impl Default for SimArgs {
             validation: false,
             renderer: Backend::Vulkan,
             seed: 1,
+            room: None,
+            state: None,
+            forget_placement: false,
         }
     }
 }
@@ -127,6 +151,25 @@ pub enum SimError {
         /// The line and what is wrong with it.
         source: ScriptError,
     },
+    /// The room file could not be read.
+    #[error("cannot read the room {path}: {source}")]
+    ReadRoom {
+        /// The room's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The room file has a bad line.
+    #[error("room {path}, {source}")]
+    Room {
+        /// The room's path.
+        path: PathBuf,
+        /// The line and what is wrong with it.
+        source: RoomError,
+    },
+    /// The kept placement could not be written (or forgotten).
+    #[error(transparent)]
+    State(SavedError),
     /// An output file or folder could not be written.
     #[error("cannot write {path}: {source}")]
     Output {
@@ -214,6 +257,12 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
     if args.every == 0 {
         return Err(SimError::invalid("every", "must be at least 1"));
     }
+    if args.forget_placement && args.state.is_none() {
+        return Err(SimError::invalid(
+            "forget-placement",
+            "needs --state DIR: without it the simulator keeps no placement to forget",
+        ));
+    }
     #[cfg(not(windows))]
     if args.renderer == Backend::D3d11 {
         return Err(SimError::invalid(
@@ -283,6 +332,22 @@ impl DisplayClock {
     }
 }
 
+/// Keeps each placement a manipulation settled in `--state`'s folder.
+fn keep_manipulations(args: &SimArgs, events: &[AppEvent]) -> Result<(), SimError> {
+    let Some(path) = placement_file(args) else {
+        return Ok(());
+    };
+    for event in events {
+        if let AppEvent::Placed { placement, cause } = event
+            && cause.is_manipulation()
+        {
+            saved::save(&path, &Kept::of(placement, KeptIn::SimulatorRoom))
+                .map_err(SimError::State)?;
+        }
+    }
+    Ok(())
+}
+
 /// Whether `frame` is written as a PNG (and into the APNG).
 fn is_snapshot(frame: u64, args: &SimArgs) -> bool {
     frame.is_multiple_of(args.every) || frame + 1 == args.frames
@@ -303,6 +368,50 @@ fn load_script(args: &SimArgs) -> Result<Script, SimError> {
     })
 }
 
+/// Loads the room named by `--room`, or an empty one.
+fn load_room(args: &SimArgs) -> Result<Room, SimError> {
+    let Some(path) = &args.room else {
+        return Ok(Room::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| SimError::ReadRoom {
+        path: path.clone(),
+        source,
+    })?;
+    Room::parse(&text).map_err(|source| SimError::Room {
+        path: path.clone(),
+        source,
+    })
+}
+
+/// The placement kept in `--state`'s folder, as the app takes it: forgotten
+/// first with `--forget-placement`; a file that cannot be used is one
+/// warning and a fresh start.
+fn kept_placement(args: &SimArgs) -> Result<Persisted, SimError> {
+    let Some(path) = placement_file(args) else {
+        return Ok(Persisted::None);
+    };
+    if args.forget_placement {
+        saved::forget(&path).map_err(SimError::State)?;
+        return Ok(Persisted::None);
+    }
+    match saved::load(&path, KeptIn::SimulatorRoom) {
+        Ok(kept) => Ok(kept
+            .and_then(|kept| kept.placement())
+            .map_or(Persisted::None, Persisted::Located)),
+        Err(warning) => {
+            log::warn!("{warning}");
+            Ok(Persisted::None)
+        }
+    }
+}
+
+/// `--state`'s placement.json, when `--state` is given.
+fn placement_file(args: &SimArgs) -> Option<PathBuf> {
+    args.state
+        .as_ref()
+        .map(|dir| dir.join(saved::PLACEMENT_FILE))
+}
+
 /// Milliseconds since `start`.
 fn elapsed_ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
@@ -312,6 +421,7 @@ fn elapsed_ms(start: Instant) -> f64 {
 pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     validate(args)?;
     let script = load_script(args)?;
+    let room = load_room(args)?;
 
     let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
     let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
@@ -329,7 +439,10 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     // folder is touched; from here the last run's outputs are cleared so that
     // a run failing half way cannot leave an old report.json beside new frames.
     output::prepare_out_dir(&args.out)?;
-    let user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
+    let persisted = kept_placement(args)?;
+    let surfaces: Option<Arc<[Surface]>> =
+        (!room.surfaces.is_empty()).then(|| room.app_surfaces().into());
+    let mut user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
     let mut apng = if args.apng {
         let snapshots = (0..args.frames)
             .filter(|&frame| is_snapshot(frame, args))
@@ -357,13 +470,16 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         let time_ns = clock.frame_time_ns(frame);
         let input = FrameInput {
             voice: user.heard(previous_ns, time_ns),
-            ..user.frame_input(time_ns, app.hologram_pose(), app.heightmap())
+            surfaces: surfaces.clone(),
+            persisted,
+            ..user.frame_input(time_ns, app.placement(), app.heightmap())
         };
         previous_ns = Some(time_ns);
         let started = Instant::now();
         let output = app.update(&input);
         scenes.updated(&output);
         recorder.updated(time_ns, &output, elapsed_ms(started));
+        keep_manipulations(args, &output.events)?;
         // The simulated head is located from the first frame, so this only
         // skips frames if a platform change ever left the hologram unplaced.
         let Some(scene) = scenes.scene(&output, app.heightmap().cells()) else {

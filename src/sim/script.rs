@@ -1,4 +1,4 @@
-//! The gesture script: a text file of timed events (air-taps, taps, selects, head moves) that drive the simulated user.
+//! The gesture script: a text file of timed events (air-taps, taps, selects, drags, two-hand turns, grabs, head moves) that drive the simulated user.
 //!
 //! One event per line; `#` starts a comment; blank lines are ignored.
 //! ```text
@@ -6,6 +6,9 @@
 //! 3.0 airtap right away       # pinch aimed (and looking) elsewhere: no reseed
 //! 2.5 tap left 0.2 0.7        # index tip pushes into the surface at (u, v)
 //! 4.0 select right            # controller select press
+//! 5.0 hold right 1.0 0.3 0 0  # pinch on the hologram, move 0.3 m along x over 1 s, release
+//! 5.0 twohand 1.0 90 1.5      # both hands pinch; their line turns 90° and spreads 1.5×
+//! 5.0 grab left 1.0 0 0.2 0   # controller squeeze held 1 s while it moves 0.2 m up
 //! 6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0   # head moves to (x y z), looks at (x y z)
 //! 7.0 stall 10                # the display clock jumps 10 s ahead, no frame shown
 //! 8.0 disconnect 17           # Holographic Remoting drops (reason: connection lost)
@@ -27,6 +30,15 @@ use crate::input::Hand;
 
 /// Latest time a script may use, so a typo cannot schedule an event in the year 3000.
 pub const MAX_TIME_S: f64 = 86_400.0;
+
+/// Longest a `hold`, `twohand` or `grab` may last, seconds.
+pub const MAX_GESTURE_S: f64 = 60.0;
+/// Farthest a `hold` or `grab` may move the hand along each axis, metres.
+pub const MAX_MOVE_M: f32 = 10.0;
+/// Largest turn a `twohand` may make, degrees either way.
+pub const MAX_TURN_DEG: f32 = 720.0;
+/// Largest factor by which a `twohand` may spread (or, inverted, close) the hands.
+pub const MAX_SPREAD: f32 = 100.0;
 
 /// The largest `XrRemotingDisconnectReasonMSFT` value a `disconnect` event
 /// may give (handshake permission denied, the last one Microsoft's
@@ -56,6 +68,36 @@ pub enum Action {
     Select {
         /// Which controller.
         hand: Hand,
+    },
+    /// Pinch aiming at the hologram and keep pinching while the hand moves
+    /// by `delta` at constant speed, then release.
+    Hold {
+        /// Which hand.
+        hand: Hand,
+        /// How long the pinch lasts, seconds.
+        seconds: f64,
+        /// How far the hand moves meanwhile, metres.
+        delta: Vec3,
+    },
+    /// Both hands pinch on the hologram; over `seconds` the line between
+    /// them turns `degrees` about the vertical (counter-clockwise seen from
+    /// above) and their distance changes by `scale`; then both release.
+    TwoHand {
+        /// How long both pinch, seconds.
+        seconds: f64,
+        /// How far their line turns, degrees.
+        degrees: f32,
+        /// The factor their distance changes by.
+        scale: f32,
+    },
+    /// Squeeze the controller in `hand` for `seconds` while it moves by `delta`.
+    Grab {
+        /// Which controller.
+        hand: Hand,
+        /// How long the squeeze lasts, seconds.
+        seconds: f64,
+        /// How far the controller moves meanwhile, metres.
+        delta: Vec3,
     },
     /// Move the head to `position`, looking at `look_at`, and stop orbiting.
     Head {
@@ -115,12 +157,14 @@ pub struct ScriptError {
     pub expected: &'static str,
 }
 
-const ANY_EVENT: &str =
-    "`TIME airtap|tap|select|head|stall|disconnect|say ...`, e.g. `1.0 airtap right`";
+const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|twohand|grab|head|stall|disconnect|say ...`, e.g. `1.0 airtap right`";
 const AIRTAP: &str = "`TIME airtap left|right [away]`";
 const TAP: &str = "`TIME tap left|right U V` with U and V in 0..1";
 const SELECT: &str = "`TIME select left|right`";
 const HEAD: &str = "`TIME head X Y Z LOOK_X LOOK_Y LOOK_Z` (metres)";
+const HOLD: &str = "`TIME hold left|right SECONDS DX DY DZ` (SECONDS in 0..60, metres within ±10)";
+const TWOHAND: &str = "`TIME twohand SECONDS DEGREES SCALE` (SECONDS in 0..60, DEGREES within ±720, SCALE in 0.01..100)";
+const GRAB: &str = "`TIME grab left|right SECONDS DX DY DZ` (SECONDS in 0..60, metres within ±10)";
 const STALL: &str = "`TIME stall SECONDS` with SECONDS above 0";
 const DISCONNECT: &str = "`TIME disconnect REASON [REFUSALS]` with REASON a remoting disconnect reason code, 0 to 28, and REFUSALS how many attempts to reconnect the player refuses (default 0)";
 const SAY: &str = "`TIME say WORDS`, e.g. `5.0 say new terrain`";
@@ -234,6 +278,60 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
                 ));
             }
         },
+        "hold" | "grab" => {
+            let expected = if kind == "hold" { HOLD } else { GRAB };
+            let [hand, seconds, dx, dy, dz] = args else {
+                return Err(error(
+                    line,
+                    format!(
+                        "{kind} takes a hand, a duration and 3 distances, got `{}`",
+                        args.join(" ")
+                    ),
+                    expected,
+                ));
+            };
+            let hand = parse_hand(line, hand, expected)?;
+            let seconds = parse_duration(line, seconds, expected)?;
+            let delta = Vec3::new(
+                parse_metres(line, dx, expected)?,
+                parse_metres(line, dy, expected)?,
+                parse_metres(line, dz, expected)?,
+            );
+            if kind == "hold" {
+                Action::Hold {
+                    hand,
+                    seconds,
+                    delta,
+                }
+            } else {
+                Action::Grab {
+                    hand,
+                    seconds,
+                    delta,
+                }
+            }
+        }
+        "twohand" => {
+            let [seconds, degrees, scale] = args else {
+                return Err(error(
+                    line,
+                    format!(
+                        "twohand takes a duration, an angle and a factor, got `{}`",
+                        args.join(" ")
+                    ),
+                    TWOHAND,
+                ));
+            };
+            Action::TwoHand {
+                seconds: parse_duration(line, seconds, TWOHAND)?,
+                degrees: parse_number(line, degrees, TWOHAND, "an angle in degrees", |d| {
+                    d.abs() <= MAX_TURN_DEG
+                })?,
+                scale: parse_number(line, scale, TWOHAND, "a spread factor", |k| {
+                    (1.0 / MAX_SPREAD..=MAX_SPREAD).contains(&k)
+                })?,
+            }
+        }
         "head" => {
             if args.len() != 6 {
                 return Err(error(
@@ -347,6 +445,41 @@ fn parse_hand(line: usize, word: &str, expected: &'static str) -> Result<Hand, S
         "right" => Ok(Hand::Right),
         other => Err(error(line, format!("`{other}` is not a hand"), expected)),
     }
+}
+
+/// A gesture's duration: above 0, at most [`MAX_GESTURE_S`].
+fn parse_duration(line: usize, word: &str, expected: &'static str) -> Result<f64, ScriptError> {
+    word.parse::<f64>()
+        .ok()
+        .filter(|seconds| *seconds > 0.0 && *seconds <= MAX_GESTURE_S)
+        .ok_or_else(|| {
+            error(
+                line,
+                format!("`{word}` is not a duration in 0..{MAX_GESTURE_S} s"),
+                expected,
+            )
+        })
+}
+
+/// A distance the hand moves along one axis, within ±[`MAX_MOVE_M`].
+fn parse_metres(line: usize, word: &str, expected: &'static str) -> Result<f32, ScriptError> {
+    parse_number(line, word, expected, "a distance in metres", |metres| {
+        metres.abs() <= MAX_MOVE_M
+    })
+}
+
+/// A finite number that `allowed` accepts; `what` names it in the error.
+fn parse_number(
+    line: usize,
+    word: &str,
+    expected: &'static str,
+    what: &str,
+    allowed: impl Fn(f32) -> bool,
+) -> Result<f32, ScriptError> {
+    word.parse::<f32>()
+        .ok()
+        .filter(|value| value.is_finite() && allowed(*value))
+        .ok_or_else(|| error(line, format!("`{word}` is not {what} in range"), expected))
 }
 
 fn parse_unit(line: usize, word: &str, expected: &'static str) -> Result<f32, ScriptError> {
@@ -501,6 +634,59 @@ mod tests {
         ] {
             let error = Script::parse(line).unwrap_err();
             assert_eq!(error.expected, DISCONNECT, "{line}");
+        }
+    }
+
+    #[test]
+    fn hold_twohand_and_grab_parse_their_numbers() {
+        let script = Script::parse(
+            "1 hold left 1.5 0.3 0 -0.1\n2 twohand 1.0 90 1.5\n3 grab right 0.5 0 0.2 0\n",
+        )
+        .unwrap();
+        let actions: Vec<Action> = script
+            .events
+            .iter()
+            .map(|event| event.action.clone())
+            .collect();
+        assert_eq!(
+            actions,
+            vec![
+                Action::Hold {
+                    hand: Hand::Left,
+                    seconds: 1.5,
+                    delta: Vec3::new(0.3, 0.0, -0.1)
+                },
+                Action::TwoHand {
+                    seconds: 1.0,
+                    degrees: 90.0,
+                    scale: 1.5
+                },
+                Action::Grab {
+                    hand: Hand::Right,
+                    seconds: 0.5,
+                    delta: Vec3::new(0.0, 0.2, 0.0)
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn hold_twohand_and_grab_refuse_what_is_out_of_range() {
+        for (line, expected) in [
+            ("1 hold left 0 0.3 0 0", HOLD),
+            ("1 hold left 61 0.3 0 0", HOLD),
+            ("1 hold left 1 0.3 0", HOLD),
+            ("1 hold middle 1 0.3 0 0", HOLD),
+            ("1 hold left 1 nan 0 0", HOLD),
+            ("1 grab left 1 0 11 0", GRAB),
+            ("1 twohand 1 90", TWOHAND),
+            ("1 twohand 1 900 1.5", TWOHAND),
+            ("1 twohand 1 90 0", TWOHAND),
+            ("1 twohand 1 90 -2", TWOHAND),
+            ("1 twohand -1 90 1.5", TWOHAND),
+        ] {
+            let error = Script::parse(line).unwrap_err();
+            assert_eq!(error.expected, expected, "{line}: {error}");
         }
     }
 

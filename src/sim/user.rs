@@ -6,8 +6,9 @@
 use glam::{Quat, Vec3};
 
 use super::script::{Action, Script, ScriptEvent};
+use crate::app::manipulation::turn_about_vertical;
 use crate::app::placement::{self, HOLOGRAM_SIZE_M};
-use crate::app::{EyeView, Fov, FrameInput, HandInput, VoiceCommand};
+use crate::app::{EyeView, Fov, FrameInput, HandInput, Persisted, Placement, VoiceCommand};
 use crate::input::hand::{PALM, WRIST};
 use crate::input::{Hand, HandJoints, JOINT_COUNT, Joint, Pose};
 use crate::terrain::Heightmap;
@@ -37,6 +38,10 @@ const HOVER_M: f32 = 0.05;
 const TOUCH_M: f32 = 0.005;
 /// ...and pokes this far into the surface at the tap's time.
 const POKE_DEPTH_M: f32 = 0.03;
+/// A two-hand gesture's hands pinch this far above the hologram's centre...
+const TWO_HAND_HEIGHT_M: f32 = 0.15;
+/// ...this far to each side of it, before they spread.
+const TWO_HAND_HALF_SPAN_M: f32 = 0.15;
 /// Radius of a synthetic fingertip joint.
 const TIP_RADIUS_M: f32 = 0.008;
 /// Radius of every other synthetic joint.
@@ -51,18 +56,71 @@ struct TimedEvent {
     action: Action,
 }
 
+impl TimedEvent {
+    /// How long the gesture's pinch, press or squeeze lasts from its time.
+    fn duration_ns(&self) -> i64 {
+        match self.action {
+            Action::Hold { seconds, .. }
+            | Action::TwoHand { seconds, .. }
+            | Action::Grab { seconds, .. } => seconds_to_ns(seconds),
+            _ => HOLD_NS,
+        }
+    }
+
+    /// Whether `time_ns` is within the gesture's raised-hand window: from
+    /// [`LEAD_NS`] before its time to [`TAIL_NS`] after it let go.
+    fn in_window(&self, time_ns: i64) -> bool {
+        (self.time_ns - LEAD_NS..self.time_ns + self.duration_ns() + TAIL_NS).contains(&time_ns)
+    }
+
+    /// Whether `hand` takes part.
+    fn involves(&self, hand: Hand) -> bool {
+        match self.action {
+            Action::AirTap { hand: used, .. }
+            | Action::Tap { hand: used, .. }
+            | Action::Select { hand: used }
+            | Action::Hold { hand: used, .. }
+            | Action::Grab { hand: used, .. } => used == hand,
+            Action::TwoHand { .. } => true,
+            Action::Head { .. }
+            | Action::Stall { .. }
+            | Action::Disconnect { .. }
+            | Action::Say { .. } => false,
+        }
+    }
+
+    /// How far through its press the gesture is at `time_ns`, 0 to 1.
+    fn progress(&self, time_ns: i64) -> f32 {
+        let since = (time_ns - self.time_ns).clamp(0, self.duration_ns());
+        since as f32 / self.duration_ns().max(1) as f32
+    }
+}
+
+/// Where a gesture starts, taken when its window opens and fixed from then
+/// on, so its hands move in the room as the script says and not with the
+/// orbiting head or the hologram they move.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GestureStart {
+    /// The head when the window opened.
+    head: Pose,
+    /// The hologram's centre then.
+    centre: Vec3,
+}
+
 /// The simulated person wearing the headset.
 #[derive(Debug, Clone)]
 pub struct SimulatedUser {
     /// The script's events in time order.
     events: Vec<TimedEvent>,
+    /// Where each event's gesture started, once its window opened.
+    starts: Vec<Option<GestureStart>>,
     /// Per-eye image width over height, for the field of view.
     aspect: f32,
 }
 
 impl SimulatedUser {
     pub fn new(script: &Script, eye_width: u32, eye_height: u32) -> Self {
-        let events = script
+        let events: Vec<TimedEvent> = script
             .events
             .iter()
             .map(|ScriptEvent { time_s, action, .. }| TimedEvent {
@@ -71,6 +129,7 @@ impl SimulatedUser {
             })
             .collect();
         SimulatedUser {
+            starts: vec![None; events.len()],
             events,
             aspect: eye_width as f32 / eye_height as f32,
         }
@@ -82,14 +141,37 @@ impl SimulatedUser {
         placement::place_hologram(&Pose::new(Vec3::Y * EYE_HEIGHT_M, Quat::IDENTITY))
     }
 
-    /// Everything the headset reports for the frame shown at `time_ns`.
+    /// Everything the headset reports for the next frame, shown at
+    /// `time_ns` (frames in time order): the user notes where each gesture
+    /// whose window opens now starts, then acts as [`Self::predict`] says.
+    /// The platform adds what it knows of the room and of earlier runs
+    /// (`surfaces`, `persisted`).
     pub fn frame_input(
-        &self,
+        &mut self,
         time_ns: i64,
-        hologram: Option<Pose>,
+        hologram: Option<Placement>,
         heights: &Heightmap,
     ) -> FrameInput {
-        let centre = hologram.unwrap_or_else(Self::expected_hologram).position;
+        let centre = Self::centre(hologram);
+        let head = self.head_pose(time_ns, centre);
+        for (event, start) in self.events.iter().zip(&mut self.starts) {
+            if start.is_none() && event.in_window(time_ns) {
+                *start = Some(GestureStart { head, centre });
+            }
+        }
+        self.predict(time_ns, hologram, heights)
+    }
+
+    /// What the user does at `time_ns` with the hologram at `hologram`,
+    /// without noting anything (as a runtime predicts poses at any time); a
+    /// gesture whose start is not noted yet starts from now.
+    pub fn predict(
+        &self,
+        time_ns: i64,
+        hologram: Option<Placement>,
+        heights: &Heightmap,
+    ) -> FrameInput {
+        let centre = Self::centre(hologram);
         let head = self.head_pose(time_ns, centre);
         let hands =
             Hand::BOTH.map(|hand| self.hand_input(hand, time_ns, &head, hologram, centre, heights));
@@ -100,8 +182,17 @@ impl SimulatedUser {
             views: self.eye_views(&head),
             hologram_located: None,
             visible: true,
+            surfaces: None,
+            persisted: Persisted::None,
             voice: None,
         }
+    }
+
+    /// The hologram's centre, or where it will be before it is placed.
+    fn centre(hologram: Option<Placement>) -> Vec3 {
+        hologram
+            .map_or_else(Self::expected_hologram, |placement| placement.pose)
+            .position
     }
 
     /// The head: orbiting around the hologram, looking at it, until a `head`
@@ -119,13 +210,11 @@ impl SimulatedUser {
         let (position, mut look_at) = pinned.unwrap_or_else(|| {
             let angle = (ORBIT_DEG_PER_S * time_ns as f32 * 1e-9).to_radians();
             let offset = Vec3::new(angle.sin(), 0.0, angle.cos()) * placement::PLACEMENT_DISTANCE_M;
-            let eye =
-                Vec3::new(centre.x, centre.y + placement::PLACEMENT_DROP_M, centre.z) + offset;
+            let eye = Vec3::new(centre.x, EYE_HEIGHT_M, centre.z) + offset;
             (eye, centre)
         });
         let glancing = self.events.iter().any(|event| {
-            matches!(event.action, Action::AirTap { away: true, .. })
-                && in_window(time_ns, event.time_ns)
+            matches!(event.action, Action::AirTap { away: true, .. }) && event.in_window(time_ns)
         });
         if glancing {
             // Gaze counts as aiming, so an aimed-away pinch needs the eyes elsewhere too.
@@ -153,11 +242,30 @@ impl SimulatedUser {
         })
     }
 
-    /// The hand's scripted gesture in progress at `time_ns`, if any.
-    fn gesture(&self, hand: Hand, time_ns: i64) -> Option<&TimedEvent> {
-        self.events.iter().rev().find(|event| {
-            in_window(time_ns, event.time_ns) && action_hand(&event.action) == Some(hand)
-        })
+    /// The hand's scripted gesture in progress at `time_ns`, if any, with
+    /// where it started (from now when not noted yet). When windows
+    /// overlap, the earlier gesture goes on to its end (its let-go and
+    /// tail) before the hand is raised for the next.
+    fn gesture(
+        &self,
+        hand: Hand,
+        time_ns: i64,
+        head: &Pose,
+        centre: Vec3,
+    ) -> Option<(TimedEvent, GestureStart)> {
+        self.events
+            .iter()
+            .zip(&self.starts)
+            .find(|(event, _)| event.in_window(time_ns) && event.involves(hand))
+            .map(|(event, start)| {
+                (
+                    event.clone(),
+                    start.unwrap_or(GestureStart {
+                        head: *head,
+                        centre,
+                    }),
+                )
+            })
     }
 
     /// The command the user said after `after_ns` (the previous frame's
@@ -180,7 +288,7 @@ impl SimulatedUser {
         hand: Hand,
         time_ns: i64,
         head: &Pose,
-        hologram: Option<Pose>,
+        hologram: Option<Placement>,
         centre: Vec3,
         heights: &Heightmap,
     ) -> HandInput {
@@ -190,34 +298,75 @@ impl SimulatedUser {
         };
         let yaw_only = placement::place_hologram(head).orientation;
         let rest_tip = head.transform_point(Vec3::new(0.2 * side, -0.45, -0.25));
+        let rest_joints = hand_joints(hand, rest_tip, yaw_only, OPEN_GAP_M);
         let rest = HandInput {
-            joints: Some(hand_joints(hand, rest_tip, yaw_only, OPEN_GAP_M)),
+            joints: Some(rest_joints),
             aim: Pose::looking_at(rest_tip, rest_tip + yaw_only * Vec3::new(0.0, -0.5, -1.0)),
+            grip: Some(rest_joints[PALM].pose),
             select: Some(false),
+            squeeze: Some(false),
             select_is_air_tap: false,
         };
-        let Some(gesture) = self.gesture(hand, time_ns) else {
+        let Some((gesture, start)) = self.gesture(hand, time_ns, head, centre) else {
             return rest;
         };
         let since_ns = time_ns - gesture.time_ns;
-        let held = (0..HOLD_NS).contains(&since_ns);
+        let held = (0..gesture.duration_ns()).contains(&since_ns);
+        let gap = if held { PINCH_GAP_M } else { OPEN_GAP_M };
+        let progress = gesture.progress(time_ns);
+        // The gestures' hands are raised in front of the head as it was
+        // when the gesture started, turned as the hologram would be.
+        let start_yaw = placement::place_hologram(&start.head).orientation;
+        let raised_tip = start
+            .head
+            .transform_point(Vec3::new(0.15 * side, -0.2, -0.35));
+        let raised_aim = start
+            .head
+            .transform_point(Vec3::new(0.12 * side, -0.15, -0.25));
+        let pinching = |tip: Vec3, aim_from: Vec3, target: Vec3| {
+            let joints = hand_joints(hand, tip, start_yaw, gap);
+            HandInput {
+                joints: Some(joints),
+                aim: Pose::looking_at(aim_from, target),
+                grip: Some(joints[PALM].pose),
+                ..rest
+            }
+        };
         match gesture.action {
             Action::AirTap { away, .. } => {
-                let tip = head.transform_point(Vec3::new(0.15 * side, -0.2, -0.35));
                 let target = if away {
-                    tip + yaw_only * Vec3::new(side, 1.0, 0.0)
+                    raised_tip + start_yaw * Vec3::new(side, 1.0, 0.0)
                 } else {
-                    centre
+                    start.centre
                 };
-                let gap = if held { PINCH_GAP_M } else { OPEN_GAP_M };
+                pinching(raised_tip, raised_aim, target)
+            }
+            Action::Hold { delta, .. } => {
+                let moved = delta * progress;
+                pinching(raised_tip + moved, raised_aim + moved, start.centre)
+            }
+            Action::TwoHand { degrees, scale, .. } => {
+                let turn = turn_about_vertical((degrees * progress).to_radians());
+                let spread = 1.0 + (scale - 1.0) * progress;
+                let midpoint = start.centre + Vec3::Y * TWO_HAND_HEIGHT_M;
+                let half_span = turn * (start_yaw * Vec3::X) * (TWO_HAND_HALF_SPAN_M * spread);
+                let palm = midpoint + half_span * side;
+                let joints = hand_joints_with_palm_at(hand, palm, start_yaw, gap);
                 HandInput {
-                    joints: Some(hand_joints(hand, tip, yaw_only, gap)),
-                    aim: Pose::looking_at(
-                        head.transform_point(Vec3::new(0.12 * side, -0.15, -0.25)),
-                        target,
-                    ),
-                    select: Some(false),
-                    select_is_air_tap: false,
+                    joints: Some(joints),
+                    aim: Pose::looking_at(palm, start.centre),
+                    grip: Some(joints[PALM].pose),
+                    ..rest
+                }
+            }
+            Action::Grab { delta, .. } => {
+                let grip = Pose::new(raised_tip + delta * progress, start_yaw);
+                HandInput {
+                    joints: Some(hand_joints(hand, grip.position, start_yaw, OPEN_GAP_M)),
+                    aim: Pose::looking_at(grip.position, start.centre),
+                    grip: Some(grip),
+                    squeeze: Some(held),
+                    ..rest
                 }
             }
             Action::Tap { u, v, .. } => {
@@ -236,12 +385,13 @@ impl SimulatedUser {
                 } else {
                     HOVER_M
                 };
-                let local = Vec3::new(
+                // Heights above the surface are the fingertip's own, at any scale.
+                let on_surface = hologram.to_room(Vec3::new(
                     (u - 0.5) * HOLOGRAM_SIZE_M,
-                    surface + above,
+                    surface,
                     (v - 0.5) * HOLOGRAM_SIZE_M,
-                );
-                let tip = hologram.transform_point(local);
+                ));
+                let tip = on_surface + hologram.pose.up() * above;
                 let pointing_down = yaw_only * Quat::from_rotation_x(-1.2);
                 HandInput {
                     joints: Some(hand_joints(hand, tip, pointing_down, OPEN_GAP_M)),
@@ -257,24 +407,6 @@ impl SimulatedUser {
             | Action::Disconnect { .. }
             | Action::Say { .. } => rest,
         }
-    }
-}
-
-/// Whether `time_ns` is within a gesture's raised-hand window around `event_ns`.
-fn in_window(time_ns: i64, event_ns: i64) -> bool {
-    (event_ns - LEAD_NS..event_ns + HOLD_NS + TAIL_NS).contains(&time_ns)
-}
-
-/// The hand an action uses, if it uses one.
-fn action_hand(action: &Action) -> Option<Hand> {
-    match action {
-        Action::AirTap { hand, .. } | Action::Tap { hand, .. } | Action::Select { hand } => {
-            Some(*hand)
-        }
-        Action::Head { .. }
-        | Action::Stall { .. }
-        | Action::Disconnect { .. }
-        | Action::Say { .. } => None,
     }
 }
 
@@ -325,6 +457,12 @@ pub fn hand_joints(hand: Hand, index_tip: Vec3, orientation: Quat, gap: f32) -> 
     joints
 }
 
+/// [`hand_joints`] placed so that the palm joint is at `palm`.
+pub fn hand_joints_with_palm_at(hand: Hand, palm: Vec3, orientation: Quat, gap: f32) -> HandJoints {
+    let at_origin = hand_joints(hand, Vec3::ZERO, orientation, gap);
+    hand_joints(hand, palm - at_origin[PALM].pose.position, orientation, gap)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,6 +484,10 @@ mod tests {
         SimulatedUser::expected_hologram()
     }
 
+    fn placed() -> Option<Placement> {
+        Some(Placement::at(hologram()))
+    }
+
     fn right_gap(input: &FrameInput) -> f32 {
         pinch_distance(&input.hands[Hand::Right.index()].joints.unwrap())
     }
@@ -365,7 +507,7 @@ mod tests {
     #[test]
     fn an_air_tap_pinches_exactly_from_its_time() {
         let user = user("1.0 airtap right");
-        let at = |time_ns| user.frame_input(time_ns, Some(hologram()), &flat());
+        let at = |time_ns| user.predict(time_ns, placed(), &flat());
         assert!(right_gap(&at(SECOND_NS - 1)) > PINCH_END_M);
         assert!(right_gap(&at(SECOND_NS)) < PINCH_START_M);
         assert!(right_gap(&at(SECOND_NS + HOLD_NS)) > PINCH_END_M);
@@ -374,7 +516,7 @@ mod tests {
     #[test]
     fn an_air_tap_aims_at_the_hologram() {
         let user = user("1.0 airtap right");
-        let input = user.frame_input(SECOND_NS, Some(hologram()), &flat());
+        let input = user.predict(SECOND_NS, placed(), &flat());
         let aim = input.hands[Hand::Right.index()].aim.unwrap();
         let bounds = hologram_bounds(0.0, 0.0);
         assert!(
@@ -387,7 +529,7 @@ mod tests {
     #[test]
     fn an_away_air_tap_turns_aim_and_gaze_off_the_hologram() {
         let user = user("1.0 airtap right away");
-        let input = user.frame_input(SECOND_NS, Some(hologram()), &flat());
+        let input = user.predict(SECOND_NS, placed(), &flat());
         let bounds = hologram_bounds(0.0, 0.2);
         let misses = |pose: Pose| {
             bounds
@@ -402,7 +544,7 @@ mod tests {
     #[test]
     fn the_orbiting_head_looks_at_the_hologram() {
         let user = user("");
-        let input = user.frame_input(7 * SECOND_NS, Some(hologram()), &flat());
+        let input = user.predict(7 * SECOND_NS, placed(), &flat());
         let head = input.head.unwrap();
         let to_centre = (hologram().position - head.position).normalize();
         assert!(head.forward().abs_diff_eq(to_centre, 1e-5));
@@ -414,7 +556,7 @@ mod tests {
         let user = user("2.0 tap left 0.25 0.75");
         let map = flat();
         let probe_at = |time_ns| {
-            let input = user.frame_input(time_ns, Some(hologram()), &map);
+            let input = user.predict(time_ns, placed(), &map);
             let tip = input.hands[Hand::Left.index()].joints.unwrap()[INDEX_TIP]
                 .pose
                 .position;
@@ -430,7 +572,7 @@ mod tests {
 
     #[test]
     fn eyes_are_an_ipd_apart() {
-        let input = user("").frame_input(0, None, &flat());
+        let input = user("").predict(0, None, &flat());
         let [left, right] = input.views;
         assert!((left.pose.position.distance(right.pose.position) - IPD_M).abs() < 1e-6);
     }
@@ -438,7 +580,7 @@ mod tests {
     #[test]
     fn a_head_event_pins_the_head() {
         let user = user("1.0 head 0.5 1.5 0.2 0.0 1.3 -1.0");
-        let input = user.frame_input(3 * SECOND_NS, Some(hologram()), &flat());
+        let input = user.predict(3 * SECOND_NS, placed(), &flat());
         assert!(
             input
                 .head

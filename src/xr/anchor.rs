@@ -1,11 +1,17 @@
-//! Pinning the hologram with an XR_MSFT_spatial_anchor: the anchor and an
-//! XrSpace that follows it as the runtime refines its map of the room.
+//! Pinning the hologram with an XR_MSFT_spatial_anchor (the anchor and an
+//! XrSpace that follows it as the runtime refines its map of the room),
+//! and keeping that anchor between runs in the app's spatial anchor store
+//! (XR_MSFT_spatial_anchor_persistence) under the name
+//! [`PERSISTED_NAME`].
 use std::mem::ManuallyDrop;
 
 use openxr as xr;
 use xr::sys::Handle as _;
 
 use super::error::{XrError, xr_call};
+
+/// The name the hologram's anchor is kept under in the app's anchor store.
+pub const PERSISTED_NAME: &str = "holoterrain.placement";
 
 /// A spatial anchor and the space located at it.
 pub struct AnchorSpace {
@@ -51,6 +57,17 @@ impl AnchorSpace {
         if result.into_raw() < 0 {
             return Err(xr_call("xrCreateSpatialAnchorMSFT")(result));
         }
+        let pinned = Self::of_anchor(session, anchor, functions)?;
+        log::info!("hologram pinned with a spatial anchor");
+        Ok(Some(pinned))
+    }
+
+    /// The space of `anchor`, which this takes over (destroyed on failure too).
+    fn of_anchor<G: xr::Graphics>(
+        session: &xr::Session<G>,
+        anchor: xr::sys::SpatialAnchorMSFT,
+        functions: xr::raw::SpatialAnchorMSFT,
+    ) -> Result<Self, XrError> {
         let space_info = xr::sys::SpatialAnchorSpaceCreateInfoMSFT {
             ty: xr::sys::SpatialAnchorSpaceCreateInfoMSFT::TYPE,
             next: std::ptr::null(),
@@ -70,12 +87,129 @@ impl AnchorSpace {
         // SAFETY: raw_space is a valid space of this session; Space takes ownership
         // and destroys it when dropped, which `Drop` does before destroying the anchor.
         let space = unsafe { xr::Space::reference_from_raw(session.clone(), raw_space) };
-        log::info!("hologram pinned with a spatial anchor");
-        Ok(Some(Self {
+        Ok(Self {
             space: ManuallyDrop::new(space),
             anchor,
             functions,
+        })
+    }
+}
+
+/// A connection to the app's spatial anchor store.
+pub struct AnchorStore {
+    /// The connection, destroyed in `Drop`.
+    store: xr::sys::SpatialAnchorStoreConnectionMSFT,
+    /// XR_MSFT_spatial_anchor_persistence's functions.
+    functions: xr::raw::SpatialAnchorPersistenceMSFT,
+    /// XR_MSFT_spatial_anchor's functions, for anchors made from the store.
+    anchor_functions: xr::raw::SpatialAnchorMSFT,
+}
+
+/// [`PERSISTED_NAME`] as the extension takes names.
+fn persisted_name() -> xr::sys::SpatialAnchorPersistenceNameMSFT {
+    let mut name = xr::sys::SpatialAnchorPersistenceNameMSFT {
+        name: [0; xr::sys::MAX_SPATIAL_ANCHOR_NAME_SIZE_MSFT],
+    };
+    for (slot, byte) in name.name.iter_mut().zip(PERSISTED_NAME.bytes()) {
+        *slot = byte as std::ffi::c_char;
+    }
+    name
+}
+
+impl AnchorStore {
+    /// Connects to the store of `session`'s app; `Ok(None)` when the
+    /// instance lacks XR_MSFT_spatial_anchor_persistence (or
+    /// XR_MSFT_spatial_anchor).
+    pub fn connect<G: xr::Graphics>(session: &xr::Session<G>) -> Result<Option<Self>, XrError> {
+        let extensions = session.instance().exts();
+        let (Some(functions), Some(anchor_functions)) = (
+            extensions.msft_spatial_anchor_persistence,
+            extensions.msft_spatial_anchor,
+        ) else {
+            return Ok(None);
+        };
+        let mut store = xr::sys::SpatialAnchorStoreConnectionMSFT::NULL;
+        // SAFETY: the session is live and the extension enabled (its table exists).
+        let result = unsafe {
+            (functions.create_spatial_anchor_store_connection)(session.as_raw(), &mut store)
+        };
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrCreateSpatialAnchorStoreConnectionMSFT")(result));
+        }
+        Ok(Some(Self {
+            store,
+            functions,
+            anchor_functions,
         }))
+    }
+
+    /// Keeps `anchor` under [`PERSISTED_NAME`], replacing the one kept before.
+    pub fn persist(&self, anchor: &AnchorSpace) -> Result<(), XrError> {
+        let info = xr::sys::SpatialAnchorPersistenceInfoMSFT {
+            ty: xr::sys::SpatialAnchorPersistenceInfoMSFT::TYPE,
+            next: std::ptr::null(),
+            spatial_anchor_persistence_name: persisted_name(),
+            spatial_anchor: anchor.anchor,
+        };
+        // SAFETY: the store and the anchor are live; `info` outlives the call.
+        let result = unsafe { (self.functions.persist_spatial_anchor)(self.store, &info) };
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrPersistSpatialAnchorMSFT")(result));
+        }
+        Ok(())
+    }
+
+    /// The anchor kept under [`PERSISTED_NAME`], as a space; `Ok(None)`
+    /// when none is kept.
+    pub fn load<G: xr::Graphics>(
+        &self,
+        session: &xr::Session<G>,
+    ) -> Result<Option<AnchorSpace>, XrError> {
+        let info = xr::sys::SpatialAnchorFromPersistedAnchorCreateInfoMSFT {
+            ty: xr::sys::SpatialAnchorFromPersistedAnchorCreateInfoMSFT::TYPE,
+            next: std::ptr::null(),
+            spatial_anchor_store: self.store,
+            spatial_anchor_persistence_name: persisted_name(),
+        };
+        let mut anchor = xr::sys::SpatialAnchorMSFT::from_raw(0);
+        // SAFETY: the session and store are live; `info` outlives the call.
+        let result = unsafe {
+            (self.functions.create_spatial_anchor_from_persisted_name)(
+                session.as_raw(),
+                &info,
+                &mut anchor,
+            )
+        };
+        if result == xr::sys::Result::ERROR_SPATIAL_ANCHOR_NAME_NOT_FOUND_MSFT {
+            return Ok(None);
+        }
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrCreateSpatialAnchorFromPersistedNameMSFT")(
+                result,
+            ));
+        }
+        AnchorSpace::of_anchor(session, anchor, self.anchor_functions).map(Some)
+    }
+
+    /// Removes the anchor kept under [`PERSISTED_NAME`], if there is one.
+    pub fn forget(&self) -> Result<(), XrError> {
+        let name = persisted_name();
+        // SAFETY: the store is live; `name` outlives the call.
+        let result = unsafe { (self.functions.unpersist_spatial_anchor)(self.store, &name) };
+        if result.into_raw() < 0
+            && result != xr::sys::Result::ERROR_SPATIAL_ANCHOR_NAME_NOT_FOUND_MSFT
+        {
+            return Err(xr_call("xrUnpersistSpatialAnchorMSFT")(result));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for AnchorStore {
+    fn drop(&mut self) {
+        // SAFETY: the connection belongs to a live session (the store is one
+        // of the session's parts, dropped before it); nothing uses it after.
+        unsafe { (self.functions.destroy_spatial_anchor_store_connection)(self.store) };
     }
 }
 

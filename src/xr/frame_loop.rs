@@ -32,8 +32,7 @@ use super::session_end::SessionEnd;
 use super::speech::{SpeechEvent, recognizer_state, recognizer_state_name};
 use crate::app::recorder::RunRecorder;
 use crate::app::report::RunReport;
-use crate::app::{App, AppEvent, FrameInput, FrameOutput, SceneBuilder, VoiceCommand};
-use crate::input::Pose;
+use crate::app::{App, AppEvent, FrameInput, FrameOutput, Placement, SceneBuilder, VoiceCommand};
 
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
@@ -64,8 +63,8 @@ pub struct LoopRecorder {
     anchored: bool,
     /// The app's iterations on its current seed, as of its latest update.
     iterations: usize,
-    /// Where the app pinned the hologram, as of its latest update.
-    hologram_pose: Option<Pose>,
+    /// Where the app pinned the hologram and how big, as of its latest update.
+    placement: Option<Placement>,
 }
 
 impl LoopRecorder {
@@ -76,7 +75,7 @@ impl LoopRecorder {
             states_seen: Vec::new(),
             anchored: false,
             iterations: 0,
-            hologram_pose: None,
+            placement: None,
         }
     }
 
@@ -85,7 +84,7 @@ impl LoopRecorder {
         LoopRecord {
             run: self.run.report_so_far(
                 self.iterations,
-                self.hologram_pose,
+                self.placement,
                 self.run.display_seconds(),
             ),
             session_states: self.states_seen.clone(),
@@ -179,7 +178,7 @@ impl<'a> FrameLoop<'a> {
     ) -> Result<SessionEnd, XrError> {
         self.lost = None;
         self.locked_recorder().anchored = false;
-        self.reanchor = self.app.hologram_pose().is_some();
+        self.reanchor = self.app.placement().is_some();
         match self.frames(session, events) {
             Ok(()) => Ok(self
                 .lost
@@ -357,17 +356,17 @@ impl<'a> FrameLoop<'a> {
         self.scenes.updated(&output);
         self.answer(session, &output, time)?;
         if self.reanchor
-            && let Some(pose) = self.app.hologram_pose()
+            && let Some(placement) = self.app.placement()
         {
             self.reanchor = false;
-            let anchored = session.anchor(&pose, time)?;
+            let anchored = session.anchor(&placement, None, time)?;
             self.locked_recorder().anchored = anchored;
         }
         let update_ms = milliseconds_since(update_started);
         let mut recorder = self.locked_recorder();
         recorder.run.updated(time.as_nanos(), &output, update_ms);
         recorder.iterations = output.iterations_done;
-        recorder.hologram_pose = self.app.hologram_pose();
+        recorder.placement = self.app.placement();
         drop(recorder);
 
         let render_started = Instant::now();
@@ -394,8 +393,9 @@ impl<'a> FrameLoop<'a> {
         Ok(())
     }
 
-    /// Answers what the app did this frame: pins a placed hologram with an
-    /// anchor, tells of a reseed and pulses the hand that asked for it.
+    /// Answers what the app did this frame: pins a settled placement with
+    /// an anchor (and keeps it after a manipulation), tells of a reseed and
+    /// pulses the hand that asked for it.
     fn answer<B: GraphicsBinding>(
         &mut self,
         session: &mut Session<B>,
@@ -404,9 +404,14 @@ impl<'a> FrameLoop<'a> {
     ) -> Result<(), XrError> {
         for event in &output.events {
             match *event {
-                AppEvent::Placed { pose } => {
-                    let anchored = session.anchor(&pose, time)?;
+                AppEvent::Placed { placement, cause } => {
+                    let anchored = session.anchor(&placement, Some(cause), time)?;
                     self.locked_recorder().anchored = anchored;
+                    (self.progress)(Progress::Placed {
+                        cause,
+                        position: placement.pose.position.to_array(),
+                        scale: placement.scale,
+                    });
                 }
                 AppEvent::Reseeded { seed, cause, hand } => {
                     log::info!(

@@ -1,7 +1,8 @@
-//! OpenXR input: one action set with a select (reseed) action, aim and grip
-//! poses and a haptic output, bound for the common interaction profiles and
-//! the two hand-interaction profiles whose select is the runtime's own
-//! air-tap; plus XR_EXT_hand_tracking joints for both hands.
+//! OpenXR input: one action set with a select (reseed, air-tap and drag)
+//! action, a squeeze (grab) action, aim and grip poses and a haptic output,
+//! bound for the common interaction profiles and the two hand-interaction
+//! profiles whose select is the runtime's own air-tap; plus
+//! XR_EXT_hand_tracking joints for both hands.
 
 use openxr as xr;
 
@@ -45,8 +46,12 @@ impl HandProfiles {
 pub struct HandSample {
     /// Aim pose (ray origin and direction -Z) when located.
     pub aim: Option<xr::Posef>,
+    /// Grip pose (the controller in the hand, or the palm) when located.
+    pub grip: Option<xr::Posef>,
     /// The select action's state when the action is active, else `None`.
     pub select: Option<bool>,
+    /// The squeeze action's state when the action is active, else `None`.
+    pub squeeze: Option<bool>,
     /// Whether the hand's current interaction profile is a hand-interaction
     /// profile (microsoft/hand_interaction, ext/hand_interaction_ext), whose
     /// select is the runtime's air-tap.
@@ -61,12 +66,16 @@ pub struct Input {
     action_set: xr::ActionSet,
     /// Select / reseed, boolean (air-tap on hands, trigger or select on controllers).
     select: xr::Action<bool>,
+    /// Squeeze / grab, boolean (the grip button or squeeze on controllers, a grasp on hands).
+    squeeze: xr::Action<bool>,
     /// Haptic pulse output, played on reseed.
     haptic: xr::Action<xr::Haptic>,
     /// Subaction paths for left and right.
     hand_paths: [xr::Path; 2],
     /// Aim pose spaces, left and right.
     aim_spaces: [xr::Space; 2],
+    /// Grip pose spaces, left and right.
+    grip_spaces: [xr::Space; 2],
     /// The paths of the hand-interaction profiles that are on.
     air_tap_profiles: Vec<xr::Path>,
     /// Hand trackers, left and right, when XR_EXT_hand_tracking is on.
@@ -76,13 +85,16 @@ pub struct Input {
 }
 
 /// (profile, [(action name, input/output path suffix)]) suggested for each profile.
-fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static str; 4])> {
-    // Order of suffixes: select, aim, grip, haptic ("" = the profile has none).
+fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static str; 5])> {
+    // Order of suffixes: select, squeeze, aim, grip, haptic ("" = the
+    // profile has none). Boolean actions on float inputs are thresholded by
+    // the runtime (with hysteresis).
     let mut profiles = vec![
         (
             "/interaction_profiles/khr/simple_controller",
             [
                 "input/select/click",
+                "",
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
@@ -92,6 +104,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
             "/interaction_profiles/valve/index_controller",
             [
                 "input/trigger/click",
+                "input/squeeze/value",
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
@@ -101,6 +114,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
             "/interaction_profiles/oculus/touch_controller",
             [
                 "input/trigger/value",
+                "input/squeeze/value",
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
@@ -110,6 +124,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
             "/interaction_profiles/htc/vive_controller",
             [
                 "input/trigger/click",
+                "input/squeeze/click",
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
@@ -119,6 +134,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
             "/interaction_profiles/microsoft/motion_controller",
             [
                 "input/trigger/value",
+                "input/squeeze/click",
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
@@ -126,14 +142,16 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
         ),
     ];
     for profile in hand_profiles.names() {
-        // A boolean action on a float input: the runtime thresholds it
-        // (with hysteresis), so select is true while the fingers pinch.
-        let select = if profile == EXT_HAND_INTERACTION_PROFILE {
-            "input/pinch_ext/value"
+        // Select is true while the fingers pinch; squeeze while the hand grasps.
+        let (select, squeeze) = if profile == EXT_HAND_INTERACTION_PROFILE {
+            ("input/pinch_ext/value", "input/grasp_ext/value")
         } else {
-            "input/select/value"
+            ("input/select/value", "input/squeeze/value")
         };
-        profiles.push((profile, [select, "input/aim/pose", "input/grip/pose", ""]));
+        profiles.push((
+            profile,
+            [select, squeeze, "input/aim/pose", "input/grip/pose", ""],
+        ));
     }
     profiles
 }
@@ -159,7 +177,10 @@ impl Input {
             .create_action_set("holoterrain", "holoterrain", 0)
             .map_err(xr_call("xrCreateActionSet"))?;
         let select = action_set
-            .create_action::<bool>("select", "Reseed the terrain", &hand_paths)
+            .create_action::<bool>("select", "Reseed or move the terrain", &hand_paths)
+            .map_err(xr_call("xrCreateAction"))?;
+        let squeeze = action_set
+            .create_action::<bool>("squeeze", "Grab the terrain", &hand_paths)
             .map_err(xr_call("xrCreateAction"))?;
         let aim = action_set
             .create_action::<xr::Posef>("aim", "Aim pose", &hand_paths)
@@ -171,8 +192,16 @@ impl Input {
             .create_action::<xr::Haptic>("reseed_pulse", "Reseed pulse", &hand_paths)
             .map_err(xr_call("xrCreateAction"))?;
 
-        for (profile, [select_suffix, aim_suffix, grip_suffix, haptic_suffix]) in
-            profile_bindings(hand_profiles)
+        for (
+            profile,
+            [
+                select_suffix,
+                squeeze_suffix,
+                aim_suffix,
+                grip_suffix,
+                haptic_suffix,
+            ],
+        ) in profile_bindings(hand_profiles)
         {
             let mut bindings = Vec::new();
             for hand in HANDS {
@@ -182,6 +211,9 @@ impl Input {
                         .map_err(xr_call("xrStringToPath"))
                 };
                 bindings.push(xr::Binding::new(&select, path(select_suffix)?));
+                if !squeeze_suffix.is_empty() {
+                    bindings.push(xr::Binding::new(&squeeze, path(squeeze_suffix)?));
+                }
                 bindings.push(xr::Binding::new(&aim, path(aim_suffix)?));
                 bindings.push(xr::Binding::new(&grip, path(grip_suffix)?));
                 if !haptic_suffix.is_empty() {
@@ -208,6 +240,7 @@ impl Input {
                 .map_err(xr_call("xrCreateActionSpace"))
         };
         let aim_spaces = [space(&aim, 0)?, space(&aim, 1)?];
+        let grip_spaces = [space(&grip, 0)?, space(&grip, 1)?];
         let hand_trackers = if hand_tracking {
             Some([
                 session
@@ -223,9 +256,11 @@ impl Input {
         Ok(Self {
             action_set,
             select,
+            squeeze,
             haptic,
             hand_paths,
             aim_spaces,
+            grip_spaces,
             air_tap_profiles: hand_profiles
                 .names()
                 .into_iter()
@@ -258,7 +293,13 @@ impl Input {
                 .state(session, self.hand_paths[index])
                 .map_err(xr_call("xrGetActionStateBoolean"))?;
             hand.select = state.is_active.then_some(state.current_state);
+            let squeeze = self
+                .squeeze
+                .state(session, self.hand_paths[index])
+                .map_err(xr_call("xrGetActionStateBoolean"))?;
+            hand.squeeze = squeeze.is_active.then_some(squeeze.current_state);
             hand.aim = located_pose(&self.aim_spaces[index], base, time)?;
+            hand.grip = located_pose(&self.grip_spaces[index], base, time)?;
             hand.select_is_air_tap = !self.air_tap_profiles.is_empty()
                 && self.air_tap_profiles.contains(
                     &session
@@ -379,7 +420,8 @@ mod tests {
             .find(|(profile, _)| *profile == EXT_HAND_INTERACTION_PROFILE)
             .expect("ext profile suggested");
         assert_eq!(suffixes[0], "input/pinch_ext/value");
-        assert_eq!(suffixes[3], "", "hand_interaction_ext has no haptic output");
+        assert_eq!(suffixes[1], "input/grasp_ext/value");
+        assert_eq!(suffixes[4], "", "hand_interaction_ext has no haptic output");
     }
 
     #[test]
@@ -395,8 +437,17 @@ mod tests {
     fn every_profile_binds_select_aim_and_grip() {
         for (profile, suffixes) in profile_bindings(BOTH) {
             assert!(suffixes[0].starts_with("input/"), "{profile} select");
-            assert_eq!(suffixes[1], "input/aim/pose", "{profile} aim");
-            assert_eq!(suffixes[2], "input/grip/pose", "{profile} grip");
+            assert_eq!(suffixes[2], "input/aim/pose", "{profile} aim");
+            assert_eq!(suffixes[3], "input/grip/pose", "{profile} grip");
+        }
+    }
+
+    #[test]
+    fn every_profile_but_the_simple_controller_binds_a_squeeze() {
+        for (profile, suffixes) in profile_bindings(BOTH) {
+            let simple = profile == "/interaction_profiles/khr/simple_controller";
+            assert_eq!(suffixes[1].is_empty(), simple, "{profile} squeeze");
+            assert!(simple || suffixes[1].starts_with("input/"), "{profile}");
         }
     }
 }

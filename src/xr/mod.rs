@@ -14,8 +14,10 @@ mod events;
 mod frame_loop;
 mod graphics;
 mod input;
+mod keeping;
 mod layer;
 mod packaged;
+mod plane_detection;
 mod progress;
 pub mod remoting;
 mod remoting_link;
@@ -23,10 +25,12 @@ mod report;
 mod runtime;
 mod runtime_calls;
 mod runtime_manifest;
+pub mod scene_understanding;
 mod session;
 mod session_end;
 pub mod speech;
 mod state_folder;
+mod surfaces;
 mod swapchain;
 mod validation;
 mod watchdog;
@@ -40,6 +44,7 @@ use events::EventQueue;
 use frame_loop::FrameLoop;
 use graphics::GraphicsBinding;
 use graphics::vulkan::VulkanGraphics;
+use keeping::KeepingOptions;
 use remoting_link::{Failure, Link, Peer, Reconnected};
 use report::ReportSoFar;
 use runtime::{Runtime, RuntimeOptions};
@@ -52,6 +57,7 @@ use crate::app::{App, AppConfig};
 use crate::render::backend::Backend;
 use crate::size::Size;
 
+pub use anchor::PERSISTED_NAME as PERSISTED_ANCHOR_NAME;
 pub use error::XrError;
 pub use packaged::{LOG_FILE, REPORT_FILE, run_packaged};
 pub use progress::Progress;
@@ -136,9 +142,18 @@ pub struct XrArgs {
     pub graphics: Option<Backend>,
     /// Print a line on stdout as things happen, for scripts to follow:
     /// `state NAME` for each session state, `frame N` for each frame drawn,
-    /// `reseed CAUSE SEED` for each reseed.
+    /// `reseed CAUSE SEED` for each reseed, `placed CAUSE X Y Z SCALE`
+    /// for each settled placement.
     #[arg(long)]
     pub progress: bool,
+    /// The folder holding the kept placement (placement.json); default:
+    /// $XDG_STATE_HOME/holoterrain (Windows: %LOCALAPPDATA%\holoterrain).
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Forget where the hologram was left (the kept file and, on HoloLens,
+    /// the persisted anchor) and place it afresh.
+    #[arg(long)]
+    pub forget_placement: bool,
     /// End the run when a call of the frame loop into the OpenXR runtime
     /// has not returned for this many seconds (the report is written, one
     /// line names the call, exit status 4); 0 turns the limit off. Either
@@ -151,6 +166,25 @@ pub struct XrArgs {
         value_parser = clap::value_parser!(u64).range(0..=MAX_RUNTIME_TIMEOUT_S)
     )]
     pub runtime_timeout: u64,
+}
+
+/// Where `args` keep the placement: `--state`, else the user's state folder
+/// (without one, nowhere, with a warning).
+fn keeping_options(args: &XrArgs) -> KeepingOptions {
+    let folder = match &args.state {
+        Some(folder) => Some(folder.clone()),
+        None => match state_folder() {
+            Ok(folder) => Some(folder.path),
+            Err(error) => {
+                log::warn!("the hologram's placement is not kept: {error}");
+                None
+            }
+        },
+    };
+    KeepingOptions {
+        folder,
+        forget: args.forget_placement,
+    }
 }
 
 /// The longest `--runtime-timeout`, seconds: a day.
@@ -333,6 +367,7 @@ fn run_with<B: GraphicsBinding>(
     let mut frame_loop = FrameLoop::new(app, args.frames, Arc::clone(&interrupted), progress);
     report.set_recorder(frame_loop.shared_recorder());
     let (grid_width, grid_height) = frame_loop.grid_size();
+    let keeping = keeping_options(args);
     let mut gave_up = None;
     let ended = if !connected {
         SessionEnd::Interrupted
@@ -340,7 +375,7 @@ fn run_with<B: GraphicsBinding>(
         loop {
             // SAFETY: the session is dropped at the end of this block, before `graphics`.
             let ended = match unsafe {
-                Session::<B>::create(&runtime, &graphics, grid_width, grid_height)
+                Session::<B>::create(&runtime, &graphics, grid_width, grid_height, &keeping)
             } {
                 Ok(mut session) => {
                     report.set_session(session.facts());

@@ -1,18 +1,18 @@
 //! What a running session tells its caller as it happens: the remoting
 //! connection (listening, connected, disconnected, reconnecting), session
-//! states, frames drawn and reseeds. The library only hands these over;
-//! `main.rs` decides what to print: [`Progress::remoting_line`] always (for
-//! the person at the PC), the `--progress` line ([`Progress`]'s `Display`)
-//! for scripts.
+//! states, frames drawn, reseeds and placements. The library only hands
+//! these over; `main.rs` decides what to print: [`Progress::remoting_line`]
+//! always (for the person at the PC), the `--progress` line ([`Progress`]'s
+//! `Display`) for scripts.
 
 use std::fmt;
 use std::time::Duration;
 
 use super::remoting::{disconnect_reason, disconnect_reason_name};
-use crate::app::ReseedCause;
+use crate::app::{PlacementCause, ReseedCause};
 
 /// One thing that just happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
     /// The app listens for a player on this handshake port (`--listen`).
     RemotingListening {
@@ -55,6 +55,15 @@ pub enum Progress {
         cause: ReseedCause,
         /// The new seed.
         seed: u64,
+    },
+    /// The hologram's placement settled.
+    Placed {
+        /// What placed it.
+        cause: PlacementCause,
+        /// Centre of its base, metres.
+        position: [f32; 3],
+        /// Its scale.
+        scale: f32,
     },
 }
 
@@ -101,6 +110,7 @@ impl Progress {
 }
 
 /// The `--progress` line: `state FOCUSED`, `frame 12`, `reseed select 1234`,
+/// `placed grab 0.200 1.300 -1.000 1.000` (position, scale),
 /// `remoting connected`, `remoting disconnected 17`, `remoting reconnecting 2`.
 impl fmt::Display for Progress {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -118,6 +128,15 @@ impl fmt::Display for Progress {
             Progress::Reseeded { cause, seed } => {
                 write!(formatter, "reseed {} {seed}", cause.name())
             }
+            Progress::Placed {
+                cause,
+                position: [x, y, z],
+                scale,
+            } => write!(
+                formatter,
+                "placed {} {x:.3} {y:.3} {z:.3} {scale:.3}",
+                cause.name()
+            ),
         }
     }
 }
@@ -140,6 +159,15 @@ mod tests {
             }
             .to_string(),
             "reseed voice 99"
+        );
+        assert_eq!(
+            Progress::Placed {
+                cause: PlacementCause::Grab,
+                position: [0.2, 1.3, -1.0],
+                scale: 1.0
+            }
+            .to_string(),
+            "placed grab 0.200 1.300 -1.000 1.000"
         );
         assert_eq!(
             Progress::RemotingDisconnected { reason: 17 }.to_string(),

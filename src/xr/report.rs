@@ -70,6 +70,13 @@ pub struct XrReport {
     pub reference_space: String,
     /// Colour and depth swapchain formats, e.g. "R8G8B8A8_SRGB".
     pub swapchain_formats: Vec<String>,
+    /// Where the room's surfaces came from: "XR_MSFT_scene_understanding",
+    /// "XR_EXT_plane_detection" or "none".
+    pub surfaces: String,
+    /// Where the placement is kept between runs, e.g. "spatial anchor
+    /// holoterrain.placement (scale in …)", "…/placement.json (STAGE)" or
+    /// "nowhere: …".
+    pub placement_kept: String,
 }
 
 /// A runtime call and how long it took.
@@ -164,6 +171,8 @@ impl ReportSoFar {
         facts.hand_tracking = session.hand_tracking;
         facts.reference_space = session.reference_space.into();
         facts.swapchain_formats = session.swapchain_formats.clone();
+        facts.surfaces = session.surfaces.into();
+        facts.placement_kept = session.placement_kept.clone();
     }
 
     /// What Holographic Remoting's connections were.

@@ -12,6 +12,7 @@ use super::error::{XrError, xr_call};
 use super::graphics::choice::{D3D11_BUILT, OfferedGraphics, choose_graphics};
 use super::remoting;
 use super::runtime_manifest::{self, LoadedRuntime, RuntimeManifest};
+use super::scene_understanding;
 use super::speech;
 use super::validation::{MessageCounter, xr_debug_callback};
 use crate::render::Backend;
@@ -26,44 +27,70 @@ pub struct OptionalExtension {
     /// Its flag in the openxr crate's extension set; `None` in a build
     /// whose crate does not have it (a Windows-only extension elsewhere).
     flag: fn(&mut xr::ExtensionSet) -> Option<&mut bool>,
+    /// Whether the openxr crate does not know it at all: it is then found
+    /// and enabled by name, through `ExtensionSet::other`.
+    unknown_to_crate: bool,
 }
 
 /// Every optional extension the app asks for, the one list `Runtime::open`
 /// enables from (and what decides the capabilities a packaged app declares).
-pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 8] = [
+pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 11] = [
     OptionalExtension {
         name: "XR_EXT_hand_tracking",
         flag: |set| Some(&mut set.ext_hand_tracking),
+        unknown_to_crate: false,
     },
     OptionalExtension {
         name: "XR_MSFT_hand_interaction",
         flag: |set| Some(&mut set.msft_hand_interaction),
+        unknown_to_crate: false,
     },
     OptionalExtension {
         name: "XR_EXT_hand_interaction",
         flag: |set| Some(&mut set.ext_hand_interaction),
+        unknown_to_crate: false,
     },
     OptionalExtension {
         name: "XR_MSFT_spatial_anchor",
         flag: |set| Some(&mut set.msft_spatial_anchor),
+        unknown_to_crate: false,
+    },
+    OptionalExtension {
+        name: "XR_MSFT_spatial_anchor_persistence",
+        flag: |set| Some(&mut set.msft_spatial_anchor_persistence),
+        unknown_to_crate: false,
+    },
+    OptionalExtension {
+        name: scene_understanding::EXTENSION_NAME,
+        flag: |_| None,
+        unknown_to_crate: true,
+    },
+    OptionalExtension {
+        name: "XR_EXT_plane_detection",
+        flag: |set| Some(&mut set.ext_plane_detection),
+        unknown_to_crate: false,
     },
     OptionalExtension {
         name: "XR_MSFT_unbounded_reference_space",
         flag: |set| Some(&mut set.msft_unbounded_reference_space),
+        unknown_to_crate: false,
     },
     OptionalExtension {
         name: "XR_KHR_composition_layer_depth",
         flag: |set| Some(&mut set.khr_composition_layer_depth),
+        unknown_to_crate: false,
     },
     // A HoloLens app runs in an app container, where the loader and the
     // runtime need this to work (manifests/hololens).
     OptionalExtension {
         name: "XR_EXT_win32_appcontainer_compatible",
         flag: appcontainer_flag,
+        unknown_to_crate: false,
     },
     OptionalExtension {
         name: "XR_EXT_debug_utils",
         flag: |set| Some(&mut set.ext_debug_utils),
+        unknown_to_crate: false,
     },
 ];
 
@@ -93,6 +120,8 @@ pub struct EnabledExtensions {
     pub unbounded_space: bool,
     /// XR_KHR_composition_layer_depth: submit depth with the projection layer.
     pub composition_depth: bool,
+    /// XR_MSFT_scene_understanding: the room's planes.
+    pub scene_understanding: bool,
     /// XR_MSFT_holographic_remoting_speech: the player's speech recognizer
     /// (with remoting only).
     pub remoting_speech: bool,
@@ -232,14 +261,24 @@ impl Runtime {
             }
         }
         for extension in &OPTIONAL_EXTENSIONS {
-            let (Some(offered), Some(wanted_flag)) = (
-                (extension.flag)(&mut available),
-                (extension.flag)(&mut wanted),
-            ) else {
-                continue;
+            let offered = if extension.unknown_to_crate {
+                let name = unknown_extension(extension.name);
+                let offered = available.other.contains(&name);
+                if offered {
+                    wanted.other.push(name);
+                }
+                offered
+            } else {
+                let (Some(offered), Some(wanted_flag)) = (
+                    (extension.flag)(&mut available),
+                    (extension.flag)(&mut wanted),
+                ) else {
+                    continue;
+                };
+                *wanted_flag = *offered;
+                *offered
             };
-            *wanted_flag = *offered;
-            if *offered {
+            if offered {
                 enabled_names.push(extension.name.to_owned());
             } else {
                 missing_names.push(extension.name.to_owned());
@@ -327,6 +366,9 @@ impl Runtime {
                 ext_hand_interaction: wanted.ext_hand_interaction,
                 unbounded_space: wanted.msft_unbounded_reference_space,
                 composition_depth: wanted.khr_composition_layer_depth,
+                scene_understanding: enabled_names
+                    .iter()
+                    .any(|name| name == scene_understanding::EXTENSION_NAME),
                 remoting_speech,
             },
             enabled_names,
@@ -469,7 +511,7 @@ mod tests {
 
     #[test]
     fn each_optional_extension_turns_on_the_extension_it_names() {
-        for extension in &OPTIONAL_EXTENSIONS {
+        for extension in OPTIONAL_EXTENSIONS.iter().filter(|e| !e.unknown_to_crate) {
             let mut set = xr::ExtensionSet::default();
             let Some(flag) = (extension.flag)(&mut set) else {
                 // Only a Windows-only extension may lack a flag, and only elsewhere.
@@ -484,6 +526,19 @@ mod tests {
             let name = format!("{}\0", extension.name);
             assert_eq!(set.names(), [name.as_bytes()], "{}", extension.name);
         }
+    }
+
+    #[test]
+    fn the_extensions_unknown_to_the_crate_have_no_flag_in_it() {
+        let unknown: Vec<&str> = OPTIONAL_EXTENSIONS
+            .iter()
+            .filter(|extension| extension.unknown_to_crate)
+            .map(|extension| {
+                assert!((extension.flag)(&mut xr::ExtensionSet::default()).is_none());
+                extension.name
+            })
+            .collect();
+        assert_eq!(unknown, [scene_understanding::EXTENSION_NAME]);
     }
 
     #[test]

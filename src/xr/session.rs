@@ -1,12 +1,14 @@
 //! One OpenXR session and what lives exactly as long as it: the session
 //! with its frame waiter and stream, the reference and head spaces, input,
-//! the anchor, the swapchains and the renderer's targets on them, the
-//! player's speech recognizer (Holographic Remoting), and where the session
-//! stands. Every call the frame loop makes to the runtime goes through a
-//! method here (frame submission through `layer.rs`, events through
-//! `events.rs`), so what wraps runtime calls wraps these: each marks its
-//! calls for the watchdog (`runtime_calls::runtime_call`), the set-up's as
-//! set-up calls, the loop's as watched ones.
+//! the anchor, the room's surfaces (scene understanding or plane
+//! detection), the keeper of the placement, the swapchains and the
+//! renderer's targets on them, the player's speech recognizer (Holographic
+//! Remoting), and where the session stands. Every call the frame loop makes
+//! to the runtime goes through a method here (frame submission through
+//! `layer.rs`, events through `events.rs`), so what wraps runtime calls
+//! wraps these: each marks its calls for the watchdog
+//! (`runtime_calls::runtime_call`), the set-up's as set-up calls, the
+//! loop's as watched ones.
 //!
 //! What the system is (its name, its blend modes) is read here, once the
 //! session exists: a remoting runtime answers with defaults until it is
@@ -24,13 +26,15 @@ use super::error::{XrError, xr_call};
 use super::graphics::choice::choose_blend_mode;
 use super::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use super::input::{HandProfiles, HandSample, Input, located_pose};
+use super::keeping::{Keeper, KeepingOptions};
 use super::layer::{ProjectionLayer, end_frame_with};
 use super::runtime::Runtime;
 use super::runtime_calls::{CallKind, runtime_call};
 use super::speech::Speech;
+use super::surfaces::SurfaceFinder;
 use super::swapchain::{StereoSwapchain, SwapchainKind};
-use crate::app::{FrameInput, HandInput};
-use crate::input::{Hand, Pose};
+use crate::app::{FrameInput, HandInput, Placement, PlacementCause};
+use crate::input::Hand;
 use crate::render::scene::{FrameScene, VIEW_COUNT};
 
 /// The view configuration: two eyes.
@@ -61,6 +65,11 @@ pub struct SessionFacts {
     pub hand_tracking: bool,
     /// Colour and depth swapchain formats.
     pub swapchain_formats: Vec<String>,
+    /// Where the room's surfaces come from: "XR_MSFT_scene_understanding",
+    /// "XR_EXT_plane_detection" or "none".
+    pub surfaces: &'static str,
+    /// Where the placement is kept between runs.
+    pub placement_kept: String,
 }
 
 /// The session and what hangs off it. Fields drop in declaration order:
@@ -71,6 +80,10 @@ pub struct Session<B: GraphicsBinding> {
     frames: B::Frames,
     /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
     anchor: Option<AnchorSpace>,
+    /// Finds the room's planes (scene understanding or plane detection).
+    surface_finder: Option<SurfaceFinder>,
+    /// Where the placement is kept between runs, and what was kept.
+    keeper: Keeper,
     /// Actions, pose spaces and hand trackers.
     input: Input,
     /// The head (VIEW space).
@@ -101,9 +114,10 @@ pub struct Session<B: GraphicsBinding> {
 
 impl<B: GraphicsBinding> Session<B> {
     /// Creates the session on `graphics`' device with its spaces, input,
-    /// swapchains, and the renderer's frames for a `grid_width` ×
-    /// `grid_height` heightmap; reads the system's name and blend modes;
-    /// starts the player's speech recognizer where the runtime offers one.
+    /// surface finder, placement keeper (as `keeping` asks), swapchains, and
+    /// the renderer's frames for a `grid_width` × `grid_height` heightmap;
+    /// reads the system's name and blend modes; starts the player's speech
+    /// recognizer where the runtime offers one.
     ///
     /// # Safety
     /// The session must be dropped before `graphics`.
@@ -112,6 +126,7 @@ impl<B: GraphicsBinding> Session<B> {
         graphics: &B,
         grid_width: u32,
         grid_height: u32,
+        keeping: &KeepingOptions,
     ) -> Result<Self, XrError> {
         fn set_up<T>(name: &'static str, call: impl FnOnce() -> T) -> T {
             runtime_call(CallKind::SetUp, name, call)
@@ -171,12 +186,30 @@ impl<B: GraphicsBinding> Session<B> {
                 ))
             },
         )?;
+        let surface_finder = set_up("xrCreateSceneObserverMSFT/xrCreatePlaneDetectorEXT", || {
+            SurfaceFinder::open(runtime, &session)
+        })?;
+        let keeper = set_up(
+            "xrEnumerateReferenceSpaces/xrCreateReferenceSpace/xrCreateSpatialAnchorStoreConnectionMSFT/xrEnumeratePersistedSpatialAnchorNamesMSFT/xrCreateSpatialAnchorFromPersistedNameMSFT/xrCreateSpatialAnchorSpaceMSFT",
+            || Keeper::open(&session, reference_space == "UNBOUNDED_MSFT", keeping),
+        )?;
         let swapchain_formats = vec![B::format_name(color.format), B::format_name(depth.format)];
         // SAFETY: the frames are dropped before the swapchains (field order).
         let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
+        let facts = SessionFacts {
+            system_name,
+            blend_mode,
+            reference_space,
+            hand_tracking,
+            swapchain_formats,
+            surfaces: surface_finder.as_ref().map_or("none", SurfaceFinder::name),
+            placement_kept: keeper.description().to_owned(),
+        };
         Ok(Self {
             frames,
             anchor: None,
+            surface_finder,
+            keeper,
             input,
             head,
             base,
@@ -188,13 +221,7 @@ impl<B: GraphicsBinding> Session<B> {
             frame_stream,
             session,
             status: SessionStatus::default(),
-            facts: SessionFacts {
-                system_name,
-                blend_mode,
-                reference_space,
-                hand_tracking,
-                swapchain_formats,
-            },
+            facts,
             speech,
         })
     }
@@ -272,7 +299,8 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// The app's input for the frame shown at `time`: the eyes (kept for
     /// the frame's layer), the head, both hands while focused (the runtime
-    /// gives input only then), and where the anchor puts the hologram.
+    /// gives input only then), where the anchor puts the hologram, the
+    /// room's surfaces once computed, and the kept placement.
     pub fn track(&mut self, time: xr::Time) -> Result<FrameInput, XrError> {
         let (_, views) = watched("xrLocateViews", || {
             self.session.locate_views(VIEW_TYPE, time, &self.base)
@@ -294,6 +322,14 @@ impl<B: GraphicsBinding> Session<B> {
             .map(pose_from_xr),
             None => None,
         };
+        let surfaces = match self.surface_finder.as_mut() {
+            Some(finder) => watched(
+                "xrComputeNewSceneMSFT/xrGetSceneComputeStateMSFT/xrCreateSceneMSFT/xrGetSceneComponentsMSFT/xrLocateSceneComponentsMSFT/xrBeginPlaneDetectionEXT/xrGetPlaneDetectionStateEXT/xrGetPlaneDetectionsEXT",
+                || finder.surfaces(&self.head, &self.base, time),
+            )?,
+            None => None,
+        };
+        let persisted = watched("xrLocateSpace", || self.keeper.persisted(&self.base, time))?;
         let head = watched("xrLocateSpace", || {
             located_pose(&self.head, &self.base, time)
         })?;
@@ -304,17 +340,47 @@ impl<B: GraphicsBinding> Session<B> {
             views: self.views.each_ref().map(eye_from_xr),
             hologram_located,
             visible: self.status.visible,
+            surfaces,
+            persisted,
             voice: None,
         })
     }
 
-    /// Pins the hologram at `pose` with a spatial anchor where the runtime
-    /// can make one; whether it did.
-    pub fn anchor(&mut self, pose: &Pose, time: xr::Time) -> Result<bool, XrError> {
-        self.anchor = watched(
-            "xrCreateSpatialAnchorMSFT/xrCreateSpatialAnchorSpaceMSFT",
-            || AnchorSpace::create(&self.session, &self.base, pose_to_xr(pose), time),
-        )?;
+    /// Pins the hologram at `placement` with a spatial anchor where the
+    /// runtime can make one, and says whether it is pinned. `settled_by` is
+    /// what just settled it: the kept anchor itself pins it when the app
+    /// placed it where that anchor is, and a manipulation's placement is
+    /// kept for the next run. `None` re-pins an unchanged placement in a
+    /// new session (after a remoting reconnect).
+    pub fn anchor(
+        &mut self,
+        placement: &Placement,
+        settled_by: Option<PlacementCause>,
+        time: xr::Time,
+    ) -> Result<bool, XrError> {
+        let kept_anchor = self
+            .keeper
+            .placed(settled_by == Some(PlacementCause::Persisted));
+        self.anchor = match kept_anchor {
+            Some(kept) => Some(kept),
+            None => watched(
+                "xrCreateSpatialAnchorMSFT/xrCreateSpatialAnchorSpaceMSFT",
+                || {
+                    AnchorSpace::create(
+                        &self.session,
+                        &self.base,
+                        pose_to_xr(&placement.pose),
+                        time,
+                    )
+                },
+            )?,
+        };
+        if settled_by.is_some_and(PlacementCause::is_manipulation) {
+            watched("xrPersistSpatialAnchorMSFT/xrLocateSpace", || {
+                self.keeper
+                    .keep(placement, self.anchor.as_ref(), &self.base, time)
+            })?;
+        }
         Ok(self.anchor.is_some())
     }
 
@@ -448,7 +514,9 @@ fn hand_input(sample: &HandSample) -> HandInput {
             .as_ref()
             .and_then(|joints| joints_from_xr(joints)),
         aim: sample.aim.map(pose_from_xr),
+        grip: sample.grip.map(pose_from_xr),
         select: sample.select,
+        squeeze: sample.squeeze,
         select_is_air_tap: sample.select_is_air_tap,
     }
 }

@@ -85,6 +85,10 @@ pub fn xr_command(mode: Mode, scratch: &Path, args: &[&str]) -> Command {
         .args(["--", "env", "RUST_LOG=info"])
         .arg(&binary)
         .arg("xr")
+        // Each run keeps its placement in its own scratch folder: one run's
+        // moves must not place the next run's hologram.
+        .arg("--state")
+        .arg(scratch.join("state"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

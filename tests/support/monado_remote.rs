@@ -38,6 +38,10 @@ pub const CONTROLLER_SIZE: usize = 120;
 pub const HAND_CURL: usize = 52;
 /// Offset of `trigger_value`.
 pub const TRIGGER_VALUE: usize = 72;
+/// Offset of `squeeze_value` (the Index controller's `squeeze/value`).
+pub const SQUEEZE_VALUE: usize = 76;
+/// Offset of `squeeze_force` (its `squeeze/force`).
+pub const SQUEEZE_FORCE: usize = 80;
 /// Offset of `hand_tracking_active`.
 pub const HAND_TRACKING_ACTIVE: usize = 104;
 /// Offset of `active`.
@@ -100,6 +104,8 @@ pub struct ControllerState {
     pub hand_curl: [f32; 5],
     /// Trigger fully pressed (value 1, click and touch) or released.
     pub trigger: bool,
+    /// Grip squeezed fully (value and force 1) or let go.
+    pub squeeze: bool,
     /// Whether the controller is tracked.
     pub active: bool,
     /// Whether hand joints are synthesised from the curls.
@@ -128,6 +134,7 @@ impl Default for RemoteState {
             },
             hand_curl: [0.0; 5],
             trigger: false,
+            squeeze: false,
             active: true,
             hand_tracking: true,
         };
@@ -157,6 +164,9 @@ impl ControllerState {
             offset + TRIGGER_VALUE,
             if self.trigger { 1.0 } else { 0.0 },
         );
+        let squeeze = if self.squeeze { 1.0 } else { 0.0 };
+        put_f32(packet, offset + SQUEEZE_VALUE, squeeze);
+        put_f32(packet, offset + SQUEEZE_FORCE, squeeze);
         packet[offset + HAND_TRACKING_ACTIVE] = u8::from(self.hand_tracking);
         packet[offset + ACTIVE] = u8::from(self.active);
         packet[offset + TRIGGER_CLICK] = u8::from(self.trigger);

@@ -63,6 +63,8 @@ int main(void)
     printf("right %zu\n", offsetof(struct packet, right));
     printf("hand_curl %zu\n", offsetof(struct controller, hand_curl));
     printf("trigger_value %zu\n", offsetof(struct controller, trigger_value));
+    printf("squeeze_value %zu\n", offsetof(struct controller, squeeze_value));
+    printf("squeeze_force %zu\n", offsetof(struct controller, squeeze_force));
     printf("hand_tracking_active %zu\n", offsetof(struct controller, hand_tracking_active));
     printf("active %zu\n", offsetof(struct controller, active));
     printf("trigger_click %zu\n", offsetof(struct controller, trigger_click));

@@ -74,9 +74,14 @@ pub fn causes(report: &Value) -> Vec<&str> {
 
 /// A gesture script of tests/data/scripts.
 pub fn script(name: &str) -> PathBuf {
+    data(&format!("scripts/{name}"))
+}
+
+/// A file of tests/data.
+pub fn data(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/scripts")
-        .join(name)
+        .join("tests/data")
+        .join(path)
 }
 
 /// The runtime's settings for a run: `(variable, value)` pairs.
@@ -146,7 +151,14 @@ pub fn runtime_library(manifest: &Path) -> PathBuf {
 
 /// The fields of `holoterrain xr --report` that must equal the
 /// simulator's report.json for the same script, seed, size and frames.
-pub const SHARED_FIELDS: [&str; 4] = ["frames", "seeds", "iterations", "hologram_pose"];
+pub const SHARED_FIELDS: [&str; 6] = [
+    "frames",
+    "seeds",
+    "iterations",
+    "placements",
+    "hologram_pose",
+    "hologram_scale",
+];
 
 /// Asserts the xr run reported what the simulator did: the shared fields,
 /// and every reseed's frame, cause and seed (their times are computed with

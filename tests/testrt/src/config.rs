@@ -1,13 +1,15 @@
 //! What the test asks of the runtime, from `HOLOTERRAIN_TESTRT_*`
 //! environment variables read at xrCreateInstance: the wearer's script, the
-//! display (resolution, rate, real time or virtual), where the report and
-//! images go, remoting, the app's terrain (size, seed) the wearer's copy of
-//! the app core must share, and a frame at which the runtime stops
+//! room (its surfaces, played as scene-understanding planes), the display
+//! (resolution, rate, real time or virtual), where the report, images and
+//! anchor store go, remoting, the app's terrain (size, seed) the wearer's
+//! copy of the app core must share, and a frame at which the runtime stops
 //! answering. A bad value is one line naming the
 //! variable, and xrCreateInstance fails.
 
 use std::path::PathBuf;
 
+use holoterrain::sim::room::{Room, RoomError};
 use holoterrain::sim::script::{Action, Script, ScriptError};
 use holoterrain::sim::{EYE_SIDE_RANGE, MAX_MAP_SIDE, RATE_RANGE};
 use holoterrain::size::Size;
@@ -16,6 +18,11 @@ use thiserror::Error;
 
 /// The gesture script (`holoterrain sim --script`'s format).
 pub const SCRIPT_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SCRIPT";
+/// The room (`holoterrain sim --room`'s format), offered as scene-understanding planes.
+pub const ROOM_VARIABLE: &str = "HOLOTERRAIN_TESTRT_ROOM";
+/// `ext`: offer the room's planes through XR_EXT_plane_detection instead
+/// of XR_MSFT_scene_understanding (`msft`, the default, as HoloLens 2).
+pub const PLANES_VARIABLE: &str = "HOLOTERRAIN_TESTRT_PLANES";
 /// Recommended image size per eye, `WxH`.
 pub const RESOLUTION_VARIABLE: &str = "HOLOTERRAIN_TESTRT_RESOLUTION";
 /// Display rate, Hz.
@@ -57,6 +64,8 @@ pub const APP_DEFAULT_SIZE: Size = Size {
 pub struct Config {
     /// The wearer's gesture script (empty without one).
     pub script: Script,
+    /// The room (no surfaces without one).
+    pub room: Room,
     /// Recommended image size per eye.
     pub resolution: Size,
     /// Display rate, Hz.
@@ -103,6 +112,22 @@ pub enum ConfigError {
         path: PathBuf,
         /// The line and what is wrong with it.
         source: ScriptError,
+    },
+    /// The room file cannot be read.
+    #[error("{ROOM_VARIABLE}: cannot read the room {path}: {source}")]
+    ReadRoom {
+        /// The room's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The room has a line that is not a surface.
+    #[error("{ROOM_VARIABLE}: room {path}, {source}")]
+    Room {
+        /// The room's path.
+        path: PathBuf,
+        /// The line and what is wrong with it.
+        source: RoomError,
     },
     /// The script has an event this runtime cannot play.
     #[error("{SCRIPT_VARIABLE}: gesture script {path}, line {line}: {why}")]
@@ -161,6 +186,9 @@ fn unplayable(action: &Action, remoting: bool) -> Option<String> {
         Action::Select { .. } => Some(
             "`select` presses a controller's button, and a HoloLens 2 has no controllers; script an `airtap` (the hand's select) or a `tap` instead".into(),
         ),
+        Action::Grab { .. } => Some(
+            "`grab` squeezes a controller, and a HoloLens 2 has no controllers; script a `hold` (drag with a pinch) or a `twohand` instead".into(),
+        ),
         Action::Disconnect { .. } if !remoting => Some(format!(
             "`disconnect` drops a Holographic Remoting connection; set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
         )),
@@ -211,6 +239,29 @@ impl Config {
             }
             None => Script::default(),
         };
+        let room = match variable(ROOM_VARIABLE)? {
+            Some(path) => {
+                let path = PathBuf::from(path);
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| ConfigError::ReadRoom {
+                        path: path.clone(),
+                        source,
+                    })?;
+                Room::parse(&text).map_err(|source| ConfigError::Room { path, source })?
+            }
+            None => Room::default(),
+        };
+        match variable(PLANES_VARIABLE)?.as_deref() {
+            None | Some("msft" | "ext") => {}
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    variable: PLANES_VARIABLE,
+                    problem: format!(
+                        "must be msft (scene understanding, as HoloLens 2) or ext (XR_EXT_plane_detection), got `{other}`"
+                    ),
+                });
+            }
+        }
         let resolution = match variable(RESOLUTION_VARIABLE)? {
             Some(text) => size_in(RESOLUTION_VARIABLE, &text, EYE_SIDE_RANGE)?,
             None => HOLOLENS_2_RESOLUTION,
@@ -267,6 +318,7 @@ impl Config {
         };
         Ok(Self {
             script,
+            room,
             resolution,
             rate,
             realtime,
@@ -295,6 +347,20 @@ mod tests {
         .unwrap();
         assert!(
             why.contains("no controllers") && why.contains("airtap"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_grab_cannot_be_played_on_a_hololens() {
+        let grab = Action::Grab {
+            hand: holoterrain::input::Hand::Left,
+            seconds: 1.0,
+            delta: glam::Vec3::X,
+        };
+        let why = unplayable(&grab, false).unwrap();
+        assert!(
+            why.contains("no controllers") && why.contains("hold"),
             "{why}"
         );
     }

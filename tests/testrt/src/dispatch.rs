@@ -11,9 +11,10 @@ use crate::extensions::{Enabled, Extension};
 use crate::state::{Failure, bad_handle, call};
 use crate::structs::{c_str, out_value};
 use crate::{
-    actions, anchors, frame, graphics, hands, instance, remoting, session, spaces, speech,
-    swapchain,
+    actions, anchors, frame, graphics, hands, instance, planes, remoting, scene, session, spaces,
+    speech, swapchain,
 };
+use holoterrain::xr::scene_understanding as su;
 
 /// Matches `$name` against function names, each given with its function
 /// and its `PFN_xr*` type (so a wrong signature does not compile), and
@@ -111,6 +112,40 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             "xrDestroySpatialAnchorMSFT" => anchors::destroy_spatial_anchor as xr::pfn::DestroySpatialAnchorMSFT,
         )
     };
+    let anchor_persistence = || {
+        table!(name,
+            "xrCreateSpatialAnchorStoreConnectionMSFT" => anchors::create_spatial_anchor_store_connection as xr::pfn::CreateSpatialAnchorStoreConnectionMSFT,
+            "xrDestroySpatialAnchorStoreConnectionMSFT" => anchors::destroy_spatial_anchor_store_connection as xr::pfn::DestroySpatialAnchorStoreConnectionMSFT,
+            "xrPersistSpatialAnchorMSFT" => anchors::persist_spatial_anchor as xr::pfn::PersistSpatialAnchorMSFT,
+            "xrEnumeratePersistedSpatialAnchorNamesMSFT" => anchors::enumerate_persisted_spatial_anchor_names as xr::pfn::EnumeratePersistedSpatialAnchorNamesMSFT,
+            "xrCreateSpatialAnchorFromPersistedNameMSFT" => anchors::create_spatial_anchor_from_persisted_name as xr::pfn::CreateSpatialAnchorFromPersistedNameMSFT,
+            "xrUnpersistSpatialAnchorMSFT" => anchors::unpersist_spatial_anchor as xr::pfn::UnpersistSpatialAnchorMSFT,
+            "xrClearSpatialAnchorStoreMSFT" => anchors::clear_spatial_anchor_store as xr::pfn::ClearSpatialAnchorStoreMSFT,
+        )
+    };
+    let scene_understanding = || {
+        table!(name,
+            "xrEnumerateSceneComputeFeaturesMSFT" => scene::enumerate_scene_compute_features as EnumerateSceneComputeFeaturesFn,
+            "xrCreateSceneObserverMSFT" => scene::create_scene_observer as su::CreateSceneObserverFn,
+            "xrDestroySceneObserverMSFT" => scene::destroy_scene_observer as su::DestroySceneObserverFn,
+            "xrCreateSceneMSFT" => scene::create_scene as su::CreateSceneFn,
+            "xrDestroySceneMSFT" => scene::destroy_scene as su::DestroySceneFn,
+            "xrComputeNewSceneMSFT" => scene::compute_new_scene as su::ComputeNewSceneFn,
+            "xrGetSceneComputeStateMSFT" => scene::get_scene_compute_state as su::GetSceneComputeStateFn,
+            "xrGetSceneComponentsMSFT" => scene::get_scene_components as su::GetSceneComponentsFn,
+            "xrLocateSceneComponentsMSFT" => scene::locate_scene_components as su::LocateSceneComponentsFn,
+        )
+    };
+    let plane_detection = || {
+        table!(name,
+            "xrCreatePlaneDetectorEXT" => planes::create_plane_detector as xr::pfn::CreatePlaneDetectorEXT,
+            "xrDestroyPlaneDetectorEXT" => planes::destroy_plane_detector as xr::pfn::DestroyPlaneDetectorEXT,
+            "xrBeginPlaneDetectionEXT" => planes::begin_plane_detection as xr::pfn::BeginPlaneDetectionEXT,
+            "xrGetPlaneDetectionStateEXT" => planes::get_plane_detection_state as xr::pfn::GetPlaneDetectionStateEXT,
+            "xrGetPlaneDetectionsEXT" => planes::get_plane_detections as xr::pfn::GetPlaneDetectionsEXT,
+            "xrGetPlanePolygonBufferEXT" => planes::get_plane_polygon_buffer as xr::pfn::GetPlanePolygonBufferEXT,
+        )
+    };
     None.or_else(|| graphics.then(|| graphics::function(name)).flatten())
         .or_else(|| {
             enabled
@@ -126,6 +161,24 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
         })
         .or_else(|| {
             enabled
+                .has(Extension::SpatialAnchorPersistence)
+                .then(anchor_persistence)
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
+                .has(Extension::SceneUnderstanding)
+                .then(scene_understanding)
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
+                .has(Extension::PlaneDetection)
+                .then(plane_detection)
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
                 .has(Extension::HolographicRemoting)
                 .then(|| remoting::function(name))
                 .flatten()
@@ -137,6 +190,11 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
                 .flatten()
         })
 }
+
+/// PFN_xrEnumerateSceneComputeFeaturesMSFT (the app does not call it, so
+/// its declarations leave it out).
+type EnumerateSceneComputeFeaturesFn =
+    unsafe extern "system" fn(xr::Instance, xr::SystemId, u32, *mut u32, *mut i32) -> xr::Result;
 
 /// The functions that may be asked for without an instance.
 const GLOBAL: [&str; 3] = [

@@ -1,13 +1,14 @@
 //! The extensions the runtime offers, in one table: HoloLens 2's set for
 //! what holoterrain uses (the graphics extension of the build's platform,
-//! hand tracking and hand interaction, spatial anchors, the unbounded
+//! hand tracking and hand interaction, spatial anchors and their
+//! persistence, scene understanding or plane detection, the unbounded
 //! space, depth submission), and XR_MSFT_holographic_remoting with its
 //! speech extension when remoting is emulated. Sources for each:
 //! docs/testrt.md.
 
 use openxr_sys as xr;
 
-use crate::config::REMOTING_VARIABLE;
+use crate::config::{PLANES_VARIABLE, REMOTING_VARIABLE};
 
 /// Which extension an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +27,13 @@ pub enum Extension {
     UnboundedReferenceSpace,
     /// XR_MSFT_spatial_anchor.
     SpatialAnchor,
+    /// XR_MSFT_spatial_anchor_persistence.
+    SpatialAnchorPersistence,
+    /// XR_MSFT_scene_understanding.
+    SceneUnderstanding,
+    /// XR_EXT_plane_detection (with HOLOTERRAIN_TESTRT_PLANES=ext, instead
+    /// of scene understanding; no HoloLens 2 offers it).
+    PlaneDetection,
     /// XR_EXT_win32_appcontainer_compatible (the Windows build).
     #[cfg(windows)]
     Win32AppContainer,
@@ -56,7 +64,7 @@ const fn name(with_nul: &'static [u8]) -> &'static str {
 }
 
 /// The extensions of every build.
-const TABLE: [Entry; 7] = [
+const TABLE: [Entry; 10] = [
     Entry {
         extension: Extension::CompositionLayerDepth,
         name: name(xr::KHR_COMPOSITION_LAYER_DEPTH_EXTENSION_NAME),
@@ -88,6 +96,24 @@ const TABLE: [Entry; 7] = [
         offered: || true,
     },
     Entry {
+        extension: Extension::SpatialAnchorPersistence,
+        name: name(xr::MSFT_SPATIAL_ANCHOR_PERSISTENCE_EXTENSION_NAME),
+        version: xr::MSFT_spatial_anchor_persistence_SPEC_VERSION,
+        offered: || true,
+    },
+    Entry {
+        extension: Extension::SceneUnderstanding,
+        name: holoterrain::xr::scene_understanding::EXTENSION_NAME,
+        version: xr::MSFT_scene_understanding_SPEC_VERSION,
+        offered: || !planes_detected(),
+    },
+    Entry {
+        extension: Extension::PlaneDetection,
+        name: name(xr::EXT_PLANE_DETECTION_EXTENSION_NAME),
+        version: xr::EXT_plane_detection_SPEC_VERSION,
+        offered: planes_detected,
+    },
+    Entry {
         extension: Extension::HolographicRemoting,
         name: holoterrain::xr::remoting::EXTENSION_NAME,
         version: 1,
@@ -100,6 +126,12 @@ const TABLE: [Entry; 7] = [
         offered: || std::env::var_os(REMOTING_VARIABLE).is_some(),
     },
 ];
+
+/// Whether the room's planes are offered through XR_EXT_plane_detection
+/// (`HOLOTERRAIN_TESTRT_PLANES=ext`) rather than scene understanding.
+fn planes_detected() -> bool {
+    std::env::var(PLANES_VARIABLE).is_ok_and(|value| value == "ext")
+}
 
 /// The graphics extension (and, on Windows, app-container support) of
 /// this build's platform.
@@ -179,6 +211,8 @@ mod tests {
             "XR_MSFT_hand_interaction",
             "XR_MSFT_unbounded_reference_space",
             "XR_MSFT_spatial_anchor",
+            "XR_MSFT_spatial_anchor_persistence",
+            "XR_MSFT_scene_understanding",
             "XR_KHR_composition_layer_depth",
         ] {
             assert!(names.contains(&name), "{name} offered");

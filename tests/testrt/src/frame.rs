@@ -77,6 +77,7 @@ pub unsafe extern "system" fn wait_frame(
             speech,
             events,
             config,
+            anchor_store,
             ..
         } = runtime;
         let current = lookup_mut(sessions, session.into_raw(), "XrSession")?;
@@ -101,7 +102,8 @@ pub unsafe extern "system" fn wait_frame(
             return Ok(xr::Result::SUCCESS);
         }
         current.frame.handed_out += 1;
-        let time_ns = wearer.next_frame().time_ns;
+        let anchor_kept = anchor_store.contains(holoterrain::xr::PERSISTED_ANCHOR_NAME);
+        let time_ns = wearer.next_frame(anchor_kept).time_ns;
         if config.realtime {
             let start = *current.frame.wall_start.get_or_insert_with(Instant::now);
             let due = start + Duration::from_nanos((time_ns - EPOCH_NS).unsigned_abs());

@@ -10,6 +10,7 @@ use std::ffi::c_char;
 use openxr_sys as xr;
 use xr::Handle as _;
 
+use crate::anchors::AnchorStore;
 use crate::config::Config;
 use crate::extensions::{self, Enabled, Extension};
 use crate::remoting::Remoting;
@@ -264,6 +265,14 @@ pub unsafe extern "system" fn create_instance(
                 }
             }
         }
+        if enabled.contains(&Extension::SpatialAnchorPersistence)
+            && !enabled.contains(&Extension::SpatialAnchor)
+        {
+            return Err(Failure::violation(
+                xr::Result::ERROR_EXTENSION_DEPENDENCY_NOT_ENABLED,
+                "XR_MSFT_spatial_anchor_persistence needs XR_MSFT_spatial_anchor enabled too",
+            ));
+        }
         // SAFETY: the application's output pointer.
         let instance = unsafe { out_value(instance, "instance") }?;
         if state.is_some() {
@@ -284,8 +293,16 @@ fn open(enabled: Enabled) -> Result<Runtime, String> {
     let config = Config::from_environment().map_err(|error| error.to_string())?;
     let wearer = Wearer::new(&config).map_err(|error| format!("the wearer's app core: {error}"))?;
     let record = Record::open(config.out.clone()).map_err(|error| error.to_string())?;
+    let anchor_store = AnchorStore::open(config.out.as_deref())?;
     let remoting = Remoting::new(config.remoting.clone());
-    Ok(Runtime::new(config, enabled, wearer, remoting, record))
+    Ok(Runtime::new(
+        config,
+        enabled,
+        wearer,
+        remoting,
+        record,
+        anchor_store,
+    ))
 }
 
 /// xrDestroyInstance: destroys what is left and writes runtime-report.json.
@@ -407,6 +424,9 @@ pub unsafe extern "system" fn get_system_properties(
         if runtime.enabled.has(Extension::HandTracking) {
             allowed.push(xr::StructureType::SYSTEM_HAND_TRACKING_PROPERTIES_EXT);
         }
+        if runtime.enabled.has(Extension::PlaneDetection) {
+            allowed.push(xr::StructureType::SYSTEM_PLANE_DETECTION_PROPERTIES_EXT);
+        }
         // SAFETY: the chain is the application's.
         unsafe { check_chain(properties.next, &allowed, "properties") }?;
         properties.system_id = self::system_id();
@@ -426,6 +446,12 @@ pub unsafe extern "system" fn get_system_properties(
             structs::find_in_chain::<xr::SystemHandTrackingPropertiesEXT>(properties.next)
         } {
             hands.supports_hand_tracking = xr::TRUE;
+        }
+        // SAFETY: the chain is the application's, its structures writable.
+        if let Some(planes) = unsafe {
+            structs::find_in_chain::<xr::SystemPlaneDetectionPropertiesEXT>(properties.next)
+        } {
+            planes.supported_features = xr::PlaneDetectionCapabilityFlagsEXT::PLANE_DETECTION;
         }
         Ok(xr::Result::SUCCESS)
     })

@@ -13,7 +13,9 @@
 //! `config` (the `HOLOTERRAIN_TESTRT_*` environment), `state` (handles,
 //! the call wrapper and violations), `instance`, `session` (the state
 //! machine), `frame` (frame timing and layer submission), `layers` (layer
-//! validation), `spaces`, `anchors`, `actions` and `profiles`,
+//! validation), `spaces`, `anchors` (and their store), `scene` (scene
+//! understanding's planes) and `planes` (plane detection's), `actions`
+//! and `profiles`,
 //! `hands`, `wearer` (the scripted user), `swapchain` and `graphics`
 //! (per graphics API), `remoting`, `speech` and `report`.
 
@@ -28,9 +30,11 @@ mod hands;
 mod instance;
 mod layers;
 mod loader;
+mod planes;
 mod profiles;
 mod remoting;
 mod report;
+mod scene;
 mod session;
 mod spaces;
 mod speech;

@@ -1,7 +1,8 @@
 //! What the runtime saw, written to `HOLOTERRAIN_TESTRT_OUT`:
 //! `runtime-report.json` at xrDestroyInstance (graphics API, frames
 //! submitted, formats chosen, blend mode, session states, haptics,
-//! remoting, speech, violations) and `submitted-NNNNN.png`, the submitted colour
+//! remoting, speech, violations, scenes computed, the anchor store's names)
+//! and `submitted-NNNNN.png`, the submitted colour
 //! images read back, both eyes side by side as the simulator writes its
 //! frames. Every file is written whole or not at all.
 
@@ -76,6 +77,8 @@ pub struct Record {
     pub images: Vec<String>,
     /// What went wrong on the runtime's side (read-back, writing).
     pub problems: Vec<String>,
+    /// Scenes computed (xrComputeNewSceneMSFT).
+    pub scene_computes: u32,
 }
 
 /// runtime-report.json.
@@ -94,6 +97,8 @@ struct Report<'a> {
     violations: &'a [String],
     images: &'a [String],
     problems: &'a [String],
+    scene_computes: u32,
+    anchor_store: Vec<String>,
     wearer: WearerSummary,
 }
 
@@ -106,6 +111,8 @@ struct WearerSummary {
     iterations: usize,
     /// Where the copy placed the hologram.
     hologram_pose: Option<PoseRecord>,
+    /// The hologram's scale in the copy.
+    hologram_scale: Option<f32>,
 }
 
 impl Record {
@@ -195,10 +202,13 @@ impl Record {
             violations: &self.violations,
             images: &self.images,
             problems: &self.problems,
+            scene_computes: self.scene_computes,
+            anchor_store: runtime.anchor_store.names(),
             wearer: WearerSummary {
                 seed: app.seed(),
                 iterations: app.iterations_done(),
                 hologram_pose: app.hologram_pose().map(PoseRecord::from),
+                hologram_scale: app.placement().map(|placement| placement.scale),
             },
         };
         let path = dir.join(REPORT_FILE);

@@ -112,6 +112,16 @@ pub fn destroy(runtime: &mut Runtime, handle: u64) {
         .hand_trackers
         .retain(|_, tracker| tracker.session != handle);
     runtime.anchors.retain(|_, anchor| anchor.session != handle);
+    runtime
+        .anchor_stores
+        .retain(|_, store| store.session != handle);
+    runtime
+        .scene_observers
+        .retain(|_, observer| observer.session != handle);
+    runtime.scenes.retain(|_, scene| scene.session != handle);
+    runtime
+        .plane_detectors
+        .retain(|_, detector| detector.session != handle);
     runtime.speech.forget_session(handle);
     runtime.events.forget_session(handle);
     runtime.sessions.remove(&handle);

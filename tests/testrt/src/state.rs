@@ -11,14 +11,16 @@ use std::sync::{Mutex, PoisonError};
 use openxr_sys as xr;
 
 use crate::actions::{Action, ActionSet, SuggestedBinding};
-use crate::anchors::Anchor;
+use crate::anchors::{Anchor, AnchorStore, StoreConnection};
 use crate::config::Config;
 use crate::extensions::Enabled;
 use crate::graphics::GraphicsSetup;
 use crate::hands::HandTracker;
 use crate::instance::{EventQueue, Paths};
+use crate::planes::PlaneDetector;
 use crate::remoting::Remoting;
 use crate::report::Record;
+use crate::scene::{Scene, SceneObserver};
 use crate::session::Session;
 use crate::spaces::Space;
 use crate::speech::Speech;
@@ -118,6 +120,16 @@ pub struct Runtime {
     pub hand_trackers: HashMap<u64, HandTracker>,
     /// Live spatial anchors; each belongs to a session.
     pub anchors: HashMap<u64, Anchor>,
+    /// Live connections to the anchor store; each belongs to a session.
+    pub anchor_stores: HashMap<u64, StoreConnection>,
+    /// The app's anchor store (persisted anchors, kept between runs).
+    pub anchor_store: AnchorStore,
+    /// Live scene observers; each belongs to a session.
+    pub scene_observers: HashMap<u64, SceneObserver>,
+    /// Live scenes; each belongs to a scene observer.
+    pub scenes: HashMap<u64, Scene>,
+    /// Live plane detectors; each belongs to a session.
+    pub plane_detectors: HashMap<u64, PlaneDetector>,
 }
 
 /// The state of the one instance the runtime holds (`None` before
@@ -141,6 +153,7 @@ impl Runtime {
         wearer: Wearer,
         remoting: Remoting,
         record: Record,
+        anchor_store: AnchorStore,
     ) -> Self {
         Self {
             instance: new_handle(),
@@ -161,6 +174,11 @@ impl Runtime {
             suggested: HashMap::new(),
             hand_trackers: HashMap::new(),
             anchors: HashMap::new(),
+            anchor_stores: HashMap::new(),
+            anchor_store,
+            scene_observers: HashMap::new(),
+            scenes: HashMap::new(),
+            plane_detectors: HashMap::new(),
         }
     }
 

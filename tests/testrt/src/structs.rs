@@ -5,6 +5,7 @@
 
 use std::ffi::{CStr, c_char, c_void};
 
+use holoterrain::xr::scene_understanding as su;
 use openxr_sys as xr;
 
 use crate::state::{Failure, XrResult, invalid};
@@ -87,6 +88,42 @@ typed!(
     VulkanInstanceCreateInfoKHR,
     GraphicsBindingVulkanKHR,
     SwapchainImageVulkanKHR,
+);
+
+typed!(
+    SpatialAnchorPersistenceInfoMSFT,
+    SpatialAnchorFromPersistedAnchorCreateInfoMSFT,
+    SystemPlaneDetectionPropertiesEXT,
+    PlaneDetectorCreateInfoEXT,
+    PlaneDetectorBeginInfoEXT,
+    PlaneDetectorGetInfoEXT,
+    PlaneDetectorLocationsEXT,
+    PlaneDetectorLocationEXT,
+    PlaneDetectorPolygonBufferEXT,
+);
+
+/// [`Typed`] for structures the app declares itself (openxr-sys lacks
+/// them): each with its `XrStructureType`.
+macro_rules! typed_declared {
+    ($($name:path => $ty:ident),* $(,)?) => {
+        $(impl Typed for $name {
+            const TYPE: xr::StructureType = xr::StructureType::$ty;
+            fn structure_type(&self) -> xr::StructureType {
+                self.ty
+            }
+        })*
+    };
+}
+
+typed_declared!(
+    su::SceneObserverCreateInfo => SCENE_OBSERVER_CREATE_INFO_MSFT,
+    su::SceneCreateInfo => SCENE_CREATE_INFO_MSFT,
+    su::NewSceneComputeInfo => NEW_SCENE_COMPUTE_INFO_MSFT,
+    su::SceneComponentsGetInfo => SCENE_COMPONENTS_GET_INFO_MSFT,
+    su::SceneComponents => SCENE_COMPONENTS_MSFT,
+    su::SceneComponentsLocateInfo => SCENE_COMPONENTS_LOCATE_INFO_MSFT,
+    su::SceneComponentLocations => SCENE_COMPONENT_LOCATIONS_MSFT,
+    su::ScenePlanes => SCENE_PLANES_MSFT,
 );
 
 #[cfg(windows)]

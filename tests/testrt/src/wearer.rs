@@ -9,6 +9,13 @@
 //! epoch ([`EPOCH_NS`]), so frame n is shown at `EPOCH_NS + n / rate` (plus
 //! scripted stalls), on every run and platform.
 //!
+//! The room's surfaces reach the copy from the first frame, as the app
+//! under test gets them through scene understanding on its first frame. The
+//! wearer remembers where the hologram was left (`wearer-placement.json`
+//! in `HOLOTERRAIN_TESTRT_OUT`, after every manipulation its copy settles)
+//! and starts from there while the anchor store keeps the app's anchor
+//! (`holoterrain.placement`), as the app under test does.
+//!
 //! What the wearer says (`say`) reaches the copy of the app core as the
 //! simulator hands it over: on the first frame shown at or after the words'
 //! time. The runtime's speech recognizer hands the words to the app one
@@ -16,14 +23,20 @@
 //! events before it begins a frame, hears them on that same frame.
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
 
-use holoterrain::app::{App, AppConfig, AppError, FrameInput};
+use holoterrain::app::saved::{self, Kept, KeptIn};
+use holoterrain::app::{App, AppConfig, AppError, AppEvent, FrameInput, Persisted, Surface};
 use holoterrain::input::{Hand, PinchTracker};
 use holoterrain::sim::DisplayClock;
 use holoterrain::sim::script::Action;
 use holoterrain::sim::user::{SimulatedUser, seconds_to_ns};
 
 use crate::config::Config;
+
+/// Where the wearer remembers the hologram's placement, in `HOLOTERRAIN_TESTRT_OUT`.
+pub const WEARER_PLACEMENT_FILE: &str = "wearer-placement.json";
 
 /// The display time of the first frame, nanoseconds: a fixed epoch, so
 /// every run shows frame n at the same time.
@@ -61,6 +74,12 @@ pub struct Wearer {
     /// Words said that the recognizer has not handed over yet: (display
     /// time, words).
     phrases: VecDeque<(i64, String)>,
+    /// The room's surfaces, when it has any.
+    surfaces: Option<Arc<[Surface]>>,
+    /// Where the wearer remembers the placement (none without an output folder).
+    placement_file: Option<PathBuf>,
+    /// The placement remembered from the last run, when there is one.
+    remembered: Persisted,
 }
 
 impl Wearer {
@@ -83,6 +102,15 @@ impl Wearer {
                 _ => None,
             })
             .collect();
+        let placement_file = config
+            .out
+            .as_ref()
+            .map(|out| out.join(WEARER_PLACEMENT_FILE));
+        let remembered = placement_file
+            .as_ref()
+            .and_then(|path| saved::load(path, KeptIn::SimulatorRoom).ok().flatten())
+            .and_then(|kept| kept.placement())
+            .map_or(Persisted::None, Persisted::Located);
         let phrases = config
             .script
             .events
@@ -104,23 +132,35 @@ impl Wearer {
             frames: 0,
             latest: None,
             disconnects,
+            surfaces: (!config.room.surfaces.is_empty()).then(|| config.room.app_surfaces().into()),
+            placement_file,
+            remembered,
             phrases,
         })
     }
 
     /// Moves on to the next frame: its display time, and what the wearer does
-    /// then; the app core's copy takes the frame in.
-    pub fn next_frame(&mut self) -> &Sample {
+    /// then; the app core's copy takes the frame in (starting where the
+    /// wearer left the hologram when `anchor_kept`: the anchor store still
+    /// holds the app's anchor).
+    pub fn next_frame(&mut self, anchor_kept: bool) -> &Sample {
         let previous_ns = self.latest.as_ref().map(|sample| sample.time_ns - EPOCH_NS);
         let sim_ns = self.clock.frame_time_ns(self.frames);
         self.frames += 1;
         let input = FrameInput {
             voice: self.user.heard(previous_ns, sim_ns),
+            surfaces: self.surfaces.clone(),
+            persisted: if anchor_kept {
+                self.remembered
+            } else {
+                Persisted::None
+            },
             ..self
                 .user
-                .frame_input(sim_ns, self.app.hologram_pose(), self.app.heightmap())
+                .frame_input(sim_ns, self.app.placement(), self.app.heightmap())
         };
-        self.app.update(&input);
+        let output = self.app.update(&input);
+        self.remember(&output.events);
         let pinched = Hand::BOTH.map(|hand| {
             let tracker = &mut self.pinches[hand.index()];
             tracker.update(input.hands[hand.index()].joints.as_ref());
@@ -133,6 +173,21 @@ impl Wearer {
         })
     }
 
+    /// Remembers each placement a manipulation of the copy settled.
+    fn remember(&self, events: &[AppEvent]) {
+        let Some(path) = &self.placement_file else {
+            return;
+        };
+        for event in events {
+            if let AppEvent::Placed { placement, cause } = event
+                && cause.is_manipulation()
+                && let Err(error) = saved::save(path, &Kept::of(placement, KeptIn::SimulatorRoom))
+            {
+                eprintln!("holoterrain-testrt: the wearer cannot remember the placement: {error}");
+            }
+        }
+    }
+
     /// The newest frame, `None` before the first xrWaitFrame.
     pub fn latest(&self) -> Option<&Sample> {
         self.latest.as_ref()
@@ -143,10 +198,10 @@ impl Wearer {
     /// app core as it stands), as a runtime predicts poses at any time.
     pub fn at(&self, time_ns: i64) -> FrameInput {
         match &self.latest {
-            Some(sample) if sample.time_ns == time_ns => sample.input,
-            _ => self.user.frame_input(
+            Some(sample) if sample.time_ns == time_ns => sample.input.clone(),
+            _ => self.user.predict(
                 time_ns - EPOCH_NS,
-                self.app.hologram_pose(),
+                self.app.placement(),
                 self.app.heightmap(),
             ),
         }
@@ -214,6 +269,7 @@ mod tests {
     fn config(script: &str) -> Config {
         Config {
             script: Script::parse(script).unwrap(),
+            room: Default::default(),
             resolution: Size {
                 width: 64,
                 height: 48,
@@ -236,7 +292,7 @@ mod tests {
     fn frames_follow_the_simulators_clock_from_the_epoch() {
         let mut wearer = Wearer::new(&config("0.05 stall 1")).unwrap();
         let times: Vec<i64> = (0..5)
-            .map(|_| wearer.next_frame().time_ns - EPOCH_NS)
+            .map(|_| wearer.next_frame(false).time_ns - EPOCH_NS)
             .collect();
         assert_eq!(
             times,
@@ -247,7 +303,9 @@ mod tests {
     #[test]
     fn the_hands_select_is_held_while_an_air_tap_pinches() {
         let mut wearer = Wearer::new(&config("0.1 airtap right")).unwrap();
-        let pinched: Vec<bool> = (0..30).map(|_| wearer.next_frame().pinched[1]).collect();
+        let pinched: Vec<bool> = (0..30)
+            .map(|_| wearer.next_frame(false).pinched[1])
+            .collect();
         // Frame 6 (0.1 s) closes the fingers; 0.15 s later they open.
         let first = pinched.iter().position(|&held| held);
         assert_eq!(first, Some(6));
@@ -262,7 +320,7 @@ mod tests {
     #[test]
     fn the_newest_frame_is_answered_exactly_and_other_times_afresh() {
         let mut wearer = Wearer::new(&config("")).unwrap();
-        let sample = wearer.next_frame().clone();
+        let sample = wearer.next_frame(false).clone();
         assert_eq!(wearer.at(sample.time_ns), sample.input);
         let later = wearer.at(sample.time_ns + 1_000_000_000);
         assert_ne!(later.head, sample.input.head, "the head orbits");
@@ -286,7 +344,7 @@ mod tests {
         let mut handed = Vec::new();
         let mut copy_heard = Vec::new();
         for frame in 0..6 {
-            let sample = wearer.next_frame().clone();
+            let sample = wearer.next_frame(false).clone();
             if sample.input.voice.is_some() {
                 copy_heard.push(frame);
             }

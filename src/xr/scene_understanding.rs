@@ -1,0 +1,778 @@
+//! The room's surfaces from XR_MSFT_scene_understanding (HoloLens 2): the
+//! declarations openxr-sys 0.14 lacks (it has the handles and structure
+//! types, not the structures or functions), and a scene observer that
+//! computes the planes once, asynchronously, and hands them to the app.
+//!
+//! The declarations follow the OpenXR headers' (`openxr.h`, extension 98);
+//! `tests/support/scene_understanding_layout.c` prints the C compiler's
+//! sizes and offsets of the same structures from the system's `openxr.h`
+//! (Debian `libopenxr-dev`) and the tests below hold these to them. The
+//! test runtime answers with the same declarations.
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use openxr as xr;
+use xr::sys::Handle as _;
+
+use super::convert::pose_from_xr;
+use super::error::{XrError, xr_call};
+use super::remoting::load;
+use crate::app::Surface;
+
+/// The extension's name.
+pub const EXTENSION_NAME: &str = "XR_MSFT_scene_understanding";
+
+/// XR_SCENE_COMPUTE_FEATURE_PLANE_MSFT.
+pub const COMPUTE_FEATURE_PLANE: i32 = 1;
+/// XR_SCENE_COMPUTE_CONSISTENCY_SNAPSHOT_COMPLETE_MSFT: a consistent,
+/// complete snapshot, what an app analysing the room asks for.
+pub const CONSISTENCY_SNAPSHOT_COMPLETE: i32 = 1;
+/// XR_SCENE_COMPUTE_CONSISTENCY_OCCLUSION_OPTIMIZED_MSFT, the last consistency value.
+pub const CONSISTENCY_OCCLUSION_OPTIMIZED: i32 = 3;
+/// XR_SCENE_COMPONENT_TYPE_PLANE_MSFT.
+pub const COMPONENT_TYPE_PLANE: i32 = 2;
+/// XR_SCENE_COMPUTE_STATE_NONE_MSFT.
+pub const COMPUTE_STATE_NONE: i32 = 0;
+/// XR_SCENE_COMPUTE_STATE_UPDATING_MSFT.
+pub const COMPUTE_STATE_UPDATING: i32 = 1;
+/// XR_SCENE_COMPUTE_STATE_COMPLETED_MSFT.
+pub const COMPUTE_STATE_COMPLETED: i32 = 2;
+/// XR_SCENE_COMPUTE_STATE_COMPLETED_WITH_ERROR_MSFT.
+pub const COMPUTE_STATE_COMPLETED_WITH_ERROR: i32 = 3;
+/// XR_SCENE_PLANE_ALIGNMENT_TYPE_HORIZONTAL_MSFT.
+pub const PLANE_ALIGNMENT_HORIZONTAL: i32 = 1;
+
+/// How far around the head the scene is computed, metres: past the gaze's
+/// 4 m reach.
+const BOUNDS_RADIUS_M: f32 = 5.0;
+
+/// XrSceneObserverCreateInfoMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneObserverCreateInfo {
+    /// XR_TYPE_SCENE_OBSERVER_CREATE_INFO_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *const c_void,
+}
+
+/// XrSceneCreateInfoMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneCreateInfo {
+    /// XR_TYPE_SCENE_CREATE_INFO_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *const c_void,
+}
+
+/// XrSceneSphereBoundMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneSphereBound {
+    /// Centre in the bounds' space.
+    pub center: xr::sys::Vector3f,
+    /// Radius, metres.
+    pub radius: f32,
+}
+
+/// XrSceneOrientedBoxBoundMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneOrientedBoxBound {
+    /// Centre and orientation in the bounds' space.
+    pub pose: xr::sys::Posef,
+    /// Edge lengths, metres.
+    pub extents: xr::sys::Vector3f,
+}
+
+/// XrSceneFrustumBoundMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneFrustumBound {
+    /// Apex and orientation in the bounds' space.
+    pub pose: xr::sys::Posef,
+    /// Its angles.
+    pub fov: xr::sys::Fovf,
+    /// How far it reaches, metres.
+    pub far_distance: f32,
+}
+
+/// XrSceneBoundsMSFT: the volume outside which components may be culled.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneBounds {
+    /// The space the volumes are given in.
+    pub space: xr::sys::Space,
+    /// When that space is located.
+    pub time: xr::sys::Time,
+    /// Number of spheres.
+    pub sphere_count: u32,
+    /// The spheres.
+    pub spheres: *const SceneSphereBound,
+    /// Number of boxes.
+    pub box_count: u32,
+    /// The boxes.
+    pub boxes: *const SceneOrientedBoxBound,
+    /// Number of frustums.
+    pub frustum_count: u32,
+    /// The frustums.
+    pub frustums: *const SceneFrustumBound,
+}
+
+/// XrNewSceneComputeInfoMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct NewSceneComputeInfo {
+    /// XR_TYPE_NEW_SCENE_COMPUTE_INFO_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *const c_void,
+    /// Number of features.
+    pub requested_feature_count: u32,
+    /// XrSceneComputeFeatureMSFT values.
+    pub requested_features: *const i32,
+    /// XrSceneComputeConsistencyMSFT.
+    pub consistency: i32,
+    /// Where to look.
+    pub bounds: SceneBounds,
+}
+
+/// XrUuidMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UuidMsft {
+    /// The 16 bytes.
+    pub bytes: [u8; 16],
+}
+
+/// XrSceneComponentMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneComponent {
+    /// XrSceneComponentTypeMSFT.
+    pub component_type: i32,
+    /// Its identity.
+    pub id: UuidMsft,
+    /// The object it belongs to.
+    pub parent_id: UuidMsft,
+    /// When it last changed.
+    pub update_time: xr::sys::Time,
+}
+
+/// XrSceneComponentsMSFT: the two-call array of components.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneComponents {
+    /// XR_TYPE_SCENE_COMPONENTS_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain (XrScenePlanesMSFT).
+    pub next: *mut c_void,
+    /// Capacity of `components`.
+    pub component_capacity_input: u32,
+    /// How many there are.
+    pub component_count_output: u32,
+    /// The components.
+    pub components: *mut SceneComponent,
+}
+
+/// XrSceneComponentsGetInfoMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneComponentsGetInfo {
+    /// XR_TYPE_SCENE_COMPONENTS_GET_INFO_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain (filters).
+    pub next: *const c_void,
+    /// XrSceneComponentTypeMSFT.
+    pub component_type: i32,
+}
+
+/// XrSceneComponentLocationMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneComponentLocation {
+    /// Which parts of the pose are valid.
+    pub flags: xr::sys::SpaceLocationFlags,
+    /// The component's pose.
+    pub pose: xr::sys::Posef,
+}
+
+/// XrSceneComponentLocationsMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneComponentLocations {
+    /// XR_TYPE_SCENE_COMPONENT_LOCATIONS_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *mut c_void,
+    /// Number of locations (the number of ids asked for).
+    pub location_count: u32,
+    /// The locations.
+    pub locations: *mut SceneComponentLocation,
+}
+
+/// XrSceneComponentsLocateInfoMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneComponentsLocateInfo {
+    /// XR_TYPE_SCENE_COMPONENTS_LOCATE_INFO_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *const c_void,
+    /// The space to locate in.
+    pub base_space: xr::sys::Space,
+    /// When.
+    pub time: xr::sys::Time,
+    /// Number of ids.
+    pub component_id_count: u32,
+    /// The components to locate.
+    pub component_ids: *const UuidMsft,
+}
+
+/// XrScenePlaneMSFT: a plane's extent in its pose's X-Y plane (normal +Z).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ScenePlane {
+    /// XrScenePlaneAlignmentTypeMSFT.
+    pub alignment: i32,
+    /// Width along X, height along Y, metres.
+    pub size: xr::sys::Extent2Df,
+    /// Its mesh (0: none).
+    pub mesh_buffer_id: u64,
+    /// Whether the mesh has 16-bit indices.
+    pub supports_indices_uint16: xr::sys::Bool32,
+}
+
+/// XrScenePlanesMSFT, chained to [`SceneComponents`] for planes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ScenePlanes {
+    /// XR_TYPE_SCENE_PLANES_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *mut c_void,
+    /// Number of planes (the components' capacity).
+    pub scene_plane_count: u32,
+    /// The planes, one per component.
+    pub scene_planes: *mut ScenePlane,
+}
+
+/// PFN_xrCreateSceneObserverMSFT.
+pub type CreateSceneObserverFn = unsafe extern "system" fn(
+    xr::sys::Session,
+    *const SceneObserverCreateInfo,
+    *mut xr::sys::SceneObserverMSFT,
+) -> xr::sys::Result;
+/// PFN_xrDestroySceneObserverMSFT.
+pub type DestroySceneObserverFn =
+    unsafe extern "system" fn(xr::sys::SceneObserverMSFT) -> xr::sys::Result;
+/// PFN_xrCreateSceneMSFT.
+pub type CreateSceneFn = unsafe extern "system" fn(
+    xr::sys::SceneObserverMSFT,
+    *const SceneCreateInfo,
+    *mut xr::sys::SceneMSFT,
+) -> xr::sys::Result;
+/// PFN_xrDestroySceneMSFT.
+pub type DestroySceneFn = unsafe extern "system" fn(xr::sys::SceneMSFT) -> xr::sys::Result;
+/// PFN_xrComputeNewSceneMSFT.
+pub type ComputeNewSceneFn = unsafe extern "system" fn(
+    xr::sys::SceneObserverMSFT,
+    *const NewSceneComputeInfo,
+) -> xr::sys::Result;
+/// PFN_xrGetSceneComputeStateMSFT.
+pub type GetSceneComputeStateFn =
+    unsafe extern "system" fn(xr::sys::SceneObserverMSFT, *mut i32) -> xr::sys::Result;
+/// PFN_xrGetSceneComponentsMSFT.
+pub type GetSceneComponentsFn = unsafe extern "system" fn(
+    xr::sys::SceneMSFT,
+    *const SceneComponentsGetInfo,
+    *mut SceneComponents,
+) -> xr::sys::Result;
+/// PFN_xrLocateSceneComponentsMSFT.
+pub type LocateSceneComponentsFn = unsafe extern "system" fn(
+    xr::sys::SceneMSFT,
+    *const SceneComponentsLocateInfo,
+    *mut SceneComponentLocations,
+) -> xr::sys::Result;
+
+/// The extension's functions the app calls.
+#[derive(Clone, Copy)]
+struct Functions {
+    create_scene_observer: CreateSceneObserverFn,
+    destroy_scene_observer: DestroySceneObserverFn,
+    create_scene: CreateSceneFn,
+    destroy_scene: DestroySceneFn,
+    compute_new_scene: ComputeNewSceneFn,
+    get_scene_compute_state: GetSceneComputeStateFn,
+    get_scene_components: GetSceneComponentsFn,
+    locate_scene_components: LocateSceneComponentsFn,
+}
+
+impl Functions {
+    /// Looks them up.
+    ///
+    /// # Safety
+    /// The instance must have XR_MSFT_scene_understanding enabled.
+    unsafe fn load(instance: &xr::Instance) -> Result<Self, XrError> {
+        // SAFETY: each type is the header's for its name; the caller
+        // enabled the extension.
+        unsafe {
+            Ok(Functions {
+                create_scene_observer: load(instance, c"xrCreateSceneObserverMSFT")?,
+                destroy_scene_observer: load(instance, c"xrDestroySceneObserverMSFT")?,
+                create_scene: load(instance, c"xrCreateSceneMSFT")?,
+                destroy_scene: load(instance, c"xrDestroySceneMSFT")?,
+                compute_new_scene: load(instance, c"xrComputeNewSceneMSFT")?,
+                get_scene_compute_state: load(instance, c"xrGetSceneComputeStateMSFT")?,
+                get_scene_components: load(instance, c"xrGetSceneComponentsMSFT")?,
+                locate_scene_components: load(instance, c"xrLocateSceneComponentsMSFT")?,
+            })
+        }
+    }
+}
+
+/// Where the observer is in finding the room's planes.
+#[derive(Debug, Clone)]
+enum Progress {
+    /// No scene asked for yet.
+    NotStarted,
+    /// The runtime is computing one.
+    Computing,
+    /// Done: the surfaces found, or `None` when the runtime failed to compute them.
+    Done(Option<Arc<[Surface]>>),
+}
+
+/// A scene observer that computes the room's planes once and keeps them.
+pub struct SceneObserver {
+    /// The extension's functions.
+    functions: Functions,
+    /// The observer, destroyed in `Drop`.
+    observer: xr::sys::SceneObserverMSFT,
+    /// How far it has got.
+    progress: Progress,
+}
+
+impl SceneObserver {
+    /// An observer on `session`, whose instance has the extension enabled.
+    pub fn create<G: xr::Graphics>(session: &xr::Session<G>) -> Result<Self, XrError> {
+        // SAFETY: the caller's instance enabled XR_MSFT_scene_understanding.
+        let functions = unsafe { Functions::load(session.instance()) }?;
+        let info = SceneObserverCreateInfo {
+            ty: xr::sys::StructureType::SCENE_OBSERVER_CREATE_INFO_MSFT,
+            next: std::ptr::null(),
+        };
+        let mut observer = xr::sys::SceneObserverMSFT::NULL;
+        // SAFETY: the session is live; `info` and `observer` outlive the call.
+        let result =
+            unsafe { (functions.create_scene_observer)(session.as_raw(), &info, &mut observer) };
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrCreateSceneObserverMSFT")(result));
+        }
+        Ok(SceneObserver {
+            functions,
+            observer,
+            progress: Progress::NotStarted,
+        })
+    }
+
+    /// The room's surfaces in `base` once the runtime has computed them:
+    /// asks for a scene of planes around `head` on the first call, then
+    /// checks each call whether it is ready.
+    pub fn surfaces(
+        &mut self,
+        head: &xr::Space,
+        base: &xr::Space,
+        time: xr::Time,
+    ) -> Result<Option<Arc<[Surface]>>, XrError> {
+        match &self.progress {
+            Progress::NotStarted => {
+                self.compute(head, time)?;
+                self.progress = Progress::Computing;
+                self.check(base, time)
+            }
+            Progress::Computing => self.check(base, time),
+            Progress::Done(surfaces) => Ok(surfaces.clone()),
+        }
+    }
+
+    /// Asks for a complete snapshot of the planes within [`BOUNDS_RADIUS_M`] of the head.
+    fn compute(&self, head: &xr::Space, time: xr::Time) -> Result<(), XrError> {
+        let features = [COMPUTE_FEATURE_PLANE];
+        let sphere = SceneSphereBound {
+            center: xr::sys::Vector3f::default(),
+            radius: BOUNDS_RADIUS_M,
+        };
+        let info = NewSceneComputeInfo {
+            ty: xr::sys::StructureType::NEW_SCENE_COMPUTE_INFO_MSFT,
+            next: std::ptr::null(),
+            requested_feature_count: features.len() as u32,
+            requested_features: features.as_ptr(),
+            consistency: CONSISTENCY_SNAPSHOT_COMPLETE,
+            bounds: SceneBounds {
+                space: head.as_raw(),
+                time,
+                sphere_count: 1,
+                spheres: &sphere,
+                box_count: 0,
+                boxes: std::ptr::null(),
+                frustum_count: 0,
+                frustums: std::ptr::null(),
+            },
+        };
+        // SAFETY: the observer is live; `info` and what it points at outlive the call.
+        let result = unsafe { (self.functions.compute_new_scene)(self.observer, &info) };
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrComputeNewSceneMSFT")(result));
+        }
+        Ok(())
+    }
+
+    /// Reads the planes when the computation is done.
+    fn check(
+        &mut self,
+        base: &xr::Space,
+        time: xr::Time,
+    ) -> Result<Option<Arc<[Surface]>>, XrError> {
+        let mut state = COMPUTE_STATE_NONE;
+        // SAFETY: the observer is live; `state` outlives the call.
+        let result = unsafe { (self.functions.get_scene_compute_state)(self.observer, &mut state) };
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrGetSceneComputeStateMSFT")(result));
+        }
+        let surfaces = match state {
+            COMPUTE_STATE_COMPLETED => Some(self.planes(base, time)?),
+            COMPUTE_STATE_COMPLETED_WITH_ERROR => {
+                log::warn!(
+                    "the runtime could not compute the room's surfaces; the hologram is placed ahead of the gaze"
+                );
+                None
+            }
+            _ => return Ok(None),
+        };
+        if let Some(surfaces) = &surfaces {
+            log::info!("scene understanding: {} planes", surfaces.len());
+        }
+        self.progress = Progress::Done(surfaces.clone());
+        Ok(surfaces)
+    }
+
+    /// The computed scene's planes, located in `base` at `time`.
+    fn planes(&self, base: &xr::Space, time: xr::Time) -> Result<Arc<[Surface]>, XrError> {
+        let info = SceneCreateInfo {
+            ty: xr::sys::StructureType::SCENE_CREATE_INFO_MSFT,
+            next: std::ptr::null(),
+        };
+        let mut scene = xr::sys::SceneMSFT::NULL;
+        // SAFETY: the observer is live and its computation completed.
+        let result = unsafe { (self.functions.create_scene)(self.observer, &info, &mut scene) };
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrCreateSceneMSFT")(result));
+        }
+        let planes = self.read_planes(scene, base, time);
+        // SAFETY: the scene was made above and nothing else refers to it.
+        unsafe { (self.functions.destroy_scene)(scene) };
+        planes
+    }
+
+    /// The plane components of `scene` and where they are.
+    fn read_planes(
+        &self,
+        scene: xr::sys::SceneMSFT,
+        base: &xr::Space,
+        time: xr::Time,
+    ) -> Result<Arc<[Surface]>, XrError> {
+        let get_info = SceneComponentsGetInfo {
+            ty: xr::sys::StructureType::SCENE_COMPONENTS_GET_INFO_MSFT,
+            next: std::ptr::null(),
+            component_type: COMPONENT_TYPE_PLANE,
+        };
+        let mut counted = SceneComponents {
+            ty: xr::sys::StructureType::SCENE_COMPONENTS_MSFT,
+            next: std::ptr::null_mut(),
+            component_capacity_input: 0,
+            component_count_output: 0,
+            components: std::ptr::null_mut(),
+        };
+        let get = |components: &mut SceneComponents| {
+            // SAFETY: the scene is live; the arrays `components` names hold
+            // its capacity and outlive the call.
+            let result =
+                unsafe { (self.functions.get_scene_components)(scene, &get_info, components) };
+            if result.into_raw() < 0 {
+                return Err(xr_call("xrGetSceneComponentsMSFT")(result));
+            }
+            Ok(())
+        };
+        get(&mut counted)?;
+        let count = counted.component_count_output;
+        if count == 0 {
+            return Ok(Arc::from([]));
+        }
+        let empty_component = SceneComponent {
+            component_type: 0,
+            id: UuidMsft::default(),
+            parent_id: UuidMsft::default(),
+            update_time: xr::sys::Time::from_nanos(0),
+        };
+        let mut components = vec![empty_component; count as usize];
+        let mut planes = vec![
+            ScenePlane {
+                alignment: 0,
+                size: xr::sys::Extent2Df::default(),
+                mesh_buffer_id: 0,
+                supports_indices_uint16: xr::sys::FALSE,
+            };
+            count as usize
+        ];
+        let mut plane_list = ScenePlanes {
+            ty: xr::sys::StructureType::SCENE_PLANES_MSFT,
+            next: std::ptr::null_mut(),
+            scene_plane_count: count,
+            scene_planes: planes.as_mut_ptr(),
+        };
+        let mut filled = SceneComponents {
+            ty: xr::sys::StructureType::SCENE_COMPONENTS_MSFT,
+            next: (&raw mut plane_list).cast(),
+            component_capacity_input: count,
+            component_count_output: 0,
+            components: components.as_mut_ptr(),
+        };
+        get(&mut filled)?;
+        let found = filled.component_count_output.min(count) as usize;
+        let ids: Vec<UuidMsft> = components[..found].iter().map(|c| c.id).collect();
+        let mut locations = vec![
+            SceneComponentLocation {
+                flags: xr::sys::SpaceLocationFlags::EMPTY,
+                pose: xr::sys::Posef::IDENTITY,
+            };
+            found
+        ];
+        let locate_info = SceneComponentsLocateInfo {
+            ty: xr::sys::StructureType::SCENE_COMPONENTS_LOCATE_INFO_MSFT,
+            next: std::ptr::null(),
+            base_space: base.as_raw(),
+            time,
+            component_id_count: found as u32,
+            component_ids: ids.as_ptr(),
+        };
+        let mut located = SceneComponentLocations {
+            ty: xr::sys::StructureType::SCENE_COMPONENT_LOCATIONS_MSFT,
+            next: std::ptr::null_mut(),
+            location_count: found as u32,
+            locations: locations.as_mut_ptr(),
+        };
+        // SAFETY: the scene and base space are live; `ids` and `locations`
+        // hold `found` elements and outlive the call.
+        let result =
+            unsafe { (self.functions.locate_scene_components)(scene, &locate_info, &mut located) };
+        if result.into_raw() < 0 {
+            return Err(xr_call("xrLocateSceneComponentsMSFT")(result));
+        }
+        let valid = xr::sys::SpaceLocationFlags::POSITION_VALID
+            | xr::sys::SpaceLocationFlags::ORIENTATION_VALID;
+        Ok(planes[..found]
+            .iter()
+            .zip(&locations)
+            .filter(|(_, location)| location.flags.contains(valid))
+            .map(|(plane, location)| {
+                Surface::from_scene_plane(
+                    pose_from_xr(location.pose),
+                    plane.size.width,
+                    plane.size.height,
+                )
+            })
+            .collect())
+    }
+}
+
+impl Drop for SceneObserver {
+    fn drop(&mut self) {
+        // SAFETY: the observer was made on a session that outlives it (the
+        // observer is one of the session's parts, dropped before it), and
+        // no scene made from it is alive.
+        unsafe { (self.functions.destroy_scene_observer)(self.observer) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::mem::{offset_of, size_of};
+    use std::path::Path;
+    use std::process::Command;
+
+    use super::*;
+
+    /// Where Debian's libopenxr-dev puts the header.
+    const OPENXR_HEADER: &str = "/usr/include/openxr/openxr.h";
+
+    /// Sizes, offsets and constants as the C compiler lays them out from
+    /// the system's openxr.h (tests/support/scene_understanding_layout.c).
+    fn c_layout() -> Option<HashMap<String, i64>> {
+        let skip = |why: &str| {
+            assert!(std::env::var_os("CI").is_none(), "CI: {why}");
+            println!("SKIPPED: {why}");
+            None
+        };
+        if !Path::new(OPENXR_HEADER).is_file() {
+            return skip(
+                "no openxr.h (Debian: libopenxr-dev) to check the scene understanding layout",
+            );
+        }
+        let scratch = tempfile::tempdir().unwrap();
+        let program = scratch.path().join("scene_understanding_layout");
+        let source = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/support/scene_understanding_layout.c"
+        );
+        let built = Command::new("cc")
+            .arg(source)
+            .arg("-o")
+            .arg(&program)
+            .status();
+        if !built.is_ok_and(|status| status.success()) {
+            return skip("no working C compiler (cc) to check the scene understanding layout");
+        }
+        let printed = Command::new(&program).output().unwrap();
+        Some(
+            String::from_utf8(printed.stdout)
+                .unwrap()
+                .lines()
+                .map(|line| {
+                    let (name, value) = line.split_once(' ').unwrap();
+                    (name.to_owned(), value.parse().unwrap())
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn declarations_match_the_c_layout_of_openxr_h() {
+        let Some(layout) = c_layout() else {
+            return;
+        };
+        let expected: Vec<(&str, i64)> = vec![
+            (
+                "observer_info.size",
+                size_of::<SceneObserverCreateInfo>() as i64,
+            ),
+            ("scene_info.size", size_of::<SceneCreateInfo>() as i64),
+            ("sphere.size", size_of::<SceneSphereBound>() as i64),
+            ("sphere.radius", offset_of!(SceneSphereBound, radius) as i64),
+            ("box.size", size_of::<SceneOrientedBoxBound>() as i64),
+            ("frustum.size", size_of::<SceneFrustumBound>() as i64),
+            ("bounds.size", size_of::<SceneBounds>() as i64),
+            ("bounds.time", offset_of!(SceneBounds, time) as i64),
+            ("bounds.spheres", offset_of!(SceneBounds, spheres) as i64),
+            ("bounds.boxCount", offset_of!(SceneBounds, box_count) as i64),
+            ("bounds.frustums", offset_of!(SceneBounds, frustums) as i64),
+            ("compute.size", size_of::<NewSceneComputeInfo>() as i64),
+            (
+                "compute.requestedFeatures",
+                offset_of!(NewSceneComputeInfo, requested_features) as i64,
+            ),
+            (
+                "compute.consistency",
+                offset_of!(NewSceneComputeInfo, consistency) as i64,
+            ),
+            (
+                "compute.bounds",
+                offset_of!(NewSceneComputeInfo, bounds) as i64,
+            ),
+            ("component.size", size_of::<SceneComponent>() as i64),
+            ("component.id", offset_of!(SceneComponent, id) as i64),
+            (
+                "component.updateTime",
+                offset_of!(SceneComponent, update_time) as i64,
+            ),
+            ("components.size", size_of::<SceneComponents>() as i64),
+            (
+                "components.componentCountOutput",
+                offset_of!(SceneComponents, component_count_output) as i64,
+            ),
+            (
+                "components.components",
+                offset_of!(SceneComponents, components) as i64,
+            ),
+            ("get_info.size", size_of::<SceneComponentsGetInfo>() as i64),
+            (
+                "get_info.componentType",
+                offset_of!(SceneComponentsGetInfo, component_type) as i64,
+            ),
+            ("location.size", size_of::<SceneComponentLocation>() as i64),
+            (
+                "location.pose",
+                offset_of!(SceneComponentLocation, pose) as i64,
+            ),
+            (
+                "locations.size",
+                size_of::<SceneComponentLocations>() as i64,
+            ),
+            (
+                "locations.locations",
+                offset_of!(SceneComponentLocations, locations) as i64,
+            ),
+            (
+                "locate_info.size",
+                size_of::<SceneComponentsLocateInfo>() as i64,
+            ),
+            (
+                "locate_info.baseSpace",
+                offset_of!(SceneComponentsLocateInfo, base_space) as i64,
+            ),
+            (
+                "locate_info.time",
+                offset_of!(SceneComponentsLocateInfo, time) as i64,
+            ),
+            (
+                "locate_info.componentIds",
+                offset_of!(SceneComponentsLocateInfo, component_ids) as i64,
+            ),
+            ("plane.size", size_of::<ScenePlane>() as i64),
+            ("plane.extent", offset_of!(ScenePlane, size) as i64),
+            (
+                "plane.meshBufferId",
+                offset_of!(ScenePlane, mesh_buffer_id) as i64,
+            ),
+            (
+                "plane.supportsIndicesUint16",
+                offset_of!(ScenePlane, supports_indices_uint16) as i64,
+            ),
+            ("planes.size", size_of::<ScenePlanes>() as i64),
+            (
+                "planes.scenePlanes",
+                offset_of!(ScenePlanes, scene_planes) as i64,
+            ),
+            ("FEATURE_PLANE", COMPUTE_FEATURE_PLANE as i64),
+            (
+                "CONSISTENCY_SNAPSHOT_COMPLETE",
+                CONSISTENCY_SNAPSHOT_COMPLETE as i64,
+            ),
+            (
+                "CONSISTENCY_OCCLUSION_OPTIMIZED",
+                CONSISTENCY_OCCLUSION_OPTIMIZED as i64,
+            ),
+            ("COMPONENT_TYPE_PLANE", COMPONENT_TYPE_PLANE as i64),
+            ("STATE_NONE", COMPUTE_STATE_NONE as i64),
+            ("STATE_UPDATING", COMPUTE_STATE_UPDATING as i64),
+            ("STATE_COMPLETED", COMPUTE_STATE_COMPLETED as i64),
+            (
+                "STATE_COMPLETED_WITH_ERROR",
+                COMPUTE_STATE_COMPLETED_WITH_ERROR as i64,
+            ),
+            ("ALIGNMENT_HORIZONTAL", PLANE_ALIGNMENT_HORIZONTAL as i64),
+            (
+                "TYPE_NEW_SCENE_COMPUTE_INFO",
+                xr::sys::StructureType::NEW_SCENE_COMPUTE_INFO_MSFT.into_raw() as i64,
+            ),
+            (
+                "TYPE_SCENE_PLANES",
+                xr::sys::StructureType::SCENE_PLANES_MSFT.into_raw() as i64,
+            ),
+        ];
+        for (name, value) in expected {
+            assert_eq!(layout.get(name), Some(&value), "{name}");
+        }
+    }
+}
