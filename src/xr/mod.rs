@@ -11,6 +11,7 @@ mod console_close;
 pub mod convert;
 mod error;
 mod events;
+mod extension_fns;
 mod frame_loop;
 mod graphics;
 mod input;

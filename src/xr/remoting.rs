@@ -399,11 +399,6 @@ pub enum RemotingEvent {
     Disconnected(u32),
 }
 
-/// An `XrStructureType` from its raw value.
-pub(super) fn ty(raw: i32) -> xr::sys::StructureType {
-    xr::sys::StructureType::from_raw(raw)
-}
-
 /// One event from xrPollEvent: a core one (the openxr crate's), or a
 /// remoting or speech one (which the crate does not know and would drop).
 pub enum Polled<'a> {
@@ -489,47 +484,13 @@ unsafe fn decode(storage: &MaybeUninit<xr::sys::EventDataBuffer>) -> Option<Poll
     unsafe { xr::Event::from_raw(storage) }.map(Polled::Core)
 }
 
-/// Looks up one of an extension's functions.
-///
-/// # Safety
-/// `F` must be the function pointer type the extension declares for `name`,
-/// and the instance must have that extension enabled.
-pub(super) unsafe fn load<F: Copy>(
-    instance: &xr::Instance,
-    name: &std::ffi::CStr,
-) -> Result<F, XrError> {
-    let mut function = None;
-    // SAFETY: the instance is live; `name` is NUL-terminated.
-    let result = unsafe {
-        (instance.entry().fp().get_instance_proc_addr)(
-            instance.as_raw(),
-            name.as_ptr(),
-            &mut function,
-        )
-    };
-    match function {
-        Some(function) if result.into_raw() >= 0 => {
-            // SAFETY: per this function's contract, `F` is this entry point's
-            // type; every function pointer has the same size.
-            Ok(unsafe { std::mem::transmute_copy::<xr::sys::pfn::VoidFunction, F>(&function) })
-        }
-        _ => Err(XrError::Xr {
-            call: "xrGetInstanceProcAddr",
-            result: if result.into_raw() < 0 {
-                result
-            } else {
-                xr::sys::Result::ERROR_FUNCTION_UNSUPPORTED
-            },
-        }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
     use std::mem::{offset_of, size_of};
     use std::process::Command;
 
+    use super::super::extension_fns::ty;
     use super::speech::{EventDataRecognized, EventDataRecognizerStateChanged, SpeechInitInfo};
     use super::*;
 

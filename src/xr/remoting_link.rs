@@ -20,13 +20,14 @@ use serde::Serialize;
 
 use super::error::{XrError, xr_call};
 use super::events::EventQueue;
+use super::extension_fns::{load, ty};
 use super::progress::Progress;
 use super::remoting::{
     CONNECTION_STATE_CONNECTED, CONNECTION_STATE_DISCONNECTED, ConnectFn, ConnectInfo,
     DEPTH_BUFFER_STREAM_RESOLUTION_HALF, DisconnectFn, DisconnectInfo, GetConnectionStateFn,
     ListenAddress, ListenFn, ListenInfo, Polled, RemoteAddress, RemoteContextProperties,
     RemotingEvent, SetContextPropertiesFn, VIDEO_CODEC_ANY, disconnect_reason,
-    disconnect_reason_name, load, structure_type, ty,
+    disconnect_reason_name, structure_type,
 };
 use super::runtime::Runtime;
 

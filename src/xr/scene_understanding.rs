@@ -16,7 +16,7 @@ use xr::sys::Handle as _;
 
 use super::convert::pose_from_xr;
 use super::error::{XrError, xr_call};
-use super::remoting::load;
+use super::extension_fns::load;
 use crate::app::Surface;
 
 /// The extension's name.

@@ -14,7 +14,7 @@ use std::ffi::{CString, c_char, c_void};
 use openxr as xr;
 
 use super::error::{XrError, xr_call};
-use super::remoting::{load, ty};
+use super::extension_fns::{load, ty};
 use crate::app::voice::PHRASES;
 
 /// The extension's name.
