@@ -14,7 +14,8 @@
 # The Linux library is a debug build, like the `cargo test` binaries it runs
 # with; the Windows DLL is built the way scripts/build-windows.sh builds the
 # exe (Debian's Rust 1.96, std from source, release) in the same target
-# directory, so it shares every compiled dependency with it.
+# directory (scripts/cross-target-dir.sh), so it shares every compiled
+# dependency with it.
 #
 # Usage: scripts/build-test-runtime.sh [linux|windows]   (default: both)
 set -euo pipefail
@@ -51,7 +52,7 @@ build_windows() {
   source scripts/windows-toolchain.sh
   windows_cargo build -p holoterrain-testrt
   mkdir -p "$out/windows"
-  cp "$target_dir/$WINDOWS_TARGET/release/holoterrain_testrt.dll" "$out/windows/"
+  cp "$WINDOWS_TARGET_DIR/$WINDOWS_TARGET/release/holoterrain_testrt.dll" "$out/windows/"
   # A path with a separator: the loader then reads it relative to the
   # manifest rather than searching the system's library path.
   write_manifest "$out/windows" '.\\holoterrain_testrt.dll'

@@ -23,7 +23,7 @@ windows_cargo build -p holoterrain -p holoterrain-hlsl-interface
 exe="$target_dir/$target/release/holoterrain.exe"
 if [ "$WINDOWS_TARGET_DIR" != "$target_dir" ]; then
   mkdir -p "$target_dir/$target/release"
-  for built in holoterrain.exe holoterrain-hlsl-interface.exe; do
+  for built in holoterrain.exe holoterrain-packaged.exe holoterrain-hlsl-interface.exe; do
     cp "$WINDOWS_TARGET_DIR/$target/release/$built" "$target_dir/$target/release/$built"
   done
 fi
