@@ -13,6 +13,7 @@ use xr::sys::Handle as _;
 
 use super::convert::pose_from_xr;
 use super::error::{XrError, xr_call};
+use super::surfaces::Search;
 use crate::app::Surface;
 
 /// The name of the extension.
@@ -24,25 +25,12 @@ const BOX_EDGE_M: f32 = 10.0;
 /// Most planes asked for.
 const MAX_PLANES: u32 = 64;
 
-/// Where the detector is in finding the room's planes.
-#[derive(Debug, Clone)]
-enum Progress {
-    /// No detection asked for yet (or the last one failed and may be retried).
-    NotStarted,
-    /// The runtime is detecting.
-    Detecting,
-    /// Done: the surfaces found, or `None` when the runtime cannot find them.
-    Done(Option<Arc<[Surface]>>),
-}
-
-/// A plane detector that finds the room's upward planes once and keeps them.
+/// A plane detector that finds the room's upward planes.
 pub struct PlaneDetector {
     /// The extension's functions.
     functions: xr::raw::PlaneDetectionEXT,
     /// The detector, destroyed in `Drop`.
     detector: xr::sys::PlaneDetectorEXT,
-    /// How far it has got.
-    progress: Progress,
 }
 
 impl PlaneDetector {
@@ -72,32 +60,11 @@ impl PlaneDetector {
         Ok(Some(PlaneDetector {
             functions,
             detector,
-            progress: Progress::NotStarted,
         }))
     }
 
-    /// The room's upward surfaces in `base` once the runtime has found
-    /// them: asks around `head` on the first call (and after a passing
-    /// error), then checks each call whether they are ready.
-    pub fn surfaces(
-        &mut self,
-        head: &xr::Space,
-        base: &xr::Space,
-        time: xr::Time,
-    ) -> Result<Option<Arc<[Surface]>>, XrError> {
-        match &self.progress {
-            Progress::NotStarted => {
-                self.begin(head, time)?;
-                self.progress = Progress::Detecting;
-                self.check(base, time)
-            }
-            Progress::Detecting => self.check(base, time),
-            Progress::Done(surfaces) => Ok(surfaces.clone()),
-        }
-    }
-
     /// Asks for the upward planes in a box around the head.
-    fn begin(&self, head: &xr::Space, time: xr::Time) -> Result<(), XrError> {
+    pub fn begin(&self, head: &xr::Space, time: xr::Time) -> Result<(), XrError> {
         let orientations = [xr::sys::PlaneDetectorOrientationEXT::HORIZONTAL_UPWARD];
         let info = xr::sys::PlaneDetectorBeginInfoEXT {
             ty: xr::sys::PlaneDetectorBeginInfoEXT::TYPE,
@@ -125,12 +92,8 @@ impl PlaneDetector {
         Ok(())
     }
 
-    /// Reads the planes when the detection is done.
-    fn check(
-        &mut self,
-        base: &xr::Space,
-        time: xr::Time,
-    ) -> Result<Option<Arc<[Surface]>>, XrError> {
+    /// Where the detection stands; the planes once it is done.
+    pub fn poll(&self, base: &xr::Space, time: xr::Time) -> Result<Search, XrError> {
         let mut state = xr::sys::PlaneDetectionStateEXT::NONE;
         // SAFETY: the detector is live; `state` outlives the call.
         let result =
@@ -138,25 +101,17 @@ impl PlaneDetector {
         if result.into_raw() < 0 {
             return Err(xr_call("xrGetPlaneDetectionStateEXT")(result));
         }
-        let surfaces = match state {
-            xr::sys::PlaneDetectionStateEXT::DONE => Some(self.planes(base, time)?),
+        Ok(match state {
+            xr::sys::PlaneDetectionStateEXT::DONE => Search::Done(Some(self.planes(base, time)?)),
             xr::sys::PlaneDetectionStateEXT::FATAL => {
                 log::warn!(
                     "the runtime cannot detect the room's planes; the hologram is placed ahead of the gaze"
                 );
-                None
+                Search::Done(None)
             }
-            xr::sys::PlaneDetectionStateEXT::ERROR => {
-                self.progress = Progress::NotStarted;
-                return Ok(None);
-            }
-            _ => return Ok(None),
-        };
-        if let Some(surfaces) = &surfaces {
-            log::info!("plane detection: {} planes", surfaces.len());
-        }
-        self.progress = Progress::Done(surfaces.clone());
-        Ok(surfaces)
+            xr::sys::PlaneDetectionStateEXT::ERROR => Search::Retry,
+            _ => Search::Running,
+        })
     }
 
     /// The detected planes, located in `base` at `time`.

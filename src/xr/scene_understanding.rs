@@ -17,6 +17,7 @@ use xr::sys::Handle as _;
 use super::convert::pose_from_xr;
 use super::error::{XrError, xr_call};
 use super::extension_fns::load;
+use super::surfaces::Search;
 use crate::app::Surface;
 
 /// The extension's name.
@@ -332,25 +333,12 @@ impl Functions {
     }
 }
 
-/// Where the observer is in finding the room's planes.
-#[derive(Debug, Clone)]
-enum Progress {
-    /// No scene asked for yet.
-    NotStarted,
-    /// The runtime is computing one.
-    Computing,
-    /// Done: the surfaces found, or `None` when the runtime failed to compute them.
-    Done(Option<Arc<[Surface]>>),
-}
-
-/// A scene observer that computes the room's planes once and keeps them.
+/// A scene observer that computes the room's planes.
 pub struct SceneObserver {
     /// The extension's functions.
     functions: Functions,
     /// The observer, destroyed in `Drop`.
     observer: xr::sys::SceneObserverMSFT,
-    /// How far it has got.
-    progress: Progress,
 }
 
 impl SceneObserver {
@@ -372,32 +360,11 @@ impl SceneObserver {
         Ok(SceneObserver {
             functions,
             observer,
-            progress: Progress::NotStarted,
         })
     }
 
-    /// The room's surfaces in `base` once the runtime has computed them:
-    /// asks for a scene of planes around `head` on the first call, then
-    /// checks each call whether it is ready.
-    pub fn surfaces(
-        &mut self,
-        head: &xr::Space,
-        base: &xr::Space,
-        time: xr::Time,
-    ) -> Result<Option<Arc<[Surface]>>, XrError> {
-        match &self.progress {
-            Progress::NotStarted => {
-                self.compute(head, time)?;
-                self.progress = Progress::Computing;
-                self.check(base, time)
-            }
-            Progress::Computing => self.check(base, time),
-            Progress::Done(surfaces) => Ok(surfaces.clone()),
-        }
-    }
-
     /// Asks for a complete snapshot of the planes within [`BOUNDS_RADIUS_M`] of the head.
-    fn compute(&self, head: &xr::Space, time: xr::Time) -> Result<(), XrError> {
+    pub fn begin(&self, head: &xr::Space, time: xr::Time) -> Result<(), XrError> {
         let features = [COMPUTE_FEATURE_PLANE];
         let sphere = SceneSphereBound {
             center: xr::sys::Vector3f::default(),
@@ -428,33 +395,24 @@ impl SceneObserver {
         Ok(())
     }
 
-    /// Reads the planes when the computation is done.
-    fn check(
-        &mut self,
-        base: &xr::Space,
-        time: xr::Time,
-    ) -> Result<Option<Arc<[Surface]>>, XrError> {
+    /// Where the computation stands; the planes once it is complete.
+    pub fn poll(&self, base: &xr::Space, time: xr::Time) -> Result<Search, XrError> {
         let mut state = COMPUTE_STATE_NONE;
         // SAFETY: the observer is live; `state` outlives the call.
         let result = unsafe { (self.functions.get_scene_compute_state)(self.observer, &mut state) };
         if result.into_raw() < 0 {
             return Err(xr_call("xrGetSceneComputeStateMSFT")(result));
         }
-        let surfaces = match state {
-            COMPUTE_STATE_COMPLETED => Some(self.planes(base, time)?),
+        Ok(match state {
+            COMPUTE_STATE_COMPLETED => Search::Done(Some(self.planes(base, time)?)),
             COMPUTE_STATE_COMPLETED_WITH_ERROR => {
                 log::warn!(
                     "the runtime could not compute the room's surfaces; the hologram is placed ahead of the gaze"
                 );
-                None
+                Search::Done(None)
             }
-            _ => return Ok(None),
-        };
-        if let Some(surfaces) = &surfaces {
-            log::info!("scene understanding: {} planes", surfaces.len());
-        }
-        self.progress = Progress::Done(surfaces.clone());
-        Ok(surfaces)
+            _ => Search::Running,
+        })
     }
 
     /// The computed scene's planes, located in `base` at `time`.

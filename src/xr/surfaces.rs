@@ -12,12 +12,33 @@ use super::runtime::Runtime;
 use super::scene_understanding::{self, SceneObserver};
 use crate::app::Surface;
 
+/// What the runtime says of a search for the room's surfaces.
+pub enum Search {
+    /// Still searching.
+    Running,
+    /// It failed in passing: ask again.
+    Retry,
+    /// Over: the surfaces found, or `None` when the runtime cannot find them.
+    Done(Option<Arc<[Surface]>>),
+}
+
 /// The extension that finds the room's surfaces.
-pub enum SurfaceFinder {
+enum Extension {
     /// XR_MSFT_scene_understanding's planes.
     Scene(SceneObserver),
     /// XR_EXT_plane_detection's planes.
     Planes(PlaneDetector),
+}
+
+/// Finds the room's surfaces once, with the extension the runtime offers,
+/// and keeps them.
+pub struct SurfaceFinder {
+    /// The extension searching.
+    extension: Extension,
+    /// Whether a search was asked for (and is running).
+    asked: bool,
+    /// The search's outcome, once over.
+    found: Option<Option<Arc<[Surface]>>>,
 }
 
 impl SurfaceFinder {
@@ -27,30 +48,62 @@ impl SurfaceFinder {
         runtime: &Runtime,
         session: &xr::Session<G>,
     ) -> Result<Option<Self>, XrError> {
-        if runtime.extensions.scene_understanding {
-            return Ok(Some(SurfaceFinder::Scene(SceneObserver::create(session)?)));
-        }
-        Ok(PlaneDetector::create(session)?.map(SurfaceFinder::Planes))
+        let extension = if runtime.extensions.scene_understanding {
+            Some(Extension::Scene(SceneObserver::create(session)?))
+        } else {
+            PlaneDetector::create(session)?.map(Extension::Planes)
+        };
+        Ok(extension.map(|extension| SurfaceFinder {
+            extension,
+            asked: false,
+            found: None,
+        }))
     }
 
     /// The extension's name, for the report.
     pub fn name(&self) -> &'static str {
-        match self {
-            SurfaceFinder::Scene(_) => scene_understanding::EXTENSION_NAME,
-            SurfaceFinder::Planes(_) => plane_detection::EXTENSION_NAME,
+        match self.extension {
+            Extension::Scene(_) => scene_understanding::EXTENSION_NAME,
+            Extension::Planes(_) => plane_detection::EXTENSION_NAME,
         }
     }
 
-    /// The room's surfaces in `base` at `time` once found (asked for around `head`).
+    /// The room's surfaces in `base` at `time` once found: asks around
+    /// `head` on the first call (and after a passing failure), then checks
+    /// each call whether the runtime is done.
     pub fn surfaces(
         &mut self,
         head: &xr::Space,
         base: &xr::Space,
         time: xr::Time,
     ) -> Result<Option<Arc<[Surface]>>, XrError> {
-        match self {
-            SurfaceFinder::Scene(scene) => scene.surfaces(head, base, time),
-            SurfaceFinder::Planes(planes) => planes.surfaces(head, base, time),
+        if let Some(found) = &self.found {
+            return Ok(found.clone());
+        }
+        if !self.asked {
+            match &self.extension {
+                Extension::Scene(scene) => scene.begin(head, time)?,
+                Extension::Planes(planes) => planes.begin(head, time)?,
+            }
+            self.asked = true;
+        }
+        let search = match &self.extension {
+            Extension::Scene(scene) => scene.poll(base, time)?,
+            Extension::Planes(planes) => planes.poll(base, time)?,
+        };
+        match search {
+            Search::Running => Ok(None),
+            Search::Retry => {
+                self.asked = false;
+                Ok(None)
+            }
+            Search::Done(found) => {
+                if let Some(surfaces) = &found {
+                    log::info!("{}: {} planes", self.name(), surfaces.len());
+                }
+                self.found = Some(found.clone());
+                Ok(found)
+            }
         }
     }
 }
