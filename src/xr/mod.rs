@@ -6,6 +6,8 @@
 //! HoloLens 2 app's entry (`run_packaged`) with its state folder.
 
 mod anchor;
+#[cfg(test)]
+mod c_layout;
 #[cfg(windows)]
 mod console_close;
 pub mod convert;

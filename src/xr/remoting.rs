@@ -486,10 +486,9 @@ unsafe fn decode(storage: &MaybeUninit<xr::sys::EventDataBuffer>) -> Option<Poll
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
     use std::mem::{offset_of, size_of};
-    use std::process::Command;
 
+    use super::super::c_layout::c_layout;
     use super::super::extension_fns::ty;
     use super::speech::{EventDataRecognized, EventDataRecognizerStateChanged, SpeechInitInfo};
     use super::*;
@@ -626,44 +625,9 @@ mod tests {
         assert_eq!(disconnect_reason(17), "connection lost");
     }
 
-    /// Sizes, offsets and constants as the C compiler lays out
-    /// tests/support/remoting_layout.c, the same facts written in C.
-    fn c_layout() -> Option<HashMap<String, i64>> {
-        let scratch = tempfile::tempdir().unwrap();
-        let program = scratch.path().join("remoting_layout");
-        let source = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/support/remoting_layout.c"
-        );
-        let built = Command::new("cc")
-            .arg(source)
-            .arg("-o")
-            .arg(&program)
-            .status();
-        if !built.is_ok_and(|status| status.success()) {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI: no working C compiler (cc) to check the remoting layout"
-            );
-            println!("SKIPPED: no working C compiler (cc) to check the remoting layout");
-            return None;
-        }
-        let printed = Command::new(&program).output().unwrap();
-        Some(
-            String::from_utf8(printed.stdout)
-                .unwrap()
-                .lines()
-                .map(|line| {
-                    let (name, value) = line.split_once(' ').unwrap();
-                    (name.to_owned(), value.parse().unwrap())
-                })
-                .collect(),
-        )
-    }
-
     #[test]
     fn declarations_match_the_c_layout_of_the_published_header() {
-        let Some(layout) = c_layout() else {
+        let Some(layout) = c_layout("remoting_layout.c", "remoting") else {
             return;
         };
         let expected: Vec<(&str, i64)> = vec![

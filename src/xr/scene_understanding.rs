@@ -558,8 +558,8 @@ mod tests {
     use std::collections::HashMap;
     use std::mem::{offset_of, size_of};
     use std::path::Path;
-    use std::process::Command;
 
+    use super::super::c_layout::{self, skip};
     use super::*;
 
     /// Where Debian's libopenxr-dev puts the header.
@@ -568,41 +568,11 @@ mod tests {
     /// Sizes, offsets and constants as the C compiler lays them out from
     /// the system's openxr.h (tests/support/scene_understanding_layout.c).
     fn c_layout() -> Option<HashMap<String, i64>> {
-        let skip = |why: &str| {
-            assert!(std::env::var_os("CI").is_none(), "CI: {why}");
-            println!("SKIPPED: {why}");
-            None
-        };
         if !Path::new(OPENXR_HEADER).is_file() {
-            return skip(
-                "no openxr.h (Debian: libopenxr-dev) to check the scene understanding layout",
-            );
+            skip("no openxr.h (Debian: libopenxr-dev) to check the scene understanding layout");
+            return None;
         }
-        let scratch = tempfile::tempdir().unwrap();
-        let program = scratch.path().join("scene_understanding_layout");
-        let source = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/support/scene_understanding_layout.c"
-        );
-        let built = Command::new("cc")
-            .arg(source)
-            .arg("-o")
-            .arg(&program)
-            .status();
-        if !built.is_ok_and(|status| status.success()) {
-            return skip("no working C compiler (cc) to check the scene understanding layout");
-        }
-        let printed = Command::new(&program).output().unwrap();
-        Some(
-            String::from_utf8(printed.stdout)
-                .unwrap()
-                .lines()
-                .map(|line| {
-                    let (name, value) = line.split_once(' ').unwrap();
-                    (name.to_owned(), value.parse().unwrap())
-                })
-                .collect(),
-        )
+        c_layout::c_layout("scene_understanding_layout.c", "scene understanding")
     }
 
     #[test]
