@@ -327,6 +327,7 @@ impl BspScratch {
 
     /// Works out the spans of rows `first..first + count` (`count` at most
     /// [`BspScratch::band_rows`]) for [`BspScratch::row_spans`].
+    #[inline(always)]
     pub fn band(&mut self, first: usize, count: usize) {
         let stride = self.band_rows;
         assert!(count <= stride, "a band has at most band_rows rows");
@@ -410,6 +411,7 @@ impl BspScratch {
     /// vector stores per span, with no tail. The loop goes leaf by leaf over
     /// the band's rows, where a span's length changes little from one row to
     /// the next, so the processor predicts where each loop ends.
+    #[inline(always)]
     pub fn write_band_change(&self, change: &mut [f32], stride: usize) {
         assert!(
             stride >= self.width + ROW_CHANGE_PADDING && change.len() >= self.band_len * stride,

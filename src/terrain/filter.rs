@@ -12,34 +12,39 @@
 //! heights near the border slightly (see [`iir_two_tap`]).
 use wide::f32x4;
 
+#[cfg(target_arch = "x86_64")]
+use super::lanes::Avx8;
+use super::lanes::{ColumnBuffers, Lanes, array4};
 use super::{Heightmap, TerrainError};
 
 /// Largest Gaussian sigma accepted, in samples; the kernel radius is
 /// `ceil(3 * sigma)`, and wider kernels only cost time on maps we can hold.
 pub const MAX_GAUSSIAN_SIGMA: f32 = 1024.0;
 
-/// Rows in one block of the IIR row passes: the four lanes of an `f32x4`
-/// (one SSE or NEON register).
-const BLOCK_ROWS: usize = 4;
+pub(crate) use super::lanes::ROW_LANES;
 
-/// Blocks whose row passes run side by side: their recurrences are
-/// independent, so the processor overlaps their multiply-add chains.
-const GROUP_BLOCKS: usize = 4;
-
-/// Rows the IIR row passes filter side by side.
-pub(crate) const ROW_LANES: usize = BLOCK_ROWS * GROUP_BLOCKS;
+/// Which vectors the IIR pass runs on. Every choice gives the same bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Vectors {
+    /// The widest this processor has: eight lanes (AVX) on an x86-64 that
+    /// has AVX, else four.
+    #[default]
+    Widest,
+    /// Four lanes: SSE2 on x86-64, NEON on ARM64, which every processor of
+    /// either has.
+    Four,
+}
 
 /// One pass of the two-tap recursive filter, bit for bit the loop published
 /// in the demo's write-up, which filters every row and column, border included.
 ///
 /// Each directional pass feeds on its own output, which makes it an infinite
 /// impulse response filter. The column passes sweep whole rows at a time
-/// (row `y` from row `y - 1`) and the row passes filter 16 rows side by
-/// side; both perform exactly the per-row and per-column operations of the
-/// published loop in the same order, so the result is bit-identical to it
-/// (tested against a transcription), but reads memory sequentially and
-/// keeps the vector units busy: ≈ 50 µs instead of ≈ 505 µs on 257×257
-/// (docs/performance.md).
+/// (row `y` from row `y - 1`) and the row passes filter 16 or 32 rows side
+/// by side; both perform exactly the per-row and per-column operations of
+/// the published loop in the same order, so the result is bit-identical to
+/// it (tested against a transcription), but reads memory sequentially and
+/// keeps the vector units busy (docs/performance.md has the times).
 ///
 /// The HoloLens demo's own code filters only the interior, starting each
 /// pass from the untouched border sample. The app's demo run instead zeroes
@@ -56,9 +61,20 @@ pub fn iir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
 /// Buffers [`iir_two_tap_with`] reuses, so that a pass every frame costs no allocation.
 #[derive(Debug, Default)]
 pub struct IirScratch {
-    /// Per sample of a row, the [`GROUP_BLOCKS`] blocks of a group's rows
-    /// at that column, one row per lane.
-    lanes: Vec<[f32x4; GROUP_BLOCKS]>,
+    /// The row passes' columns.
+    columns: ColumnBuffers,
+    /// Which vectors to run on.
+    vectors: Vectors,
+}
+
+impl IirScratch {
+    /// Buffers for passes that run on `vectors`.
+    pub fn on(vectors: Vectors) -> Self {
+        IirScratch {
+            vectors,
+            ..IirScratch::default()
+        }
+    }
 }
 
 /// [`iir_two_tap`] with buffers kept from call to call.
@@ -96,9 +112,9 @@ pub(crate) trait RowShaping {
     /// prepared rows (row `first + i` of the map), at least `width` each.
     fn row(&self, i: usize) -> (&[f32], &[f32]);
 
-    /// Four heights after their changes: the lanes hold the same
-    /// samples in `height`, `change` and `weight`.
-    fn shaped(height: f32x4, change: f32x4, weight: f32x4) -> f32x4;
+    /// Heights after their changes: the lanes hold the same samples in
+    /// `height`, `change` and `weight`.
+    fn shaped<V: Lanes>(height: V, change: V, weight: V) -> V;
 }
 
 /// The shaping of a plain filter pass: heights stay as they are.
@@ -113,26 +129,36 @@ impl RowShaping for Unshaped {
         (&[], &[])
     }
 
-    fn shaped(height: f32x4, _change: f32x4, _weight: f32x4) -> f32x4 {
+    fn shaped<V: Lanes>(height: V, _change: V, _weight: V) -> V {
         height
     }
 }
 
-/// Applies `shaping`'s change to row `i` of its prepared rows (`row`).
-pub(crate) fn shape_row<S: RowShaping>(shaping: &S, i: usize, row: &mut [f32]) {
+/// Applies `shaping`'s change to row `i` of its prepared rows (`row`),
+/// `V::ROWS` samples at a time.
+#[inline(always)]
+pub(crate) fn shape_row<V: Lanes, S: RowShaping>(shaping: &S, i: usize, row: &mut [f32]) {
     if !S::CHANGES {
         return;
     }
     let (change, weight) = shaping.row(i);
     let width = row.len();
-    let (quads, rest) = row.as_chunks_mut::<4>();
-    let (change_quads, change_rest) = change[..width].as_chunks::<4>();
-    let (weight_quads, weight_rest) = weight[..width].as_chunks::<4>();
-    for ((h, &c), &w) in quads.iter_mut().zip(change_quads).zip(weight_quads) {
-        *h = S::shaped(f32x4::new(*h), f32x4::new(c), f32x4::new(w)).to_array();
+    let whole = width - width % V::ROWS;
+    for x in (0..whole).step_by(V::ROWS) {
+        let (h, c, w) = (
+            V::load(&row[x..]),
+            V::load(&change[x..]),
+            V::load(&weight[x..]),
+        );
+        S::shaped(h, c, w).store(&mut row[x..]);
     }
-    for ((h, &c), &w) in rest.iter_mut().zip(change_rest).zip(weight_rest) {
-        *h = S::shaped(f32x4::splat(*h), f32x4::splat(c), f32x4::splat(w)).as_array()[0];
+    for x in whole..width {
+        let shaped = S::shaped(
+            f32x4::splat(row[x]),
+            f32x4::splat(change[x]),
+            f32x4::splat(weight[x]),
+        );
+        row[x] = shaped.as_array()[0];
     }
 }
 
@@ -140,9 +166,10 @@ pub(crate) fn shape_row<S: RowShaping>(shaping: &S, i: usize, row: &mut [f32]) {
 /// map (`k` already checked), as one sweep down the map and one up, with
 /// the caller's own work on each row done while the row is in cache:
 ///
-/// - down, [`ROW_LANES`] rows at a time: `shaping`'s change added to the
-///   heights as they are read, then the row passes of those rows, then the
-///   top→bottom pass through them;
+/// - down, [`ROW_LANES`] rows at a time (or half as many on four-lane
+///   vectors): `shaping`'s change added to the heights as they are read,
+///   then the row passes of those rows, then the top→bottom pass through
+///   them;
 /// - up, row by row: the bottom→top pass, and `finish(y, row)` on each row
 ///   as soon as the pass no longer reads it.
 ///
@@ -154,8 +181,25 @@ pub(crate) fn shape_row<S: RowShaping>(shaping: &S, i: usize, row: &mut [f32]) {
 /// Every sample goes through the operations of the four directional passes
 /// in the published order, so the heights are those of [`iir_two_tap`]
 /// run after the change on every row, then `finish` on every row, with or
-/// without a helper.
+/// without a helper, on any [`Vectors`].
 pub(crate) fn iir_two_tap_sweeps<S: RowShaping + Send>(
+    scratch: &mut IirScratch,
+    cells: &mut [f32],
+    width: usize,
+    k: f32,
+    shaping: &mut S,
+    helper: Option<(&mut IirScratch, &mut S)>,
+    finish: impl FnMut(usize, &mut [f32]),
+) {
+    #[cfg(target_arch = "x86_64")]
+    if scratch.vectors == Vectors::Widest && Avx8::available() {
+        return sweeps::<Avx8, S>(scratch, cells, width, k, shaping, helper, finish);
+    }
+    sweeps::<f32x4, S>(scratch, cells, width, k, shaping, helper, finish);
+}
+
+/// [`iir_two_tap_sweeps`] on vectors `V`.
+fn sweeps<V: Lanes, S: RowShaping + Send>(
     scratch: &mut IirScratch,
     cells: &mut [f32],
     width: usize,
@@ -172,33 +216,66 @@ pub(crate) fn iir_two_tap_sweeps<S: RowShaping + Send>(
             let split = rows / 2 / ROW_LANES * ROW_LANES;
             let (upper, lower) = cells.split_at_mut(split * width);
             rayon::join(
-                || sweep_down(scratch, upper, 0, width, k, shaping, Downward::Through),
                 || {
-                    sweep_down(
-                        helper_scratch,
-                        lower,
-                        split,
-                        width,
-                        k,
-                        helper_shaping,
-                        Downward::Later,
+                    V::with_instructions(
+                        #[inline(always)]
+                        || {
+                            sweep_down::<V, S>(
+                                scratch,
+                                upper,
+                                0,
+                                width,
+                                k,
+                                shaping,
+                                Downward::Through,
+                            )
+                        },
+                    )
+                },
+                || {
+                    V::with_instructions(
+                        #[inline(always)]
+                        || {
+                            sweep_down::<V, S>(
+                                helper_scratch,
+                                lower,
+                                split,
+                                width,
+                                k,
+                                helper_shaping,
+                                Downward::Later,
+                            )
+                        },
                     )
                 },
             );
-            for y in split..rows {
-                let (upper, lower) = cells.split_at_mut(y * width);
-                column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
-            }
+            V::with_instructions(
+                #[inline(always)]
+                || {
+                    for y in split..rows {
+                        let (upper, lower) = cells.split_at_mut(y * width);
+                        column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
+                    }
+                },
+            );
         }
-        None => sweep_down(scratch, cells, 0, width, k, shaping, Downward::Through),
+        None => V::with_instructions(
+            #[inline(always)]
+            || sweep_down::<V, S>(scratch, cells, 0, width, k, shaping, Downward::Through),
+        ),
     }
-    for y in (0..rows - 1).rev() {
-        let (upper, lower) = cells.split_at_mut((y + 1) * width);
-        let below = &mut lower[..width];
-        column_step(below, &mut upper[y * width..], k, keep);
-        finish(y + 1, below);
-    }
-    finish(0, &mut cells[..width]);
+    V::with_instructions(
+        #[inline(always)]
+        || {
+            for y in (0..rows - 1).rev() {
+                let (upper, lower) = cells.split_at_mut((y + 1) * width);
+                let below = &mut lower[..width];
+                column_step(below, &mut upper[y * width..], k, keep);
+                finish(y + 1, below);
+            }
+            finish(0, &mut cells[..width]);
+        },
+    );
 }
 
 /// Whether [`sweep_down`] runs the top→bottom pass.
@@ -211,10 +288,11 @@ enum Downward {
 }
 
 /// The down sweep of [`iir_two_tap_sweeps`] over `band`, the map's rows
-/// from row `first` (a multiple of [`ROW_LANES`]): `shaping`'s change and
-/// the row passes, [`ROW_LANES`] rows at a time, and the top→bottom pass
-/// if `downward` says so.
-fn sweep_down<S: RowShaping>(
+/// from row `first` (a multiple of a group's rows): `shaping`'s change and
+/// the row passes, [`ROW_LANES`] rows at a time,
+/// and the top→bottom pass if `downward` says so.
+#[inline(always)]
+fn sweep_down<V: Lanes, S: RowShaping>(
     scratch: &mut IirScratch,
     band: &mut [f32],
     first: usize,
@@ -225,48 +303,38 @@ fn sweep_down<S: RowShaping>(
 ) {
     let keep = 1.0 - k;
     let rows = band.len() / width;
-    let lanes = &mut scratch.lanes;
-    lanes.clear();
-    lanes.resize(width, [f32x4::ZERO; GROUP_BLOCKS]);
+    let columns = V::buffer(&mut scratch.columns);
+    columns.clear();
+    columns.resize(width * V::BLOCKS, V::splat(0.0));
     for start in (0..rows).step_by(ROW_LANES) {
         let (above, rest) = band.split_at_mut(start * width);
         let count = ROW_LANES.min(rows - start);
         let group = &mut rest[..count * width];
-        let top_down = match (downward, above.rchunks_exact(width).next()) {
-            (Downward::Later, _) => TopDown::Skipped,
-            (Downward::Through, None) => TopDown::AtMapTop,
-            (Downward::Through, Some(above)) => TopDown::From(above),
-        };
         shaping.prepare(first + start, count);
+        for (i, row) in group.chunks_exact_mut(width).enumerate() {
+            shape_row::<V, S>(&*shaping, i, row);
+        }
         if count == ROW_LANES {
-            filter_group(lanes, group, &*shaping, top_down, width, k, keep);
+            match V::BLOCKS {
+                2 => filter_group::<V, 2>(columns, group, width, k, keep),
+                4 => filter_group::<V, 4>(columns, group, width, k, keep),
+                blocks => unreachable!("{blocks} blocks of rows"),
+            }
         } else {
-            for (i, row) in group.chunks_exact_mut(width).enumerate() {
-                shape_row(&*shaping, i, row);
+            for row in group.chunks_exact_mut(width) {
                 filter_row(row, k, keep);
             }
-            if !matches!(top_down, TopDown::Skipped) {
-                if let TopDown::From(above) = top_down {
-                    column_step(above, &mut group[..width], k, keep);
-                }
-                for y in 1..count {
-                    let (upper, lower) = group.split_at_mut(y * width);
-                    column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
-                }
+        }
+        if let Downward::Through = downward {
+            if let Some(above) = above.rchunks_exact(width).next() {
+                column_step(above, &mut group[..width], k, keep);
+            }
+            for y in 1..count {
+                let (upper, lower) = group.split_at_mut(y * width);
+                column_step(&upper[(y - 1) * width..], &mut lower[..width], k, keep);
             }
         }
     }
-}
-
-/// Where the top→bottom pass through a group of rows starts.
-#[derive(Clone, Copy)]
-enum TopDown<'a> {
-    /// It does not run with the group's row passes.
-    Skipped,
-    /// At the group's first row, the map's top row, which it leaves as it is.
-    AtMapTop,
-    /// From the row above the group.
-    From(&'a [f32]),
 }
 
 /// The left→right then right→left passes of one row.
@@ -279,184 +347,97 @@ fn filter_row(row: &mut [f32], k: f32, keep: f32) {
     }
 }
 
-/// The row passes of a group of [`ROW_LANES`] rows, their heights changed
-/// by `shaping` (its prepared rows) on the way in, then, unless skipped,
-/// the top→bottom pass through them from where `top_down` says.
+/// The row passes of a group of [`ROW_LANES`] rows, `V::BLOCKS` blocks of
+/// `V::ROWS`.
 ///
 /// Along a row every output waits for the previous one, so a row alone
-/// runs at the latency of a multiply and an add per sample. Here each block
-/// of four rows is transposed, four columns at a time, into `lanes` (one
-/// vector per column, one row per lane), the recurrences of all blocks step
-/// along the columns together, and the blocks are transposed back, with the
-/// top→bottom pass applied to each block's four rows on the way out. Each
-/// sample still gets its row's operations in the published order, in a lane
-/// of its own.
-fn filter_group<S: RowShaping>(
-    lanes: &mut [[f32x4; GROUP_BLOCKS]],
+/// runs at the latency of a multiply and an add per sample. Here the rows
+/// of a block are transposed, four columns at a time, into vectors of one
+/// column each (one row per lane), and stepped left→right as they come,
+/// into `columns` (column `x`'s blocks at `x * V::BLOCKS..`); then
+/// `columns` is read back from the right, stepped right→left, transposed
+/// back and written. The blocks' recurrences are independent, and each
+/// column steps all of them, so the processor overlaps them. Each sample
+/// still gets its row's operations in the published order, in a lane of
+/// its own.
+#[inline(always)]
+fn filter_group<V: Lanes, const BLOCKS: usize>(
+    columns: &mut [V],
     group: &mut [f32],
-    shaping: &S,
-    top_down: TopDown<'_>,
     width: usize,
     k: f32,
     keep: f32,
 ) {
-    let whole = width - width % BLOCK_ROWS;
-    let (lanes_whole, lanes_rest) = lanes.split_at_mut(whole);
-    let (lane_quads, _) = lanes_whole.as_chunks_mut::<BLOCK_ROWS>();
-    for (block, rows) in group.chunks_exact(BLOCK_ROWS * width).enumerate() {
-        let rows = block_rows(rows, width);
-        if S::CHANGES {
-            let changes: [(&[f32], &[f32]); BLOCK_ROWS] =
-                std::array::from_fn(|j| shaping.row(block * BLOCK_ROWS + j));
-            let quads = |j: usize| {
-                let (change, weight) = changes[j];
-                let heights = rows[j].as_chunks::<4>().0.iter();
-                let changes = change[..width].as_chunks::<4>().0.iter();
-                let weights = weight[..width].as_chunks::<4>().0.iter();
-                heights
-                    .zip(changes)
-                    .zip(weights)
-                    .map(|((&h, &c), &w)| S::shaped(f32x4::new(h), f32x4::new(c), f32x4::new(w)))
-            };
-            let quads = quads(0).zip(quads(1)).zip(quads(2)).zip(quads(3));
-            for (columns, (((a, b), c), d)) in lane_quads.iter_mut().zip(quads) {
-                let transposed = f32x4::transpose([a, b, c, d]);
-                for (column, lanes) in transposed.into_iter().zip(columns) {
-                    lanes[block] = column;
-                }
+    let whole = width - width % 4;
+    let blocks = BLOCKS;
+    let block_len = V::ROWS * width;
+    let (k, keep) = (V::splat(k), V::splat(keep));
+
+    let mut prev = [V::splat(0.0); BLOCKS];
+    for x in (0..whole).step_by(4) {
+        let columns = &mut columns[x * blocks..(x + 4) * blocks];
+        for block in 0..blocks {
+            let rows = &group[block * block_len..][..block_len];
+            let quads = V::transpose(V::load_rows(rows, width, x));
+            for (i, quad) in quads.into_iter().enumerate() {
+                prev[block] = step(k, keep, prev[block], quad, x + i == 0);
+                columns[i * blocks + block] = prev[block];
             }
-            for (x, lane) in (whole..).zip(lanes_rest.iter_mut()) {
-                let column = |j: usize| -> [f32; 3] {
-                    let (change, weight) = changes[j];
-                    [rows[j][x], change[x], weight[x]]
-                };
-                let [a, b, c, d] = [column(0), column(1), column(2), column(3)];
-                let sample = |i: usize| f32x4::new([a[i], b[i], c[i], d[i]]);
-                lane[block] = S::shaped(sample(0), sample(1), sample(2));
-            }
-        } else {
-            let [r0, r1, r2, r3] = rows;
-            let quads = r0.as_chunks().0.iter().zip(r1.as_chunks().0);
-            let quads = quads.zip(r2.as_chunks().0).zip(r3.as_chunks().0);
-            for (columns, (((&a, &b), &c), &d)) in lane_quads.iter_mut().zip(quads) {
-                let transposed = f32x4::transpose([a, b, c, d].map(f32x4::new));
-                for (column, lanes) in transposed.into_iter().zip(columns) {
-                    lanes[block] = column;
-                }
-            }
-            for (x, lane) in (whole..).zip(lanes_rest.iter_mut()) {
-                lane[block] = f32x4::new([r0[x], r1[x], r2[x], r3[x]]);
-            }
+        }
+    }
+    for x in whole..width {
+        for block in 0..blocks {
+            let rows = &group[block * block_len..][..block_len];
+            prev[block] = step(
+                k,
+                keep,
+                prev[block],
+                V::gather(
+                    #[inline(always)]
+                    |j| rows[j * width + x],
+                ),
+                x == 0,
+            );
+            columns[x * blocks + block] = prev[block];
         }
     }
 
-    let (k4, keep4) = (f32x4::splat(k), f32x4::splat(keep));
-    let mut prev = lanes[0];
-    for column in &mut lanes[1..] {
-        for (cur, prev) in column.iter_mut().zip(&mut prev) {
-            *cur = k4 * *prev + keep4 * *cur;
-            *prev = *cur;
-        }
-    }
-    let mut prev = lanes[width - 1];
-    for column in lanes[..width - 1].iter_mut().rev() {
-        for (cur, prev) in column.iter_mut().zip(&mut prev) {
-            *cur = k4 * *prev + keep4 * *cur;
-            *prev = *cur;
-        }
-    }
-
-    let (lane_quads, _) = lanes[..whole].as_chunks::<BLOCK_ROWS>();
-    let mut top_down = top_down;
-    for (block, rows) in group.chunks_exact_mut(BLOCK_ROWS * width).enumerate() {
-        let [r0, r1, r2, r3] = block_rows_mut(rows, width);
-        {
-            let quads = r0.as_chunks_mut().0.iter_mut().zip(r1.as_chunks_mut().0);
-            let quads = quads.zip(r2.as_chunks_mut().0).zip(r3.as_chunks_mut().0);
-            let columns_and_rows = lane_quads.iter().zip(quads);
-            match top_down {
-                TopDown::Skipped => {
-                    for (columns, (((a, b), c), d)) in columns_and_rows {
-                        let [t0, t1, t2, t3] =
-                            f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
-                        *a = t0.to_array();
-                        *b = t1.to_array();
-                        *c = t2.to_array();
-                        *d = t3.to_array();
-                    }
-                }
-                TopDown::From(above) => {
-                    let (above_quads, _) = above.as_chunks::<BLOCK_ROWS>();
-                    for ((columns, (((a, b), c), d)), &up) in columns_and_rows.zip(above_quads) {
-                        let [t0, t1, t2, t3] =
-                            f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
-                        let v0 = k4 * f32x4::new(up) + keep4 * t0;
-                        let v1 = k4 * v0 + keep4 * t1;
-                        let v2 = k4 * v1 + keep4 * t2;
-                        let v3 = k4 * v2 + keep4 * t3;
-                        *a = v0.to_array();
-                        *b = v1.to_array();
-                        *c = v2.to_array();
-                        *d = v3.to_array();
-                    }
-                }
-                TopDown::AtMapTop => {
-                    for (columns, (((a, b), c), d)) in columns_and_rows {
-                        let [t0, t1, t2, t3] =
-                            f32x4::transpose([0, 1, 2, 3].map(|j| columns[j][block]));
-                        let v1 = k4 * t0 + keep4 * t1;
-                        let v2 = k4 * v1 + keep4 * t2;
-                        let v3 = k4 * v2 + keep4 * t3;
-                        *a = t0.to_array();
-                        *b = v1.to_array();
-                        *c = v2.to_array();
-                        *d = v3.to_array();
-                    }
-                }
+    let last = width - 1;
+    for x in (whole..width).rev() {
+        for block in 0..blocks {
+            let rows = &mut group[block * block_len..][..block_len];
+            prev[block] = step(k, keep, prev[block], columns[x * blocks + block], x == last);
+            for (j, sample) in prev[block].lanes().into_iter().take(V::ROWS).enumerate() {
+                rows[j * width + x] = sample;
             }
         }
-        for x in whole..width {
-            let mut prev = match top_down {
-                TopDown::From(above) => Some(above[x]),
-                TopDown::Skipped | TopDown::AtMapTop => None,
-            };
-            for (row, &cur) in [&mut *r0, &mut *r1, &mut *r2, &mut *r3]
-                .into_iter()
-                .zip(lanes[x][block].as_array())
-            {
-                let filtered = match prev {
-                    Some(prev) => k * prev + keep * cur,
-                    None => cur,
-                };
-                row[x] = filtered;
-                if !matches!(top_down, TopDown::Skipped) {
-                    prev = Some(filtered);
-                }
+    }
+    for x in (0..whole).step_by(4).rev() {
+        let columns = &columns[x * blocks..(x + 4) * blocks];
+        for block in 0..blocks {
+            let mut quads = array4(
+                #[inline(always)]
+                |i| columns[i * blocks + block],
+            );
+            for i in (0..4).rev() {
+                prev[block] = step(k, keep, prev[block], quads[i], x + i == last);
+                quads[i] = prev[block];
             }
-        }
-        if !matches!(top_down, TopDown::Skipped) {
-            top_down = TopDown::From(r3);
+            let rows = &mut group[block * block_len..][..block_len];
+            V::store_rows(V::transpose(quads), rows, width, x);
         }
     }
 }
 
-/// The four rows of a block.
-fn block_rows(rows: &[f32], width: usize) -> [&[f32]; BLOCK_ROWS] {
-    let (r0, rest) = rows.split_at(width);
-    let (r1, rest) = rest.split_at(width);
-    let (r2, r3) = rest.split_at(width);
-    [r0, r1, r2, r3]
-}
-
-/// The four rows of a block, to write.
-fn block_rows_mut(rows: &mut [f32], width: usize) -> [&mut [f32]; BLOCK_ROWS] {
-    let (r0, rest) = rows.split_at_mut(width);
-    let (r1, rest) = rest.split_at_mut(width);
-    let (r2, r3) = rest.split_at_mut(width);
-    [r0, r1, r2, r3]
+/// One step of a directional pass along a row: `cur` from the output
+/// before it, `prev`; the pass leaves its `first` sample as it is.
+#[inline(always)]
+fn step<V: Lanes>(k: V, keep: V, prev: V, cur: V, first: bool) -> V {
+    if first { cur } else { k * prev + keep * cur }
 }
 
 /// One row of a column pass: `row` from the row the pass came from.
+#[inline(always)]
 fn column_step(previous: &[f32], row: &mut [f32], k: f32, keep: f32) {
     for (cur, &prev) in row.iter_mut().zip(previous) {
         *cur = k * prev + keep * *cur;

@@ -13,6 +13,7 @@ use super::bsp::{BspScratch, BspTree, MAX_DEPTH, ROW_CHANGE_PADDING, TreeStyle};
 use super::fault::{Fault, FaultParams, FaultRasterizer};
 use super::filter::{IirScratch, ROW_LANES, RowShaping, iir_two_tap_sweeps, shape_row};
 use super::fixed::to_f32;
+use super::lanes::Lanes;
 use super::rng::TerrainRng;
 use super::{Heightmap, TerrainError};
 
@@ -274,7 +275,7 @@ impl Generator {
             for (h, &o) in self.map.cells_mut().iter_mut().zip(&self.offsets) {
                 *h = to_f32(o);
             }
-            self.height_range = widen_range(EMPTY_RANGE, self.map.cells());
+            self.height_range = RangeTracker::of(self.map.cells());
         }
         n
     }
@@ -433,40 +434,48 @@ fn shape_and_smooth<const CLAMP: bool>(
     helper: Option<(&mut IirScratch, ChangeRows<'_, CLAMP>)>,
 ) -> (f32, f32) {
     let (width, height) = (config.width, config.height);
-    let mut range = EMPTY_RANGE;
+    let mut range = RangeTracker::new();
     match config.smoothing {
         Some(k) => {
             // Smoothing would bleed the interior onto the border; a locked
             // border keeps its starting height, and every run starts flat.
             let zero_border = config.lock_border;
-            let finish = |y: usize, row: &mut [f32]| {
-                if zero_border {
-                    if y == 0 || y == height - 1 {
-                        row.fill(0.0);
-                    } else {
-                        row[0] = 0.0;
-                        row[width - 1] = 0.0;
-                    }
-                }
-                range = widen_range(range, row);
-            };
             let mut helper = helper;
             let helper = helper
                 .as_mut()
                 .map(|(scratch, rows)| (&mut **scratch, rows));
-            iir_two_tap_sweeps(scratch, cells, width, k, &mut rows, helper, finish);
+            iir_two_tap_sweeps(
+                scratch,
+                cells,
+                width,
+                k,
+                &mut rows,
+                helper,
+                #[inline(always)]
+                |y: usize, row: &mut [f32]| {
+                    if zero_border {
+                        if y == 0 || y == height - 1 {
+                            row.fill(0.0);
+                        } else {
+                            row[0] = 0.0;
+                            row[width - 1] = 0.0;
+                        }
+                    }
+                    range.widen(row);
+                },
+            );
         }
         None => {
             for (group, group_rows) in cells.chunks_mut(ROW_LANES * width).enumerate() {
                 rows.prepare(group * ROW_LANES, group_rows.len() / width);
                 for (i, row) in group_rows.chunks_exact_mut(width).enumerate() {
-                    shape_row(&rows, i, row);
+                    shape_row::<f32x4, _>(&rows, i, row);
                 }
-                range = widen_range(range, group_rows);
+                range.widen(group_rows);
             }
         }
     }
-    range
+    range.range()
 }
 
 /// Where one shaped iteration's change comes from.
@@ -526,6 +535,7 @@ impl<'a> ChangeRows<'a, false> {
 impl<const CLAMP: bool> RowShaping for ChangeRows<'_, CLAMP> {
     const CHANGES: bool = true;
 
+    #[inline(always)]
     fn prepare(&mut self, first: usize, count: usize) {
         self.first = first;
         let (width, stride) = (self.width, self.stride);
@@ -557,7 +567,7 @@ impl<const CLAMP: bool> RowShaping for ChangeRows<'_, CLAMP> {
         )
     }
 
-    fn shaped(height: f32x4, change: f32x4, weight: f32x4) -> f32x4 {
+    fn shaped<V: Lanes>(height: V, change: V, weight: V) -> V {
         let changed = height + change * weight;
         if CLAMP {
             // Maximum with zero as `if changed > 0 { changed } else { 0 }`,
@@ -565,31 +575,74 @@ impl<const CLAMP: bool> RowShaping for ChangeRows<'_, CLAMP> {
             // `f32::max`'s bits for every height a run can hold, which are
             // never NaN and never −0 (a sum is −0 only when both terms are,
             // and runs start from +0).
-            changed.fast_max(f32x4::ZERO)
+            changed.max_zero()
         } else {
             changed
         }
     }
 }
 
-/// The range of no heights at all, which any height widens.
-const EMPTY_RANGE: (f32, f32) = (f32::INFINITY, f32::NEG_INFINITY);
+/// The lowest and highest of the heights it is shown, kept in
+/// [`RangeTracker::LANES`] independent minimums and maximums (vector lanes,
+/// none of whose chains waits on another) until the range is asked for.
+/// Heights are never NaN, so the plain vector minimum and maximum give what
+/// `f32::min` and `f32::max` would (up to the sign of a zero).
+struct RangeTracker {
+    low: [f32; RangeTracker::LANES],
+    high: [f32; RangeTracker::LANES],
+}
 
-/// `range` widened to cover `heights`, four lanes at a time. Heights are
-/// never NaN, so the plain vector minimum and maximum give what `f32::min`
-/// and `f32::max` would (up to the sign of a zero).
-fn widen_range(range: (f32, f32), heights: &[f32]) -> (f32, f32) {
-    let (quads, rest) = heights.as_chunks::<4>();
-    let (mut low, mut high) = (f32x4::splat(range.0), f32x4::splat(range.1));
-    for &quad in quads {
-        let quad = f32x4::new(quad);
-        low = low.fast_min(quad);
-        high = high.fast_max(quad);
+impl RangeTracker {
+    const LANES: usize = 16;
+
+    /// The range of no heights at all, which any height widens.
+    fn new() -> Self {
+        RangeTracker {
+            low: [f32::INFINITY; Self::LANES],
+            high: [f32::NEG_INFINITY; Self::LANES],
+        }
     }
-    let lanes = low.to_array().into_iter().zip(high.to_array());
-    let range = lanes.fold(range, |(lo, hi), (low, high)| (lo.min(low), hi.max(high)));
-    rest.iter()
-        .fold(range, |(lo, hi), &height| (lo.min(height), hi.max(height)))
+
+    /// The lowest and highest of `heights`.
+    fn of(heights: &[f32]) -> (f32, f32) {
+        let mut range = RangeTracker::new();
+        range.widen(heights);
+        range.range()
+    }
+
+    #[inline(always)]
+    fn widen(&mut self, heights: &[f32]) {
+        // Worked on in locals, which stay in registers.
+        let (mut low, mut high) = (self.low, self.high);
+        let (chunks, rest) = heights.as_chunks::<{ Self::LANES }>();
+        // The last LANES heights stand in for the rest: seeing a height
+        // twice leaves a minimum and a maximum as they are.
+        let tail = heights
+            .last_chunk::<{ Self::LANES }>()
+            .filter(|_| !rest.is_empty());
+        for chunk in chunks.iter().chain(tail) {
+            for ((low, high), &height) in low.iter_mut().zip(&mut high).zip(chunk) {
+                *low = if height < *low { height } else { *low };
+                *high = if height > *high { height } else { *high };
+            }
+        }
+        if heights.len() < Self::LANES {
+            for (i, &height) in heights.iter().enumerate() {
+                low[i] = low[i].min(height);
+                high[i] = high[i].max(height);
+            }
+        }
+        (self.low, self.high) = (low, high);
+    }
+
+    fn range(&self) -> (f32, f32) {
+        let low = self.low.iter().fold(f32::INFINITY, |lo, &low| lo.min(low));
+        let high = self
+            .high
+            .iter()
+            .fold(f32::NEG_INFINITY, |hi, &high| hi.max(high));
+        (low, high)
+    }
 }
 
 /// The weight of a change at sample (x, y): the demo's edge falloff

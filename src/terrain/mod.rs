@@ -9,6 +9,7 @@ pub mod filter;
 pub mod fixed;
 pub mod generator;
 pub mod heightmap;
+pub(crate) mod lanes;
 pub mod metrics;
 pub mod normals;
 pub mod raster;

@@ -122,6 +122,7 @@ impl RowSplitter {
     /// row), with the same margin as [`RowSplitter::split`], so the compiler
     /// can run it on vector registers; the few rows left undecided are
     /// settled by the side test.
+    #[inline(always)]
     pub fn whole_row_splits(&self, first: usize, width: usize, splits: &mut [f64]) {
         if self.horizontal {
             for (i, split) in splits.iter_mut().enumerate() {
