@@ -143,22 +143,17 @@ pub(crate) fn shape_row<V: Lanes, S: RowShaping>(shaping: &S, i: usize, row: &mu
     }
     let (change, weight) = shaping.row(i);
     let width = row.len();
-    let whole = width - width % V::ROWS;
-    for x in (0..whole).step_by(V::ROWS) {
-        let (h, c, w) = (
-            V::load(&row[x..]),
-            V::load(&change[x..]),
-            V::load(&weight[x..]),
-        );
-        S::shaped(h, c, w).store(&mut row[x..]);
+    let mut heights = row.chunks_exact_mut(V::ROWS);
+    let changes = change[..width].chunks_exact(V::ROWS);
+    let weights = weight[..width].chunks_exact(V::ROWS);
+    let (change_rest, weight_rest) = (changes.remainder(), weights.remainder());
+    for ((h, c), w) in (&mut heights).zip(changes).zip(weights) {
+        S::shaped(V::load(h), V::load(c), V::load(w)).store(h);
     }
-    for x in whole..width {
-        let shaped = S::shaped(
-            f32x4::splat(row[x]),
-            f32x4::splat(change[x]),
-            f32x4::splat(weight[x]),
-        );
-        row[x] = shaped.as_array()[0];
+    let rest = heights.into_remainder().iter_mut().zip(change_rest).zip(weight_rest);
+    for ((h, &c), &w) in rest {
+        let shaped = S::shaped(f32x4::splat(*h), f32x4::splat(c), f32x4::splat(w));
+        *h = shaped.as_array()[0];
     }
 }
 
