@@ -166,7 +166,8 @@ pub(crate) fn shape_row<V: Lanes, S: RowShaping>(shaping: &S, i: usize, row: &mu
 ///   then the row passes of those rows, then the top→bottom pass through
 ///   them;
 /// - up, row by row: the bottom→top pass, and `finish(y, row)` on each row
-///   as soon as the pass no longer reads it.
+///   as soon as the pass no longer reads it; returns the lowest and highest
+///   height after `finish`.
 ///
 /// With a `helper` (its own buffers and its own shaping of the same
 /// change), the down sweep of the lower half runs on another thread of
@@ -185,12 +186,12 @@ pub(crate) fn iir_two_tap_sweeps<S: RowShaping + Send>(
     shaping: &mut S,
     helper: Option<(&mut IirScratch, &mut S)>,
     finish: impl FnMut(usize, &mut [f32]),
-) {
+) -> (f32, f32) {
     #[cfg(target_arch = "x86_64")]
     if scratch.vectors == Vectors::Widest && Avx8::available() {
         return sweeps::<Avx8, S>(scratch, cells, width, k, shaping, helper, finish);
     }
-    sweeps::<f32x4, S>(scratch, cells, width, k, shaping, helper, finish);
+    sweeps::<f32x4, S>(scratch, cells, width, k, shaping, helper, finish)
 }
 
 /// [`iir_two_tap_sweeps`] on vectors `V`.
@@ -202,7 +203,7 @@ fn sweeps<V: Lanes, S: RowShaping + Send>(
     shaping: &mut S,
     helper: Option<(&mut IirScratch, &mut S)>,
     mut finish: impl FnMut(usize, &mut [f32]),
-) {
+) -> (f32, f32) {
     let keep = 1.0 - k;
     let rows = cells.len() / width;
     let halves = helper.filter(|_| rows >= 2 * ROW_LANES);
@@ -262,15 +263,74 @@ fn sweeps<V: Lanes, S: RowShaping + Send>(
     V::with_instructions(
         #[inline(always)]
         || {
+            let mut range = HeightRange::<V>::new();
             for y in (0..rows - 1).rev() {
                 let (upper, lower) = cells.split_at_mut((y + 1) * width);
                 let below = &mut lower[..width];
                 column_step(below, &mut upper[y * width..], k, keep);
                 finish(y + 1, below);
+                range.widen(below);
             }
-            finish(0, &mut cells[..width]);
+            let top = &mut cells[..width];
+            finish(0, top);
+            range.widen(top);
+            range.range()
         },
-    );
+    )
+}
+
+/// The lowest and highest of the heights shown to it, two vectors of
+/// running minimums and maximums at a time, so that no one chain of them
+/// waits on itself. Heights are never NaN, so the vector minimum and
+/// maximum give what `f32::min` and `f32::max` would (up to the sign of a
+/// zero).
+struct HeightRange<V> {
+    low: [V; 2],
+    high: [V; 2],
+}
+
+impl<V: Lanes> HeightRange<V> {
+    #[inline(always)]
+    fn new() -> Self {
+        HeightRange {
+            low: [V::splat(f32::INFINITY); 2],
+            high: [V::splat(f32::NEG_INFINITY); 2],
+        }
+    }
+
+    #[inline(always)]
+    fn widen(&mut self, heights: &[f32]) {
+        let lanes = V::ROWS;
+        let (mut low, mut high) = (self.low, self.high);
+        let mut pairs = heights.chunks_exact(2 * lanes);
+        for pair in &mut pairs {
+            let (a, b) = (V::load(pair), V::load(&pair[lanes..]));
+            (low[0], high[0]) = (low[0].min(a), high[0].max(a));
+            (low[1], high[1]) = (low[1].min(b), high[1].max(b));
+        }
+        // What is left is read a vector at a time, the last one repeating
+        // the last height: seeing a height twice changes no minimum or
+        // maximum.
+        let rest = pairs.remainder();
+        if let Some(last) = rest.len().checked_sub(1) {
+            for start in (0..rest.len()).step_by(lanes) {
+                let tail = V::gather(
+                    #[inline(always)]
+                    |j| rest[(start + j).min(last)],
+                );
+                (low[0], high[0]) = (low[0].min(tail), high[0].max(tail));
+            }
+        }
+        (self.low, self.high) = (low, high);
+    }
+
+    fn range(&self) -> (f32, f32) {
+        let low = self.low[0].min(self.low[1]).lanes();
+        let high = self.high[0].max(self.high[1]).lanes();
+        let low = low[..V::ROWS].iter().fold(f32::INFINITY, |lo, &h| lo.min(h));
+        let high = high[..V::ROWS].iter().fold(f32::NEG_INFINITY, |hi, &h| hi.max(h));
+        (low, high)
+    }
 }
 
 /// Whether [`sweep_down`] runs the top→bottom pass.

@@ -275,7 +275,7 @@ impl Generator {
             for (h, &o) in self.map.cells_mut().iter_mut().zip(&self.offsets) {
                 *h = to_f32(o);
             }
-            self.height_range = RangeTracker::of(self.map.cells());
+            self.height_range = widen_range(EMPTY_RANGE, self.map.cells());
         }
         n
     }
@@ -434,7 +434,6 @@ fn shape_and_smooth<const CLAMP: bool>(
     helper: Option<(&mut IirScratch, ChangeRows<'_, CLAMP>)>,
 ) -> (f32, f32) {
     let (width, height) = (config.width, config.height);
-    let mut range = RangeTracker::new();
     match config.smoothing {
         Some(k) => {
             // Smoothing would bleed the interior onto the border; a locked
@@ -461,21 +460,21 @@ fn shape_and_smooth<const CLAMP: bool>(
                             row[width - 1] = 0.0;
                         }
                     }
-                    range.widen(row);
                 },
-            );
+            )
         }
         None => {
+            let mut range = EMPTY_RANGE;
             for (group, group_rows) in cells.chunks_mut(ROW_LANES * width).enumerate() {
                 rows.prepare(group * ROW_LANES, group_rows.len() / width);
                 for (i, row) in group_rows.chunks_exact_mut(width).enumerate() {
                     shape_row::<f32x4, _>(&rows, i, row);
                 }
-                range.widen(group_rows);
+                range = widen_range(range, group_rows);
             }
+            range
         }
     }
-    range.range()
 }
 
 /// Where one shaped iteration's change comes from.
@@ -582,67 +581,14 @@ impl<const CLAMP: bool> RowShaping for ChangeRows<'_, CLAMP> {
     }
 }
 
-/// The lowest and highest of the heights it is shown, kept in
-/// [`RangeTracker::LANES`] independent minimums and maximums (vector lanes,
-/// none of whose chains waits on another) until the range is asked for.
-/// Heights are never NaN, so the plain vector minimum and maximum give what
-/// `f32::min` and `f32::max` would (up to the sign of a zero).
-struct RangeTracker {
-    low: [f32; RangeTracker::LANES],
-    high: [f32; RangeTracker::LANES],
-}
+/// The range of no heights at all, which any height widens.
+const EMPTY_RANGE: (f32, f32) = (f32::INFINITY, f32::NEG_INFINITY);
 
-impl RangeTracker {
-    const LANES: usize = 16;
-
-    /// The range of no heights at all, which any height widens.
-    fn new() -> Self {
-        RangeTracker {
-            low: [f32::INFINITY; Self::LANES],
-            high: [f32::NEG_INFINITY; Self::LANES],
-        }
-    }
-
-    /// The lowest and highest of `heights`.
-    fn of(heights: &[f32]) -> (f32, f32) {
-        let mut range = RangeTracker::new();
-        range.widen(heights);
-        range.range()
-    }
-
-    #[inline(always)]
-    fn widen(&mut self, heights: &[f32]) {
-        // Worked on in locals, which stay in registers.
-        let (mut low, mut high) = (self.low, self.high);
-        let (chunks, rest) = heights.as_chunks::<{ Self::LANES }>();
-        // The last LANES heights stand in for the rest: seeing a height
-        // twice leaves a minimum and a maximum as they are.
-        let tail = heights
-            .last_chunk::<{ Self::LANES }>()
-            .filter(|_| !rest.is_empty());
-        for chunk in chunks.iter().chain(tail) {
-            for ((low, high), &height) in low.iter_mut().zip(&mut high).zip(chunk) {
-                *low = if height < *low { height } else { *low };
-                *high = if height > *high { height } else { *high };
-            }
-        }
-        if heights.len() < Self::LANES {
-            for (i, &height) in heights.iter().enumerate() {
-                low[i] = low[i].min(height);
-                high[i] = high[i].max(height);
-            }
-        }
-        (self.low, self.high) = (low, high);
-    }
-
-    fn range(&self) -> (f32, f32) {
-        let low = self.low.iter().fold(f32::INFINITY, |lo, &low| lo.min(low));
-        let high = self
-            .high
-            .iter()
-            .fold(f32::NEG_INFINITY, |hi, &high| hi.max(high));
-        (low, high)
-    }
+/// `range` widened to cover `heights`.
+fn widen_range(range: (f32, f32), heights: &[f32]) -> (f32, f32) {
+    heights
+        .iter()
+        .fold(range, |(low, high), &height| (low.min(height), high.max(height)))
 }
 
 /// The weight of a change at sample (x, y): the demo's edge falloff

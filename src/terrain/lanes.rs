@@ -59,6 +59,14 @@ pub(crate) trait Lanes: Copy + Add<Output = Self> + Mul<Output = Self> {
 
     fn splat(value: f32) -> Self;
 
+    /// Lane by lane, `self` where it is below `other`, else `other` (x86
+    /// `minps`); the same as `f32::min` for numbers that are not NaN.
+    fn min(self, other: Self) -> Self;
+
+    /// Lane by lane, `self` where it is above `other`, else `other` (x86
+    /// `maxps`); the same as `f32::max` for numbers that are not NaN.
+    fn max(self, other: Self) -> Self;
+
     /// `max(self, 0)` as x86 `maxps` gives it: zero when `self` is not
     /// greater than zero. For the heights of a run, which are never NaN,
     /// that is `f32::max(self, 0.0)`.
@@ -102,6 +110,16 @@ impl Lanes for f32x4 {
     #[inline(always)]
     fn splat(value: f32) -> Self {
         f32x4::splat(value)
+    }
+
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        self.fast_min(other)
+    }
+
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        self.fast_max(other)
     }
 
     #[inline(always)]
@@ -228,6 +246,16 @@ mod avx {
         }
 
         #[inline(always)]
+        fn min(self, other: Self) -> Self {
+            Avx8(unsafe { _mm256_min_ps(self.0, other.0) })
+        }
+
+        #[inline(always)]
+        fn max(self, other: Self) -> Self {
+            Avx8(unsafe { _mm256_max_ps(self.0, other.0) })
+        }
+
+        #[inline(always)]
         fn max_zero(self) -> Self {
             Avx8(unsafe { _mm256_max_ps(self.0, _mm256_setzero_ps()) })
         }
@@ -341,9 +369,14 @@ mod tests {
             V::load(&cells[3..]).store(&mut copy[1..]);
             assert_eq!(copy[1..], cells[3..3 + V::ROWS]);
             assert_eq!(copy[0], 0.0);
-            let signed = V::gather(|j| j as f32 - 2.0).max_zero().lanes();
-            for (j, &sample) in signed.iter().enumerate().take(V::ROWS) {
-                assert_eq!(sample.to_bits(), (j as f32 - 2.0).max(0.0).to_bits());
+            let signed = V::gather(|j| j as f32 - 2.0);
+            let one = V::splat(1.0);
+            let (clamped, low, high) = (signed.max_zero(), signed.min(one), signed.max(one));
+            for j in 0..V::ROWS {
+                let sample = j as f32 - 2.0;
+                assert_eq!(clamped.lanes()[j].to_bits(), sample.max(0.0).to_bits());
+                assert_eq!(low.lanes()[j], sample.min(1.0));
+                assert_eq!(high.lanes()[j], sample.max(1.0));
             }
         });
     }
