@@ -211,24 +211,10 @@ fn sweeps<V: Lanes, S: RowShaping + Send>(
         Some((helper_scratch, helper_shaping)) => {
             let split = rows / 2 / ROW_LANES * ROW_LANES;
             let (upper, lower) = cells.split_at_mut(split * width);
-            rayon::join(
-                || {
-                    V::with_instructions(
-                        #[inline(always)]
-                        || {
-                            sweep_down::<V, S>(
-                                scratch,
-                                upper,
-                                0,
-                                width,
-                                k,
-                                shaping,
-                                Downward::Through,
-                            )
-                        },
-                    )
-                },
-                || {
+            // The lower half goes to another thread of rayon's pool; this
+            // thread does the upper half meanwhile rather than wait.
+            rayon::in_place_scope(|scope| {
+                scope.spawn(|_| {
                     V::with_instructions(
                         #[inline(always)]
                         || {
@@ -243,8 +229,12 @@ fn sweeps<V: Lanes, S: RowShaping + Send>(
                             )
                         },
                     )
-                },
-            );
+                });
+                V::with_instructions(
+                    #[inline(always)]
+                    || sweep_down::<V, S>(scratch, upper, 0, width, k, shaping, Downward::Through),
+                );
+            });
             V::with_instructions(
                 #[inline(always)]
                 || {
@@ -359,7 +349,7 @@ fn sweep_down<V: Lanes, S: RowShaping>(
     let keep = 1.0 - k;
     let rows = band.len() / width;
     let columns = V::buffer(&mut scratch.columns);
-    columns.clear();
+    // Every column is written before it is read: only the size matters.
     columns.resize(width * V::BLOCKS, V::splat(0.0));
     for start in (0..rows).step_by(ROW_LANES) {
         let (above, rest) = band.split_at_mut(start * width);
