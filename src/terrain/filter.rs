@@ -150,7 +150,11 @@ pub(crate) fn shape_row<V: Lanes, S: RowShaping>(shaping: &S, i: usize, row: &mu
     for ((h, c), w) in (&mut heights).zip(changes).zip(weights) {
         S::shaped(V::load(h), V::load(c), V::load(w)).store(h);
     }
-    let rest = heights.into_remainder().iter_mut().zip(change_rest).zip(weight_rest);
+    let rest = heights
+        .into_remainder()
+        .iter_mut()
+        .zip(change_rest)
+        .zip(weight_rest);
     for ((h, &c), &w) in rest {
         let shaped = S::shaped(f32x4::splat(*h), f32x4::splat(c), f32x4::splat(w));
         *h = shaped.as_array()[0];
@@ -317,8 +321,12 @@ impl<V: Lanes> HeightRange<V> {
     fn range(&self) -> (f32, f32) {
         let low = self.low[0].min(self.low[1]).lanes();
         let high = self.high[0].max(self.high[1]).lanes();
-        let low = low[..V::ROWS].iter().fold(f32::INFINITY, |lo, &h| lo.min(h));
-        let high = high[..V::ROWS].iter().fold(f32::NEG_INFINITY, |hi, &h| hi.max(h));
+        let low = low[..V::ROWS]
+            .iter()
+            .fold(f32::INFINITY, |lo, &h| lo.min(h));
+        let high = high[..V::ROWS]
+            .iter()
+            .fold(f32::NEG_INFINITY, |hi, &h| hi.max(h));
         (low, high)
     }
 }
@@ -661,15 +669,59 @@ mod tests {
     }
 
     #[test]
-    fn iir_is_bit_identical_to_the_per_column_reference() {
+    fn iir_is_bit_identical_to_the_per_column_reference_on_every_vector_width() {
         // Heights of 11, 17, 40 and 257 rows cover maps with no full group of
-        // ROW_LANES rows, groups plus a remainder, and the per-frame size.
-        for (width, height) in [(17, 11), (11, 17), (2, 2), (64, 3), (33, 40), (257, 257)] {
-            let mut fast = random_map(width, height, 5);
-            let mut reference = fast.clone();
-            iir_two_tap(&mut fast, 0.1).unwrap();
+        // ROW_LANES rows, groups plus a remainder, and the per-frame size;
+        // widths of 2, 3, 5 and 7 are narrower than a vector.
+        let sizes = [
+            (17, 11),
+            (11, 17),
+            (2, 2),
+            (3, 40),
+            (5, 33),
+            (7, 17),
+            (64, 3),
+            (33, 40),
+        ];
+        for (width, height) in sizes.into_iter().chain([(257, 257), (258, 35)]) {
+            let mut reference = random_map(width, height, 5);
+            let original = reference.clone();
             reference::iir_two_tap_per_column(&mut reference, 0.1);
-            assert_eq!(bits(&fast), bits(&reference), "{width}x{height}");
+            for vectors in [Vectors::Widest, Vectors::Four] {
+                let mut fast = original.clone();
+                iir_two_tap_with(&mut IirScratch::on(vectors), &mut fast, 0.1).unwrap();
+                let what = format!("{width}x{height} on {vectors:?}");
+                assert_eq!(bits(&fast), bits(&reference), "{what}");
+            }
+        }
+    }
+
+    /// [`HeightRange`] on `V` against a plain fold, for every length up to
+    /// several vectors (so every way a row can end).
+    fn check_height_range<V: Lanes>() {
+        let heights: Vec<f32> = (0..50).map(|i| ((i * 37) % 23) as f32 - 7.5).collect();
+        for len in 1..heights.len() {
+            let (first, second) = heights[..len].split_at(len / 3);
+            let mut range = HeightRange::<V>::new();
+            V::with_instructions(|| {
+                range.widen(first);
+                range.widen(second);
+            });
+            let plain = heights[..len]
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| {
+                    (lo.min(h), hi.max(h))
+                });
+            assert_eq!(range.range(), plain, "{len} heights");
+        }
+    }
+
+    #[test]
+    fn the_height_range_covers_every_height_on_every_vector_width() {
+        check_height_range::<f32x4>();
+        #[cfg(target_arch = "x86_64")]
+        if Avx8::available() {
+            check_height_range::<Avx8>();
         }
     }
 
