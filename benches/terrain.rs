@@ -7,6 +7,7 @@ use holoterrain::app::{App, AppConfig, EyeView, Fov, FrameInput, HandInput, Pers
 use holoterrain::input::Pose;
 use holoterrain::terrain::bsp::{BspScratch, BspTree, TreeStyle};
 use holoterrain::terrain::fault::{Fault, FaultParams, FaultRasterizer};
+use holoterrain::terrain::filter::Vectors;
 use holoterrain::terrain::rng::TerrainRng;
 use holoterrain::terrain::{Generator, GeneratorConfig, Heightmap, filter, reference};
 use std::cell::RefCell;
@@ -63,9 +64,13 @@ fn iir_pass(c: &mut Criterion) {
     let cells = (0..w * h).map(|_| rng.unit() as f32).collect();
     let mut map = Heightmap::from_cells(w, h, cells).expect("valid size");
     let mut group = c.benchmark_group("IIR two-tap pass, 257x257");
-    group.bench_function("columns swept a row at a time", |b| {
-        b.iter(|| filter::iir_two_tap(black_box(&mut map), 0.1))
-    });
+    for (vectors, label) in [(Vectors::Widest, ""), (Vectors::Four, ", four lanes")] {
+        let mut scratch = filter::IirScratch::on(vectors);
+        let name = format!("columns swept a row at a time{label}");
+        group.bench_function(name, |b| {
+            b.iter(|| filter::iir_two_tap_with(&mut scratch, black_box(&mut map), 0.1))
+        });
+    }
     group.bench_function("per-column loop (the demo's)", |b| {
         b.iter(|| reference::iir_two_tap_per_column(black_box(&mut map), 0.1))
     });
@@ -125,8 +130,10 @@ fn lane_sum(cells: &[f32]) -> f32 {
 /// One demo iteration (what `App::update` does per iteration through the
 /// generator) beside the floor of any pass over the same map: writing every
 /// height once (a fill) and reading every height once (a sum). The
-/// iteration runs on one thread, then shares its down sweep between two
-/// (`Generator::set_two_threads`). Prints how many times the floor each
+/// iteration runs on one thread on the widest vectors this processor has
+/// (eight lanes where it has AVX), then on four lanes (the SSE2 and NEON
+/// every processor has, `Generator::set_vectors`), then shares its down
+/// sweep between two threads (`Generator::set_two_threads`). Prints how many times the floor each
 /// costs, from this run's medians.
 fn demo_frame(c: &mut Criterion) {
     const SAMPLES: usize = 50;
@@ -154,8 +161,14 @@ fn demo_frame(c: &mut Criterion) {
             iterations: 10_000_000,
             ..GeneratorConfig::hololens_demo(size, size)
         };
-        let iterations = [(false, ""), (true, ", two threads")].map(|(two, label)| {
+        let runs = [
+            (false, Vectors::Widest, ""),
+            (false, Vectors::Four, ", four lanes"),
+            (true, Vectors::Widest, ", two threads"),
+        ];
+        let iterations = runs.map(|(two, vectors, label)| {
             let mut generator = Generator::new(config.clone(), 3).expect("valid demo config");
+            generator.set_vectors(vectors);
             generator.set_two_threads(two);
             let name = format!("bsp depth 5 + IIR pass, {size}x{size}{label}");
             let iteration = bench_recorded(&mut group, name, |iters| {
