@@ -195,9 +195,10 @@ mod avx {
     /// and lanes 4–7 rows 4–7, so the 4 × 4 transposes of SSE work on
     /// both halves at once.
     ///
-    /// Only made where the processor has AVX ([`Avx8::available`]); every
-    /// method is inlined into code that [`Lanes::with_instructions`]
-    /// compiles with AVX enabled.
+    /// Only made where the processor has AVX ([`Avx8::available`]): the
+    /// pass asks before choosing it, and [`Lanes::with_instructions`]
+    /// asserts it. That is what makes each `unsafe` block below sound;
+    /// every method is inlined into code compiled with AVX enabled.
     #[derive(Debug, Clone, Copy)]
     pub(crate) struct Avx8(__m256);
 
@@ -217,14 +218,11 @@ mod avx {
         work()
     }
 
-    // SAFETY (every `unsafe` block below): an `Avx8` exists only where
-    // `Avx8::available()` said AVX is there (its callers check), and the
-    // unaligned loads and stores read and write `x..x + 4` of slices that
-    // the indexing beside them has bounds-checked.
     impl Add for Avx8 {
         type Output = Self;
         #[inline(always)]
         fn add(self, other: Self) -> Self {
+            // SAFETY: an Avx8 exists only where AVX is (type docs).
             Avx8(unsafe { _mm256_add_ps(self.0, other.0) })
         }
     }
@@ -233,6 +231,7 @@ mod avx {
         type Output = Self;
         #[inline(always)]
         fn mul(self, other: Self) -> Self {
+            // SAFETY: an Avx8 exists only where AVX is (type docs).
             Avx8(unsafe { _mm256_mul_ps(self.0, other.0) })
         }
     }
@@ -242,43 +241,53 @@ mod avx {
 
         #[inline(always)]
         fn splat(value: f32) -> Self {
+            // SAFETY: called only where AVX is (type docs).
             Avx8(unsafe { _mm256_set1_ps(value) })
         }
 
         #[inline(always)]
         fn min(self, other: Self) -> Self {
+            // SAFETY: an Avx8 exists only where AVX is (type docs).
             Avx8(unsafe { _mm256_min_ps(self.0, other.0) })
         }
 
         #[inline(always)]
         fn max(self, other: Self) -> Self {
+            // SAFETY: an Avx8 exists only where AVX is (type docs).
             Avx8(unsafe { _mm256_max_ps(self.0, other.0) })
         }
 
         #[inline(always)]
         fn max_zero(self) -> Self {
+            // SAFETY: an Avx8 exists only where AVX is (type docs).
             Avx8(unsafe { _mm256_max_ps(self.0, _mm256_setzero_ps()) })
         }
 
         #[inline(always)]
         fn load(samples: &[f32]) -> Self {
             let samples = &samples[..8];
+            // SAFETY: AVX is there (type docs); the unaligned load reads
+            // the 8 floats of `samples`.
             Avx8(unsafe { _mm256_loadu_ps(samples.as_ptr()) })
         }
 
         #[inline(always)]
         fn store(self, samples: &mut [f32]) {
             let samples = &mut samples[..8];
+            // SAFETY: AVX is there (type docs); the unaligned store writes
+            // the 8 floats of `samples`.
             unsafe { _mm256_storeu_ps(samples.as_mut_ptr(), self.0) }
         }
 
         #[inline(always)]
-        fn load_rows(block: &[f32], width: usize, x: usize) -> [Self; 4] {
+        fn load_rows(block: &[f32], stride: usize, x: usize) -> [Self; 4] {
             array4(
                 #[inline(always)]
                 |j| {
-                    let low = &block[j * width + x..][..4];
-                    let high = &block[(j + 4) * width + x..][..4];
+                    let low = &block[j * stride + x..][..4];
+                    let high = &block[(j + 4) * stride + x..][..4];
+                    // SAFETY: AVX is there (type docs); each unaligned load
+                    // reads the 4 floats of `low` or `high`.
                     Avx8(unsafe {
                         let low = _mm256_castps128_ps256(_mm_loadu_ps(low.as_ptr()));
                         _mm256_insertf128_ps::<1>(low, _mm_loadu_ps(high.as_ptr()))
@@ -288,11 +297,14 @@ mod avx {
         }
 
         #[inline(always)]
-        fn store_rows(vectors: [Self; 4], block: &mut [f32], width: usize, x: usize) {
+        fn store_rows(vectors: [Self; 4], block: &mut [f32], stride: usize, x: usize) {
             for (j, vector) in vectors.into_iter().enumerate() {
-                let low = &mut block[j * width + x..][..4];
+                let low = &mut block[j * stride + x..][..4];
+                // SAFETY: AVX is there (type docs); the unaligned store
+                // writes the 4 floats of `low`.
                 unsafe { _mm_storeu_ps(low.as_mut_ptr(), _mm256_castps256_ps128(vector.0)) };
-                let high = &mut block[(j + 4) * width + x..][..4];
+                let high = &mut block[(j + 4) * stride + x..][..4];
+                // SAFETY: as above, the 4 floats of `high`.
                 unsafe { _mm_storeu_ps(high.as_mut_ptr(), _mm256_extractf128_ps::<1>(vector.0)) };
             }
         }
@@ -300,6 +312,7 @@ mod avx {
         #[inline(always)]
         fn transpose([a, b, c, d]: [Self; 4]) -> [Self; 4] {
             // Within each 128-bit half, as SSE's 4 × 4 transpose.
+            // SAFETY: an Avx8 exists only where AVX is (type docs).
             unsafe {
                 let ab_low = _mm256_unpacklo_ps(a.0, b.0);
                 let cd_low = _mm256_unpacklo_ps(c.0, d.0);
@@ -316,14 +329,13 @@ mod avx {
 
         #[inline(always)]
         fn gather(sample: impl Fn(usize) -> f32) -> Self {
-            let samples = array8(sample);
-            Avx8(unsafe { _mm256_loadu_ps(samples.as_ptr()) })
+            Self::load(&array8(sample))
         }
 
         #[inline(always)]
         fn lanes(self) -> [f32; MAX_ROWS] {
             let mut samples = [0.0; MAX_ROWS];
-            unsafe { _mm256_storeu_ps(samples.as_mut_ptr(), self.0) };
+            self.store(&mut samples);
             samples
         }
 
