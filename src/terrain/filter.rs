@@ -426,31 +426,23 @@ fn filter_group<V: Lanes, const BLOCKS: usize>(
     let block_len = V::ROWS * width;
     let (k, keep) = (V::splat(k), V::splat(keep));
 
+    // The quads of four columns, with the pass's first column (left→right)
+    // and last (right→left) peeled off, so that the loops test neither.
     let mut prev = [V::splat(0.0); BLOCKS];
-    for x in (0..whole).step_by(4) {
-        let columns = &mut columns[x * blocks..(x + 4) * blocks];
-        for block in 0..blocks {
-            let rows = &group[block * block_len..][..block_len];
-            let quads = V::transpose(V::load_rows(rows, width, x));
-            for (i, quad) in quads.into_iter().enumerate() {
-                prev[block] = step(k, keep, prev[block], quad, x + i == 0);
-                columns[i * blocks + block] = prev[block];
-            }
-        }
+    if whole > 0 {
+        quad_in::<V, BLOCKS, true>(columns, group, &mut prev, width, 0, k, keep);
+    }
+    for x in (4..whole).step_by(4) {
+        quad_in::<V, BLOCKS, false>(columns, group, &mut prev, width, x, k, keep);
     }
     for x in whole..width {
         for block in 0..blocks {
             let rows = &group[block * block_len..][..block_len];
-            prev[block] = step(
-                k,
-                keep,
-                prev[block],
-                V::gather(
-                    #[inline(always)]
-                    |j| rows[j * width + x],
-                ),
-                x == 0,
+            let column = V::gather(
+                #[inline(always)]
+                |j| rows[j * width + x],
             );
+            prev[block] = step(k, keep, prev[block], column, x == 0);
             columns[x * blocks + block] = prev[block];
         }
     }
@@ -465,20 +457,68 @@ fn filter_group<V: Lanes, const BLOCKS: usize>(
             }
         }
     }
-    for x in (0..whole).step_by(4).rev() {
-        let columns = &columns[x * blocks..(x + 4) * blocks];
-        for block in 0..blocks {
-            let mut quads = array4(
-                #[inline(always)]
-                |i| columns[i * blocks + block],
-            );
-            for i in (0..4).rev() {
-                prev[block] = step(k, keep, prev[block], quads[i], x + i == last);
-                quads[i] = prev[block];
-            }
-            let rows = &mut group[block * block_len..][..block_len];
-            V::store_rows(V::transpose(quads), rows, width, x);
+    let mut quads = (0..whole).step_by(4).rev();
+    if whole == width
+        && let Some(x) = quads.next()
+    {
+        quad_out::<V, BLOCKS, true>(columns, group, &mut prev, width, x, k, keep);
+    }
+    for x in quads {
+        quad_out::<V, BLOCKS, false>(columns, group, &mut prev, width, x, k, keep);
+    }
+}
+
+/// The left→right pass through columns `x..x + 4` of every block of
+/// `group`, from each block's output in `prev`, into `columns`; with
+/// `FIRST`, column `x` (the row's first) is left as it is.
+#[inline(always)]
+fn quad_in<V: Lanes, const BLOCKS: usize, const FIRST: bool>(
+    columns: &mut [V],
+    group: &[f32],
+    prev: &mut [V; BLOCKS],
+    width: usize,
+    x: usize,
+    k: V,
+    keep: V,
+) {
+    let block_len = V::ROWS * width;
+    let columns = &mut columns[x * BLOCKS..(x + 4) * BLOCKS];
+    for (block, prev) in prev.iter_mut().enumerate() {
+        let rows = &group[block * block_len..][..block_len];
+        let quads = V::transpose(V::load_rows(rows, width, x));
+        for (i, quad) in quads.into_iter().enumerate() {
+            *prev = step(k, keep, *prev, quad, FIRST && i == 0);
+            columns[i * BLOCKS + block] = *prev;
         }
+    }
+}
+
+/// The right→left pass through columns `x + 3` down to `x` of `columns`,
+/// from each block's output in `prev`, written back to the blocks' rows
+/// in `group`; with `LAST`, column `x + 3` (the row's last) is left as it is.
+#[inline(always)]
+fn quad_out<V: Lanes, const BLOCKS: usize, const LAST: bool>(
+    columns: &[V],
+    group: &mut [f32],
+    prev: &mut [V; BLOCKS],
+    width: usize,
+    x: usize,
+    k: V,
+    keep: V,
+) {
+    let block_len = V::ROWS * width;
+    let columns = &columns[x * BLOCKS..(x + 4) * BLOCKS];
+    for (block, prev) in prev.iter_mut().enumerate() {
+        let mut quads = array4(
+            #[inline(always)]
+            |i| columns[i * BLOCKS + block],
+        );
+        for i in (0..4).rev() {
+            *prev = step(k, keep, *prev, quads[i], LAST && i == 3);
+            quads[i] = *prev;
+        }
+        let rows = &mut group[block * block_len..][..block_len];
+        V::store_rows(V::transpose(quads), rows, width, x);
     }
 }
 
