@@ -191,11 +191,15 @@ pub(crate) fn iir_two_tap_sweeps<S: RowShaping + Send>(
     helper: Option<(&mut IirScratch, &mut S)>,
     finish: impl FnMut(usize, &mut [f32]),
 ) -> (f32, f32) {
-    #[cfg(target_arch = "x86_64")]
-    if scratch.vectors == Vectors::Widest && Avx8::available() {
-        return sweeps::<Avx8, S>(scratch, cells, width, k, shaping, helper, finish);
+    match scratch.vectors {
+        #[cfg(target_arch = "x86_64")]
+        Vectors::Widest if Avx8::available() => {
+            sweeps::<Avx8, S>(scratch, cells, width, k, shaping, helper, finish)
+        }
+        Vectors::Widest | Vectors::Four => {
+            sweeps::<f32x4, S>(scratch, cells, width, k, shaping, helper, finish)
+        }
     }
-    sweeps::<f32x4, S>(scratch, cells, width, k, shaping, helper, finish)
 }
 
 /// [`iir_two_tap_sweeps`] on vectors `V`.
