@@ -281,16 +281,21 @@ mod avx {
 
         #[inline(always)]
         fn load_rows(block: &[f32], stride: usize, x: usize) -> [Self; 4] {
+            // One bounds check for the eight rows' quads, the last row's
+            // the furthest, rather than one per quad.
+            let end = 7 * stride + x + 4;
+            assert!(end <= block.len(), "eight rows of {stride} from {x}");
+            let samples = block.as_ptr();
             array4(
                 #[inline(always)]
                 |j| {
-                    let low = &block[j * stride + x..][..4];
-                    let high = &block[(j + 4) * stride + x..][..4];
-                    // SAFETY: AVX is there (type docs); each unaligned load
-                    // reads the 4 floats of `low` or `high`.
+                    // SAFETY: AVX is there (type docs); the loads read 4
+                    // floats from row j and from row j + 4, both ending by
+                    // `end`, within `block` (asserted above).
                     Avx8(unsafe {
-                        let low = _mm256_castps128_ps256(_mm_loadu_ps(low.as_ptr()));
-                        _mm256_insertf128_ps::<1>(low, _mm_loadu_ps(high.as_ptr()))
+                        let low = _mm_loadu_ps(samples.add(j * stride + x));
+                        let high = _mm_loadu_ps(samples.add((j + 4) * stride + x));
+                        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(low), high)
                     })
                 },
             )
@@ -298,14 +303,21 @@ mod avx {
 
         #[inline(always)]
         fn store_rows(vectors: [Self; 4], block: &mut [f32], stride: usize, x: usize) {
+            let end = 7 * stride + x + 4;
+            assert!(end <= block.len(), "eight rows of {stride} from {x}");
+            let samples = block.as_mut_ptr();
             for (j, vector) in vectors.into_iter().enumerate() {
-                let low = &mut block[j * stride + x..][..4];
-                // SAFETY: AVX is there (type docs); the unaligned store
-                // writes the 4 floats of `low`.
-                unsafe { _mm_storeu_ps(low.as_mut_ptr(), _mm256_castps256_ps128(vector.0)) };
-                let high = &mut block[(j + 4) * stride + x..][..4];
-                // SAFETY: as above, the 4 floats of `high`.
-                unsafe { _mm_storeu_ps(high.as_mut_ptr(), _mm256_extractf128_ps::<1>(vector.0)) };
+                // SAFETY: AVX is there (type docs); the stores write 4
+                // floats to row j and to row j + 4, both ending by `end`,
+                // within `block` (asserted above).
+                unsafe {
+                    let (low, high) = (
+                        samples.add(j * stride + x),
+                        samples.add((j + 4) * stride + x),
+                    );
+                    _mm_storeu_ps(low, _mm256_castps256_ps128(vector.0));
+                    _mm_storeu_ps(high, _mm256_extractf128_ps::<1>(vector.0));
+                }
             }
         }
 
