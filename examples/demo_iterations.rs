@@ -8,9 +8,12 @@
 //!
 //! It steps 5 iterations, then the given number, so the count covers 5 more.
 //! A third argument, 1 or 2, runs the iterations on one thread or shares
-//! them between two, in place of the generator's choice by map size.
+//! them between two, in place of the generator's choice by map size; a
+//! fourth, 4, runs the smoothing pass on four-lane vectors (SSE2) in place
+//! of the widest this processor has (eight lanes where it has AVX).
 use std::process::ExitCode;
 
+use holoterrain::terrain::filter::Vectors;
 use holoterrain::terrain::{Generator, GeneratorConfig};
 
 /// Iterations stepped before the counted ones.
@@ -19,12 +22,17 @@ const WARM_UP: usize = 5;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let parsed: Option<Vec<usize>> = args.iter().map(|arg| arg.parse().ok()).collect();
-    let (side, iterations, threads) = match parsed.as_deref() {
-        Some(&[side, iterations]) => (side, iterations, None),
-        Some(&[side, iterations, threads @ (1 | 2)]) => (side, iterations, Some(threads)),
+    let (side, iterations, threads, vectors) = match parsed.as_deref() {
+        Some(&[side, iterations]) => (side, iterations, None, Vectors::Widest),
+        Some(&[side, iterations, threads @ (1 | 2)]) => {
+            (side, iterations, Some(threads), Vectors::Widest)
+        }
+        Some(&[side, iterations, threads @ (1 | 2), 4]) => {
+            (side, iterations, Some(threads), Vectors::Four)
+        }
         _ => {
             eprintln!(
-                "error: usage: demo_iterations SIDE ITERATIONS [THREADS] (whole numbers, e.g. 257 20; THREADS 1 or 2)"
+                "error: usage: demo_iterations SIDE ITERATIONS [THREADS [4]] (whole numbers, e.g. 257 20; THREADS 1 or 2; 4 for four-lane vectors)"
             );
             return ExitCode::FAILURE;
         }
@@ -40,6 +48,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    generator.set_vectors(vectors);
     if let Some(threads) = threads {
         generator.set_two_threads(threads == 2);
     }

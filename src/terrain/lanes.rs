@@ -138,17 +138,41 @@ impl Lanes for f32x4 {
     }
 
     #[inline(always)]
-    fn load_rows(block: &[f32], width: usize, x: usize) -> [Self; 4] {
+    fn load_rows(block: &[f32], stride: usize, x: usize) -> [Self; 4] {
+        // One bounds check for the four rows' quads, the last row's the
+        // furthest, rather than one per quad.
+        let end = 3 * stride + x + 4;
+        assert!(end <= block.len(), "four rows of {stride} from {x}");
+        let samples = block.as_ptr();
         array4(
             #[inline(always)]
-            |j| Self::load(&block[j * width + x..]),
+            |j| {
+                // SAFETY: the 4 floats of row j from x end by `end`, within
+                // `block` (asserted above); the read needs no alignment.
+                f32x4::new(unsafe {
+                    samples
+                        .add(j * stride + x)
+                        .cast::<[f32; 4]>()
+                        .read_unaligned()
+                })
+            },
         )
     }
 
     #[inline(always)]
-    fn store_rows(vectors: [Self; 4], block: &mut [f32], width: usize, x: usize) {
+    fn store_rows(vectors: [Self; 4], block: &mut [f32], stride: usize, x: usize) {
+        let end = 3 * stride + x + 4;
+        assert!(end <= block.len(), "four rows of {stride} from {x}");
+        let samples = block.as_mut_ptr();
         for (j, vector) in vectors.into_iter().enumerate() {
-            vector.store(&mut block[j * width + x..]);
+            // SAFETY: the 4 floats of row j from x end by `end`, within
+            // `block` (asserted above); the write needs no alignment.
+            unsafe {
+                samples
+                    .add(j * stride + x)
+                    .cast::<[f32; 4]>()
+                    .write_unaligned(vector.to_array())
+            };
         }
     }
 
