@@ -211,181 +211,245 @@ impl BspTree {
     }
 }
 
-/// Most rows whose spans [`BspScratch::band`] works out together.
-pub const BAND_ROWS: usize = 16;
+/// Most rows whose boundaries [`BspScratch::band`] works out at once: a
+/// 257-row map in one block, as each block costs a little per node;
+/// longer blocks save little more, and in a sweep shared between two
+/// threads would work out rows past the half a thread needs.
+const BLOCK_ROWS: usize = 320;
 
-/// Node spans kept at once: bands get fewer rows as trees get deeper, so
-/// each span table stays within this many entries (256 KiB) until, from
-/// depth 14 on, a band is a single row and a table one entry per node, as
-/// the row-at-a-time walk needed too.
-const BAND_SPAN_BUDGET: usize = 1 << 15;
+/// Boundaries kept at once: blocks get fewer rows as trees get deeper, so
+/// the boundary table stays within this many entries (256 KiB) until, from
+/// depth 14 on, a block is a single row and the table one entry per node,
+/// as the row-at-a-time walk needed too.
+const BLOCK_BOUND_BUDGET: usize = 1 << 15;
+
+/// Where the boundary table keeps the row's first sample (0), and its end
+/// (the width); node `n`'s split follows at `FIRST_SPLIT + n`.
+const ROW_START: usize = 0;
+const ROW_END: usize = 1;
+const FIRST_SPLIT: usize = 2;
+
+/// Samples a store of [`BspScratch::write_band_change`] writes.
+const STORE: usize = 32;
 
 /// A tree prepared for working out, a band of rows at a time, which samples
 /// of each row reach each leaf; its buffers are kept so that a tree a frame
 /// costs no allocation.
 ///
-/// The work goes node by node over the band's rows rather than row by row
-/// over the nodes: one node's whole-row splits for every row of the band
-/// come from one loop over its line equation that runs on vector registers
-/// ([`RowSplitter::whole_row_splits`]), its children's spans from another,
-/// and a node no row of the band reaches costs nothing.
-/// Spans are kept as f64 (integers, exact) so that both loops stay in
-/// vector registers.
+/// Along a row the leaves' spans come in the same order on every row (each
+/// node's two children keep their order), so a row is cut by one boundary
+/// per internal node: where that node splits the span between two earlier
+/// boundaries (its ancestors' splits, or the row's ends) into its two
+/// children's. The boundaries are worked out for a block of rows ahead of
+/// the bands that use them, node by node from the root rather than row by
+/// row: each node only over the rows from the first to the last that has
+/// samples reaching it (a node's samples lie in a convex cell, so few rows
+/// in between have none), in one loop over its line equation that runs on
+/// vector registers ([`RowSplitter::split_spans`]). Boundaries are kept as
+/// f64 (integers, exact) so that the loop stays in vector registers.
 #[derive(Debug, Default)]
 pub struct BspScratch {
     /// Map width.
     width: usize,
+    /// Map rows.
+    rows: usize,
     /// Internal nodes of the prepared tree; the leaves follow them.
     internal: usize,
-    /// Rows per band, [`BAND_ROWS`] or fewer for deep trees.
-    band_rows: usize,
+    /// Rows per block, [`BLOCK_ROWS`] or fewer for deep trees.
+    block_rows: usize,
+    /// The first map row of the block the boundary table holds.
+    block_first: usize,
+    /// Rows in that block; none before the first band of a tree.
+    block_len: usize,
     /// Rows in the current band.
     band_len: usize,
     /// One prepared splitter per internal node.
     splitters: Vec<RowSplitter>,
-    /// The offset each leaf adds.
-    leaf_offsets: Vec<i64>,
-    /// `span_start[node * band_rows + i]`: the first sample of the band's
-    /// row `i` that reaches `node` (internal nodes, then leaves).
-    span_start: Vec<f64>,
-    /// The matching ends (exclusive); equal to the start when no sample does.
-    span_end: Vec<f64>,
-    /// Whether any sample of the band reaches each node; the spans of a
-    /// node no sample reaches are left as they were.
-    reached: Vec<bool>,
-    /// One node's whole-row splits for the band's rows.
-    splits: Vec<f64>,
-    /// Every leaf, in the order their spans come along a row (the same on
-    /// every row: each node's two children keep their order).
-    leaves_along_row: Vec<usize>,
-    /// The leaves some sample of the band reaches, in the order of
-    /// `leaves_along_row`: where their spans start in the span tables, their
-    /// offsets, and the offsets in terrain units.
-    band_leaves: Vec<BandLeaf>,
+    /// For each internal node, the boundaries its span lies between.
+    node_spans: Vec<(usize, usize)>,
+    /// Every leaf, in the order their spans come along a row.
+    leaves_along_row: Vec<LeafSpan>,
+    /// For each node, the block's rows from the first to the last whose
+    /// span of the node has samples; empty when there are none.
+    node_rows: Vec<(usize, usize)>,
+    /// `bounds[b * block_rows + i]`: boundary `b` on the block's row `i`,
+    /// numbered as [`ROW_START`], [`ROW_END`] and [`FIRST_SPLIT`] say, for
+    /// the rows of its node's `node_rows`; outside them stale, and read by
+    /// no node or leaf.
+    bounds: Vec<f64>,
+    /// The leaves some sample of the block reaches, in the order of
+    /// `leaves_along_row`, with their boundaries as offsets in `bounds`
+    /// and their rows in the block.
+    block_leaves: Vec<LeafSpan>,
+    /// Those of them some sample of the current band may reach, with their
+    /// boundaries as offsets in `bounds` of the band's first row and their
+    /// rows in the band.
+    band_leaves: Vec<LeafSpan>,
+    /// For [`BspScratch::write_band_change`]: where each band leaf's span
+    /// starts on each row of the band, `band_len` entries a leaf.
+    first_samples: Vec<u32>,
+    /// And how many stores of [`STORE`] samples it takes.
+    store_counts: Vec<u32>,
 }
 
-/// A leaf some sample of the current band reaches.
-#[derive(Debug, Clone, Copy)]
-struct BandLeaf {
-    /// Where the leaf's spans start in the span tables.
-    base: usize,
+/// A leaf, the two boundaries of its span and the rows where it has samples.
+#[derive(Debug, Clone, Copy, Default)]
+struct LeafSpan {
+    /// The leaf's node index.
+    leaf: usize,
+    /// The boundary its span starts at.
+    start: usize,
+    /// The boundary its span ends at (exclusive).
+    end: usize,
+    /// Rows (of a block or a band) outside which its span has no samples.
+    rows: (usize, usize),
     /// The fixed-point offset of its samples.
     offset: i64,
     /// The same offset in terrain units.
     change: f32,
 }
 
-/// Samples past the width that [`BspScratch::write_row_change`] may write.
-pub const ROW_CHANGE_PADDING: usize = 15;
+/// Samples past the width that [`BspScratch::write_band_change`] may write.
+pub const ROW_CHANGE_PADDING: usize = STORE - 1;
 
 impl BspScratch {
     /// Prepares `tree` for a `width` × `rows` map.
     pub fn prepare(&mut self, tree: &BspTree, width: usize, rows: usize) {
         let internal = tree.nodes.len();
-        let nodes = 2 * internal + 1;
         self.width = width;
+        self.rows = rows;
         self.internal = internal;
-        self.band_rows = (BAND_SPAN_BUDGET / nodes).clamp(1, BAND_ROWS);
+        self.block_rows = (BLOCK_BOUND_BUDGET / (FIRST_SPLIT + internal)).clamp(1, BLOCK_ROWS);
+        self.block_first = 0;
+        self.block_len = 0;
         self.band_len = 0;
         self.splitters.clear();
         self.splitters
             .extend(tree.nodes.iter().map(|&line| RowSplitter::new(line, rows)));
-        self.leaf_offsets.clear();
-        self.leaf_offsets
-            .extend((internal..nodes).map(|leaf| tree.path_offset(leaf)));
+        self.node_spans.resize(internal, (ROW_START, ROW_END));
         self.leaves_along_row.clear();
-        self.push_leaves_along_row(0);
-        self.span_start.resize(nodes * self.band_rows, 0.0);
-        self.span_end.resize(nodes * self.band_rows, 0.0);
-        self.reached.resize(nodes, false);
+        self.lay_out(tree, 0, ROW_START, ROW_END);
+        let stride = self.block_rows;
+        self.bounds.resize((FIRST_SPLIT + internal) * stride, 0.0);
+        self.bounds[ROW_START * stride..][..stride].fill(0.0);
+        self.bounds[ROW_END * stride..][..stride].fill(width as f64);
+        self.node_rows.resize(2 * internal + 1, (0, 0));
+        self.block_leaves.reserve(internal + 1);
         self.band_leaves.reserve(internal + 1);
-        self.splits.resize(self.band_rows, 0.0);
     }
 
-    /// Appends the leaves under `node` in the order their spans come along
-    /// a row: the child whose span comes first along the row (the right
-    /// one when the node's right side comes first), then the other.
-    fn push_leaves_along_row(&mut self, node: usize) {
+    /// Records the span of `node`, between boundaries `start` and `end`,
+    /// and lays out its subtree within it: the child whose span comes first
+    /// along the row (the right one when the node's right side comes
+    /// first) between `start` and the node's split, the other after it.
+    fn lay_out(&mut self, tree: &BspTree, node: usize, start: usize, end: usize) {
         if node >= self.internal {
-            self.leaves_along_row.push(node);
+            let offset = tree.path_offset(node);
+            self.leaves_along_row.push(LeafSpan {
+                leaf: node,
+                start,
+                end,
+                rows: (0, 0),
+                offset,
+                change: to_f32(offset),
+            });
             return;
         }
+        self.node_spans[node] = (start, end);
         let (left, right) = (2 * node + 1, 2 * node + 2);
         let (first, second) = if self.splitters[node].right_first() {
             (right, left)
         } else {
             (left, right)
         };
-        self.push_leaves_along_row(first);
-        self.push_leaves_along_row(second);
+        let split = FIRST_SPLIT + node;
+        self.lay_out(tree, first, start, split);
+        self.lay_out(tree, second, split, end);
     }
 
     /// Rows per band: what [`BspScratch::band`] takes at most.
     pub fn band_rows(&self) -> usize {
-        self.band_rows
+        self.block_rows
     }
 
     /// Works out the spans of rows `first..first + count` (`count` at most
-    /// [`BspScratch::band_rows`]) for [`BspScratch::row_spans`].
+    /// [`BspScratch::band_rows`]) for [`BspScratch::row_spans`] and
+    /// [`BspScratch::write_band_change`]; bands that go down the map use
+    /// the boundaries of a block worked out ahead.
     #[inline(always)]
     pub fn band(&mut self, first: usize, count: usize) {
-        let stride = self.band_rows;
-        assert!(count <= stride, "a band has at most band_rows rows");
+        assert!(
+            count <= self.block_rows && first + count <= self.rows,
+            "a band has at most band_rows rows, all on the map"
+        );
+        if first < self.block_first || first + count > self.block_first + self.block_len {
+            self.work_out_block(first, self.block_rows.min(self.rows - first));
+        }
+        let offset = first - self.block_first;
         self.band_len = count;
-        self.span_start[..count].fill(0.0);
-        self.span_end[..count].fill(self.width as f64);
-        self.reached.fill(false);
-        self.reached[0] = true;
+        // Every block leaf is written, and those with rows in the band
+        // kept, without a branch to mispredict.
+        let leaves = &mut self.band_leaves;
+        leaves.resize(self.block_leaves.len(), LeafSpan::default());
+        let mut kept = 0;
+        for leaf in &self.block_leaves {
+            let rows = (
+                leaf.rows.0.max(offset) - offset,
+                leaf.rows.1.min(offset + count).saturating_sub(offset),
+            );
+            leaves[kept] = LeafSpan {
+                start: leaf.start + offset,
+                end: leaf.end + offset,
+                rows,
+                ..*leaf
+            };
+            kept += usize::from(rows.0 < rows.1);
+        }
+        leaves.truncate(kept);
+    }
+
+    /// Works out the boundaries of rows `first..first + count` (`count` at
+    /// most `block_rows`), node by node from the root, each over its rows.
+    #[inline(always)]
+    fn work_out_block(&mut self, first: usize, count: usize) {
+        let stride = self.block_rows;
+        self.block_first = first;
+        self.block_len = count;
+        self.node_rows[0] = (0, count);
         for (node, splitter) in self.splitters.iter().enumerate() {
-            if !self.reached[node] {
+            let rows = self.node_rows[node];
+            if rows.0 == rows.1 {
+                self.node_rows[2 * node + 1] = (0, 0);
+                self.node_rows[2 * node + 2] = (0, 0);
                 continue;
             }
-            // Children come after their parent, so splitting each table
-            // where the children start gives the node's spans to read and
-            // its children's to write.
-            let children = (2 * node + 1) * stride;
-            let (parents, child_starts) = self.span_start.split_at_mut(children);
-            let start = &parents[node * stride..node * stride + count];
-            let (left_start, right_start) = child_starts.split_at_mut(stride);
-            let (parents, child_ends) = self.span_end.split_at_mut(children);
-            let end = &parents[node * stride..node * stride + count];
-            let (left_end, right_end) = child_ends.split_at_mut(stride);
-            let left = (&mut left_start[..count], &mut left_end[..count]);
-            let right = (&mut right_start[..count], &mut right_end[..count]);
-            let splits = &mut self.splits[..count];
-            splitter.whole_row_splits(first, self.width, splits);
-            let right_first = splitter.right_first();
-            let (before, after) = if right_first {
-                (right, left)
+            // A node's span lies between its ancestors' boundaries or the
+            // row's ends, which all come before its own in the table.
+            let (start, end) = self.node_spans[node];
+            let (known, own) = self.bounds.split_at_mut((FIRST_SPLIT + node) * stride);
+            let starts = &known[start * stride..][rows.0..rows.1];
+            let ends = &known[end * stride..][rows.0..rows.1];
+            let splits = &mut own[rows.0..rows.1];
+            splitter.split_spans(first + rows.0, self.width, starts, ends, splits);
+            let before = rows_with_samples(rows.0, starts, splits);
+            let after = rows_with_samples(rows.0, splits, ends);
+            let (left, right) = if splitter.right_first() {
+                (after, before)
             } else {
-                (left, right)
+                (before, after)
             };
-            let (mut before_reached, mut after_reached) = (false, false);
-            for i in 0..count {
-                let split = splits[i].max(start[i]).min(end[i]);
-                before.0[i] = start[i];
-                before.1[i] = split;
-                after.0[i] = split;
-                after.1[i] = end[i];
-                before_reached |= start[i] < split;
-                after_reached |= split < end[i];
-            }
-            let (left_reached, right_reached) = if right_first {
-                (after_reached, before_reached)
-            } else {
-                (before_reached, after_reached)
-            };
-            self.reached[2 * node + 1] = left_reached;
-            self.reached[2 * node + 2] = right_reached;
+            self.node_rows[2 * node + 1] = left;
+            self.node_rows[2 * node + 2] = right;
         }
-        self.band_leaves.clear();
-        for &leaf in &self.leaves_along_row {
-            if self.reached[leaf] {
-                let offset = self.leaf_offsets[leaf - self.internal];
-                self.band_leaves.push(BandLeaf {
-                    base: leaf * stride,
-                    offset,
-                    change: to_f32(offset),
+        self.block_leaves.clear();
+        for leaf in &self.leaves_along_row {
+            let rows = self.node_rows[leaf.leaf];
+            if rows.0 < rows.1 {
+                self.block_leaves.push(LeafSpan {
+                    start: leaf.start * stride,
+                    end: leaf.end * stride,
+                    rows,
+                    ..*leaf
                 });
             }
         }
@@ -395,7 +459,10 @@ impl BspScratch {
     /// samples that reach each, and the fixed-point offset they receive.
     pub fn row_spans(&self, i: usize) -> impl Iterator<Item = (Range<usize>, i64)> {
         self.band_leaves.iter().filter_map(move |leaf| {
-            let (start, end) = (self.span_start[leaf.base + i], self.span_end[leaf.base + i]);
+            if !(leaf.rows.0..leaf.rows.1).contains(&i) {
+                return None;
+            }
+            let (start, end) = (self.bounds[leaf.start + i], self.bounds[leaf.end + i]);
             (start < end).then(|| (sample_index(start)..sample_index(end), leaf.offset))
         })
     }
@@ -406,37 +473,85 @@ impl BspScratch {
     /// samples the rows may overwrite.
     ///
     /// The leaves' spans tile each row in the order of `band_leaves`, so each
-    /// span is written four samples at a time, its last four running on into
-    /// the spans after it, which are written later: one short loop of whole
-    /// vector stores per span, with no tail. The loop goes leaf by leaf over
-    /// the band's rows, where a span's length changes little from one row to
-    /// the next, so the processor predicts where each loop ends.
+    /// span is written [`STORE`] samples at a time, its last store running on
+    /// into the spans after it, which are written later: one short loop of
+    /// whole vector stores per span, with no tail (most spans take one or
+    /// two). Where each span starts and how many stores it takes come first,
+    /// for the band's rows at once, from a vector loop per leaf; then the
+    /// stores go leaf by leaf over the band's rows, where a span's length
+    /// changes little from one row to the next, which helps the processor
+    /// predict where each loop ends.
     #[inline(always)]
-    pub fn write_band_change(&self, change: &mut [f32], stride: usize) {
+    pub fn write_band_change(&mut self, change: &mut [f32], stride: usize) {
         assert!(
             stride >= self.width + ROW_CHANGE_PADDING && change.len() >= self.band_len * stride,
             "the change rows have room for the band and the padding"
         );
-        for leaf in &self.band_leaves {
-            let quad = [leaf.change; 16];
-            let starts = &self.span_start[leaf.base..leaf.base + self.band_len];
-            let ends = &self.span_end[leaf.base..leaf.base + self.band_len];
-            for ((row, &start), &end) in change.chunks_exact_mut(stride).zip(starts).zip(ends) {
-                let (start, end) = (sample_index(start), sample_index(end));
-                let mut x = start;
-                while x < end {
-                    row[x..x + 16].copy_from_slice(&quad);
-                    x += 16;
+        let rows = self.band_len;
+        let (first_samples, store_counts) = (&mut self.first_samples, &mut self.store_counts);
+        first_samples.resize(self.band_leaves.len() * rows, 0);
+        store_counts.resize(self.band_leaves.len() * rows, 0);
+        for ((leaf, firsts), counts) in self
+            .band_leaves
+            .iter()
+            .zip(first_samples.chunks_exact_mut(rows))
+            .zip(store_counts.chunks_exact_mut(rows))
+        {
+            let (a, b) = leaf.rows;
+            let starts = &self.bounds[leaf.start..][a..b];
+            let ends = &self.bounds[leaf.end..][a..b];
+            for ((first, count), (&start, &end)) in firsts[a..b]
+                .iter_mut()
+                .zip(&mut counts[a..b])
+                .zip(starts.iter().zip(ends))
+            {
+                *first = sample_index(start) as u32;
+                *count = sample_index(end - start + (STORE - 1) as f64) as u32 / STORE as u32;
+            }
+        }
+        for ((leaf, firsts), counts) in self
+            .band_leaves
+            .iter()
+            .zip(first_samples.chunks_exact(rows))
+            .zip(store_counts.chunks_exact(rows))
+        {
+            let run = [leaf.change; STORE];
+            let (a, b) = leaf.rows;
+            for (i, (&first, &count)) in (a..b).zip(firsts[a..b].iter().zip(&counts[a..b])) {
+                let span = &mut change[i * stride + first as usize..][..count as usize * STORE];
+                for samples in span.chunks_exact_mut(STORE) {
+                    samples.copy_from_slice(&run);
                 }
             }
         }
     }
 }
 
+/// The rows, numbered from `first`, from the first to past the last where
+/// `low < high`: those whose span from `low` to `high` has samples; empty
+/// when none has.
+#[inline(always)]
+fn rows_with_samples(first: usize, low: &[f64], high: &[f64]) -> (usize, usize) {
+    let rows = low.len();
+    let mut start = 0;
+    while start < rows && low[start] >= high[start] {
+        start += 1;
+    }
+    if start == rows {
+        return (0, 0);
+    }
+    let mut end = rows;
+    while low[end - 1] >= high[end - 1] {
+        end -= 1;
+    }
+    (first + start, first + end)
+}
+
 /// A span bound (an integer from 0 to the width, held in an f64) as an
 /// index. Adding 2^52 puts the integer in the low bits of the f64's
 /// encoding, which is exact below 2^32 and cheaper than a saturating
 /// conversion.
+#[inline(always)]
 fn sample_index(bound: f64) -> usize {
     const INTEGER_BITS: f64 = (1u64 << 52) as f64;
     (bound + INTEGER_BITS).to_bits() as u32 as usize
@@ -549,6 +664,70 @@ mod tests {
                         let got: Vec<u32> = row[..w].iter().map(|c| c.to_bits()).collect();
                         assert_eq!(got, expected, "{w}x{h} depth {depth} row {}", first + i);
                     }
+                }
+            }
+        }
+    }
+
+    /// Checks the spans and the change rows of the band of rows
+    /// `first..first + count` against the per-pixel walk.
+    fn check_band(tree: &BspTree, scratch: &mut BspScratch, w: usize, first: usize, count: usize) {
+        scratch.band(first, count);
+        let stride = w + ROW_CHANGE_PADDING;
+        let mut change = vec![f32::NAN; count * stride];
+        scratch.write_band_change(&mut change, stride);
+        for (i, row) in change.chunks(stride).enumerate() {
+            let y = first + i;
+            let mut offsets = vec![0; w];
+            for (span, offset) in scratch.row_spans(i) {
+                offsets[span].fill(offset);
+            }
+            let expected: Vec<i64> = (0..w).map(|x| tree.offset_at(x, y)).collect();
+            assert_eq!(offsets, expected, "spans of row {y}, band from {first}");
+            let expected: Vec<u32> = expected.iter().map(|&o| to_f32(o).to_bits()).collect();
+            let got: Vec<u32> = row[..w].iter().map(|c| c.to_bits()).collect();
+            assert_eq!(got, expected, "change of row {y}, band from {first}");
+        }
+    }
+
+    #[test]
+    fn bands_asked_for_in_any_order_and_size_give_each_samples_leaf() {
+        // As the sweeps ask (groups of 16 rows, each in bands of at most
+        // band_rows), then backwards, then bands that start inside a block
+        // and run past its end; trees shallow enough for one block per map
+        // and deep enough for blocks of a few rows.
+        let mut rng = TerrainRng::new(24);
+        for (w, h) in [(41, 57), (100, 37), (5, 90)] {
+            for (style, depth) in [
+                (TreeStyle::Structured, 5),
+                (TreeStyle::Unstructured, 2),
+                (TreeStyle::Unstructured, 12),
+            ] {
+                let tree = BspTree::random(&mut rng, style, depth, 0.005, w, h);
+                let mut scratch = BspScratch::default();
+                scratch.prepare(&tree, w, h);
+                let band_rows = scratch.band_rows();
+                for group in (0..h).step_by(16) {
+                    let rows = 16.min(h - group);
+                    for first in (group..group + rows).step_by(band_rows) {
+                        let count = band_rows.min(group + rows - first);
+                        check_band(&tree, &mut scratch, w, first, count);
+                    }
+                }
+                for first in (0..h).rev().step_by(7) {
+                    check_band(
+                        &tree,
+                        &mut scratch,
+                        w,
+                        first,
+                        band_rows.min(h - first).min(3),
+                    );
+                }
+                let mut first = 0;
+                while first < h {
+                    let count = band_rows.min(h - first);
+                    check_band(&tree, &mut scratch, w, first, count);
+                    first += count / 2 + 1;
                 }
             }
         }

@@ -112,58 +112,79 @@ impl RowSplitter {
         self.split_by_side_test(y, lo, hi, crossing)
     }
 
-    /// The splits of whole rows `first..first + splits.len()` of a `width`-wide
-    /// map: `splits[i]` is `split(first + i, 0, width).0`, as an f64 (exact:
-    /// it is an integer up to the width). By monotonicity the split of any
-    /// span `lo..hi` of a row is that row's whole-row split clamped to `lo..=hi`.
+    /// The splits of rows `first..first + splits.len()` of a `width`-wide
+    /// map, each within its own span: `splits[i]` is
+    /// `split(first + i, lo[i], hi[i]).0`, where `lo[i]` and `hi[i]` hold
+    /// the span's bounds as f64 (integers up to the width, exact), and so
+    /// does `splits[i]`. By monotonicity the split of a span is the row's
+    /// whole-row split clamped to the span, which is how it is found.
     ///
     /// One branch-free loop of f64 arithmetic decides every row whose
     /// crossing lies clearly between two samples (or clearly outside the
-    /// row), with the same margin as [`RowSplitter::split`], so the compiler
-    /// can run it on vector registers; the few rows left undecided are
-    /// settled by the side test.
+    /// row), with the margin of [`RowSplitter::split`] (a million times the
+    /// rounding error of the crossing, so the few roundings of the test
+    /// itself do not matter), so the compiler can run it on vector
+    /// registers; the few rows left undecided are settled by the side test
+    /// afterwards.
     #[inline(always)]
-    pub fn whole_row_splits(&self, first: usize, width: usize, splits: &mut [f64]) {
+    pub fn split_spans(
+        &self,
+        first: usize,
+        width: usize,
+        lo: &[f64],
+        hi: &[f64],
+        splits: &mut [f64],
+    ) {
+        let (lo, hi) = (&lo[..splits.len()], &hi[..splits.len()]);
+        let end = width as f64;
         if self.horizontal {
-            for (i, split) in splits.iter_mut().enumerate() {
-                *split = self.split(first + i, 0, width).0 as f64;
+            for (row, ((split, &lo), &hi)) in (first..).zip(splits.iter_mut().zip(lo).zip(hi)) {
+                *split = within(self.split(row, 0, width).0 as f64, lo, hi);
             }
             return;
         }
         let (start_x, start_y) = (self.line.start[0], self.line.start[1]);
         let (run, margin) = (self.run_per_row, self.margin);
-        let end = width as f64;
         // Adding and subtracting 2^52 rounds an f64 below 2^51 to an integer.
         const ROUNDER: f64 = (1u64 << 52) as f64;
+        // Whether any row is undecided, as an integer: ORed in vector
+        // registers, where a flag would be packed first.
+        let mut undecided = 0u64;
         // Row numbers as i32 (maps have fewer than 2^28 rows) convert to f64
         // exactly and, unlike usize, on vector registers.
-        for (row, split) in (first as i32..).zip(splits.iter_mut()) {
+        for (row, ((split, &lo), &hi)) in (first as i32..).zip(splits.iter_mut().zip(lo).zip(hi)) {
             let crossing = start_x + (f64::from(row) - start_y) * run;
-            // Kept within [-2, width + 2], where the rounding below is
-            // exact; outside it the row is decided anyway, and a NaN
-            // crossing never is.
-            let near = crossing.max(-2.0).min(end + 2.0);
+            // A crossing over half a sample beyond the row's first or last
+            // sample puts the whole row on one side, as one at that half
+            // sample does; clamped there, it stays in the range where the
+            // rounding below is exact. A NaN stays NaN.
+            let near = within(crossing, -0.5, end - 0.5);
             let shifted = near + 2.0;
             let nearest = (shifted + ROUNDER) - ROUNDER;
-            // The floor of `near` (or, when `near + 2` rounds up to an
-            // integer, one more, which the margin test below turns down).
-            let below = if nearest > shifted {
+            // The first sample past `near`, floor(near) + 1 (or, when
+            // `near + 2` rounds up to an integer, one more, which the margin
+            // test below turns down).
+            let past = if nearest > shifted {
+                nearest - 2.0
+            } else {
                 nearest - 1.0
-            } else {
-                nearest
-            } - 2.0;
-            let between = (near >= -1.0) & (near - below > margin) & (below + 1.0 - near > margin);
-            let decided = (crossing < -1.0 - margin) | (crossing > end + margin) | between;
-            *split = if decided {
-                (below + 1.0).max(0.0).min(end)
-            } else {
-                -1.0
             };
+            // Decided when the crossing lies further than the margin from
+            // the samples on either side of it.
+            let gap = past - near;
+            let decided = (gap > margin) & (1.0 - gap > margin);
+            // Clamped to the span (which lies within the row); NaN, which
+            // the clamp keeps, when undecided.
+            *split = within(if decided { past } else { f64::NAN }, lo, hi);
+            undecided |= u64::from(!decided);
         }
-        for (row, split) in (first..).zip(splits.iter_mut()) {
-            if *split < 0.0 {
-                let crossing = start_x + (row as f64 - start_y) * run;
-                *split = self.split_by_side_test(row, 0, width, crossing).0 as f64;
+        if undecided != 0 {
+            for (row, ((split, &lo), &hi)) in (first..).zip(splits.iter_mut().zip(lo).zip(hi)) {
+                if split.is_nan() {
+                    let crossing = start_x + (row as f64 - start_y) * run;
+                    let whole = self.split_by_side_test(row, 0, width, crossing).0 as f64;
+                    *split = within(whole, lo, hi);
+                }
             }
         }
     }
@@ -192,6 +213,15 @@ impl RowSplitter {
         }
         (s, right_first)
     }
+}
+
+/// `value` clamped to `lo..=hi`, a NaN `value` left NaN: each comparison
+/// is one vector instruction (x86 `maxpd` and `minpd` give exactly this),
+/// where `f64::clamp` would add NaN handling.
+#[inline(always)]
+fn within(value: f64, lo: f64, hi: f64) -> f64 {
+    let raised = if value < lo { lo } else { value };
+    if raised > hi { hi } else { raised }
 }
 
 #[cfg(test)]
@@ -248,15 +278,24 @@ mod tests {
     }
 
     #[test]
-    fn whole_row_splits_equal_the_row_at_a_time_split() {
+    fn span_splits_equal_the_row_at_a_time_split() {
         // Random lines and lines through sample points (whose crossings sit
         // exactly on samples, the rows left to the side test), horizontal,
-        // vertical and degenerate ones, over bands that start anywhere.
+        // vertical and degenerate ones, nearly horizontal ones (a margin
+        // wider than a sample), ones far off the map or with huge
+        // coordinates, over bands that start anywhere, on whole rows,
+        // random spans and empty ones.
         let mut rng = crate::terrain::rng::TerrainRng::new(6);
         let mut lines = vec![
             Line::new([4.0, 0.0], [4.0, 9.0]),
             Line::new([0.0, 3.0], [9.0, 3.0]),
             Line::new([2.5, 2.5], [2.5, 2.5]),
+            Line::new([0.0, 3.0], [9.0, 3.0 + 1e-12]),
+            Line::new([30.0, 7.5], [2.0, 7.5 - 1e-9]),
+            Line::new([-1e6, 0.0], [-1e6 + 3.0, 20.0]),
+            Line::new([1e6, 5.0], [1e6 - 4.0, 6.0]),
+            Line::new([1e15, -1e15], [-1e15, 1e15]),
+            Line::new([16.5, 1e300], [16.5, -1e300]),
         ];
         for _ in 0..300 {
             lines.push(Line::new(
@@ -270,12 +309,25 @@ mod tests {
         for line in lines {
             let splitter = RowSplitter::new(line, rows);
             for first in [0, 5, 13] {
-                let mut splits = [0.0; 8];
-                let count = splits.len().min(rows - first);
-                splitter.whole_row_splits(first, width, &mut splits[..count]);
-                for (i, &split) in splits[..count].iter().enumerate() {
-                    let expected = splitter.split(first + i, 0, width).0;
-                    assert_eq!(split, expected as f64, "line {line:?} row {}", first + i);
+                let count = 8.min(rows - first);
+                let random_spans: Vec<(usize, usize)> = (0..count)
+                    .map(|_| {
+                        let (a, b) = (rng.below(width + 1), rng.below(width + 1));
+                        (a.min(b) as usize, a.max(b) as usize)
+                    })
+                    .collect();
+                for spans in [vec![(0, width as usize); count], random_spans] {
+                    let lo: Vec<f64> = spans.iter().map(|&(lo, _)| lo as f64).collect();
+                    let hi: Vec<f64> = spans.iter().map(|&(_, hi)| hi as f64).collect();
+                    let mut splits = vec![f64::NAN; count];
+                    splitter.split_spans(first, width as usize, &lo, &hi, &mut splits);
+                    let expected: Vec<f64> = (0..count)
+                        .map(|i| splitter.split(first + i, spans[i].0, spans[i].1).0 as f64)
+                        .collect();
+                    assert_eq!(
+                        splits, expected,
+                        "line {line:?} rows from {first}, spans {spans:?}"
+                    );
                 }
             }
         }
