@@ -33,6 +33,7 @@ mod session;
 mod session_end;
 pub mod speech;
 mod state_folder;
+mod surface_search;
 mod surfaces;
 mod swapchain;
 mod validation;

@@ -13,7 +13,7 @@ use xr::sys::Handle as _;
 
 use super::convert::pose_from_xr;
 use super::error::{XrError, xr_call};
-use super::surfaces::Search;
+use super::surface_search::Search;
 use crate::app::Surface;
 
 /// The name of the extension.

@@ -17,7 +17,7 @@ use xr::sys::Handle as _;
 use super::convert::pose_from_xr;
 use super::error::{XrError, xr_call};
 use super::extension_fns::load;
-use super::surfaces::Search;
+use super::surface_search::Search;
 use crate::app::Surface;
 
 /// The extension's name.

@@ -10,17 +10,8 @@ use super::error::XrError;
 use super::plane_detection::{self, PlaneDetector};
 use super::runtime::Runtime;
 use super::scene_understanding::{self, SceneObserver};
+use super::surface_search::Search;
 use crate::app::Surface;
-
-/// What the runtime says of a search for the room's surfaces.
-pub enum Search {
-    /// Still searching.
-    Running,
-    /// It failed in passing: ask again.
-    Retry,
-    /// Over: the surfaces found, or `None` when the runtime cannot find them.
-    Done(Option<Arc<[Surface]>>),
-}
 
 /// The extension that finds the room's surfaces.
 enum Extension {
