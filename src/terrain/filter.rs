@@ -75,6 +75,16 @@ impl IirScratch {
             ..IirScratch::default()
         }
     }
+
+    /// Which vectors the passes run on.
+    pub fn vectors(&self) -> Vectors {
+        self.vectors
+    }
+
+    /// Runs the passes on `vectors` from now on.
+    pub fn set_vectors(&mut self, vectors: Vectors) {
+        self.vectors = vectors;
+    }
 }
 
 /// [`iir_two_tap`] with buffers kept from call to call.

@@ -168,8 +168,6 @@ pub struct Generator {
     /// A second set for the lower half of the map's down sweep, run on
     /// another thread, when the map is big enough for that to pay.
     helper: Option<SweepBuffers>,
-    /// Which vectors the smoothing pass runs on.
-    vectors: Vectors,
 }
 
 /// Maps with at least this many samples share a shaped iteration's down
@@ -256,7 +254,6 @@ impl Generator {
             buffers: SweepBuffers::new(w, Vectors::Widest),
             helper: (shaped && w * h >= TWO_THREADS_MIN_SAMPLES)
                 .then(|| SweepBuffers::new(w, Vectors::Widest)),
-            vectors: Vectors::Widest,
             config,
         })
     }
@@ -386,17 +383,15 @@ impl Generator {
     /// either way, to the bit; only the time differs.
     pub fn set_two_threads(&mut self, two: bool) {
         self.helper = (two && self.config.shapes_each_iteration())
-            .then(|| SweepBuffers::new(self.config.width, self.vectors));
+            .then(|| SweepBuffers::new(self.config.width, self.buffers.iir_scratch.vectors()));
     }
 
     /// Which vectors the smoothing pass runs on (by default the widest
     /// this processor has). The heights are the same on any, to the bit;
     /// only the time differs.
     pub fn set_vectors(&mut self, vectors: Vectors) {
-        self.vectors = vectors;
-        self.buffers = SweepBuffers::new(self.config.width, vectors);
-        if self.helper.is_some() {
-            self.helper = Some(SweepBuffers::new(self.config.width, vectors));
+        for buffers in std::iter::once(&mut self.buffers).chain(&mut self.helper) {
+            buffers.iir_scratch.set_vectors(vectors);
         }
     }
 
