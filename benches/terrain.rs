@@ -133,8 +133,10 @@ fn lane_sum(cells: &[f32]) -> f32 {
 /// iteration runs on one thread on the widest vectors this processor has
 /// (eight lanes where it has AVX), then on four lanes (the SSE2 and NEON
 /// every processor has, `Generator::set_vectors`), then shares its down
-/// sweep between two threads (`Generator::set_two_threads`). Prints how many times the floor each
-/// costs, from this run's medians.
+/// sweep between two threads (`Generator::set_two_threads`); last comes the
+/// iteration's smoothing pass on its own (the tree and its change are the
+/// rest). Prints how many times the floor each costs, from this run's
+/// medians.
 fn demo_frame(c: &mut Criterion) {
     const SAMPLES: usize = 50;
     let mut group = c.benchmark_group("demo frame");
@@ -178,19 +180,37 @@ fn demo_frame(c: &mut Criterion) {
                 }
                 started.elapsed()
             });
-            (label, iteration)
+            (label, "iteration", iteration)
         });
+        let mut map = {
+            let mut generator = Generator::new(config.clone(), 3).expect("valid demo config");
+            generator.step(50);
+            generator.into_heightmap()
+        };
+        let k = config.smoothing.expect("the demo smooths");
+        let mut scratch = filter::IirScratch::default();
+        let name = format!("IIR pass alone, {size}x{size}");
+        let smoothing = bench_recorded(&mut group, name, |iters| {
+            let started = Instant::now();
+            for _ in 0..iters {
+                filter::iir_two_tap_with(&mut scratch, black_box(&mut map), k)
+                    .expect("the demo's constant");
+            }
+            started.elapsed()
+        });
+        let mut iterations = iterations.to_vec();
+        iterations.push((", IIR pass alone", "pass", smoothing));
         medians.push((size, fill, sum, iterations));
     }
     group.finish();
     for (size, fill, sum, iterations) in medians {
         let median = |recorded: &Recorded| sample_median(recorded, SAMPLES);
-        for (label, iteration) in iterations {
+        for (label, what, iteration) in iterations {
             if let (Some(fill), Some(sum), Some(iteration)) =
                 (median(&fill), median(&sum), median(&iteration))
             {
                 println!(
-                    "demo frame {size}x{size}{label}: iteration {:.1} µs = {:.1}× the fill ({:.2} µs), {:.1}× the sum ({:.2} µs)",
+                    "demo frame {size}x{size}{label}: {what} {:.1} µs = {:.1}× the fill ({:.2} µs), {:.1}× the sum ({:.2} µs)",
                     iteration / 1e3,
                     iteration / fill,
                     fill / 1e3,
