@@ -198,23 +198,23 @@ fn demo_frame(c: &mut Criterion) {
             }
             started.elapsed()
         });
-        let mut iterations = iterations.to_vec();
-        iterations.push((", IIR pass alone", "pass", smoothing));
-        medians.push((size, fill, sum, iterations));
+        let mut timed = iterations.to_vec();
+        timed.push((", IIR pass alone", "pass", smoothing));
+        medians.push((size, fill, sum, timed));
     }
     group.finish();
-    for (size, fill, sum, iterations) in medians {
+    for (size, fill, sum, timed) in medians {
         let median = |recorded: &Recorded| sample_median(recorded, SAMPLES);
-        for (label, what, iteration) in iterations {
-            if let (Some(fill), Some(sum), Some(iteration)) =
-                (median(&fill), median(&sum), median(&iteration))
+        for (label, what, time) in timed {
+            if let (Some(fill), Some(sum), Some(time)) =
+                (median(&fill), median(&sum), median(&time))
             {
                 println!(
                     "demo frame {size}x{size}{label}: {what} {:.1} µs = {:.1}× the fill ({:.2} µs), {:.1}× the sum ({:.2} µs)",
-                    iteration / 1e3,
-                    iteration / fill,
+                    time / 1e3,
+                    time / fill,
                     fill / 1e3,
-                    iteration / sum,
+                    time / sum,
                     sum / 1e3
                 );
             }
