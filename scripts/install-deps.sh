@@ -8,6 +8,7 @@
 #   windows-lint  that plus the clippy of scripts/clippy-windows.sh
 #   hololens      the Debian part of scripts/build-hololens.sh's toolchain
 #   aarch64       the ARM64 Linux toolchain and qemu of scripts/build-aarch64.sh
+#   profile       perf and what reads its samples, for scripts/profile-iteration.sh
 # Run as root on Debian 12 (or Ubuntu); as another user it names what to install.
 set -euo pipefail
 
@@ -69,6 +70,12 @@ aarch64_packages=(
   qemu-user                 # qemu-aarch64: runs ARM64 Linux programs here
 )
 
+profile_packages=(
+  linux-perf                # perf: samples a run on its cpu-clock
+  binutils                  # nm and addr2line: the samples' functions, inlining included
+  python3                   # sums the samples by function
+)
+
 case "${1:-test}" in
   run) packages=("${run_packages[@]}") ;;
   test) packages=("${test_packages[@]}") ;;
@@ -76,7 +83,8 @@ case "${1:-test}" in
   windows-lint) packages=("${windows_lint_packages[@]}") ;;
   hololens) packages=("${hololens_packages[@]}") ;;
   aarch64) packages=("${aarch64_packages[@]}") ;;
-  *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows', 'windows-lint', 'hololens' or 'aarch64'" >&2; exit 2 ;;
+  profile) packages=("${profile_packages[@]}") ;;
+  *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows', 'windows-lint', 'hololens', 'aarch64' or 'profile'" >&2; exit 2 ;;
 esac
 
 missing=()
