@@ -23,6 +23,7 @@ test_packages=(
   glslang-tools            # glslangValidator: proves the committed SPIR-V matches its GLSL
   spirv-tools              # spirv-val
   libopenxr-loader1        # the OpenXR loader the xr platform opens
+  libopenxr-dev            # openxr.h: the unit tests compile C against it to check extension layouts
   openxr-layer-corevalidation
   debootstrap              # builds the Debian trixie chroot that holds Monado
   xvfb                     # an X server for Monado's windows in tests/xr_desktop.rs
