@@ -101,18 +101,25 @@ BEGIN { RS = ""; FS = "\n" }
 '
 
 # Reads `run`'s options into BINDS (every --bind DIR, in order, each one
-# word whatever it holds) and RUN_COMMAND (what follows --). Options of the
+# word whatever it holds), READ_ONLY_BINDS (every --bind-ro DIR, the same
+# way) and RUN_COMMAND (what follows --). Options of the
 # sourcing script's own go to its run_option function, when it defines one:
 # called with the remaining arguments, it sets OPTION_WORDS to the number it
 # used, or returns 1 for an option it does not know.
 parse_run_options() {
     BINDS=()
+    READ_ONLY_BINDS=()
     RUN_COMMAND=()
     while [ $# -gt 0 ]; do
         case "$1" in
             --bind)
                 [ $# -ge 2 ] || die "--bind needs a directory"
                 BINDS+=("$2")
+                shift 2
+                ;;
+            --bind-ro)
+                [ $# -ge 2 ] || die "--bind-ro needs a directory"
+                READ_ONLY_BINDS+=("$2")
                 shift 2
                 ;;
             --)
@@ -138,13 +145,20 @@ mount_system() {
     mountpoint -q "$1/dev" || mount --rbind /dev "$1/dev"
 }
 
-# Binds each directory of BINDS at the same path inside the chroot at $1.
+# Binds each directory of BINDS, then each of READ_ONLY_BINDS read-only,
+# at the same path inside the chroot at $1.
 bind_dirs() {
     local dir
     for dir in "${BINDS[@]}"; do
         [ -d "$dir" ] || die "bind source $dir is not a directory"
         mkdir -p "$1$dir"
         mount --bind "$dir" "$1$dir"
+    done
+    for dir in "${READ_ONLY_BINDS[@]}"; do
+        [ -d "$dir" ] || die "bind source $dir is not a directory"
+        mkdir -p "$1$dir"
+        mount --bind "$dir" "$1$dir"
+        mount -o remount,bind,ro "$1$dir"
     done
 }
 

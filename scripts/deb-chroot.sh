@@ -7,13 +7,13 @@
 #   scripts/deb-chroot.sh prepare
 #       Build the clean base unless a complete one exists (marker file). A
 #       base left half-built by an interrupted run is removed and rebuilt.
-#   scripts/deb-chroot.sh run [--bind DIR]... -- CMD [ARG]...
+#   scripts/deb-chroot.sh run [--bind DIR]... [--bind-ro DIR]... -- CMD [ARG]...
 #       Mount a fresh overlay over the base (changes go to a temporary
 #       directory, never to the base), mount proc and /dev, bind each DIR at
-#       the same path inside (a path may hold spaces), run CMD inside with
-#       network access for apt, then unmount and delete the overlay. Exits
-#       with CMD's status; SIGINT or SIGTERM to this script is passed on to
-#       CMD as SIGTERM.
+#       the same path inside (a path may hold spaces; --bind-ro read-only),
+#       run CMD inside with network access for apt, then unmount and delete
+#       the overlay. Exits with CMD's status; SIGINT or SIGTERM to this
+#       script is passed on to CMD as SIGTERM.
 #   scripts/deb-chroot.sh path
 #       Print the base directory.
 #   scripts/deb-chroot.sh mirror
@@ -104,5 +104,5 @@ case "${1:-}" in
     run) shift; run "$@" ;;
     path) echo "$BASE_DIR" ;;
     mirror) debian_mirror ;;
-    *) die "usage: $0 prepare | run [--bind DIR]... -- CMD... | path | mirror" ;;
+    *) die "usage: $0 prepare | run [--bind DIR]... [--bind-ro DIR]... -- CMD... | path | mirror" ;;
 esac

@@ -1,8 +1,8 @@
 //! The chroot scripts' shared code (scripts/chroot-lib.sh): the Debian
 //! mirror taken from the host's apt sources (one-line and deb822 files),
 //! overridable and with a fallback, the same in every script; and, in the
-//! Wine chroot, a bind path holding a space and SIGTERM passed on to the
-//! command.
+//! Wine chroot, a bind path holding a space, a read-only bind and SIGTERM
+//! passed on to the command.
 //!
 //! The mirror tests read apt sources written here (`HOLOTERRAIN_APT_DIR`)
 //! and need nothing else. The run tests need root and the Wine chroot
@@ -215,6 +215,49 @@ fn a_bind_path_with_spaces_reaches_the_command_whole() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         "seen from inside\n"
+    );
+}
+
+#[test]
+fn a_read_only_bind_is_read_inside_but_not_written_and_a_plain_one_is_written() {
+    if !wine_chroot_ready() {
+        return;
+    }
+    let (_read_only_scratch, read_only) = scratch_with_a_space();
+    let (_writable_scratch, writable) = scratch_with_a_space();
+    std::fs::write(read_only.join("marker"), "kept\n").unwrap();
+    let output = Command::new(script("wine-chroot.sh"))
+        .arg("run")
+        .arg("--bind-ro")
+        .arg(&read_only)
+        .arg("--bind")
+        .arg(&writable)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "cat \"$1/marker\"; echo changed > \"$1/marker\" || echo refused; echo written > \"$2/new\"",
+            "sh",
+        ])
+        .arg(&read_only)
+        .arg(&writable)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run wine-chroot.sh");
+    assert!(
+        output.status.success(),
+        "exit {}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "kept\nrefused\n");
+    assert_eq!(
+        std::fs::read_to_string(read_only.join("marker")).unwrap(),
+        "kept\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(writable.join("new")).unwrap(),
+        "written\n"
     );
 }
 
