@@ -340,6 +340,29 @@ fn remoting_options_without_remoting_or_both_ways_are_usage_errors() {
     }
 }
 
+/// `--codec` takes only the remoting codecs there are, and only with
+/// remoting: anything else is one usage line.
+#[test]
+fn xr_codec_other_than_any_h264_h265_or_without_remoting_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (
+            &["xr", "--remote", "hololens", "--codec", "vp9"][..],
+            "error: invalid value 'vp9' for '--codec <CODEC>' [possible values: any, h264, h265]",
+        ),
+        (
+            &["xr", "--codec", "h264"][..],
+            "error: the following required arguments were not provided:",
+        ),
+    ] {
+        let out = holoterrain(args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "one line for {args:?}: {stderr}");
+        assert!(stderr.starts_with(says), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn xr_remote_with_a_bad_port_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();

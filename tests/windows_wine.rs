@@ -817,6 +817,13 @@ fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhe
     let Some(exe) = exe_beside_remoting_runtime(scratch.path()) else {
         return;
     };
+    // RemotingXR.json copied without the DLLs it names, as a user who
+    // copies only the manifest (or lacks the Visual C++ runtime) has it.
+    let without_dlls = scratch.path().join("manifest-only");
+    std::fs::create_dir_all(&without_dlls).expect("a folder");
+    let lonely_manifest = without_dlls.join("RemotingXR.json");
+    std::fs::copy(exe.with_file_name("RemotingXR.json"), &lonely_manifest)
+        .expect("copy the manifest alone");
     let script = scratch.path().join("away.txt");
     std::fs::write(&script, "1.0 airtap right away\n").expect("a script");
     let out = scratch.path().join("out");
@@ -859,6 +866,18 @@ fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhe
         "plain",
         &settings,
         &["xr", "--frames", "20"],
+    ) + &copy_run(
+        &exe,
+        scratch.path(),
+        "no-dlls",
+        &settings,
+        &[
+            "xr",
+            "--remote",
+            PLAYER,
+            "--remote-runtime",
+            &lonely_manifest.display().to_string(),
+        ],
     );
     let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
     assert!(
@@ -905,6 +924,21 @@ fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhe
             .last()
             .is_some_and(|line| line.starts_with("error: no OpenXR runtime is active")),
         "plain xr must not use RemotingXR.json:\n{stderr}"
+    );
+
+    let (status, _, stderr) = captured(scratch.path(), "no-dlls");
+    assert_eq!(
+        status, 1,
+        "a remoting runtime without its DLLs; stderr:\n{stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line, got:\n{stderr}");
+    assert!(
+        lines[0].starts_with("error: the OpenXR runtime manifest ")
+            && lines[0].contains("cannot be loaded")
+            && lines[0].contains("install Microsoft's Visual C++ Redistributable for x64"),
+        "the line names the Visual C++ runtime: {}",
+        lines[0]
     );
 }
 

@@ -434,7 +434,115 @@ fn xr_remote_connects_to_the_emulated_player_and_renders() {
         runtime["remoting"]["connects"],
         serde_json::json!(["127.0.0.1:8265"])
     );
+    assert_eq!(runtime["remoting"]["codec"], "any", "the default codec");
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+}
+
+/// `xr --remote 127.0.0.1 --codec CODEC` for 30 frames from a computer
+/// that encodes `pc_codecs` to a player that decodes `player_codecs`: its
+/// output, the runtime's report and the app's (null when not written).
+fn remote_with_codec(
+    manifest: &Path,
+    codec: &str,
+    pc_codecs: &str,
+    player_codecs: &str,
+) -> (Output, Value, Value) {
+    let dir = scratch();
+    let out = dir.path().join("runtime");
+    let report = dir.path().join("xr.json");
+    let mut settings = remoting_environment(&script("airtap-away.txt"), &out);
+    settings.push(("HOLOTERRAIN_TESTRT_PC_CODECS", pc_codecs.into()));
+    settings.push(("HOLOTERRAIN_TESTRT_PLAYER_CODECS", player_codecs.into()));
+    let output = run_on_runtime(
+        manifest,
+        &settings,
+        &[
+            "xr",
+            "--remote",
+            "127.0.0.1",
+            "--codec",
+            codec,
+            "--frames",
+            "30",
+            "--size",
+            "65x49",
+            "--report",
+            report.to_str().expect("UTF-8"),
+        ],
+    );
+    let xr_report = if report.exists() {
+        json(&report)
+    } else {
+        Value::Null
+    };
+    (output, json(&out.join("runtime-report.json")), xr_report)
+}
+
+#[test]
+fn the_codec_asked_for_is_the_one_the_player_is_given() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let (output, runtime, xr_report) = remote_with_codec(&manifest, "h264", "h264,h265", "h264");
+    assert_success(&output, "xr --remote --codec h264 to a player with H.264");
+    assert_eq!(runtime["remoting"]["codec"], "h264");
+    assert_eq!(runtime["remoting"]["connected"], true);
+    assert_eq!(xr_report["remoting"]["codec"], "h264");
+    assert_eq!(xr_report["frames"], 30);
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_to_try_h264() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let advice =
+        "try --codec h264, or for h265 install Microsoft's HEVC Video Extensions on this computer";
+    let (output, runtime, _) = remote_with_codec(&manifest, "h265", "h264,h265", "h264");
+    let line = one_error_line(
+        &output,
+        "xr --remote --codec h265 to a player without H.265",
+    );
+    assert_eq!(
+        line,
+        format!(
+            "error: Holographic Remoting with 127.0.0.1:8265: this computer and the player have no video codec in common for --codec h265 (video codec not available (XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT)); {advice}"
+        )
+    );
+    assert_eq!(runtime["remoting"]["codec"], "h265");
+    assert_eq!(
+        runtime["remoting"]["disconnects"],
+        serde_json::json!(["video codec not available"])
+    );
+    assert_eq!(runtime["frames_submitted"], 0);
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+
+    let (output, runtime, _) = remote_with_codec(&manifest, "h265", "h264", "h264,h265");
+    let line = one_error_line(
+        &output,
+        "xr --remote --codec h265 from a computer without H.265",
+    );
+    assert_eq!(
+        line,
+        format!(
+            "error: Holographic Remoting with 127.0.0.1:8265: this computer and the player have no video codec in common for --codec h265 (xrRemotingConnectMSFT: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT, this computer cannot encode it); {advice}"
+        )
+    );
+    assert_eq!(
+        runtime["remoting"]["connects"],
+        serde_json::json!([]),
+        "no attempt was made"
+    );
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+
+    // With any, a codec both sides have is taken.
+    let (output, runtime, _) = remote_with_codec(&manifest, "any", "h264", "h264,h265");
+    assert_success(
+        &output,
+        "xr --remote --codec any from a computer with H.264 only",
+    );
+    assert_eq!(runtime["remoting"]["connected"], true);
 }
 
 #[test]

@@ -121,6 +121,18 @@ pub enum XrError {
         /// The runtime's reason, or the timeout.
         why: String,
     },
+    /// This computer or the player lacks the video codec `--codec` asked for.
+    #[error(
+        "Holographic Remoting with {address}: this computer and the player have no video codec in common for --codec {codec} ({why}); try --codec h264, or for h265 install Microsoft's HEVC Video Extensions on this computer"
+    )]
+    RemoteCodec {
+        /// HOST:PORT of the player (or the address listened on).
+        address: String,
+        /// `--codec`'s name.
+        codec: &'static str,
+        /// The runtime's reason.
+        why: String,
+    },
     /// The app could not listen for players.
     #[error(
         "--listen: cannot listen for a Remoting Player at {address}: {why}; choose a free port (--listen :PORT) or an address of this computer, and allow holoterrain through the firewall"

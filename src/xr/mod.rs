@@ -65,7 +65,7 @@ pub use anchor::PERSISTED_NAME as PERSISTED_ANCHOR_NAME;
 pub use error::XrError;
 pub use packaged::{LOG_FILE, REPORT_FILE, run_packaged};
 pub use progress::Progress;
-pub use remoting::{ListenAddress, RemoteAddress};
+pub use remoting::{ListenAddress, RemoteAddress, VideoCodec};
 pub use report::XrReport;
 pub use runtime::OPTIONAL_EXTENSIONS;
 pub use runtime_manifest::REMOTING_MANIFEST_NAME;
@@ -139,6 +139,11 @@ pub struct XrArgs {
     /// XR_RUNTIME_JSON.
     #[arg(long, value_name = "PATH", requires = "remoting")]
     pub remote_runtime: Option<PathBuf>,
+    /// The video codec of the remoting stream: any (H.265 when both sides
+    /// have it, else H.264), h264 or h265. Connected, but no hologram in
+    /// the HoloLens: try h264.
+    #[arg(long, value_enum, value_name = "CODEC", default_value_t = VideoCodec::Any, requires = "remoting")]
+    pub codec: VideoCodec,
     /// The graphics API to draw with; without it, Vulkan when the runtime
     /// offers XR_KHR_vulkan_enable2, else Direct3D 11 (d3d11: Windows build
     /// only).
@@ -354,7 +359,7 @@ fn run_with<B: GraphicsBinding>(
     );
     let mut events = EventQueue::new(&runtime.instance, args.peer().is_some());
     let mut link = match args.peer() {
-        Some(peer) => Some(Link::open(&runtime, peer, args.remote_retries)?),
+        Some(peer) => Some(Link::open(&runtime, peer, args.codec, args.remote_retries)?),
         None => None,
     };
     let connected = match link.as_mut() {

@@ -61,6 +61,59 @@ pub mod structure_type {
 
 /// XrRemotingVideoCodecMSFT: HEVC preferred, H.264 when a side lacks it.
 pub const VIDEO_CODEC_ANY: u32 = 0;
+/// XrRemotingVideoCodecMSFT: H.264 only.
+pub const VIDEO_CODEC_H264: u32 = 1;
+/// XrRemotingVideoCodecMSFT: H.265 (HEVC) only.
+pub const VIDEO_CODEC_H265: u32 = 2;
+
+/// The video codec the stream to the player is encoded with (`--codec`).
+/// `Any` lets the two sides agree on one; a PC whose HEVC decoder or
+/// encoder misbehaves can connect and show nothing, and `H264` is the way
+/// round that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum VideoCodec {
+    /// H.265 when both sides have it, else H.264.
+    #[default]
+    Any,
+    /// H.264 only.
+    H264,
+    /// H.265 (HEVC) only.
+    H265,
+}
+
+impl VideoCodec {
+    /// The XrRemotingVideoCodecMSFT value.
+    pub fn raw(self) -> u32 {
+        match self {
+            VideoCodec::Any => VIDEO_CODEC_ANY,
+            VideoCodec::H264 => VIDEO_CODEC_H264,
+            VideoCodec::H265 => VIDEO_CODEC_H265,
+        }
+    }
+
+    /// The codec a raw XrRemotingVideoCodecMSFT value names, if any.
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        [VideoCodec::Any, VideoCodec::H264, VideoCodec::H265]
+            .into_iter()
+            .find(|codec| codec.raw() == raw)
+    }
+
+    /// The name `--codec` takes and the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            VideoCodec::Any => "any",
+            VideoCodec::H264 => "h264",
+            VideoCodec::H265 => "h265",
+        }
+    }
+}
+/// XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT: xrRemotingConnectMSFT or
+/// xrRemotingListenMSFT when this computer's graphics adapter cannot encode
+/// the codec asked for.
+pub const CODEC_NOT_FOUND: i32 = -1_000_065_001;
+/// XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT: no codec
+/// both sides have among those asked for.
+pub const VIDEO_CODEC_NOT_AVAILABLE: u32 = 15;
 /// XrRemotingDepthBufferStreamResolutionMSFT: depth at half the colour
 /// resolution (the runtime's default), enough for reprojection.
 pub const DEPTH_BUFFER_STREAM_RESOLUTION_HALF: u32 = 0;
@@ -494,6 +547,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_codec_is_its_own_raw_value_and_no_other_value_is_a_codec() {
+        for codec in [VideoCodec::Any, VideoCodec::H264, VideoCodec::H265] {
+            assert_eq!(VideoCodec::from_raw(codec.raw()), Some(codec));
+        }
+        assert_eq!(VideoCodec::from_raw(3), None);
+        assert_eq!(VideoCodec::default(), VideoCodec::Any);
+    }
+
+    #[test]
     fn an_address_without_a_port_gets_the_players_port() {
         let address: RemoteAddress = "192.168.1.20".parse().unwrap();
         assert_eq!(
@@ -784,6 +846,8 @@ mod tests {
                 speech::structure_type::EVENT_DATA_RECOGNIZED as i64,
             ),
             ("codec.any", VIDEO_CODEC_ANY as i64),
+            ("codec.h264", VIDEO_CODEC_H264 as i64),
+            ("codec.h265", VIDEO_CODEC_H265 as i64),
             ("depth.half", DEPTH_BUFFER_STREAM_RESOLUTION_HALF as i64),
             ("state.disconnected", CONNECTION_STATE_DISCONNECTED as i64),
             ("state.connecting", CONNECTION_STATE_CONNECTING as i64),
@@ -798,7 +862,12 @@ mod tests {
             ),
             ("confidence.high", speech::CONFIDENCE_HIGH as i64),
             ("result.packetExpired", speech::PACKET_EXPIRED as i64),
+            ("result.codecNotFound", CODEC_NOT_FOUND as i64),
             ("reason.handshakeUnreachable", 4),
+            (
+                "reason.videoCodecNotAvailable",
+                VIDEO_CODEC_NOT_AVAILABLE as i64,
+            ),
             ("reason.connectionLost", 17),
             ("reason.handshakeConnectionRefused", 21),
             ("reason.sessionOpenTimeout", 25),
@@ -810,6 +879,7 @@ mod tests {
         }
         for (reason, name) in [
             (4, "HANDSHAKE_UNREACHABLE"),
+            (VIDEO_CODEC_NOT_AVAILABLE, "VIDEO_CODEC_NOT_AVAILABLE"),
             (17, "CONNECTION_LOST"),
             (21, "HANDSHAKE_CONNECTION_REFUSED"),
             (25, "SESSION_OPEN_TIMEOUT"),

@@ -23,11 +23,11 @@ use super::events::EventQueue;
 use super::extension_fns::{load, ty};
 use super::progress::Progress;
 use super::remoting::{
-    CONNECTION_STATE_CONNECTED, CONNECTION_STATE_DISCONNECTED, ConnectFn, ConnectInfo,
-    DEPTH_BUFFER_STREAM_RESOLUTION_HALF, DisconnectFn, DisconnectInfo, GetConnectionStateFn,
-    ListenAddress, ListenFn, ListenInfo, Polled, RemoteAddress, RemoteContextProperties,
-    RemotingEvent, SetContextPropertiesFn, VIDEO_CODEC_ANY, disconnect_reason,
-    disconnect_reason_name, structure_type,
+    CODEC_NOT_FOUND, CONNECTION_STATE_CONNECTED, CONNECTION_STATE_DISCONNECTED, ConnectFn,
+    ConnectInfo, DEPTH_BUFFER_STREAM_RESOLUTION_HALF, DisconnectFn, DisconnectInfo,
+    GetConnectionStateFn, ListenAddress, ListenFn, ListenInfo, Polled, RemoteAddress,
+    RemoteContextProperties, RemotingEvent, SetContextPropertiesFn, VIDEO_CODEC_NOT_AVAILABLE,
+    VideoCodec, disconnect_reason, disconnect_reason_name, structure_type,
 };
 use super::runtime::Runtime;
 
@@ -188,6 +188,8 @@ pub struct RemotingRecord {
     /// Whether the player's speech recognizer was asked for the app's
     /// phrases (XR_MSFT_holographic_remoting_speech offered).
     pub speech: bool,
+    /// The video codec asked for (`--codec`): "any", "h264" or "h265".
+    pub codec: &'static str,
     /// Every connection, in order.
     pub connections: Vec<ConnectionRecord>,
     /// Attempts made to reconnect after a connection dropped.
@@ -221,6 +223,8 @@ pub struct Link {
     peer: Peer,
     /// `--remote-retries`: attempts after a drop; `None` for no limit.
     retries: Option<u32>,
+    /// `--codec`: what the stream is encoded with.
+    codec: VideoCodec,
     /// The report's record of connections that ended.
     record: RemotingRecord,
     /// The connection under way, once connected.
@@ -228,9 +232,15 @@ pub struct Link {
 }
 
 impl Link {
-    /// The link of `runtime` (opened with remoting) to `peer`, retrying a
-    /// dropped connection `retries` times (`None`: until Ctrl-C).
-    pub fn open(runtime: &Runtime, peer: Peer, retries: Option<u32>) -> Result<Self, XrError> {
+    /// The link of `runtime` (opened with remoting) to `peer`, streaming
+    /// with `codec`, retrying a dropped connection `retries` times (`None`:
+    /// until Ctrl-C).
+    pub fn open(
+        runtime: &Runtime,
+        peer: Peer,
+        codec: VideoCodec,
+        retries: Option<u32>,
+    ) -> Result<Self, XrError> {
         let instance = &runtime.instance;
         // SAFETY: the types are the header's for these names; Runtime::open
         // enabled the extension for a remoting run.
@@ -260,12 +270,14 @@ impl Link {
                 runtime_manifest,
                 runtime_found_by,
                 speech: runtime.extensions.remoting_speech,
+                codec: codec.name(),
                 connections: Vec::new(),
                 reconnect_attempts: 0,
             },
             open: None,
             peer,
             retries,
+            codec,
         })
     }
 
@@ -282,6 +294,13 @@ impl Link {
         match self.attempt(events, interrupted, 0, progress)? {
             Waited::Connected => Ok(true),
             Waited::Interrupted => Ok(false),
+            Waited::Failed(failure @ Failure::Disconnected(VIDEO_CODEC_NOT_AVAILABLE)) => {
+                Err(XrError::RemoteCodec {
+                    address: self.peer.to_string(),
+                    codec: self.codec.name(),
+                    why: failure.describe(),
+                })
+            }
             Waited::Failed(failure) => Err(match &self.peer {
                 Peer::Player(address) => XrError::RemoteUnreachable {
                     address: address.to_string(),
@@ -448,7 +467,7 @@ impl Link {
             next: std::ptr::null_mut(),
             max_bitrate_kbps: MAX_BITRATE_KBPS,
             enable_audio: xr::sys::FALSE,
-            video_codec: VIDEO_CODEC_ANY,
+            video_codec: self.codec.raw(),
             depth_buffer_stream_resolution: DEPTH_BUFFER_STREAM_RESOLUTION_HALF,
         };
         // SAFETY: the instance is live; `properties` lives across the call.
@@ -499,6 +518,15 @@ impl Link {
                 ("xrRemotingListenMSFT", result)
             }
         };
+        if result.into_raw() == CODEC_NOT_FOUND {
+            return Err(XrError::RemoteCodec {
+                address: self.peer.to_string(),
+                codec: self.codec.name(),
+                why: format!(
+                    "{call}: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT, this computer cannot encode it"
+                ),
+            });
+        }
         if result.into_raw() < 0 {
             return Err(xr_call(call)(result));
         }

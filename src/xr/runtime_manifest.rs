@@ -135,6 +135,16 @@ pub struct LoadedRuntime {
     _library: libloading::Library,
 }
 
+/// What else stops a runtime library from loading where every file of it
+/// is there: on Windows, the Visual C++ runtime DLLs that Microsoft's
+/// remoting runtime is built against, which a PC without Visual Studio or
+/// an app that brought them may lack.
+const LIBRARY_LOAD_HINT: &str = if cfg!(windows) {
+    "; if every file of the runtime's folder is beside it, install Microsoft's Visual C++ Redistributable for x64 (vc_redist.x64.exe), whose DLLs the remoting runtime needs"
+} else {
+    ""
+};
+
 /// Loads the runtime `manifest` names, as the loader does.
 pub fn load(manifest: &Path) -> Result<LoadedRuntime, XrError> {
     let problem = |problem: String| XrError::RuntimeManifest {
@@ -156,7 +166,7 @@ pub fn load(manifest: &Path) -> Result<LoadedRuntime, XrError> {
     // named by an OpenXR manifest is meant to be loaded so, as the loader does.
     let library = unsafe { libloading::Library::new(&library_path) }.map_err(|error| {
         problem(format!(
-            "its library {} cannot be loaded ({error})",
+            "its library {} cannot be loaded ({error}){LIBRARY_LOAD_HINT}",
             library_path.display()
         ))
     })?;

@@ -31,10 +31,12 @@ enum connection_state { STATE_DISCONNECTED = 0, STATE_CONNECTING = 1, STATE_CONN
 enum recognizer_state { RECOGNIZER_INITIALIZATION_FAILED = 2, RECOGNIZER_STARTED = 3 };
 enum confidence { CONFIDENCE_HIGH = 0, CONFIDENCE_MEDIUM = 1, CONFIDENCE_LOW = 2 };
 #define PACKET_EXPIRED (-1000144001)
+#define CODEC_NOT_FOUND (-1000065001)
 enum video_codec { CODEC_ANY = 0, CODEC_H264 = 1, CODEC_H265 = 2 };
 enum depth_resolution { DEPTH_HALF = 0, DEPTH_FULL = 1, DEPTH_QUARTER = 2, DEPTH_DISABLED = 3 };
 enum disconnect_reason {
     REASON_HANDSHAKE_UNREACHABLE = 4,
+    REASON_VIDEO_CODEC_NOT_AVAILABLE = 15,
     REASON_CONNECTION_LOST = 17,
     REASON_HANDSHAKE_CONNECTION_REFUSED = 21,
     REASON_SESSION_OPEN_TIMEOUT = 25,
@@ -162,6 +164,8 @@ int main(void) {
     VALUE("type.speechStateChanged", TYPE_SPEECH_STATE_CHANGED);
     VALUE("type.speechRecognized", TYPE_SPEECH_RECOGNIZED);
     VALUE("codec.any", CODEC_ANY);
+    VALUE("codec.h264", CODEC_H264);
+    VALUE("codec.h265", CODEC_H265);
     VALUE("depth.half", DEPTH_HALF);
     VALUE("state.disconnected", STATE_DISCONNECTED);
     VALUE("state.connecting", STATE_CONNECTING);
@@ -170,7 +174,9 @@ int main(void) {
     VALUE("recognizer.started", RECOGNIZER_STARTED);
     VALUE("confidence.high", CONFIDENCE_HIGH);
     VALUE("result.packetExpired", PACKET_EXPIRED);
+    VALUE("result.codecNotFound", CODEC_NOT_FOUND);
     VALUE("reason.handshakeUnreachable", REASON_HANDSHAKE_UNREACHABLE);
+    VALUE("reason.videoCodecNotAvailable", REASON_VIDEO_CODEC_NOT_AVAILABLE);
     VALUE("reason.connectionLost", REASON_CONNECTION_LOST);
     VALUE("reason.handshakeConnectionRefused", REASON_HANDSHAKE_CONNECTION_REFUSED);
     VALUE("reason.sessionOpenTimeout", REASON_SESSION_OPEN_TIMEOUT);

@@ -13,7 +13,7 @@ use holoterrain::sim::room::{Room, RoomError};
 use holoterrain::sim::script::{Action, Script, ScriptError};
 use holoterrain::sim::{EYE_SIDE_RANGE, MAX_MAP_SIDE, RATE_RANGE};
 use holoterrain::size::Size;
-use holoterrain::xr::RemoteAddress;
+use holoterrain::xr::{RemoteAddress, VideoCodec};
 use thiserror::Error;
 
 /// The gesture script (`holoterrain sim --script`'s format).
@@ -35,6 +35,11 @@ pub const OUT_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OUT";
 pub const EVERY_VARIABLE: &str = "HOLOTERRAIN_TESTRT_EVERY";
 /// `HOST:PORT` of the emulated Remoting Player; offers XR_MSFT_holographic_remoting.
 pub const REMOTING_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REMOTING";
+/// The video codecs the emulated Remoting Player decodes, comma-separated:
+/// `h264`, `h265` (both unless told).
+pub const PLAYER_CODECS_VARIABLE: &str = "HOLOTERRAIN_TESTRT_PLAYER_CODECS";
+/// The video codecs the computer running the app encodes, as above.
+pub const PC_CODECS_VARIABLE: &str = "HOLOTERRAIN_TESTRT_PC_CODECS";
 /// The app's heightmap size (`holoterrain xr --size`), for the wearer's copy of the app core.
 pub const SIZE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SIZE";
 /// The app's first seed (`holoterrain xr --seed`), for the wearer's copy of the app core.
@@ -78,6 +83,10 @@ pub struct Config {
     pub every: u64,
     /// The emulated Remoting Player's address.
     pub remoting: Option<RemoteAddress>,
+    /// The codecs the emulated player decodes.
+    pub player_codecs: Vec<VideoCodec>,
+    /// The codecs the computer encodes.
+    pub pc_codecs: Vec<VideoCodec>,
     /// The app's heightmap size.
     pub map_size: Size,
     /// The app's first seed.
@@ -199,6 +208,33 @@ fn unplayable(action: &Action, remoting: bool) -> Option<String> {
     }
 }
 
+/// The codecs `codecs_variable` names (`h264,h265`-style), both unless set.
+fn codecs_of(codecs_variable: &'static str) -> Result<Vec<VideoCodec>, ConfigError> {
+    codecs_in(codecs_variable, variable(codecs_variable)?.as_deref())
+}
+
+/// The codecs `text`, the value of `codecs_variable`, names; both without one.
+fn codecs_in(
+    codecs_variable: &'static str,
+    text: Option<&str>,
+) -> Result<Vec<VideoCodec>, ConfigError> {
+    let Some(text) = text else {
+        return Ok(vec![VideoCodec::H264, VideoCodec::H265]);
+    };
+    text.split(',')
+        .map(|name| match name.trim() {
+            "h264" => Ok(VideoCodec::H264),
+            "h265" => Ok(VideoCodec::H265),
+            other => Err(ConfigError::Invalid {
+                variable: codecs_variable,
+                problem: format!(
+                    "`{other}` is not a video codec; use h264, h265 or both, comma-separated"
+                ),
+            }),
+        })
+        .collect()
+}
+
 impl Config {
     /// Reads every variable; the first problem is the error.
     pub fn from_environment() -> Result<Self, ConfigError> {
@@ -312,6 +348,8 @@ impl Config {
             })?,
             None => 1,
         };
+        let player_codecs = codecs_of(PLAYER_CODECS_VARIABLE)?;
+        let pc_codecs = codecs_of(PC_CODECS_VARIABLE)?;
         let hang_at = match variable(HANG_VARIABLE)? {
             Some(text) => Some(hang_frame(&text)?),
             None => None,
@@ -325,6 +363,8 @@ impl Config {
             out: variable(OUT_VARIABLE)?.map(PathBuf::from),
             every,
             remoting,
+            player_codecs,
+            pc_codecs,
             map_size,
             seed,
             hang_at,
@@ -335,6 +375,25 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codecs_are_both_unless_named_and_an_unknown_one_is_named_in_the_error() {
+        assert_eq!(
+            codecs_in(PLAYER_CODECS_VARIABLE, None).unwrap(),
+            [VideoCodec::H264, VideoCodec::H265]
+        );
+        assert_eq!(
+            codecs_in(PC_CODECS_VARIABLE, Some("h264")).unwrap(),
+            [VideoCodec::H264]
+        );
+        let error = codecs_in(PC_CODECS_VARIABLE, Some("h264,vp9"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "HOLOTERRAIN_TESTRT_PC_CODECS: `vp9` is not a video codec; use h264, h265 or both, comma-separated"
+        );
+    }
 
     #[test]
     fn a_select_cannot_be_played_on_a_hololens() {

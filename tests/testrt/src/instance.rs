@@ -294,7 +294,10 @@ fn open(enabled: Enabled) -> Result<Runtime, String> {
     let wearer = Wearer::new(&config).map_err(|error| format!("the wearer's app core: {error}"))?;
     let record = Record::open(config.out.clone()).map_err(|error| error.to_string())?;
     let anchor_store = AnchorStore::open(config.out.as_deref())?;
-    let remoting = Remoting::new(config.remoting.clone());
+    let remoting = Remoting::new(
+        config.remoting.clone(),
+        (config.pc_codecs.clone(), config.player_codecs.clone()),
+    );
     Ok(Runtime::new(
         config,
         enabled,

@@ -6,6 +6,13 @@
 //! `disconnect REASON [REFUSALS]` drops a connection with that reason, and
 //! the player then refuses that many attempts to reconnect
 //! (`HANDSHAKE_CONNECTION_REFUSED`, at once) before it takes one again.
+//! The computer encodes the codecs `HOLOTERRAIN_TESTRT_PC_CODECS` names and
+//! the player decodes those `HOLOTERRAIN_TESTRT_PLAYER_CODECS` names (both
+//! H.264 and H.265 unless told): connecting or listening with a codec the
+//! computer lacks is `XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT`, as Microsoft's
+//! specification says; a handshake for one the player lacks ends with
+//! `XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT`. The
+//! report says which codec the app asked for.
 //! Listening (`xrRemotingListenMSFT`) reports LISTENING, and the player
 //! connects to the app when the app listens on the player's port. As
 //! Microsoft documents for its remoting runtime, the session follows the
@@ -18,10 +25,11 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use holoterrain::xr::remoting::{
-    CONNECTION_STATE_CONNECTED, CONNECTION_STATE_CONNECTING, CONNECTION_STATE_DISCONNECTED,
-    ConnectFn, ConnectInfo, DisconnectFn, DisconnectInfo, EventDataDisconnected,
-    EventDataListening, GetConnectionStateFn, ListenFn, ListenInfo, RemoteContextProperties,
-    SetContextPropertiesFn, disconnect_reason, structure_type,
+    CODEC_NOT_FOUND, CONNECTION_STATE_CONNECTED, CONNECTION_STATE_CONNECTING,
+    CONNECTION_STATE_DISCONNECTED, ConnectFn, ConnectInfo, DisconnectFn, DisconnectInfo,
+    EventDataDisconnected, EventDataListening, GetConnectionStateFn, ListenFn, ListenInfo,
+    RemoteContextProperties, SetContextPropertiesFn, VIDEO_CODEC_NOT_AVAILABLE, VideoCodec,
+    disconnect_reason, structure_type,
 };
 use holoterrain::xr::{ListenAddress, RemoteAddress};
 use openxr_sys as xr;
@@ -90,12 +98,21 @@ pub struct RemotingSummary {
     pub refused: u32,
     /// Every disconnect's reason, in words, as its event reached the app.
     pub disconnects: Vec<String>,
+    /// The video codec the app last asked for (xrRemotingSetContextPropertiesMSFT):
+    /// "any", "h264" or "h265"; null when it asked for none.
+    pub codec: Option<&'static str>,
 }
 
 /// The emulated connection.
 pub struct Remoting {
     /// Where the emulated player listens (`None`: remoting is not emulated).
     player: Option<RemoteAddress>,
+    /// The codecs the computer encodes.
+    pc_codecs: Vec<VideoCodec>,
+    /// The codecs the player decodes.
+    player_codecs: Vec<VideoCodec>,
+    /// The codec the app asked for (the runtime's default: any).
+    codec: VideoCodec,
     /// Where the connection stands.
     connection: Connection,
     /// The reason the connection last ended.
@@ -113,14 +130,19 @@ pub struct Remoting {
 }
 
 impl Remoting {
-    /// Remoting with a player at `player`, or none.
-    pub fn new(player: Option<RemoteAddress>) -> Self {
+    /// Remoting with a player at `player`, or none; the computer encodes
+    /// `codecs.0`, the player decodes `codecs.1`.
+    pub fn new(player: Option<RemoteAddress>, codecs: (Vec<VideoCodec>, Vec<VideoCodec>)) -> Self {
+        let (pc_codecs, player_codecs) = codecs;
         Self {
             summary: RemotingSummary {
                 player: player.as_ref().map(ToString::to_string),
                 ..RemotingSummary::default()
             },
             player,
+            pc_codecs,
+            player_codecs,
+            codec: VideoCodec::Any,
             connection: Connection::Disconnected,
             last_reason: 0,
             refusals: 0,
@@ -192,6 +214,37 @@ impl Remoting {
         &self.summary
     }
 
+    /// Whether `codecs` hold the codec asked for ("any": one both sides have).
+    fn offers_codec(&self, codecs: &[VideoCodec]) -> bool {
+        match self.codec {
+            VideoCodec::Any => codecs
+                .iter()
+                .any(|codec| self.pc_codecs.contains(codec) && self.player_codecs.contains(codec)),
+            asked => codecs.contains(&asked),
+        }
+    }
+
+    /// Fails as xrRemotingConnectMSFT and xrRemotingListenMSFT do when
+    /// the computer cannot encode the codec asked for.
+    fn check_encoder(&self) -> Result<(), Failure> {
+        if self.offers_codec(&self.pc_codecs) {
+            Ok(())
+        } else {
+            Err(Failure::quiet(xr::Result::from_raw(CODEC_NOT_FOUND)))
+        }
+    }
+
+    /// What a handshake with the player ends in once it is reached.
+    fn handshake_outcome(&self) -> Event {
+        if self.offers_codec(&self.player_codecs) {
+            Event::RemotingConnected
+        } else {
+            Event::RemotingDisconnected {
+                reason: VIDEO_CODEC_NOT_AVAILABLE,
+            }
+        }
+    }
+
     /// Fails unless nothing is connected or connecting.
     fn check_disconnected(&self, what: &str) -> Result<(), Failure> {
         if self.connection == Connection::Disconnected {
@@ -243,7 +296,8 @@ fn check_not_secure(secure: xr::Bool32) -> Result<(), Failure> {
     }
 }
 
-/// xrRemotingSetContextPropertiesMSFT: accepted before connecting.
+/// xrRemotingSetContextPropertiesMSFT: accepted before connecting, with a
+/// codec the header defines.
 ///
 /// # Safety
 /// The arguments are the application's, as Microsoft's header defines them.
@@ -263,9 +317,16 @@ pub unsafe extern "system" fn set_context_properties(
             xr::StructureType::from_raw(structure_type::REMOTE_CONTEXT_PROPERTIES),
             "contextProperties",
         )?;
-        runtime
-            .remoting
-            .check_disconnected("xrRemotingSetContextPropertiesMSFT")?;
+        let codec = VideoCodec::from_raw(properties.video_codec).ok_or_else(|| {
+            crate::state::invalid(format!(
+                "contextProperties.videoCodec is {}, not an XrRemotingVideoCodecMSFT",
+                properties.video_codec
+            ))
+        })?;
+        let remoting = &mut runtime.remoting;
+        remoting.check_disconnected("xrRemotingSetContextPropertiesMSFT")?;
+        remoting.codec = codec;
+        remoting.summary.codec = Some(codec.name());
         Ok(xr::Result::SUCCESS)
     })
 }
@@ -295,6 +356,7 @@ pub unsafe extern "system" fn connect(
         check_not_secure(info.secure_connection)?;
         let remoting = &mut runtime.remoting;
         remoting.check_disconnected("xrRemotingConnectMSFT")?;
+        remoting.check_encoder()?;
         let address = RemoteAddress {
             host: host.to_owned(),
             port: info.remote_port,
@@ -319,7 +381,8 @@ pub unsafe extern "system" fn connect(
                 },
             ));
         } else {
-            remoting.pending.push_back((now, Event::RemotingConnected));
+            let outcome = remoting.handshake_outcome();
+            remoting.pending.push_back((now, outcome));
         }
         Ok(xr::Result::SUCCESS)
     })
@@ -360,6 +423,7 @@ pub unsafe extern "system" fn listen(
         }
         let remoting = &mut runtime.remoting;
         remoting.check_disconnected("xrRemotingListenMSFT")?;
+        remoting.check_encoder()?;
         let address = ListenAddress {
             host: host.to_owned(),
             port: info.handshake_listen_port,
@@ -378,9 +442,10 @@ pub unsafe extern "system" fn listen(
             .as_ref()
             .is_some_and(|player| player.port == info.handshake_listen_port)
         {
+            let outcome = remoting.handshake_outcome();
             remoting
                 .pending
-                .push_back((now + PLAYER_CONNECT_DELAY, Event::RemotingConnected));
+                .push_back((now + PLAYER_CONNECT_DELAY, outcome));
         }
         Ok(xr::Result::SUCCESS)
     })

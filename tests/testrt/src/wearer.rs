@@ -279,6 +279,8 @@ mod tests {
             out: None,
             every: 30,
             remoting: None,
+            player_codecs: Vec::new(),
+            pc_codecs: Vec::new(),
             map_size: Size {
                 width: 9,
                 height: 9,
