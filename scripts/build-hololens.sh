@@ -4,6 +4,8 @@
 #   target/dist/holoterrain-<version>-hololens2-test.cer     its certificate (DER), for the
 #                                                           device to trust (…-hololens2.cer
 #                                                           with a certificate of your own)
+#   target/dist/holoterrain-<version>-hololens2-README.txt  how to install them, from
+#                                                           packaging/hololens/README-hololens.txt
 # The exe is src/bin/holoterrain-packaged.rs for an ARM64 UWP target, with the
 # Khronos OpenXR loader linked in. See docs/hololens.md, "On the device".
 #
@@ -98,7 +100,7 @@ dist=$repo/target/dist
 name=holoterrain-$version-hololens2
 stage=$repo/target/hololens/package
 if ! $clippy; then
-  rm -rf "$stage" "$dist/$name-arm64.msix" "$dist/$name-test.cer" "$dist/$name.cer"
+  rm -rf "$stage" "$dist/$name-arm64.msix" "$dist/$name-test.cer" "$dist/$name.cer" "$dist/$name-README.txt"
   mkdir -p "$stage/Assets" "$dist"
   # The logos, by the host's toolchain (before RUSTC is pointed at Debian's).
   cargo run --quiet --release --locked --example hololens_logos -- "$stage/Assets"
@@ -204,4 +206,7 @@ fi
 python3 "$tools_dir/msix.py" package "$signed" \
   --windowsapp "$cache/windowsapp/windowsapp-exports.txt" --allowed "$tools_dir/allowed-imports.txt"
 mv "$signed" "$dist/$name-arm64.msix"
+# The owner's guide, naming the files beside it.
+sed -e "s/@VERSION@/$version/g" -e "s/@CERTIFICATE@/${cer##*/}/g" \
+  packaging/hololens/README-hololens.txt >"$dist/$name-README.txt"
 echo "build-hololens: built $dist/$name-arm64.msix and $cer in $(($(date +%s) - started)) s" >&2

@@ -48,6 +48,9 @@ rm -rf "$stage" "$target_dir/dist/$name.zip"
 mkdir -p "$stage/LICENSES"
 cp "$exe" "$stage/"
 cp packaging/windows/README-windows.txt "$stage/"
+# The HoloLens 2 package's guide, for owners who get the zip first.
+sed -e "s/@VERSION@/$version/g" -e "s/@CERTIFICATE@/holoterrain-$version-hololens2-test.cer/g" \
+  packaging/hololens/README-hololens.txt >"$stage/README-hololens.txt"
 
 # Licences of what the exe contains: the Khronos OpenXR loader and the
 # jsoncpp it embeds, the MinGW-w64 runtime (winpthreads, CRT start-up code)

@@ -57,6 +57,8 @@ struct Built {
     package: PathBuf,
     /// Its test certificate (DER).
     certificate: PathBuf,
+    /// The owner's guide beside them.
+    guide: PathBuf,
     /// The exe as packed (app container flag set).
     exe: PathBuf,
     /// The windowsapp export list.
@@ -71,12 +73,14 @@ fn built() -> Option<Built> {
     let built = Built {
         package: dist.join(format!("{name}-arm64.msix")),
         certificate: dist.join(format!("{name}-test.cer")),
+        guide: dist.join(format!("{name}-README.txt")),
         exe: target_dir().join("hololens/package/holoterrain.exe"),
         windowsapp: cache().join("windowsapp/windowsapp-exports.txt"),
     };
     for path in [
         &built.package,
         &built.certificate,
+        &built.guide,
         &built.exe,
         &built.windowsapp,
     ] {
@@ -192,6 +196,53 @@ fn the_built_package_passes_every_check() {
         output.status.success(),
         "msix.py package failed:\n{}",
         text(&output.stderr)
+    );
+}
+
+/// The guide beside the package is its source with the files' real names,
+/// and takes an owner through Microsoft's steps in Microsoft's order.
+#[test]
+fn the_guide_beside_the_package_names_its_files_and_keeps_microsofts_order() {
+    let Some(built) = built() else { return };
+    let guide = std::fs::read_to_string(&built.guide).expect("the guide");
+    let source =
+        std::fs::read_to_string(repository().join("packaging/hololens/README-hololens.txt"))
+            .expect("the guide's source");
+    let file_name = |path: &Path| path.file_name().unwrap().to_str().unwrap().to_owned();
+    assert_eq!(
+        guide,
+        source
+            .replace("@VERSION@", &version())
+            .replace("@CERTIFICATE@", &file_name(&built.certificate)),
+        "the built guide is its source with the version and certificate filled in"
+    );
+    for shipped in [&built.package, &built.certificate] {
+        assert!(
+            guide.contains(&file_name(shipped)),
+            "the guide names {}",
+            file_name(shipped)
+        );
+    }
+    let steps = [
+        "\"Developer Mode\"",
+        "\"Device Portal\"",
+        "\"Request pin\"",
+        "at least seven characters",
+        "\"Install Certificate\"",
+        "\"Local Storage\"",
+        "All apps",
+    ];
+    let places: Vec<usize> = steps
+        .iter()
+        .map(|step| {
+            guide
+                .find(step)
+                .unwrap_or_else(|| panic!("the guide lacks {step}"))
+        })
+        .collect();
+    assert!(
+        places.windows(2).all(|pair| pair[0] < pair[1]),
+        "the steps {steps:?} come in this order, found at {places:?}"
     );
 }
 
