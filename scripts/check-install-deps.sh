@@ -16,9 +16,10 @@
 #
 # Usage: scripts/check-install-deps.sh
 #
-# Needs root (deb-chroot.sh: debootstrap, mount, chroot) and crates the host
-# has already fetched (run after a host build of the workspace: the chroot
-# builds offline from the host's cargo registry). Its target directory stays
+# Needs root (deb-chroot.sh: debootstrap, mount, chroot) and a rustup
+# toolchain of root's (rustc on PATH, its sysroot outside /usr). The crates
+# are fetched on the host first (`cargo fetch`), so the chroot builds
+# offline from the host's cargo registry. Its target directory stays
 # in /var/cache/holoterrain/install-check-target (HOLOTERRAIN_CROSS_CACHE
 # moves it), so later runs rebuild only what changed; apt's downloads are kept
 # by deb-chroot.sh. Exits with the in-chroot check's status.
@@ -40,9 +41,11 @@ command -v rustc >/dev/null || die "no rustc on PATH: the check builds with the 
 
 SYSROOT=$(rustc --print sysroot)
 [ -x "$SYSROOT/bin/cargo" ] || die "the Rust toolchain at $SYSROOT has no cargo"
+case "$SYSROOT" in
+    /usr | /usr/*) die "the Rust toolchain at $SYSROOT is the system's; bound into the chroot it would hide the chroot's own /usr: use a rustup toolchain" ;;
+esac
 CARGO_HOME_DIR=${CARGO_HOME:-$HOME/.cargo}
-[ -d "$CARGO_HOME_DIR/registry" ] \
-    || die "no cargo registry at $CARGO_HOME_DIR/registry: build the workspace on the host first (cargo build --workspace)"
+(cd "$REPO" && cargo fetch --locked --quiet) || die "cargo fetch failed: the chroot builds offline from what the host fetched"
 TARGET_DIR="${HOLOTERRAIN_CROSS_CACHE:-/var/cache/holoterrain}/install-check-target"
 mkdir -p "$TARGET_DIR"
 
@@ -61,10 +64,9 @@ scripts/install-deps.sh test
 echo "check-install-deps: building the workspace" >&2
 cargo build --workspace --locked --offline --quiet
 echo "check-install-deps: the unit tests, CI set" >&2
-cargo test --workspace --lib --locked --offline --quiet
+cargo test --workspace --lib --locked --offline --no-fail-fast
 echo "check-install-deps: the integration tests $LOCAL_TESTS, CI set" >&2
-# shellcheck disable=SC2086 # one word a test
-cargo test --locked --offline --quiet $(printf -- "--test %s " $LOCAL_TESTS)
+cargo test --locked --offline --no-fail-fast $(printf -- "--test %s " $LOCAL_TESTS)
 '
 
 exec "$SCRIPT_DIR/deb-chroot.sh" run \

@@ -145,20 +145,21 @@ mount_system() {
     mountpoint -q "$1/dev" || mount --rbind /dev "$1/dev"
 }
 
-# Binds each directory of BINDS, then each of READ_ONLY_BINDS read-only,
-# at the same path inside the chroot at $1.
+# Binds each directory of READ_ONLY_BINDS read-only, then each of BINDS,
+# at the same path inside the chroot at $1: read-only first, so a writable
+# directory inside a read-only one (a cache in a checkout) stays writable.
 bind_dirs() {
     local dir
-    for dir in "${BINDS[@]}"; do
-        [ -d "$dir" ] || die "bind source $dir is not a directory"
-        mkdir -p "$1$dir"
-        mount --bind "$dir" "$1$dir"
-    done
     for dir in "${READ_ONLY_BINDS[@]}"; do
         [ -d "$dir" ] || die "bind source $dir is not a directory"
         mkdir -p "$1$dir"
         mount --bind "$dir" "$1$dir"
         mount -o remount,bind,ro "$1$dir"
+    done
+    for dir in "${BINDS[@]}"; do
+        [ -d "$dir" ] || die "bind source $dir is not a directory"
+        mkdir -p "$1$dir"
+        mount --bind "$dir" "$1$dir"
     done
 }
 

@@ -9,7 +9,7 @@
 #       packages it holds). A chroot left half-built by an interrupted run is
 #       removed and rebuilt; a complete one made before a package was added
 #       here gets the missing packages installed.
-#   scripts/monado-chroot.sh run [--mode simulated|remote|qwerty] [--bind DIR]... -- CMD [ARG]...
+#   scripts/monado-chroot.sh run [--mode simulated|remote|qwerty] [--bind DIR]... [--bind-ro DIR]... -- CMD [ARG]...
 #       Mount proc and /dev into the chroot, bind each DIR at the same path
 #       inside it (a path may hold spaces), start monado-service in the chosen
 #       mode (see scripts/monado/inside.sh), wait for its socket, run CMD
@@ -106,5 +106,5 @@ case "${1:-}" in
     run) shift; run "$@" ;;
     path) echo "$CHROOT_DIR" ;;
     mirror) debian_mirror ;;
-    *) die "usage: $0 prepare | run [--mode simulated|remote|qwerty] [--bind DIR]... -- CMD... | path | mirror" ;;
+    *) die "usage: $0 prepare | run [--mode simulated|remote|qwerty] [--bind DIR]... [--bind-ro DIR]... -- CMD... | path | mirror" ;;
 esac

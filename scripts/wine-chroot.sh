@@ -8,7 +8,7 @@
 #       Build the chroot and its Wine prefix unless a complete one exists
 #       (marker file). A chroot left half-built by an interrupted run is
 #       removed and rebuilt.
-#   scripts/wine-chroot.sh run [--xvfb] [--bind DIR]... -- CMD [ARG]...
+#   scripts/wine-chroot.sh run [--xvfb] [--bind DIR]... [--bind-ro DIR]... -- CMD [ARG]...
 #       Mount proc and /dev into the chroot, bind each DIR at the same path
 #       inside it (a path may hold spaces), run CMD inside with the Wine
 #       prefix set up (`wine64 X.exe` runs a Windows program; unix paths
@@ -106,5 +106,5 @@ case "${1:-}" in
     run) shift; run "$@" ;;
     path) echo "$CHROOT_DIR" ;;
     mirror) debian_mirror ;;
-    *) die "usage: $0 prepare | run [--xvfb] [--bind DIR]... -- CMD... | path | mirror" ;;
+    *) die "usage: $0 prepare | run [--xvfb] [--bind DIR]... [--bind-ro DIR]... -- CMD... | path | mirror" ;;
 esac

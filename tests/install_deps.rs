@@ -28,9 +28,10 @@ fn is_root() -> bool {
 }
 
 /// The lines of a failed check that say what went wrong: the checks' own
-/// messages, apt's and cargo's errors, failing tests and their panics.
+/// messages, apt's and cargo's errors, failing tests by name, and each
+/// panic with its whole message (up to the blank line after it).
 fn what_went_wrong(output: &str) -> Vec<&str> {
-    let mut lines = output.lines().peekable();
+    let mut lines = output.lines();
     let mut kept = Vec::new();
     while let Some(line) = lines.next() {
         let telling = line.starts_with("check-install-deps:")
@@ -38,15 +39,18 @@ fn what_went_wrong(output: &str) -> Vec<&str> {
             || line.starts_with("install-deps.sh:")
             || line.starts_with("error")
             || line.starts_with("E: ")
-            || line.contains("FAILED")
+            || line.starts_with("---- ")
+            || line.ends_with("FAILED")
             || line.contains("panicked at");
         if telling {
             kept.push(line);
-            // A panic's message is the line after "panicked at".
-            if line.contains("panicked at")
-                && let Some(message) = lines.next()
-            {
-                kept.push(message);
+            if line.contains("panicked at") {
+                kept.extend(
+                    lines
+                        .by_ref()
+                        .take_while(|message| !message.trim().is_empty())
+                        .filter(|message| !message.starts_with("note: ")),
+                );
             }
         }
     }
@@ -54,7 +58,7 @@ fn what_went_wrong(output: &str) -> Vec<&str> {
 }
 
 #[test]
-fn the_install_step_alone_lets_the_workspace_build_and_its_unit_tests_pass() {
+fn with_only_the_install_step_in_a_clean_debian_the_workspace_builds_and_its_tests_pass() {
     if !is_root() {
         skip("not root: the install check runs in a Debian chroot");
         return;
@@ -71,7 +75,7 @@ fn the_install_step_alone_lets_the_workspace_build_and_its_unit_tests_pass() {
     assert!(
         output.status.success(),
         "in a clean Debian 12 with only `scripts/install-deps.sh test` installed, \
-         the workspace's build or unit tests fail ({}); add what is missing to \
+         the workspace's build or tests fail ({}); add what is missing to \
          the test set of scripts/install-deps.sh:\n{}",
         output.status,
         what_went_wrong(&printed).join("\n")
@@ -84,16 +88,37 @@ fn a_failed_check_is_told_by_its_panics_and_errors() {
                    running 3 tests\n\
                    test a ... ok\n\
                    test b ... FAILED\n\
+                   test c ... FAILED\n\
+                   \n\
+                   failures:\n\
+                   \n\
+                   ---- b stdout ----\n\
+                   \n\
                    thread 'b' panicked at src/xr/c_layout.rs:41:5:\n\
                    CI: no openxr.h (Debian: libopenxr-dev) to check the layout\n\
-                   note: run with `RUST_BACKTRACE=1`\n";
+                   note: run with `RUST_BACKTRACE=1`\n\
+                   \n\
+                   ---- c stdout ----\n\
+                   thread 'c' panicked at tests/render.rs:9:5:\n\
+                   assertion `left == right` failed\n  \
+                   left: 1\n \
+                   right: 0\n\
+                   \n\
+                   test result: FAILED. 1 passed; 2 failed\n";
     assert_eq!(
         what_went_wrong(printed),
         [
             "check-install-deps: building the workspace",
             "test b ... FAILED",
+            "test c ... FAILED",
+            "---- b stdout ----",
             "thread 'b' panicked at src/xr/c_layout.rs:41:5:",
             "CI: no openxr.h (Debian: libopenxr-dev) to check the layout",
+            "---- c stdout ----",
+            "thread 'c' panicked at tests/render.rs:9:5:",
+            "assertion `left == right` failed",
+            "  left: 1",
+            " right: 0",
         ]
     );
 }
