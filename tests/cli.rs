@@ -352,7 +352,7 @@ fn xr_codec_other_than_any_h264_h265_or_without_remoting_is_a_usage_error() {
         ),
         (
             &["xr", "--codec", "h264"][..],
-            "error: the following required arguments were not provided:",
+            "error: the following required arguments were not provided: <--remote <HOST[:PORT]>|--listen",
         ),
     ] {
         let out = holoterrain(args, dir.path());

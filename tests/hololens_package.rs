@@ -244,6 +244,27 @@ fn the_guide_beside_the_package_names_its_files_and_keeps_microsofts_order() {
         places.windows(2).all(|pair| pair[0] < pair[1]),
         "the steps {steps:?} come in this order, found at {places:?}"
     );
+    assert!(!guide.contains('@'), "a placeholder is left in the guide");
+
+    // The Windows zip's copy (scripts/build-windows.sh) names the test certificate.
+    let zipped = target_dir()
+        .join("dist")
+        .join(format!("holoterrain-{}-windows-x86_64", version()))
+        .join("README-hololens.txt");
+    let Ok(zipped) = std::fs::read_to_string(&zipped) else {
+        skip(&format!(
+            "{} is missing: run scripts/build-windows.sh",
+            zipped.display()
+        ));
+        return;
+    };
+    assert_eq!(
+        zipped,
+        source
+            .replace("@VERSION@", &version())
+            .replace("@CERTIFICATE@", &file_name(&built.certificate)),
+        "the zip's guide is the one beside the package"
+    );
 }
 
 #[test]

@@ -817,13 +817,22 @@ fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhe
     let Some(exe) = exe_beside_remoting_runtime(scratch.path()) else {
         return;
     };
-    // RemotingXR.json copied without the DLLs it names, as a user who
-    // copies only the manifest (or lacks the Visual C++ runtime) has it.
+    // RemotingXR.json copied without the DLL it names, as a user who
+    // copies only the manifest has it; and with a DLL that does not load,
+    // as one whose dependencies (the Visual C++ runtime) are missing.
+    let manifest_beside_exe = exe.with_file_name("RemotingXR.json");
+    let library_name = runtime_library(&manifest_beside_exe)
+        .file_name()
+        .expect("a DLL name")
+        .to_owned();
     let without_dlls = scratch.path().join("manifest-only");
-    std::fs::create_dir_all(&without_dlls).expect("a folder");
-    let lonely_manifest = without_dlls.join("RemotingXR.json");
-    std::fs::copy(exe.with_file_name("RemotingXR.json"), &lonely_manifest)
-        .expect("copy the manifest alone");
+    let unloadable = scratch.path().join("unloadable-dll");
+    for folder in [&without_dlls, &unloadable] {
+        std::fs::create_dir_all(folder).expect("a folder");
+        std::fs::copy(&manifest_beside_exe, folder.join("RemotingXR.json"))
+            .expect("copy the manifest");
+    }
+    std::fs::write(unloadable.join(&library_name), b"not a DLL").expect("a broken DLL");
     let script = scratch.path().join("away.txt");
     std::fs::write(&script, "1.0 airtap right away\n").expect("a script");
     let out = scratch.path().join("out");
@@ -876,7 +885,19 @@ fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhe
             "--remote",
             PLAYER,
             "--remote-runtime",
-            &lonely_manifest.display().to_string(),
+            &without_dlls.join("RemotingXR.json").display().to_string(),
+        ],
+    ) + &copy_run(
+        &exe,
+        scratch.path(),
+        "unloadable",
+        &settings,
+        &[
+            "xr",
+            "--remote",
+            PLAYER,
+            "--remote-runtime",
+            &unloadable.join("RemotingXR.json").display().to_string(),
         ],
     );
     let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
@@ -926,20 +947,26 @@ fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhe
         "plain xr must not use RemotingXR.json:\n{stderr}"
     );
 
-    let (status, _, stderr) = captured(scratch.path(), "no-dlls");
-    assert_eq!(
-        status, 1,
-        "a remoting runtime without its DLLs; stderr:\n{stderr}"
-    );
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line, got:\n{stderr}");
-    assert!(
-        lines[0].starts_with("error: the OpenXR runtime manifest ")
-            && lines[0].contains("cannot be loaded")
-            && lines[0].contains("install Microsoft's Visual C++ Redistributable for x64"),
-        "the line names the Visual C++ runtime: {}",
-        lines[0]
-    );
+    for (name, says) in [
+        (
+            "no-dlls",
+            "is missing: copy every file of the runtime's folder, not the manifest alone",
+        ),
+        (
+            "unloadable",
+            "install Microsoft's Visual C++ Redistributable (vc_redist.x64.exe)",
+        ),
+    ] {
+        let (status, _, stderr) = captured(scratch.path(), name);
+        assert_eq!(status, 1, "{name}; stderr:\n{stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{name}: one line, got:\n{stderr}");
+        assert!(
+            lines[0].starts_with("error: the OpenXR runtime manifest ") && lines[0].contains(says),
+            "{name}: {}",
+            lines[0]
+        );
+    }
 }
 
 #[test]

@@ -493,12 +493,11 @@ fn the_codec_asked_for_is_the_one_the_player_is_given() {
 }
 
 #[test]
-fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_to_try_h264() {
+fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_what_to_try() {
     let Some(manifest) = manifest("linux") else {
         return;
     };
-    let advice =
-        "try --codec h264, or for h265 install Microsoft's HEVC Video Extensions on this computer";
+    // The player lacks H.265: its handshake says so.
     let (output, runtime, _) = remote_with_codec(&manifest, "h265", "h264,h265", "h264");
     let line = one_error_line(
         &output,
@@ -506,9 +505,7 @@ fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_to_try_h2
     );
     assert_eq!(
         line,
-        format!(
-            "error: Holographic Remoting with 127.0.0.1:8265: this computer and the player have no video codec in common for --codec h265 (video codec not available (XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT)); {advice}"
-        )
+        "error: Holographic Remoting with 127.0.0.1:8265: the player cannot decode the video codec of --codec h265 (video codec not available (XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT)); try --codec h264"
     );
     assert_eq!(runtime["remoting"]["codec"], "h265");
     assert_eq!(
@@ -518,6 +515,7 @@ fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_to_try_h2
     assert_eq!(runtime["frames_submitted"], 0);
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
 
+    // This computer lacks H.265: connecting fails before any attempt.
     let (output, runtime, _) = remote_with_codec(&manifest, "h265", "h264", "h264,h265");
     let line = one_error_line(
         &output,
@@ -525,9 +523,7 @@ fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_to_try_h2
     );
     assert_eq!(
         line,
-        format!(
-            "error: Holographic Remoting with 127.0.0.1:8265: this computer and the player have no video codec in common for --codec h265 (xrRemotingConnectMSFT: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT, this computer cannot encode it); {advice}"
-        )
+        "error: Holographic Remoting: this computer cannot encode the video codec of --codec h265 (xrRemotingConnectMSFT: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT); try --codec h264, or install Microsoft's HEVC Video Extensions on this computer"
     );
     assert_eq!(
         runtime["remoting"]["connects"],
@@ -536,13 +532,35 @@ fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_to_try_h2
     );
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
 
-    // With any, a codec both sides have is taken.
+    // Asked for H.264 where only H.265 is encoded, the advice is not h264.
+    let (output, _, _) = remote_with_codec(&manifest, "h264", "h265", "h264,h265");
+    let line = one_error_line(
+        &output,
+        "xr --remote --codec h264 from a computer without H.264",
+    );
+    assert!(
+        line.ends_with("(xrRemotingConnectMSFT: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT); try --codec any, and update the graphics driver (the card needs H.264 hardware encoding)"),
+        "{line}"
+    );
+
+    // With any, a codec both sides have is taken; with none in common the
+    // handshake fails, not the connect call.
     let (output, runtime, _) = remote_with_codec(&manifest, "any", "h264", "h264,h265");
     assert_success(
         &output,
         "xr --remote --codec any from a computer with H.264 only",
     );
     assert_eq!(runtime["remoting"]["connected"], true);
+    let (output, runtime, _) = remote_with_codec(&manifest, "any", "h264", "h265");
+    let line = one_error_line(&output, "xr --remote --codec any with no codec in common");
+    assert!(
+        line.starts_with("error: Holographic Remoting with 127.0.0.1:8265: the player cannot decode the video codec of --codec any"),
+        "{line}"
+    );
+    assert_eq!(
+        runtime["remoting"]["connects"],
+        serde_json::json!(["127.0.0.1:8265"])
+    );
 }
 
 #[test]

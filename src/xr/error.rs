@@ -121,11 +121,23 @@ pub enum XrError {
         /// The runtime's reason, or the timeout.
         why: String,
     },
-    /// This computer or the player lacks the video codec `--codec` asked for.
+    /// This computer cannot encode the video codec `--codec` asked for
+    /// (XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT).
     #[error(
-        "Holographic Remoting with {address}: this computer and the player have no video codec in common for --codec {codec} ({why}); try --codec h264, or for h265 install Microsoft's HEVC Video Extensions on this computer"
+        "Holographic Remoting: this computer cannot encode the video codec of --codec {codec} ({call}: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT); {advice}", advice = encoder_advice(.codec)
     )]
-    RemoteCodec {
+    RemoteEncoderMissing {
+        /// `--codec`'s name.
+        codec: &'static str,
+        /// The call that said so.
+        call: &'static str,
+    },
+    /// The player cannot decode the video codec `--codec` asked for
+    /// (XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT).
+    #[error(
+        "Holographic Remoting with {address}: the player cannot decode the video codec of --codec {codec} ({why}); {advice}", advice = decoder_advice(.codec)
+    )]
+    RemoteDecoderMissing {
         /// HOST:PORT of the player (or the address listened on).
         address: String,
         /// `--codec`'s name.
@@ -389,6 +401,26 @@ fn report_note(report: Option<&std::path::Path>) -> String {
         .unwrap_or_default()
 }
 
+/// What to do when this computer cannot encode `codec` (`--codec`'s name).
+fn encoder_advice(codec: &str) -> &'static str {
+    match codec {
+        "h265" => "try --codec h264, or install Microsoft's HEVC Video Extensions on this computer",
+        "h264" => {
+            "try --codec any, and update the graphics driver (the card needs H.264 hardware encoding)"
+        }
+        _ => "update the graphics driver: the card needs H.264 or H.265 hardware encoding",
+    }
+}
+
+/// What to do when the player cannot decode `codec` (`--codec`'s name).
+fn decoder_advice(codec: &str) -> &'static str {
+    match codec {
+        "h265" => "try --codec h264",
+        "h264" => "try --codec any, and update the Remoting Player from the Microsoft Store",
+        _ => "update the Remoting Player from the Microsoft Store",
+    }
+}
+
 /// Builds a closure that wraps an OpenXR result into [`XrError::Xr`] for `call`.
 pub(crate) fn xr_call(call: &'static str) -> impl FnOnce(xr::sys::Result) -> XrError {
     move |result| XrError::Xr { call, result }
@@ -402,6 +434,32 @@ pub(crate) fn vk_call(call: &'static str) -> impl FnOnce(vk::Result) -> XrError 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codec_advice_never_suggests_the_codec_that_failed_and_is_one_line() {
+        for codec in ["any", "h264", "h265"] {
+            let errors = [
+                XrError::RemoteEncoderMissing {
+                    codec,
+                    call: "xrRemotingConnectMSFT",
+                },
+                XrError::RemoteDecoderMissing {
+                    address: "10.0.0.2:8265".into(),
+                    codec,
+                    why: "video codec not available".into(),
+                },
+            ];
+            for error in errors {
+                let line = error.to_string();
+                assert!(!line.contains('\n'), "{line}");
+                let advice = line.rsplit_once("; ").unwrap().1;
+                assert!(
+                    !advice.contains(&format!("--codec {codec}")),
+                    "{codec}: {advice}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_lost_instance_from_any_call_is_a_runtime_stop() {

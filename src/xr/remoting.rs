@@ -66,6 +66,17 @@ pub const VIDEO_CODEC_H264: u32 = 1;
 /// XrRemotingVideoCodecMSFT: H.265 (HEVC) only.
 pub const VIDEO_CODEC_H265: u32 = 2;
 
+/// XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT: xrRemotingConnectMSFT or
+/// xrRemotingListenMSFT when this computer's graphics adapter cannot encode
+/// the codec asked for.
+pub const CODEC_NOT_FOUND: i32 = -1_000_065_001;
+/// XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT: no codec
+/// both sides have among those asked for.
+pub const VIDEO_CODEC_NOT_AVAILABLE: u32 = 15;
+/// XrRemotingDepthBufferStreamResolutionMSFT: depth at half the colour
+/// resolution (the runtime's default), enough for reprojection.
+pub const DEPTH_BUFFER_STREAM_RESOLUTION_HALF: u32 = 0;
+
 /// The video codec the stream to the player is encoded with (`--codec`).
 /// `Any` lets the two sides agree on one; a PC whose HEVC decoder or
 /// encoder misbehaves can connect and show nothing, and `H264` is the way
@@ -107,16 +118,6 @@ impl VideoCodec {
         }
     }
 }
-/// XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT: xrRemotingConnectMSFT or
-/// xrRemotingListenMSFT when this computer's graphics adapter cannot encode
-/// the codec asked for.
-pub const CODEC_NOT_FOUND: i32 = -1_000_065_001;
-/// XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT: no codec
-/// both sides have among those asked for.
-pub const VIDEO_CODEC_NOT_AVAILABLE: u32 = 15;
-/// XrRemotingDepthBufferStreamResolutionMSFT: depth at half the colour
-/// resolution (the runtime's default), enough for reprojection.
-pub const DEPTH_BUFFER_STREAM_RESOLUTION_HALF: u32 = 0;
 
 /// XrRemotingRemoteContextPropertiesMSFT: how the stream is encoded.
 #[repr(C)]
@@ -553,6 +554,15 @@ mod tests {
         }
         assert_eq!(VideoCodec::from_raw(3), None);
         assert_eq!(VideoCodec::default(), VideoCodec::Any);
+    }
+
+    #[test]
+    fn each_codecs_report_name_is_the_one_codec_takes() {
+        use clap::ValueEnum;
+        for codec in VideoCodec::value_variants() {
+            let possible = codec.to_possible_value().unwrap();
+            assert_eq!(possible.get_name(), codec.name());
+        }
     }
 
     #[test]

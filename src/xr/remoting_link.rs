@@ -295,7 +295,7 @@ impl Link {
             Waited::Connected => Ok(true),
             Waited::Interrupted => Ok(false),
             Waited::Failed(failure @ Failure::Disconnected(VIDEO_CODEC_NOT_AVAILABLE)) => {
-                Err(XrError::RemoteCodec {
+                Err(XrError::RemoteDecoderMissing {
                     address: self.peer.to_string(),
                     codec: self.codec.name(),
                     why: failure.describe(),
@@ -519,12 +519,9 @@ impl Link {
             }
         };
         if result.into_raw() == CODEC_NOT_FOUND {
-            return Err(XrError::RemoteCodec {
-                address: self.peer.to_string(),
+            return Err(XrError::RemoteEncoderMissing {
                 codec: self.codec.name(),
-                why: format!(
-                    "{call}: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT, this computer cannot encode it"
-                ),
+                call,
             });
         }
         if result.into_raw() < 0 {

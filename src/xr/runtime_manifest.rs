@@ -135,12 +135,12 @@ pub struct LoadedRuntime {
     _library: libloading::Library,
 }
 
-/// What else stops a runtime library from loading where every file of it
-/// is there: on Windows, the Visual C++ runtime DLLs that Microsoft's
-/// remoting runtime is built against, which a PC without Visual Studio or
-/// an app that brought them may lack.
+/// What else stops a runtime library that is there from loading: on
+/// Windows, the Visual C++ runtime DLLs that Microsoft's remoting runtime is
+/// built against, which a PC without Visual Studio or an app that brought
+/// them may lack.
 const LIBRARY_LOAD_HINT: &str = if cfg!(windows) {
-    "; if every file of the runtime's folder is beside it, install Microsoft's Visual C++ Redistributable for x64 (vc_redist.x64.exe), whose DLLs the remoting runtime needs"
+    "; if every file of the runtime's folder is beside it, install Microsoft's Visual C++ Redistributable (vc_redist.x64.exe), whose DLLs Microsoft's remoting runtime may need"
 } else {
     ""
 };
@@ -162,6 +162,14 @@ pub fn load(manifest: &Path) -> Result<LoadedRuntime, XrError> {
         )));
     }
     let library_path = library_location(manifest, &contents.runtime.library_path);
+    // A bare file name is the system's to find; a path names a file.
+    let names_a_file = library_path.components().count() > 1;
+    if names_a_file && !library_path.is_file() {
+        return Err(problem(format!(
+            "its library {} is missing: copy every file of the runtime's folder, not the manifest alone",
+            library_path.display()
+        )));
+    }
     // SAFETY: loading a runtime library runs its initialisers; a runtime
     // named by an OpenXR manifest is meant to be loaded so, as the loader does.
     let library = unsafe { libloading::Library::new(&library_path) }.map_err(|error| {
@@ -330,7 +338,14 @@ mod tests {
                 Some(
                     r#"{"file_format_version": "1.0.0", "runtime": {"library_path": "./absent.so"}}"#,
                 ),
-                "cannot be loaded",
+                "absent.so is missing",
+            ),
+            (
+                "garbage.json",
+                Some(
+                    r#"{"file_format_version": "1.0.0", "runtime": {"library_path": "./garbage.json"}}"#,
+                ),
+                "garbage.json cannot be loaded",
             ),
         ];
         for (name, contents, says) in cases {

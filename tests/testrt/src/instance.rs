@@ -296,7 +296,8 @@ fn open(enabled: Enabled) -> Result<Runtime, String> {
     let anchor_store = AnchorStore::open(config.out.as_deref())?;
     let remoting = Remoting::new(
         config.remoting.clone(),
-        (config.pc_codecs.clone(), config.player_codecs.clone()),
+        config.pc_codecs.clone(),
+        config.player_codecs.clone(),
     );
     Ok(Runtime::new(
         config,

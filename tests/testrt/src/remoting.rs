@@ -131,9 +131,12 @@ pub struct Remoting {
 
 impl Remoting {
     /// Remoting with a player at `player`, or none; the computer encodes
-    /// `codecs.0`, the player decodes `codecs.1`.
-    pub fn new(player: Option<RemoteAddress>, codecs: (Vec<VideoCodec>, Vec<VideoCodec>)) -> Self {
-        let (pc_codecs, player_codecs) = codecs;
+    /// `pc_codecs`, the player decodes `player_codecs`.
+    pub fn new(
+        player: Option<RemoteAddress>,
+        pc_codecs: Vec<VideoCodec>,
+        player_codecs: Vec<VideoCodec>,
+    ) -> Self {
         Self {
             summary: RemotingSummary {
                 player: player.as_ref().map(ToString::to_string),
@@ -214,29 +217,33 @@ impl Remoting {
         &self.summary
     }
 
-    /// Whether `codecs` hold the codec asked for ("any": one both sides have).
-    fn offers_codec(&self, codecs: &[VideoCodec]) -> bool {
-        match self.codec {
-            VideoCodec::Any => codecs
-                .iter()
-                .any(|codec| self.pc_codecs.contains(codec) && self.player_codecs.contains(codec)),
-            asked => codecs.contains(&asked),
-        }
-    }
-
     /// Fails as xrRemotingConnectMSFT and xrRemotingListenMSFT do when
-    /// the computer cannot encode the codec asked for.
+    /// the computer cannot encode the codec asked for ("any": none at all;
+    /// which of them the player decodes is learnt only in the handshake).
     fn check_encoder(&self) -> Result<(), Failure> {
-        if self.offers_codec(&self.pc_codecs) {
+        let encodes = match self.codec {
+            VideoCodec::Any => !self.pc_codecs.is_empty(),
+            asked => self.pc_codecs.contains(&asked),
+        };
+        if encodes {
             Ok(())
         } else {
             Err(Failure::quiet(xr::Result::from_raw(CODEC_NOT_FOUND)))
         }
     }
 
-    /// What a handshake with the player ends in once it is reached.
+    /// What a handshake with the player ends in once it is reached: a
+    /// connection when the player decodes the codec asked for ("any": one
+    /// the computer encodes too).
     fn handshake_outcome(&self) -> Event {
-        if self.offers_codec(&self.player_codecs) {
+        let decodes = match self.codec {
+            VideoCodec::Any => self
+                .pc_codecs
+                .iter()
+                .any(|codec| self.player_codecs.contains(codec)),
+            asked => self.player_codecs.contains(&asked),
+        };
+        if decodes {
             Event::RemotingConnected
         } else {
             Event::RemotingDisconnected {
