@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whether `scripts/install-deps.sh test` installs everything the workspace's
-# build and the library's unit tests need, where nothing installed by hand
+# build and its package-only tests need, where nothing installed by hand
 # can hide a gap: a clean Debian 12 overlay (scripts/deb-chroot.sh) that
 # holds only a C compiler (what the README's "Rust toolchain installed"
 # machine has: rustc links through cc) and what install-deps.sh installs,
@@ -52,7 +52,7 @@ mkdir -p "$TARGET_DIR"
 "$SCRIPT_DIR/deb-chroot.sh" prepare
 
 # What runs inside: the machine's C compiler, then the README's install step
-# exactly as the test command runs it, then the build and the unit tests.
+# exactly as the test command runs it, then the build and the tests.
 # shellcheck disable=SC2016 # expanded inside the chroot
 inside='
 set -euo pipefail

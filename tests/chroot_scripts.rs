@@ -190,6 +190,22 @@ fn scratch_with_a_space() -> (tempfile::TempDir, PathBuf) {
     (scratch, spaced)
 }
 
+/// Runs a chroot script's `run` with no input and returns what it printed,
+/// failing with its stderr unless it succeeded.
+fn stdout_of_success(run: &mut Command) -> String {
+    let output = run
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the chroot script");
+    assert!(
+        output.status.success(),
+        "exit {}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 #[test]
 fn a_bind_path_with_spaces_reaches_the_command_whole() {
     if !wine_chroot_ready() {
@@ -197,25 +213,13 @@ fn a_bind_path_with_spaces_reaches_the_command_whole() {
     }
     let (_scratch, spaced) = scratch_with_a_space();
     std::fs::write(spaced.join("marker"), "seen from inside\n").unwrap();
-    let output = Command::new(script("wine-chroot.sh"))
-        .arg("run")
+    let mut run = Command::new(script("wine-chroot.sh"));
+    run.arg("run")
         .arg("--bind")
         .arg(&spaced)
         .args(["--", "cat"])
-        .arg(spaced.join("marker"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run wine-chroot.sh");
-    assert!(
-        output.status.success(),
-        "exit {}: {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
-        "seen from inside\n"
-    );
+        .arg(spaced.join("marker"));
+    assert_eq!(stdout_of_success(&mut run), "seen from inside\n");
 }
 
 #[test]
@@ -226,7 +230,8 @@ fn a_read_only_bind_is_read_inside_but_not_written_and_a_plain_one_is_written() 
     let (_read_only_scratch, read_only) = scratch_with_a_space();
     let (_writable_scratch, writable) = scratch_with_a_space();
     std::fs::write(read_only.join("marker"), "kept\n").unwrap();
-    let output = Command::new(script("wine-chroot.sh"))
+    let mut run = Command::new(script("wine-chroot.sh"));
+    run
         .arg("run")
         .arg("--bind-ro")
         .arg(&read_only)
@@ -240,17 +245,8 @@ fn a_read_only_bind_is_read_inside_but_not_written_and_a_plain_one_is_written() 
             "sh",
         ])
         .arg(&read_only)
-        .arg(&writable)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run wine-chroot.sh");
-    assert!(
-        output.status.success(),
-        "exit {}: {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "kept\nrefused\n");
+        .arg(&writable);
+    assert_eq!(stdout_of_success(&mut run), "kept\nrefused\n");
     assert_eq!(
         std::fs::read_to_string(read_only.join("marker")).unwrap(),
         "kept\n"

@@ -492,17 +492,28 @@ fn the_codec_asked_for_is_the_one_the_player_is_given() {
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
 }
 
+/// [`remote_with_codec`] for a run that must fail: its one error line and
+/// the runtime's report.
+fn codec_failure(
+    manifest: &Path,
+    codec: &str,
+    pc_codecs: &str,
+    player_codecs: &str,
+) -> (String, Value) {
+    let (output, runtime, _) = remote_with_codec(manifest, codec, pc_codecs, player_codecs);
+    let what = format!(
+        "--codec {codec} from a computer with {pc_codecs} to a player with {player_codecs}"
+    );
+    (one_error_line(&output, &what), runtime)
+}
+
 #[test]
 fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_what_to_try() {
     let Some(manifest) = manifest("linux") else {
         return;
     };
     // The player lacks H.265: its handshake says so.
-    let (output, runtime, _) = remote_with_codec(&manifest, "h265", "h264,h265", "h264");
-    let line = one_error_line(
-        &output,
-        "xr --remote --codec h265 to a player without H.265",
-    );
+    let (line, runtime) = codec_failure(&manifest, "h265", "h264,h265", "h264");
     assert_eq!(
         line,
         "error: Holographic Remoting with 127.0.0.1:8265: the player cannot decode the video codec of --codec h265 (video codec not available (XR_REMOTING_DISCONNECT_REASON_VIDEO_CODEC_NOT_AVAILABLE_MSFT)); try --codec h264"
@@ -516,11 +527,7 @@ fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_what_to_t
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
 
     // This computer lacks H.265: connecting fails before any attempt.
-    let (output, runtime, _) = remote_with_codec(&manifest, "h265", "h264", "h264,h265");
-    let line = one_error_line(
-        &output,
-        "xr --remote --codec h265 from a computer without H.265",
-    );
+    let (line, runtime) = codec_failure(&manifest, "h265", "h264", "h264,h265");
     assert_eq!(
         line,
         "error: Holographic Remoting: this computer cannot encode the video codec of --codec h265 (xrRemotingConnectMSFT: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT); try --codec h264, or install Microsoft's HEVC Video Extensions on this computer"
@@ -533,11 +540,7 @@ fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_what_to_t
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
 
     // Asked for H.264 where only H.265 is encoded, the advice is not h264.
-    let (output, _, _) = remote_with_codec(&manifest, "h264", "h265", "h264,h265");
-    let line = one_error_line(
-        &output,
-        "xr --remote --codec h264 from a computer without H.264",
-    );
+    let (line, _) = codec_failure(&manifest, "h264", "h265", "h264,h265");
     assert!(
         line.ends_with("(xrRemotingConnectMSFT: XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT); try --codec any, and update the graphics driver (the card needs H.264 hardware encoding)"),
         "{line}"
@@ -551,8 +554,7 @@ fn a_codec_the_player_or_the_computer_lacks_ends_in_one_line_that_says_what_to_t
         "xr --remote --codec any from a computer with H.264 only",
     );
     assert_eq!(runtime["remoting"]["connected"], true);
-    let (output, runtime, _) = remote_with_codec(&manifest, "any", "h264", "h265");
-    let line = one_error_line(&output, "xr --remote --codec any with no codec in common");
+    let (line, runtime) = codec_failure(&manifest, "any", "h264", "h265");
     assert!(
         line.starts_with("error: Holographic Remoting with 127.0.0.1:8265: the player cannot decode the video codec of --codec any"),
         "{line}"

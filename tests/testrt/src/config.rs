@@ -222,15 +222,17 @@ fn codecs_in(
         return Ok(vec![VideoCodec::H264, VideoCodec::H265]);
     };
     text.split(',')
-        .map(|name| match name.trim() {
-            "h264" => Ok(VideoCodec::H264),
-            "h265" => Ok(VideoCodec::H265),
-            other => Err(ConfigError::Invalid {
-                variable: codecs_variable,
-                problem: format!(
-                    "`{other}` is not a video codec; use h264, h265 or both, comma-separated"
-                ),
-            }),
+        .map(|name| {
+            [VideoCodec::H264, VideoCodec::H265]
+                .into_iter()
+                .find(|codec| codec.name() == name.trim())
+                .ok_or_else(|| ConfigError::Invalid {
+                    variable: codecs_variable,
+                    problem: format!(
+                        "`{}` is not a video codec; use h264, h265 or both, comma-separated",
+                        name.trim()
+                    ),
+                })
         })
         .collect()
 }
