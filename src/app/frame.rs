@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use glam::Mat4;
 
+use super::command::Applied;
 use super::placement::{Placement, PlacementCause};
 use super::surfaces::Surface;
 use super::voice::VoiceCommand;
@@ -129,7 +130,7 @@ pub struct FrameInput {
 }
 
 /// What made the terrain start over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReseedCause {
     /// A pinch while the hand's aim ray or the head's gaze hit the hologram.
@@ -193,6 +194,10 @@ pub struct FrameOutput {
     pub heights_changed: bool,
     /// What happened this frame, in order.
     pub events: Vec<AppEvent>,
+    /// The commands applied this frame, in order (what the command log
+    /// records): a manipulation in progress is a preview, not a command,
+    /// until it settles.
+    pub commands: Vec<Applied>,
     /// Fault iterations applied to the current seed so far.
     pub iterations_done: usize,
     /// Fault iterations applied this frame, at most the app's per-frame budget.
@@ -223,6 +228,7 @@ impl FrameOutput {
             model: None,
             heights_changed: false,
             events: Vec::new(),
+            commands: Vec::new(),
             iterations_done: 0,
             iterations_applied: 0,
             views: [eye, eye],

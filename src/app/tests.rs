@@ -2,7 +2,10 @@
 use glam::{Quat, Vec3};
 
 use super::*;
+use crate::input::Hand;
 use crate::input::hand::synthetic::hand_with_gap;
+use crate::terrain::Generator;
+use crate::terrain::rng::mix;
 
 const SIDE: usize = 17;
 const SEED: u64 = 7;

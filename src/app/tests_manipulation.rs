@@ -6,6 +6,7 @@ use std::sync::Arc;
 use glam::{Quat, Vec3};
 
 use super::*;
+use crate::input::Hand;
 use crate::input::hand::synthetic::hand_with_gap;
 
 const SIDE: usize = 17;
@@ -348,24 +349,32 @@ fn the_located_pose_is_ignored_while_the_hands_move_the_hologram() {
 }
 
 #[test]
-fn scale_by_scales_within_the_limits_and_tells_the_next_update() {
+fn a_scale_command_scales_within_the_limits_on_the_next_update() {
     let mut app = app();
+    let scale = |factor| Command::Scale {
+        cause: PlacementCause::TwoHand,
+        factor,
+    };
+    app.submit(scale(1.25));
+    let first = app.update(&frame(0));
+    let placed = app.placement().unwrap();
     assert_eq!(
-        app.scale_by(1.25, PlacementCause::TwoHand),
-        None,
-        "nothing placed"
+        placements(std::slice::from_ref(&first)),
+        [(0, PlacementCause::Gaze, placed)],
+        "nothing to scale before the first placement"
     );
-    run(&mut app, 1, |_, _| {});
-    let bigger = app.scale_by(1.25, PlacementCause::TwoHand).unwrap();
-    assert_eq!(bigger.scale, 1.25);
+    app.submit(scale(1.25));
     let output = app.update(&frame(1));
+    let bigger = placed.scaled(1.25);
+    assert_eq!(bigger.scale, 1.25);
     assert_eq!(
         placements(std::slice::from_ref(&output)),
         [(0, PlacementCause::TwoHand, bigger)]
     );
     for _ in 0..20 {
-        app.scale_by(1.25, PlacementCause::TwoHand);
+        app.submit(scale(1.25));
     }
+    app.update(&frame(2));
     assert_eq!(app.placement().unwrap().scale, MAX_SCALE);
 }
 
@@ -376,7 +385,7 @@ fn reset_places_afresh_at_the_default_size_never_where_it_was_kept() {
     run(&mut app, 2, |_, input| {
         input.persisted = Persisted::Located(kept)
     });
-    app.reset_placement();
+    app.submit(Command::ResetPlacement);
     let mut input = frame(2);
     input.persisted = Persisted::Located(kept);
     let output = app.update(&input);
@@ -455,7 +464,10 @@ fn reset_said_puts_a_moved_and_scaled_hologram_back_as_a_first_run_would() {
 fn a_tap_on_a_scaled_hologram_presses_a_real_centimetre() {
     let mut app = app();
     run(&mut app, 1, |_, _| {});
-    app.scale_by(2.0, PlacementCause::TwoHand);
+    app.submit(Command::Scale {
+        cause: PlacementCause::TwoHand,
+        factor: 2.0,
+    });
     // On the doubled hologram, 0.2 m right of centre is its x = 0.1 at 1×.
     let over = AHEAD + Vec3::new(0.2, 0.0, 0.05);
     let outputs = run(&mut app, 12, |frame, input| {

@@ -15,7 +15,8 @@ pub const INDEX_PROXIMAL: usize = 7;
 pub const INDEX_TIP: usize = 10;
 
 /// Which hand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Hand {
     Left,
     Right,

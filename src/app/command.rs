@@ -1,0 +1,159 @@
+//! What can change the world (`Command`), stamped with its order and origin, and what applying one left behind (`Applied`).
+//!
+//! Interaction turns a frame's hands, gaze and voice into commands; a command
+//! log read back (`sim --replay`) hands over the same commands. Placement
+//! commands are whole values (a settled pose and scale), never gestures, so
+//! that a command applies the same way whoever made it: the world grown
+//! from a log is the world the gestures grew, bit for bit.
+use glam::{Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::frame::ReseedCause;
+use super::placement::{Placement, PlacementCause};
+use crate::input::{Hand, Pose};
+
+/// One change to the world.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    /// Start a new terrain from the next seed.
+    Reseed {
+        /// What asked for it.
+        cause: ReseedCause,
+        /// The hand that asked, none for a voice command.
+        hand: Option<Hand>,
+    },
+    /// Settle the hologram at `placement` (the first placement starts growth).
+    Place {
+        /// What put it there.
+        cause: PlacementCause,
+        /// Where and how big.
+        #[serde(with = "placement_fields")]
+        placement: Placement,
+    },
+    /// Scale the settled hologram by `factor` about its base's centre,
+    /// clamped to the scale limits.
+    Scale {
+        /// What asked for it.
+        cause: PlacementCause,
+        /// The factor.
+        factor: f32,
+    },
+    /// Forget where the hologram is, so that it is placed afresh.
+    ResetPlacement,
+}
+
+/// Who made a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// This app's wearer (gestures, voice).
+    Local,
+    /// A command log read back.
+    Replay,
+}
+
+/// A command that was applied: its place in the world's order, who made
+/// it, and the growth iteration of the current seed it applied at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Applied {
+    /// Its sequence number: 0 for the run's first command, then one more each.
+    pub seq: u64,
+    /// Who made it.
+    pub origin: Origin,
+    /// What it was.
+    pub command: Command,
+    /// Iterations of the current seed done when it applied.
+    pub iteration: usize,
+}
+
+/// A placement as its fields, for the command log: position, orientation
+/// quaternion and scale as JSON numbers, which read back bit for bit.
+mod placement_fields {
+    use super::*;
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Fields {
+        position: [f32; 3],
+        orientation: [f32; 4],
+        scale: f32,
+    }
+
+    pub fn serialize<S: serde::Serializer>(
+        placement: &Placement,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        Fields {
+            position: placement.pose.position.to_array(),
+            orientation: placement.pose.orientation.to_array(),
+            scale: placement.scale,
+        }
+        .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Placement, D::Error> {
+        let fields = Fields::deserialize(deserializer)?;
+        let placement = Placement {
+            pose: Pose {
+                position: Vec3::from_array(fields.position),
+                orientation: Quat::from_array(fields.orientation),
+            },
+            scale: fields.scale,
+        };
+        if !placement.is_finite() {
+            return Err(serde::de::Error::custom("a placement must be finite"));
+        }
+        Ok(placement)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_reads_back_as_written_bit_for_bit() {
+        let placement = Placement {
+            pose: Pose {
+                position: Vec3::new(0.1, 0.7 / 3.0, -1.000_000_1),
+                orientation: Quat::from_rotation_y(1.234_567),
+            },
+            scale: 1.25f32.powi(3),
+        };
+        let commands = [
+            Command::Reseed {
+                cause: ReseedCause::AirTap,
+                hand: Some(Hand::Right),
+            },
+            Command::Reseed {
+                cause: ReseedCause::Voice,
+                hand: None,
+            },
+            Command::Place {
+                cause: PlacementCause::TwoHand,
+                placement,
+            },
+            Command::Scale {
+                cause: PlacementCause::Voice,
+                factor: 1.25f32.recip(),
+            },
+            Command::ResetPlacement,
+        ];
+        for command in commands {
+            let text = serde_json::to_string(&command).unwrap();
+            let back: Command = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, command, "{text}");
+        }
+        let text = serde_json::to_string(&commands[2]).unwrap();
+        assert!(text.starts_with(r#"{"place":{"cause":"twohand","placement":{"position":"#));
+    }
+
+    #[test]
+    fn a_placement_that_is_not_finite_does_not_read() {
+        let text = r#"{"place":{"cause":"move","placement":{"position":[0,1e39,0],"orientation":[0,0,0,1],"scale":1}}}"#;
+        assert!(serde_json::from_str::<Command>(text).is_err());
+    }
+}

@@ -1,0 +1,433 @@
+//! Interaction: turns a frame's hands, gaze and voice into commands — the gesture recognisers, what each hand aims at, the manipulation in progress and its preview — with one owner per hand ([`Focus`]).
+//!
+//! Placement commands apply as they are issued, so each rule sees the one
+//! before it applied; reseeds wait in the frame's [`Commands`], which keeps
+//! the first asked for and applies it last.
+use glam::Vec3;
+
+use super::command::Command;
+use super::focus::{Focus, Strength, Target};
+use super::frame::{FrameInput, HandInput, Persisted, ReseedCause};
+use super::manipulation::Manipulation;
+use super::placement::{self, Placement, PlacementCause};
+use super::surfaces::{self, Surface};
+use super::voice::VoiceCommand;
+use super::world::{PlacementId, World};
+use super::{PERSISTED_WAIT_NS, VOICE_SCALE_STEP};
+use crate::input::hand::{INDEX_TIP, PALM, joints_are_finite};
+use crate::input::{
+    Hand, HoldEvent, HoldRecognizer, PinchTracker, Pose, Press, SelectRecognizer, SurfaceProbe,
+    TapRecognizer,
+};
+
+/// Where a frame's commands go: placement commands apply at once, a reseed
+/// waits for the end of the frame, and only the first reseed asked for in
+/// a frame happens (left hand before right, air-tap before tap before
+/// select, then voice, in the order interaction asks).
+pub trait Commands {
+    /// The world as the commands so far left it.
+    fn world(&self) -> &World;
+    /// Issues `command`.
+    fn issue(&mut self, command: Command);
+}
+
+/// The gesture recognisers of one hand.
+#[derive(Debug, Clone, Default)]
+struct HandRecognizers {
+    /// Thumb and index closing and parting, from the joints.
+    pinch: PinchTracker,
+    /// Tap versus hold of a pinch (or of a hand's runtime select) aimed at the hologram.
+    hold: HoldRecognizer,
+    /// Index tip pushed into the surface.
+    tap: TapRecognizer,
+    /// The select action: a controller's button, or a hand's runtime air-tap.
+    select: SelectRecognizer,
+    /// The squeeze action: a controller's grab.
+    squeeze: SelectRecognizer,
+}
+
+/// What interaction keeps between frames.
+#[derive(Default)]
+pub struct Interaction {
+    /// Left and right hand recognisers.
+    recognizers: [HandRecognizers; 2],
+    /// What holds each hand.
+    focus: Focus,
+    /// What is moving the hologram, if anything.
+    manipulation: Option<Manipulation>,
+    /// Where a manipulation in progress has the hologram now: a preview,
+    /// drawn and aimed at, but not a command until it settles.
+    preview: Option<Placement>,
+    /// The placement the platform had pinned when this frame began: a
+    /// located pose belongs to it, and to nothing settled since.
+    pinned: Option<PlacementId>,
+    /// Whether the platform has reported the room's surfaces yet.
+    surfaces_seen: bool,
+    /// The display time at which the app began waiting for a kept
+    /// placement the platform is still locating.
+    waiting_since_ns: Option<i64>,
+    /// What the next fresh placement is reported as, when a command put
+    /// the hologram back ("reset") rather than the app placing it first.
+    reset_by: Option<PlacementCause>,
+}
+
+impl Interaction {
+    /// Starts a frame: what the platform pinned so far belongs to the
+    /// world's current placement.
+    pub fn begin_frame(&mut self, world: &World) {
+        self.pinned = Some(world.placement_id());
+    }
+
+    /// Turns this frame's input into commands: voice placement commands,
+    /// the first placement, gestures, then voice's "new terrain".
+    pub fn frame(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        if input.voice == Some(VoiceCommand::Reset) && commands.world().placement().is_some() {
+            self.end_quietly();
+            commands.issue(Command::ResetPlacement);
+            self.reset_by = Some(PlacementCause::Voice);
+        }
+        self.place(input, commands);
+        let factor = match input.voice {
+            Some(VoiceCommand::Bigger) => Some(VOICE_SCALE_STEP),
+            Some(VoiceCommand::Smaller) => Some(VOICE_SCALE_STEP.recip()),
+            _ => None,
+        };
+        if let Some(factor) = factor
+            && commands.world().placement().is_some()
+        {
+            self.settle_manipulation(commands);
+            commands.issue(Command::Scale {
+                cause: PlacementCause::Voice,
+                factor,
+            });
+        }
+        self.gestures(input, commands);
+        let new_terrain_said = input.voice == Some(VoiceCommand::NewTerrain)
+            && self.drawn(input, commands.world()).is_some();
+        if new_terrain_said {
+            commands.issue(Command::Reseed {
+                cause: ReseedCause::Voice,
+                hand: None,
+            });
+        }
+    }
+
+    /// Where the hologram is drawn this frame: a manipulation's preview,
+    /// else the platform's located pose when it has a finite one for the
+    /// placement it pinned and nothing settled since, else the world's
+    /// settled placement; `None` before placement.
+    pub fn drawn(&self, input: &FrameInput, world: &World) -> Option<Placement> {
+        if let Some(preview) = self.preview {
+            return Some(preview);
+        }
+        let settled = world.placement()?;
+        let pinned_is_current = self.pinned == Some(world.placement_id());
+        let located = input
+            .hologram_located
+            .filter(|pose| pose.is_finite() && pinned_is_current);
+        Some(match located {
+            Some(pose) => Placement { pose, ..settled },
+            None => settled,
+        })
+    }
+
+    /// Where the hologram is now: where a manipulation has it, else settled.
+    pub fn placement(&self, world: &World) -> Option<Placement> {
+        self.preview.or(world.placement())
+    }
+
+    /// The manipulation moving the hologram now, if any.
+    pub fn manipulation(&self) -> Option<&Manipulation> {
+        self.manipulation.as_ref()
+    }
+
+    /// Places the hologram when it is not yet (a kept placement, a surface
+    /// the gaze hits, or ahead of the gaze), and moves a placement made
+    /// ahead of the gaze onto a surface when the surfaces first become known.
+    fn place(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        let now = input.display_time_ns;
+        let head = input.head.filter(Pose::is_finite);
+        let world = commands.world();
+        if world.placement().is_none() {
+            let kept = if world.ever_placed() {
+                Persisted::None
+            } else {
+                input.persisted
+            };
+            let placed = match (kept, head) {
+                (Persisted::Located(kept), _) if kept.is_finite() => {
+                    Some((kept.scaled(kept.scale), PlacementCause::Persisted))
+                }
+                (Persisted::Pending, Some(head)) => {
+                    let since = *self.waiting_since_ns.get_or_insert(now);
+                    (now.saturating_sub(since) >= PERSISTED_WAIT_NS)
+                        .then(|| fresh_placement(&head, input.surfaces.as_deref()))
+                }
+                (_, head) => head.map(|head| fresh_placement(&head, input.surfaces.as_deref())),
+            };
+            if let Some((placement, cause)) = placed {
+                let cause = self.reset_by.take().unwrap_or(cause);
+                commands.issue(Command::Place { cause, placement });
+            }
+        } else if world.placed_by() == Some(PlacementCause::Gaze)
+            && !self.surfaces_seen
+            && self.manipulation.is_none()
+            && let (Some(head), Some(surfaces)) = (head, input.surfaces.as_deref())
+            && let Some(point) = surfaces::gaze_hit(surfaces, &head.forward_ray())
+            && let Some(current) = world.placement()
+        {
+            let pose = placement::place_on_surface(&head, point);
+            commands.issue(Command::Place {
+                cause: PlacementCause::Surface,
+                placement: Placement { pose, ..current },
+            });
+        }
+        if input.surfaces.is_some() {
+            self.surfaces_seen = true;
+        }
+    }
+
+    /// Feeds every recogniser this frame's tracking, starts and ends
+    /// manipulations (a settled end is a command), moves the preview with
+    /// the one in progress, and asks for each reseed a gesture makes.
+    fn gestures(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        let now = input.display_time_ns;
+        let drawn = self.drawn(input, commands.world());
+        let bounds = commands.world().bounds();
+        // A pose with NaNs in it could slip through the slab test, so only
+        // finite poses can aim.
+        let hits = |from: &Pose| {
+            from.is_finite()
+                && drawn.is_some_and(|placement| {
+                    bounds
+                        .hit(&placement.ray_to_local(&from.forward_ray()))
+                        .is_some()
+                })
+        };
+        let gaze_hits = input.head.as_ref().is_some_and(hits);
+        let positions = input.hands.each_ref().map(hand_position);
+        let grips = input
+            .hands
+            .each_ref()
+            .map(|hand| hand.grip.filter(Pose::is_finite));
+        for hand in Hand::BOTH {
+            let index = hand.index();
+            let hand_input = &input.hands[index];
+            let aimed = || gaze_hits || hand_input.aim.as_ref().is_some_and(hits);
+            let recognizers = &mut self.recognizers[index];
+            let select = recognizers.select.press(hand_input.select);
+            let (press, controller_select) = if hand_input.select_is_air_tap {
+                // The runtime recognises the pinch; ours would count it again.
+                recognizers.pinch.update(None);
+                (select, false)
+            } else {
+                (
+                    recognizers.pinch.press(hand_input.joints.as_ref()),
+                    select == Press::Began,
+                )
+            };
+            let hold = recognizers
+                .hold
+                .update(press, now, positions[index], || drawn.is_some() && aimed());
+            let origin = recognizers.hold.origin().or(positions[index]);
+            let heights = commands.world().heightmap();
+            let probe = drawn
+                .zip(hand_input.joints.as_ref())
+                .and_then(|(placement, joints)| {
+                    let tip = placement.to_local(joints[INDEX_TIP].pose.position);
+                    // Press depths are the fingertip's own, at any scale.
+                    placement::probe_surface(tip, heights).map(|probe| SurfaceProbe {
+                        height_above_surface: probe.height_above_surface * placement.scale,
+                        ..probe
+                    })
+                });
+            let tap = recognizers.tap.update(probe).is_some();
+            let squeeze = recognizers.squeeze.press(hand_input.squeeze);
+
+            match hold {
+                HoldEvent::Manipulating { first: true } => {
+                    if let (Some(origin), Some(start)) = (origin, drawn)
+                        && self.focus.claim(&[hand], Target::Hologram, Strength::Drag)
+                    {
+                        self.start(
+                            Manipulation::Drag {
+                                hand,
+                                origin,
+                                start,
+                            },
+                            commands.world(),
+                        );
+                    }
+                }
+                HoldEvent::ManipulationEnded
+                    if matches!(
+                        self.manipulation,
+                        Some(Manipulation::Drag { hand: dragging, .. }) if dragging == hand
+                    ) || matches!(self.manipulation, Some(Manipulation::TwoHand { .. })) =>
+                {
+                    self.end(input, commands);
+                }
+                _ => {}
+            }
+            match squeeze {
+                Press::Began if aimed() => {
+                    if let (Some(grip), Some(placement)) = (grips[index], drawn)
+                        && self.focus.claim(&[hand], Target::Hologram, Strength::Hold)
+                    {
+                        self.start(Manipulation::grab(hand, &grip, placement), commands.world());
+                    }
+                }
+                Press::Released | Press::Lost
+                    if matches!(
+                        self.manipulation,
+                        Some(Manipulation::Grab { hand: grabbing, .. }) if grabbing == hand
+                    ) =>
+                {
+                    self.end(input, commands);
+                }
+                _ => {}
+            }
+
+            let reseed = [
+                (hold == HoldEvent::Tap, ReseedCause::AirTap),
+                (tap, ReseedCause::Tap),
+                (controller_select && drawn.is_some(), ReseedCause::Select),
+            ]
+            .into_iter()
+            .find_map(|(fired, cause)| fired.then_some(cause));
+            if let Some(cause) = reseed {
+                commands.issue(Command::Reseed {
+                    cause,
+                    hand: Some(hand),
+                });
+            }
+        }
+        self.start_two_hands(&positions, commands.world());
+        if let Some(manipulation) = self.manipulation
+            && let Some(moved) = manipulation.follow(positions, grips)
+        {
+            self.preview = Some(moved);
+        }
+    }
+
+    /// Starts `manipulation`, its hands already claimed: the preview takes
+    /// over from the settled placement, and follows the hands from now.
+    fn start(&mut self, manipulation: Manipulation, world: &World) {
+        self.manipulation = Some(manipulation);
+        self.preview = self.placement(world);
+    }
+
+    /// Starts turning and scaling with both hands when both pinch on the
+    /// hologram (taking over a one-hand drag); their pinches can then no
+    /// longer be taps.
+    fn start_two_hands(&mut self, positions: &[Option<Vec3>; 2], world: &World) {
+        let both_pressed = self
+            .recognizers
+            .iter()
+            .all(|recognizers| recognizers.hold.is_pressed());
+        if let ([Some(left), Some(right)], Some(start), true) =
+            (*positions, self.placement(world), both_pressed)
+            && self
+                .focus
+                .claim(&Hand::BOTH, Target::Hologram, Strength::Hold)
+        {
+            self.start(
+                Manipulation::TwoHand {
+                    origins: [left, right],
+                    start,
+                },
+                world,
+            );
+            for recognizers in &mut self.recognizers {
+                recognizers.hold.claim();
+            }
+        }
+    }
+
+    /// Ends the manipulation in progress: the hologram follows the hands
+    /// one last time, a drag settles onto a surface just below, and the
+    /// placement is settled.
+    fn end(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        let Some(manipulation) = self.manipulation.take() else {
+            return;
+        };
+        self.focus.release(Target::Hologram);
+        let current = self.preview.take().or(commands.world().placement());
+        let positions = input.hands.each_ref().map(hand_position);
+        let grips = input
+            .hands
+            .each_ref()
+            .map(|hand| hand.grip.filter(Pose::is_finite));
+        let Some(mut ended) = manipulation.follow(positions, grips).or(current) else {
+            return;
+        };
+        if manipulation.cause() == PlacementCause::Move
+            && let Some(surfaces) = input.surfaces.as_deref()
+            && let Some(height) = surfaces::surface_below(surfaces, ended.pose.position)
+        {
+            ended.pose = Pose::new(
+                Vec3::new(ended.pose.position.x, height, ended.pose.position.z),
+                placement::level(ended.pose.orientation),
+            );
+        }
+        commands.issue(Command::Place {
+            cause: manipulation.cause(),
+            placement: ended,
+        });
+    }
+
+    /// Ends a manipulation in progress where the hands have it now (before
+    /// a voice command changes the placement).
+    fn settle_manipulation(&mut self, commands: &mut dyn Commands) {
+        if let Some(manipulation) = self.manipulation.take() {
+            self.focus.release(Target::Hologram);
+            if let Some(current) = self.preview.take().or(commands.world().placement()) {
+                commands.issue(Command::Place {
+                    cause: manipulation.cause(),
+                    placement: current,
+                });
+            }
+        }
+    }
+
+    /// Drops a manipulation in progress without settling it, and every
+    /// pinch in progress, as the hologram is about to be placed afresh.
+    fn end_quietly(&mut self) {
+        self.manipulation = None;
+        self.preview = None;
+        self.focus.release(Target::Hologram);
+        for recognizers in &mut self.recognizers {
+            recognizers.hold = HoldRecognizer::new();
+        }
+    }
+}
+
+/// A fresh placement for the head: onto the upward surface its gaze hits
+/// first within 4 m, else ahead of it.
+fn fresh_placement(head: &Pose, surfaces: Option<&[Surface]>) -> (Placement, PlacementCause) {
+    match surfaces.and_then(|surfaces| surfaces::gaze_hit(surfaces, &head.forward_ray())) {
+        Some(point) => (
+            Placement::at(placement::place_on_surface(head, point)),
+            PlacementCause::Surface,
+        ),
+        None => (
+            Placement::at(placement::place_hologram(head)),
+            PlacementCause::Gaze,
+        ),
+    }
+}
+
+/// Where a hand is, for measuring how far it moves: its palm when the
+/// joints are tracked (the palm stays put as the fingers close), else its
+/// grip, else its aim pose.
+fn hand_position(hand: &HandInput) -> Option<Vec3> {
+    let palm = hand
+        .joints
+        .as_ref()
+        .filter(|joints| joints_are_finite(joints))
+        .map(|joints| joints[PALM].pose.position);
+    let pose_position =
+        |pose: &Option<Pose>| pose.filter(Pose::is_finite).map(|pose: Pose| pose.position);
+    palm.or_else(|| pose_position(&hand.grip))
+        .or_else(|| pose_position(&hand.aim))
+}

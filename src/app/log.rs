@@ -1,0 +1,311 @@
+//! The command log (`commands.jsonl`): what the world starts from, every command applied in order with its frame, display time and growth iteration, and the end; written by every run, read back by `sim --replay`.
+//!
+//! One JSON value a line:
+//! - first `{"start": {...}}`: the terrain configuration, seed and map size
+//!   (and, from the simulator, the scripted stalls of its display clock);
+//! - then one line per command applied, in order: `seq`, `origin`, `frame`
+//!   (the update's index from 0), `time_ns` (its display time), `iteration`
+//!   (of the current seed, when it applied) and the `command`;
+//! - last `{"end": {"frame": F, "iteration": I}}`: the final frame and the
+//!   iterations of the seed growing then.
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::command::{Applied, Command, Origin};
+
+/// The only terrain configuration this build grows: the seed author's HoloLens demo.
+pub const DEMO_TERRAIN: &str = "hololens-demo";
+
+/// What the world starts from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogStart {
+    /// The terrain configuration ([`DEMO_TERRAIN`]).
+    pub terrain: String,
+    /// The first seed.
+    pub seed: u64,
+    /// Heightmap width, samples.
+    pub width: usize,
+    /// Heightmap height, samples.
+    pub height: usize,
+    /// The simulator's scripted stalls: (display time at which its clock
+    /// jumps, nanoseconds it jumps), so that a replay shows its frames at
+    /// the same times.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stalls: Vec<(i64, i64)>,
+}
+
+impl LogStart {
+    /// The start of a run of the demo terrain from `seed` on a `width`×`height` map.
+    pub fn demo(seed: u64, width: usize, height: usize) -> Self {
+        LogStart {
+            terrain: DEMO_TERRAIN.into(),
+            seed,
+            width,
+            height,
+            stalls: Vec::new(),
+        }
+    }
+}
+
+/// One command applied, as the log has it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogEntry {
+    /// Its sequence number.
+    pub seq: u64,
+    /// Who made it.
+    pub origin: Origin,
+    /// The update (frame) it applied in, from 0.
+    pub frame: u64,
+    /// That frame's display time, nanoseconds on the platform's clock.
+    pub time_ns: i64,
+    /// Iterations of the current seed done when it applied.
+    pub iteration: usize,
+    /// The command.
+    pub command: Command,
+}
+
+impl LogEntry {
+    /// `applied` in frame `frame`, shown at `time_ns`.
+    pub fn new(applied: &Applied, frame: u64, time_ns: i64) -> Self {
+        LogEntry {
+            seq: applied.seq,
+            origin: applied.origin,
+            frame,
+            time_ns,
+            iteration: applied.iteration,
+            command: applied.command,
+        }
+    }
+}
+
+/// Where the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogEnd {
+    /// The final frame's index.
+    pub frame: u64,
+    /// Iterations of the seed growing then.
+    pub iteration: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartLine {
+    start: LogStart,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EndLine {
+    end: LogEnd,
+}
+
+/// A whole command log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandLog {
+    /// What the world starts from.
+    pub start: LogStart,
+    /// The commands, in the order applied.
+    pub entries: Vec<LogEntry>,
+    /// Where the run ended; `None` while it runs.
+    pub end: Option<LogEnd>,
+}
+
+/// A log line that cannot be read back.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error("line {line}: {problem}")]
+pub struct LogError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong and what it should be.
+    pub problem: String,
+}
+
+impl CommandLog {
+    /// The log of a run starting from `start`, nothing applied yet.
+    pub fn new(start: LogStart) -> Self {
+        CommandLog {
+            start,
+            entries: Vec::new(),
+            end: None,
+        }
+    }
+
+    /// The log as `commands.jsonl` holds it, one JSON value a line.
+    pub fn to_jsonl(&self) -> String {
+        let mut lines = vec![line(&StartLine {
+            start: self.start.clone(),
+        })];
+        lines.extend(self.entries.iter().map(line));
+        lines.extend(self.end.map(|end| line(&EndLine { end })));
+        lines.concat()
+    }
+
+    /// Reads a whole log: a start line, the commands in order (sequence
+    /// numbers one after another, frames never going back) and the end,
+    /// which must be its last line.
+    pub fn parse(text: &str) -> Result<Self, LogError> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(index, text)| (index + 1, text));
+        let start = match lines.next() {
+            Some((line, text)) => read::<StartLine>(line, text, "the start line")?.start,
+            None => return Err(problem(1, "the log is empty; expected its start line")),
+        };
+        if start.terrain != DEMO_TERRAIN {
+            return Err(problem(
+                1,
+                format!(
+                    "terrain \"{}\" is not one this build grows; expected \"{DEMO_TERRAIN}\"",
+                    start.terrain
+                ),
+            ));
+        }
+        let mut log = CommandLog::new(start);
+        let mut last_line = 1;
+        for (line, text) in lines {
+            last_line = line;
+            if log.end.is_some() {
+                return Err(problem(line, "a line after the end line"));
+            }
+            if text.trim_start().starts_with(r#"{"end""#) {
+                let end = read::<EndLine>(line, text, "the end line")?.end;
+                if let Some(last) = log.entries.last()
+                    && end.frame < last.frame
+                {
+                    return Err(problem(
+                        line,
+                        format!(
+                            "the end is at frame {}, before the last command's frame {}",
+                            end.frame, last.frame
+                        ),
+                    ));
+                }
+                log.end = Some(end);
+                continue;
+            }
+            let entry = read::<LogEntry>(line, text, "a command line")?;
+            let expected_seq = log.entries.len() as u64;
+            if entry.seq != expected_seq {
+                return Err(problem(
+                    line,
+                    format!(
+                        "seq {} where {expected_seq} comes next: a line is missing or out of order",
+                        entry.seq
+                    ),
+                ));
+            }
+            if let Some(last) = log.entries.last()
+                && entry.frame < last.frame
+            {
+                return Err(problem(
+                    line,
+                    format!(
+                        "frame {} comes after frame {}: lines are out of order",
+                        entry.frame, last.frame
+                    ),
+                ));
+            }
+            log.entries.push(entry);
+        }
+        if log.end.is_none() {
+            return Err(problem(
+                last_line + 1,
+                "the log ends without its end line (was the run cut short, or the file truncated?)",
+            ));
+        }
+        Ok(log)
+    }
+}
+
+/// `value` as one line of JSON.
+fn line<T: Serialize>(value: &T) -> String {
+    // Only numbers, strings and enums: nothing in a log can fail to serialise.
+    let mut text = serde_json::to_string(value).expect("a log line serialises");
+    text.push('\n');
+    text
+}
+
+/// Line `line`, `text`, read as `what`.
+fn read<'a, T: Deserialize<'a>>(line: usize, text: &'a str, what: &str) -> Result<T, LogError> {
+    serde_json::from_str(text)
+        .map_err(|error| problem(line, format!("not {what} ({error}); the log is corrupt")))
+}
+
+fn problem(line: usize, problem: impl Into<String>) -> LogError {
+    LogError {
+        line,
+        problem: problem.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::frame::ReseedCause;
+    use crate::input::Hand;
+
+    fn log() -> CommandLog {
+        let reseed = |seq, frame| LogEntry {
+            seq,
+            origin: Origin::Local,
+            frame,
+            time_ns: frame as i64 * 16_666_667,
+            iteration: 12,
+            command: Command::Reseed {
+                cause: ReseedCause::AirTap,
+                hand: Some(Hand::Left),
+            },
+        };
+        CommandLog {
+            start: LogStart {
+                stalls: vec![(1_000_000_000, 500_000_000)],
+                ..LogStart::demo(7, 33, 17)
+            },
+            entries: vec![reseed(0, 3), reseed(1, 9)],
+            end: Some(LogEnd {
+                frame: 20,
+                iteration: 11,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_log_reads_back_as_written() {
+        let text = log().to_jsonl();
+        assert_eq!(text.lines().count(), 4);
+        assert!(text.starts_with(r#"{"start":{"terrain":"hololens-demo","seed":7"#));
+        assert!(text.ends_with("{\"end\":{\"frame\":20,\"iteration\":11}}\n"));
+        assert_eq!(CommandLog::parse(&text), Ok(log()));
+    }
+
+    #[test]
+    fn a_corrupt_or_truncated_log_names_its_line() {
+        let text = log().to_jsonl();
+        let lines: Vec<&str> = text.lines().collect();
+        let error = |text: String| CommandLog::parse(&text).unwrap_err();
+
+        let truncated = error(lines[..3].join("\n"));
+        assert_eq!(truncated.line, 4);
+        assert!(truncated.problem.contains("without its end line"));
+
+        let cut = error(format!("{}\n{}", lines[0], &lines[1][..30]));
+        assert_eq!(cut.line, 2);
+        assert!(cut.problem.contains("corrupt"), "{cut}");
+
+        let missing = error([lines[0], lines[2], lines[3]].join("\n"));
+        assert_eq!(missing.line, 2);
+        assert!(missing.problem.contains("seq 1 where 0"), "{missing}");
+
+        let after_end = error(format!("{text}{}\n", lines[1]));
+        assert_eq!(after_end.line, 5);
+
+        assert_eq!(error(String::new()).line, 1);
+        let other = error(text.replace("hololens-demo", "alps"));
+        assert_eq!(other.line, 1);
+        assert!(other.to_string().starts_with("line 1: terrain \"alps\""));
+    }
+}

@@ -1,0 +1,182 @@
+//! The world: the terrain growing, the hologram's settled placement and the reseed count; it only applies commands and grows, and knows nothing of hands.
+use super::command::Command;
+use super::frame::AppEvent;
+use super::growth::GrowthSchedule;
+use super::placement::{self, Placement, PlacementCause};
+use super::{AppConfig, AppError};
+use crate::input::Aabb;
+use crate::terrain::rng::mix;
+use crate::terrain::{Generator, Heightmap};
+
+/// Which settled placement the hologram has: a new one for every change, so
+/// a pose the platform located for an older one is never taken for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PlacementId(u64);
+
+/// The terrain, its growth and where the hologram is.
+pub struct World {
+    /// The terrain being grown.
+    generator: Generator,
+    /// When the current seed started growing.
+    growth: GrowthSchedule,
+    /// Most iterations one frame applies.
+    max_iterations_per_frame: usize,
+    /// Where the hologram is settled and how big, once placed.
+    placement: Option<Placement>,
+    /// What made the current placement.
+    placed_by: Option<PlacementCause>,
+    /// The current placement's id.
+    placement_id: PlacementId,
+    /// Whether the hologram was ever placed (growth starts with the first placement).
+    ever_placed: bool,
+    /// Reseeds so far, an input to the next seed.
+    reseed_count: u64,
+    /// The hologram's bounds in hologram space, kept in step with the heights.
+    bounds: Aabb,
+    /// Display time of the last frame, to measure time the user did not see.
+    last_display_time_ns: Option<i64>,
+}
+
+impl World {
+    /// The world `config` starts from: flat, not placed, not growing.
+    pub fn new(config: &AppConfig) -> Result<Self, AppError> {
+        if config.iterations_per_second == 0 {
+            return Err(AppError::ZeroGrowthRate);
+        }
+        if config.max_iterations_per_frame == 0 {
+            return Err(AppError::ZeroFrameBudget);
+        }
+        Ok(World {
+            generator: Generator::new(config.generator.clone(), config.seed)?,
+            growth: GrowthSchedule::new(config.iterations_per_second),
+            max_iterations_per_frame: config.max_iterations_per_frame,
+            placement: None,
+            placed_by: None,
+            placement_id: PlacementId::default(),
+            ever_placed: false,
+            reseed_count: 0,
+            bounds: placement::hologram_bounds(0.0, 0.0),
+            last_display_time_ns: None,
+        })
+    }
+
+    /// Starts the frame shown at `now`: display time since the last frame
+    /// does not count towards growth when this one is not `visible`.
+    pub fn begin_frame(&mut self, now: i64, visible: bool) {
+        if !visible && let Some(last) = self.last_display_time_ns {
+            self.growth.postpone(now.saturating_sub(last));
+        }
+        self.last_display_time_ns = Some(now);
+    }
+
+    /// Applies `command` at display time `now`; what it changed, if anything
+    /// a platform answers (a scale with nothing placed changes nothing).
+    pub fn apply(&mut self, command: &Command, now: i64) -> Option<AppEvent> {
+        match *command {
+            Command::Reseed { cause, hand } => {
+                self.reseed_count += 1;
+                let seed = mix(self.generator.seed(), self.reseed_count);
+                self.generator.reseed(seed);
+                self.growth.start(now);
+                self.update_bounds();
+                Some(AppEvent::Reseeded { seed, cause, hand })
+            }
+            Command::Place { cause, placement } => {
+                if !self.ever_placed {
+                    self.growth.start(now);
+                    self.ever_placed = true;
+                }
+                Some(self.settle(placement, cause))
+            }
+            Command::Scale { cause, factor } => {
+                let current = self.placement?;
+                Some(self.settle(current.scaled(current.scale * factor), cause))
+            }
+            Command::ResetPlacement => {
+                self.placement = None;
+                self.placed_by = None;
+                self.placement_id.0 += 1;
+                None
+            }
+        }
+    }
+
+    /// Makes `placement` the settled one, as `cause` put it there.
+    fn settle(&mut self, placement: Placement, cause: PlacementCause) -> AppEvent {
+        self.placement = Some(placement);
+        self.placed_by = Some(cause);
+        self.placement_id.0 += 1;
+        AppEvent::Placed { placement, cause }
+    }
+
+    /// Grows the iterations due by `now`, at most the per-frame budget of
+    /// them; how many it applied.
+    pub fn grow(&mut self, now: i64) -> usize {
+        let due = self
+            .growth
+            .iterations_due(now, self.generator.iterations_total());
+        let behind = due.saturating_sub(self.generator.iterations_done());
+        if behind == 0 {
+            return 0;
+        }
+        let applied = self
+            .generator
+            .step(behind.min(self.max_iterations_per_frame));
+        if applied > 0 {
+            self.update_bounds();
+        }
+        applied
+    }
+
+    /// Brings the bounds in step with the heights. The generator keeps
+    /// their range as it writes them, so this costs no pass over the map.
+    fn update_bounds(&mut self) {
+        let (low, high) = self.generator.height_range();
+        self.bounds = placement::hologram_bounds(low, high);
+    }
+
+    /// Where the hologram is settled and how big, once placed.
+    pub fn placement(&self) -> Option<Placement> {
+        self.placement
+    }
+
+    /// What made the current placement.
+    pub fn placed_by(&self) -> Option<PlacementCause> {
+        self.placed_by
+    }
+
+    /// The current placement's id.
+    pub fn placement_id(&self) -> PlacementId {
+        self.placement_id
+    }
+
+    /// Whether the hologram was ever placed.
+    pub fn ever_placed(&self) -> bool {
+        self.ever_placed
+    }
+
+    /// The current heights (terrain units).
+    pub fn heightmap(&self) -> &Heightmap {
+        self.generator.heightmap()
+    }
+
+    /// The hologram's bounds in hologram space (metres at 1×), relief included.
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// The current seed.
+    pub fn seed(&self) -> u64 {
+        self.generator.seed()
+    }
+
+    /// Iterations applied to the current seed so far.
+    pub fn iterations_done(&self) -> usize {
+        self.generator.iterations_done()
+    }
+
+    /// Iterations in a full growth.
+    pub fn iterations_total(&self) -> usize {
+        self.generator.iterations_total()
+    }
+}
