@@ -1,6 +1,7 @@
 //! End-to-end runs of the headless simulator through `sim::run`: scripted gestures in, report.json out.
 use std::path::{Path, PathBuf};
 
+use holoterrain::app::driver::WorldArgs;
 use holoterrain::sim::{self, SimArgs, SimError};
 use holoterrain::size::Size;
 
@@ -14,9 +15,12 @@ fn script(name: &str) -> PathBuf {
 fn small_run(out: &Path, script_name: &str) -> SimArgs {
     SimArgs {
         frames: 240,
-        size: Size {
-            width: 65,
-            height: 65,
+        world: WorldArgs {
+            size: Size {
+                width: 65,
+                height: 65,
+            },
+            ..WorldArgs::default()
         },
         resolution: Size {
             width: 64,

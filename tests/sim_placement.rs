@@ -7,6 +7,7 @@ use std::process::Command;
 
 use glam::{Quat, Vec3};
 use holoterrain::app::PlacementCause;
+use holoterrain::app::driver::WorldArgs;
 use holoterrain::app::report::PlacementRecord;
 use holoterrain::sim::{self, SimArgs, SimReport};
 use holoterrain::size::Size;
@@ -21,9 +22,12 @@ fn data(path: &str) -> PathBuf {
 fn run_args(out: &Path, frames: u64, script: &str, room: Option<&str>) -> SimArgs {
     SimArgs {
         frames,
-        size: Size {
-            width: 33,
-            height: 33,
+        world: WorldArgs {
+            size: Size {
+                width: 33,
+                height: 33,
+            },
+            ..WorldArgs::default()
         },
         resolution: Size {
             width: 32,
@@ -152,10 +156,14 @@ fn a_second_run_with_the_same_state_starts_where_the_first_ended() {
     assert_eq!(second.placements[0].orientation, ended.orientation);
     assert_eq!(second.placements[0].scale, ended.scale);
 
+    let third = run_args(&dir.path().join("third"), 10, "airtap-away.txt", None);
     let forgotten = sim::run(&SimArgs {
         state: Some(state.clone()),
-        forget_placement: true,
-        ..run_args(&dir.path().join("third"), 10, "airtap-away.txt", None)
+        world: WorldArgs {
+            forget_placement: true,
+            ..third.world.clone()
+        },
+        ..third
     })
     .unwrap();
     assert_eq!(causes(&forgotten), [(0, PlacementCause::Gaze)]);

@@ -207,6 +207,18 @@ pub struct FrameOutput {
     pub views: [EyeView; 2],
 }
 
+impl FrameOutput {
+    /// The placements this frame settled that are kept for the next run:
+    /// those a manipulation (hands, a controller, a voice command) made,
+    /// never where the app placed it itself.
+    pub fn placements_to_keep(&self) -> impl Iterator<Item = &Placement> {
+        self.events.iter().filter_map(|event| match event {
+            AppEvent::Placed { placement, cause } if cause.is_manipulation() => Some(placement),
+            _ => None,
+        })
+    }
+}
+
 #[cfg(test)]
 impl FrameOutput {
     /// Test builds only: a frame where nothing is placed, changed or

@@ -13,6 +13,9 @@ use thiserror::Error;
 
 use super::command::{Applied, Command, Origin};
 
+/// The command log's file name, beside the run's report.
+pub const COMMAND_LOG_FILE: &str = "commands.jsonl";
+
 /// The only terrain configuration this build grows: the seed author's HoloLens demo.
 pub const DEMO_TERRAIN: &str = "hololens-demo";
 

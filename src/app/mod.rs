@@ -53,6 +53,7 @@
 //! platform pins it with an anchor and, after a manipulation
 //! ([`PlacementCause::is_manipulation`]), keeps it for the next run.
 pub mod command;
+pub mod driver;
 pub mod focus;
 pub mod frame;
 pub mod growth;

@@ -1,13 +1,14 @@
 //! The frame loop's record, kept the same way on every platform: the seeds
 //! and reseeds, the placements, the most fault iterations one frame
-//! applied, per-frame CPU times and the display time covered; summarised
-//! into a [`RunReport`].
+//! applied, per-frame CPU times and the display time covered, summarised
+//! into a [`RunReport`]; and the command log ([`CommandLog`]).
 //!
 //! Per frame a platform calls [`RunRecorder::updated`] after `App::update`
 //! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
 //! [`RunRecorder::finish`].
 use super::App;
 use super::frame::{AppEvent, FrameOutput};
+use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::placement::Placement;
 use super::report::{CpuTimes, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats};
 
@@ -30,15 +31,21 @@ pub struct RunRecorder {
     render_ms: Vec<f64>,
     /// Display time of the first update and of the latest, nanoseconds.
     display_ns: Option<(i64, i64)>,
+    /// Updates so far (drawn or not): the next one's frame in the command log.
+    updates: u64,
+    /// Iterations of the current seed as of the latest update.
+    iterations: usize,
+    /// Every command applied so far.
+    log: CommandLog,
 }
 
 impl RunRecorder {
-    /// A record of a run starting from `first_seed`, with room for
+    /// A record of a run starting from `start`, with room for
     /// `expected_frames` frames' timings (so recording them does not
     /// allocate; more frames are fine).
-    pub fn new(first_seed: u64, expected_frames: usize) -> Self {
+    pub fn new(start: LogStart, expected_frames: usize) -> Self {
         RunRecorder {
-            seeds: vec![first_seed],
+            seeds: vec![start.seed],
             reseeds: Vec::new(),
             placements: Vec::new(),
             frames: 0,
@@ -46,14 +53,25 @@ impl RunRecorder {
             update_ms: Vec::with_capacity(expected_frames),
             render_ms: Vec::with_capacity(expected_frames),
             display_ns: None,
+            updates: 0,
+            iterations: 0,
+            log: CommandLog::new(start),
         }
     }
 
     /// Notes one `App::update` for the frame shown at `display_time_ns`,
     /// which took `update_ms` of CPU time: its reseeds (at the index of the
     /// next frame drawn, at their display time from the first update's), its
-    /// placements (at that frame index too) and the iterations it applied.
+    /// placements (at that frame index too), the iterations it applied and
+    /// the commands (at the update's own index).
     pub fn updated(&mut self, display_time_ns: i64, output: &FrameOutput, update_ms: f64) {
+        for applied in &output.commands {
+            self.log
+                .entries
+                .push(LogEntry::new(applied, self.updates, display_time_ns));
+        }
+        self.updates += 1;
+        self.iterations = output.iterations_done;
         let (first_ns, _) = *self
             .display_ns
             .get_or_insert((display_time_ns, display_time_ns));
@@ -88,6 +106,17 @@ impl RunRecorder {
     /// Frames drawn so far.
     pub fn frames(&self) -> u64 {
         self.frames
+    }
+
+    /// The command log so far, ended at the latest update.
+    pub fn command_log(&self) -> CommandLog {
+        CommandLog {
+            end: Some(LogEnd {
+                frame: self.updates.saturating_sub(1),
+                iteration: self.iterations,
+            }),
+            ..self.log.clone()
+        }
     }
 
     /// Seconds from the first update's display time to the latest's.
@@ -157,7 +186,7 @@ mod tests {
 
     #[test]
     fn a_reseed_is_recorded_at_the_next_drawn_frame_and_its_time_from_the_first() {
-        let mut recorder = RunRecorder::new(7, 4);
+        let mut recorder = RunRecorder::new(LogStart::demo(7, 9, 9), 4);
         recorder.updated(5_000_000_000, &output(1, Vec::new()), 0.1);
         recorder.drawn(0.2);
         recorder.updated(5_500_000_000, &output(1, vec![reseed(9)]), 0.1);
@@ -175,7 +204,7 @@ mod tests {
 
     #[test]
     fn frames_count_what_was_drawn_and_seconds_the_display_span() {
-        let mut recorder = RunRecorder::new(1, 0);
+        let mut recorder = RunRecorder::new(LogStart::demo(1, 9, 9), 0);
         recorder.updated(1_000_000_000, &output(3, Vec::new()), 0.1);
         recorder.updated(1_250_000_000, &output(5, Vec::new()), 0.1);
         recorder.drawn(0.2);

@@ -16,6 +16,7 @@ use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::frame::Persisted;
 use super::placement::{MAX_SCALE, MIN_SCALE, Placement};
 use crate::atomic_file;
 use crate::input::Pose;
@@ -145,6 +146,14 @@ struct PlacementFile {
     orientation: Option<[f32; 4]>,
     /// Relative to the 0.5 m default.
     scale: f32,
+}
+
+/// The placement kept at `path` as the app takes it before it is first
+/// placed: [`Persisted::None`] when there is no file.
+pub fn load_persisted(path: &Path, space: KeptIn) -> Result<Persisted, SavedError> {
+    Ok(load(path, space)?
+        .and_then(|kept| kept.placement())
+        .map_or(Persisted::None, Persisted::Located))
 }
 
 /// The placement kept at `path` for a session that keeps placements in

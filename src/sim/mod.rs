@@ -6,9 +6,11 @@
 //! the surfaces; [`App::update`] runs the real recognisers, placement and
 //! growth; the offscreen renderer draws
 //! both eyes. Every `--every` frames (and on the last) both eyes are written
-//! side by side as a PNG; at the end, `report.json`. With `--state DIR` the
-//! placement is kept in `DIR/placement.json` after every manipulation and
-//! the next run with that folder starts from it.
+//! side by side as a PNG; at the end, `commands.jsonl` (the command log)
+//! and `report.json`. With `--state DIR` the placement is kept in
+//! `DIR/placement.json` after every manipulation and the next run with that
+//! folder starts from it. With `--replay FILE` a command log drives the
+//! frames instead of a gesture script: the same commands on the same frames.
 pub mod output;
 pub mod room;
 pub mod script;
@@ -17,15 +19,14 @@ pub mod user;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use thiserror::Error;
 
+use crate::app::driver::{self, Diverged, FrameDriver, WorldArgs};
+use crate::app::log::{CommandLog, LogError, LogStart};
 use crate::app::recorder::RunRecorder;
 use crate::app::saved::{self, Kept, KeptIn, SavedError};
-use crate::app::{
-    App, AppConfig, AppError, AppEvent, FrameInput, Persisted, SceneBuilder, Surface,
-};
+use crate::app::{AppError, FrameInput, Persisted, Surface};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
@@ -55,15 +56,20 @@ pub struct SimArgs {
     /// Virtual display rate, Hz.
     #[arg(long, default_value_t = 60.0)]
     pub rate: f64,
-    /// Heightmap size, WIDTHxHEIGHT samples.
-    #[arg(long, default_value = "257x257")]
-    pub size: Size,
+    /// The world the run starts from.
+    #[command(flatten)]
+    pub world: WorldArgs,
     /// Image size of each eye, WIDTHxHEIGHT pixels.
     #[arg(long, default_value = "320x240")]
     pub resolution: Size,
     /// Gesture script (see docs/simulator.md); default: one air-tap at half time.
     #[arg(long)]
     pub script: Option<PathBuf>,
+    /// Replay a command log (an earlier run's commands.jsonl) instead of a
+    /// gesture script: its seed, size and commands, on the frames they
+    /// applied in; give the run's other flags (--frames, --rate) again.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["script", "seed", "size"])]
+    pub replay: Option<PathBuf>,
     /// Output folder.
     #[arg(long, default_value = "sim-out")]
     pub out: PathBuf,
@@ -80,9 +86,6 @@ pub struct SimArgs {
     /// Graphics API that draws the frames; d3d11 only in the Windows build.
     #[arg(long, value_enum, default_value_t = Backend::Vulkan)]
     pub renderer: Backend,
-    /// The first terrain seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// The room's surfaces, one `surface X Y Z W D` a line (see
     /// docs/simulator.md); without it the room has none.
     #[arg(long, value_name = "FILE")]
@@ -92,9 +95,6 @@ pub struct SimArgs {
     /// run starts afresh.
     #[arg(long, value_name = "DIR")]
     pub state: Option<PathBuf>,
-    /// With --state: forget the kept placement and start afresh.
-    #[arg(long)]
-    pub forget_placement: bool,
 }
 
 impl Default for SimArgs {
@@ -102,24 +102,20 @@ impl Default for SimArgs {
         SimArgs {
             frames: 360,
             rate: 60.0,
-            size: Size {
-                width: 257,
-                height: 257,
-            },
+            world: WorldArgs::default(),
             resolution: Size {
                 width: 320,
                 height: 240,
             },
             script: None,
+            replay: None,
             out: PathBuf::from("sim-out"),
             every: 30,
             apng: false,
             validation: false,
             renderer: Backend::Vulkan,
-            seed: 1,
             room: None,
             state: None,
-            forget_placement: false,
         }
     }
 }
@@ -151,6 +147,25 @@ pub enum SimError {
         /// The line and what is wrong with it.
         source: ScriptError,
     },
+    /// The command log to replay could not be read.
+    #[error("cannot read the command log {path}: {source}")]
+    ReadLog {
+        /// The log's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The command log to replay has a bad line.
+    #[error("command log {path}, {source}")]
+    Log {
+        /// The log's path.
+        path: PathBuf,
+        /// The line and what is wrong with it.
+        source: LogError,
+    },
+    /// The replay no longer follows its log.
+    #[error(transparent)]
+    Diverged(#[from] Diverged),
     /// The room file could not be read.
     #[error("cannot read the room {path}: {source}")]
     ReadRoom {
@@ -234,15 +249,8 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
             ),
         ));
     }
-    let map_sides = 2..=MAX_MAP_SIDE as u32;
-    if !map_sides.contains(&args.size.width) || !map_sides.contains(&args.size.height) {
-        return Err(SimError::invalid(
-            "size",
-            format!(
-                "each side must be 2 to {MAX_MAP_SIDE} samples, got {}",
-                args.size
-            ),
-        ));
+    if let Some(problem) = map_size_problem(args.world.size) {
+        return Err(SimError::invalid("size", problem));
     }
     let eye_sides = EYE_SIDE_RANGE.0..=EYE_SIDE_RANGE.1;
     if !eye_sides.contains(&args.resolution.width) || !eye_sides.contains(&args.resolution.height) {
@@ -257,7 +265,7 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
     if args.every == 0 {
         return Err(SimError::invalid("every", "must be at least 1"));
     }
-    if args.forget_placement && args.state.is_none() {
+    if args.world.forget_placement && args.state.is_none() {
         return Err(SimError::invalid(
             "forget-placement",
             "needs --state DIR: without it the simulator keeps no placement to forget",
@@ -271,6 +279,13 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
         ));
     }
     Ok(())
+}
+
+/// What is wrong with a heightmap of `size`, if anything.
+fn map_size_problem(size: Size) -> Option<String> {
+    let map_sides = 2..=MAX_MAP_SIDE as u32;
+    (!map_sides.contains(&size.width) || !map_sides.contains(&size.height))
+        .then(|| format!("each side must be 2 to {MAX_MAP_SIDE} samples, got {size}"))
 }
 
 /// Display time of `frame` at `rate` Hz in nanoseconds, rounded up so the
@@ -296,20 +311,15 @@ pub struct DisplayClock {
 impl DisplayClock {
     /// The clock for `script`'s stalls at `rate` Hz.
     pub fn new(script: &Script, rate: f64) -> Self {
-        let stalls = script
-            .events
-            .iter()
-            .filter_map(|event| match event.action {
-                Action::Stall { seconds } => Some((
-                    user::seconds_to_ns(event.time_s),
-                    user::seconds_to_ns(seconds),
-                )),
-                _ => None,
-            })
-            .collect();
+        Self::with_stalls(&stalls(script), rate)
+    }
+
+    /// The clock at `rate` Hz with `stalls`: (display time at which the
+    /// clock jumps, nanoseconds it jumps), in time order.
+    pub fn with_stalls(stalls: &[(i64, i64)], rate: f64) -> Self {
         DisplayClock {
             rate,
-            stalls,
+            stalls: stalls.iter().copied().collect(),
             stalled_ns: 0,
         }
     }
@@ -332,20 +342,20 @@ impl DisplayClock {
     }
 }
 
-/// Keeps each placement a manipulation settled in `--state`'s folder.
-fn keep_manipulations(args: &SimArgs, events: &[AppEvent]) -> Result<(), SimError> {
-    let Some(path) = placement_file(args) else {
-        return Ok(());
-    };
-    for event in events {
-        if let AppEvent::Placed { placement, cause } = event
-            && cause.is_manipulation()
-        {
-            saved::save(&path, &Kept::of(placement, KeptIn::SimulatorRoom))
-                .map_err(SimError::State)?;
-        }
-    }
-    Ok(())
+/// `script`'s stalls: (display time at which the clock jumps, nanoseconds
+/// it jumps), in time order.
+pub fn stalls(script: &Script) -> Vec<(i64, i64)> {
+    script
+        .events
+        .iter()
+        .filter_map(|event| match event.action {
+            Action::Stall { seconds } => Some((
+                user::seconds_to_ns(event.time_s),
+                user::seconds_to_ns(seconds),
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether `frame` is written as a PNG (and into the APNG).
@@ -366,6 +376,45 @@ fn load_script(args: &SimArgs) -> Result<Script, SimError> {
         path: path.clone(),
         source,
     })
+}
+
+/// Reads the command log named by `--replay`, when it is given.
+fn load_replay(args: &SimArgs) -> Result<Option<CommandLog>, SimError> {
+    let Some(path) = &args.replay else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| SimError::ReadLog {
+        path: path.clone(),
+        source,
+    })?;
+    let bad_line = |problem: String| SimError::Log {
+        path: path.clone(),
+        source: LogError { line: 1, problem },
+    };
+    let log = CommandLog::parse(&text).map_err(|source| SimError::Log {
+        path: path.clone(),
+        source,
+    })?;
+    let size = Size {
+        width: u32::try_from(log.start.width).unwrap_or(u32::MAX),
+        height: u32::try_from(log.start.height).unwrap_or(u32::MAX),
+    };
+    if let Some(problem) = map_size_problem(size) {
+        return Err(bad_line(format!("the map size: {problem}")));
+    }
+    if let Some(end) = log.end
+        && end.frame >= args.frames
+    {
+        return Err(SimError::invalid(
+            "frames",
+            format!(
+                "the command log runs {} frames; replay it with --frames {} (as its run had) or more",
+                end.frame + 1,
+                end.frame + 1
+            ),
+        ));
+    }
+    Ok(Some(log))
 }
 
 /// Loads the room named by `--room`, or an empty one.
@@ -390,19 +439,14 @@ fn kept_placement(args: &SimArgs) -> Result<Persisted, SimError> {
     let Some(path) = placement_file(args) else {
         return Ok(Persisted::None);
     };
-    if args.forget_placement {
+    if args.world.forget_placement {
         saved::forget(&path).map_err(SimError::State)?;
         return Ok(Persisted::None);
     }
-    match saved::load(&path, KeptIn::SimulatorRoom) {
-        Ok(kept) => Ok(kept
-            .and_then(|kept| kept.placement())
-            .map_or(Persisted::None, Persisted::Located)),
-        Err(warning) => {
-            log::warn!("{warning}");
-            Ok(Persisted::None)
-        }
-    }
+    saved::load_persisted(&path, KeptIn::SimulatorRoom).or_else(|warning| {
+        log::warn!("{warning}");
+        Ok(Persisted::None)
+    })
 }
 
 /// `--state`'s placement.json, when `--state` is given.
@@ -412,26 +456,34 @@ fn placement_file(args: &SimArgs) -> Option<PathBuf> {
         .map(|dir| dir.join(saved::PLACEMENT_FILE))
 }
 
-/// Milliseconds since `start`.
-fn elapsed_ms(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1e3
-}
-
 /// Runs the simulator; writes the images and, on success only, report.json.
 pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     validate(args)?;
-    let script = load_script(args)?;
+    let replay = load_replay(args)?;
+    let script = match replay {
+        // A replay's commands are the log's: the user only looks on.
+        Some(_) => Script::default(),
+        None => load_script(args)?,
+    };
     let room = load_room(args)?;
 
-    let (map_width, map_height) = (args.size.width as usize, args.size.height as usize);
-    let mut app = App::new(AppConfig::hololens_demo(map_width, map_height, args.seed))?;
+    let (mut driver, start) = match &replay {
+        Some(log) => (FrameDriver::replaying(log)?, log.start.clone()),
+        None => {
+            let start = LogStart {
+                stalls: stalls(&script),
+                ..args.world.log_start()
+            };
+            (FrameDriver::new(driver::app_for(&start)?), start)
+        }
+    };
     let mut renderer = offscreen::open(
         args.renderer,
         OffscreenOptions {
             eye_width: args.resolution.width,
             eye_height: args.resolution.height,
-            grid_width: args.size.width,
-            grid_height: args.size.height,
+            grid_width: start.width as u32,
+            grid_height: start.height as u32,
             validation: args.validation,
         },
     )?;
@@ -439,7 +491,11 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     // folder is touched; from here the last run's outputs are cleared so that
     // a run failing half way cannot leave an old report.json beside new frames.
     output::prepare_out_dir(&args.out)?;
-    let persisted = kept_placement(args)?;
+    // A replay starts where its log does: its first placement is a command.
+    let persisted = match replay {
+        Some(_) => Persisted::None,
+        None => kept_placement(args)?,
+    };
     let surfaces: Option<Arc<[Surface]>> =
         (!room.surfaces.is_empty()).then(|| room.app_surfaces().into());
     let mut user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
@@ -462,12 +518,12 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         None
     };
 
-    let mut recorder = RunRecorder::new(app.seed(), args.frames as usize);
-    let mut scenes = SceneBuilder::new();
-    let mut clock = DisplayClock::new(&script, args.rate);
+    let mut clock = DisplayClock::with_stalls(&start.stalls, args.rate);
+    let mut recorder = RunRecorder::new(start, args.frames as usize);
     let mut previous_ns = None;
     for frame in 0..args.frames {
         let time_ns = clock.frame_time_ns(frame);
+        let app = driver.app();
         let input = FrameInput {
             voice: user.heard(previous_ns, time_ns),
             surfaces: surfaces.clone(),
@@ -475,20 +531,19 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             ..user.frame_input(time_ns, app.placement(), app.heightmap())
         };
         previous_ns = Some(time_ns);
-        let started = Instant::now();
-        let output = app.update(&input);
-        scenes.updated(&output);
-        recorder.updated(time_ns, &output, elapsed_ms(started));
-        keep_manipulations(args, &output.events)?;
+        let output = driver.update(&input, &mut recorder)?;
+        for placement in output.placements_to_keep() {
+            if let Some(path) = placement_file(args) {
+                saved::save(&path, &Kept::of(placement, KeptIn::SimulatorRoom))
+                    .map_err(SimError::State)?;
+            }
+        }
         // The simulated head is located from the first frame, so this only
         // skips frames if a platform change ever left the hologram unplaced.
-        let Some(scene) = scenes.scene(&output, app.heightmap().cells()) else {
+        let Some(render_ms) = driver.draw(&output, |scene| renderer.render(scene))? else {
             continue;
         };
-        let started = Instant::now();
-        renderer.render(&scene)?;
-        recorder.drawn(elapsed_ms(started));
-        scenes.drawn();
+        recorder.drawn(render_ms);
 
         if is_snapshot(frame, args) {
             let image = renderer.read_back()?;
@@ -511,9 +566,14 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
 
     // The virtual display ran from frame 0 to the end of the last frame.
     let seconds = args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
+    output::write_atomically(
+        &args.out,
+        output::COMMAND_LOG_FILE,
+        recorder.command_log().to_jsonl().as_bytes(),
+    )?;
     let report = SimReport {
         validation_messages: validation.map(|counter| counter.count()),
-        ..recorder.finish(&app, seconds)
+        ..recorder.finish(driver.app(), seconds)
     };
     let json = serde_json::to_vec_pretty(&report).map_err(|error| {
         SimError::output(
@@ -546,9 +606,12 @@ mod tests {
     #[test]
     fn a_one_sample_map_side_is_rejected() {
         let args = SimArgs {
-            size: Size {
-                width: 1,
-                height: 64,
+            world: WorldArgs {
+                size: Size {
+                    width: 1,
+                    height: 64,
+                },
+                ..WorldArgs::default()
             },
             ..SimArgs::default()
         };

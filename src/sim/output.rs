@@ -12,6 +12,8 @@ use crate::render::backend::StereoImage;
 
 /// Name of the machine-readable report.
 pub const REPORT_FILE: &str = "report.json";
+pub use crate::app::log::COMMAND_LOG_FILE;
+
 /// Name of the animated PNG.
 pub const APNG_FILE: &str = "growth.png";
 
@@ -23,6 +25,7 @@ pub fn frame_file_name(frame: u64) -> String {
 /// Whether `name` is a file this simulator writes.
 fn is_sim_output(name: &str) -> bool {
     name == REPORT_FILE
+        || name == COMMAND_LOG_FILE
         || name == APNG_FILE
         || name
             .strip_prefix("frame-")

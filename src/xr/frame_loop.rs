@@ -17,7 +17,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use openxr as xr;
 
@@ -30,9 +30,11 @@ use super::remoting::{Polled, RemotingEvent};
 use super::session::Session;
 use super::session_end::SessionEnd;
 use super::speech::{SpeechEvent, recognizer_state, recognizer_state_name};
+use crate::app::driver::FrameDriver;
+use crate::app::log::{CommandLog, LogStart};
 use crate::app::recorder::RunRecorder;
 use crate::app::report::RunReport;
-use crate::app::{App, AppEvent, FrameInput, FrameOutput, Placement, SceneBuilder, VoiceCommand};
+use crate::app::{AppEvent, FrameInput, FrameOutput, Placement, VoiceCommand};
 
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);
@@ -46,6 +48,8 @@ pub struct LoopRecord {
     pub session_states: Vec<String>,
     /// Whether the hologram was pinned with a spatial anchor.
     pub anchored: bool,
+    /// Every command applied, as `commands.jsonl` holds them.
+    pub command_log: Option<CommandLog>,
 }
 
 /// What the loop records as it goes. It is shared with the watchdog, which
@@ -68,10 +72,10 @@ pub struct LoopRecorder {
 }
 
 impl LoopRecorder {
-    /// The record of a run starting from `first_seed`.
-    fn new(first_seed: u64) -> Self {
+    /// The record of a run starting from `start`.
+    fn new(start: LogStart) -> Self {
         LoopRecorder {
-            run: RunRecorder::new(first_seed, 0),
+            run: RunRecorder::new(start, 0),
             states_seen: Vec::new(),
             anchored: false,
             iterations: 0,
@@ -89,17 +93,15 @@ impl LoopRecorder {
             ),
             session_states: self.states_seen.clone(),
             anchored: self.anchored,
+            command_log: Some(self.run.command_log()),
         }
     }
 }
 
 /// The loop and what outlives a session.
 pub struct FrameLoop<'a> {
-    /// The app core: placement, gestures, growth.
-    app: App,
-    /// Turns the app's output into the renderer's scene (and keeps a height
-    /// change made on a frame that is not drawn for the next one).
-    scenes: SceneBuilder,
+    /// The app core (placement, gestures, growth) and the scene it draws.
+    driver: FrameDriver,
     /// What the loop records, shared with the watchdog.
     recorder: Arc<Mutex<LoopRecorder>>,
     /// Why the loop asked the runtime to end the session, once it did.
@@ -122,18 +124,19 @@ pub struct FrameLoop<'a> {
 }
 
 impl<'a> FrameLoop<'a> {
-    /// A loop for `app`, ending after `frame_limit` drawn frames (if given)
-    /// or when `interrupted` is raised, telling `progress` what happens.
+    /// A loop for `driver`'s app starting from `start`, ending after
+    /// `frame_limit` drawn frames (if given) or when `interrupted` is
+    /// raised, telling `progress` what happens.
     pub fn new(
-        app: App,
+        driver: FrameDriver,
+        start: LogStart,
         frame_limit: Option<u64>,
         interrupted: Arc<AtomicBool>,
         progress: &'a mut dyn FnMut(Progress),
     ) -> Self {
         FrameLoop {
-            recorder: Arc::new(Mutex::new(LoopRecorder::new(app.seed()))),
-            app,
-            scenes: SceneBuilder::new(),
+            recorder: Arc::new(Mutex::new(LoopRecorder::new(start))),
+            driver,
             exit_requested: None,
             lost: None,
             reanchor: false,
@@ -163,7 +166,7 @@ impl<'a> FrameLoop<'a> {
 
     /// The heightmap's size, which the renderer's grid must have.
     pub fn grid_size(&self) -> (u32, u32) {
-        let heights = self.app.heightmap();
+        let heights = self.driver.app().heightmap();
         (heights.width() as u32, heights.height() as u32)
     }
 
@@ -178,7 +181,7 @@ impl<'a> FrameLoop<'a> {
     ) -> Result<SessionEnd, XrError> {
         self.lost = None;
         self.locked_recorder().anchored = false;
-        self.reanchor = self.app.placement().is_some();
+        self.reanchor = self.driver.app().placement().is_some();
         match self.frames(session, events) {
             Ok(()) => Ok(self
                 .lost
@@ -347,45 +350,39 @@ impl<'a> FrameLoop<'a> {
         session.begin_frame()?;
         let time = frame_state.predicted_display_time;
 
-        let update_started = Instant::now();
         let input = FrameInput {
             voice: self.voice.take(),
             ..session.track(time)?
         };
-        let output = self.app.update(&input);
-        self.scenes.updated(&output);
+        let output = {
+            let mut recorder = self.recorder.lock().unwrap_or_else(PoisonError::into_inner);
+            let output = self.driver.update(&input, &mut recorder.run);
+            // Only a replay can diverge, and the OpenXR loop never replays.
+            let output = output.expect("a live run follows no log");
+            recorder.iterations = output.iterations_done;
+            recorder.placement = self.driver.app().placement();
+            output
+        };
         self.answer(session, &output, time)?;
         if self.reanchor
-            && let Some(placement) = self.app.placement()
+            && let Some(placement) = self.driver.app().placement()
         {
             self.reanchor = false;
             let anchored = session.anchor(&placement, None, time)?;
             self.locked_recorder().anchored = anchored;
         }
-        let update_ms = milliseconds_since(update_started);
-        let mut recorder = self.locked_recorder();
-        recorder.run.updated(time.as_nanos(), &output, update_ms);
-        recorder.iterations = output.iterations_done;
-        recorder.placement = self.app.placement();
-        drop(recorder);
 
-        let render_started = Instant::now();
         let drawing = frame_state.should_render && !self.frame_limit_reached();
-        let drawn = match self.scenes.scene(&output, self.app.heightmap().cells()) {
-            Some(scene) if drawing => {
-                session.draw(&scene)?;
-                true
-            }
-            _ => false,
+        let render_ms = if drawing {
+            self.driver.draw(&output, |scene| session.draw(scene))?
+        } else {
+            None
         };
-        if drawn {
-            self.scenes.drawn();
-        }
-        session.end_frame(time, drawn)?;
-        if drawn {
+        session.end_frame(time, render_ms.is_some())?;
+        if let Some(render_ms) = render_ms {
             let frames = {
                 let mut recorder = self.locked_recorder();
-                recorder.run.drawn(milliseconds_since(render_started));
+                recorder.run.drawn(render_ms);
                 recorder.run.frames()
             };
             (self.progress)(Progress::FrameDrawn(frames));
@@ -428,11 +425,6 @@ impl<'a> FrameLoop<'a> {
         }
         Ok(())
     }
-}
-
-/// Milliseconds since `start`.
-fn milliseconds_since(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1000.0
 }
 
 /// The state's name as the OpenXR specification writes it (without `XR_SESSION_STATE_`).

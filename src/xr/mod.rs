@@ -57,9 +57,8 @@ use runtime_manifest::{RUNTIME_JSON_VARIABLE, find_remoting_runtime, program_dir
 use session::Session;
 use watchdog::{Watchdog, WatchdogSettings};
 
-use crate::app::{App, AppConfig};
+use crate::app::driver::{self, FrameDriver, WorldArgs};
 use crate::render::backend::Backend;
-use crate::size::Size;
 
 pub use anchor::PERSISTED_NAME as PERSISTED_ANCHOR_NAME;
 pub use error::XrError;
@@ -101,12 +100,9 @@ pub struct XrArgs {
     /// their messages into the report.
     #[arg(long)]
     pub validation: bool,
-    /// The first terrain seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Heightmap size, width x height samples.
-    #[arg(long, value_name = "WxH", default_value = "257x257")]
-    pub size: Size,
+    /// The world the run starts from.
+    #[command(flatten)]
+    pub world: WorldArgs,
     /// Stream to a HoloLens through Holographic Remoting: connect to the
     /// Remoting Player at HOST (port 8265 unless given) before the session
     /// begins, and again whenever the connection drops. Needs Microsoft's
@@ -159,10 +155,6 @@ pub struct XrArgs {
     /// $XDG_STATE_HOME/holoterrain (Windows: %LOCALAPPDATA%\holoterrain).
     #[arg(long, value_name = "DIR")]
     pub state: Option<PathBuf>,
-    /// Forget where the hologram was left (the kept file and, on HoloLens,
-    /// the persisted anchor) and place it afresh.
-    #[arg(long)]
-    pub forget_placement: bool,
     /// End the run when a call of the frame loop into the OpenXR runtime
     /// has not returned for this many seconds (the report is written, one
     /// line names the call, exit status 4); 0 turns the limit off. Either
@@ -192,7 +184,7 @@ fn keeping_options(args: &XrArgs) -> KeepingOptions {
     };
     KeepingOptions {
         folder,
-        forget: args.forget_placement,
+        forget: args.world.forget_placement,
     }
 }
 
@@ -259,8 +251,17 @@ pub fn run(
         return Err(XrError::GraphicsNotBuilt);
     }
     let outcome = open_and_run(args, progress, tell_abandon).and_then(|(report, gave_up)| {
-        if let Some(path) = &args.report {
-            report.write(path)?;
+        match &args.report {
+            Some(path) => report.write(path)?,
+            // Without --report the command log goes to the state folder;
+            // the run does not fail for want of it.
+            None => {
+                if let Some(folder) = keeping_options(args).folder
+                    && let Err(error) = report.write_command_log(&folder)
+                {
+                    log::warn!("{error}");
+                }
+            }
         }
         if let Some(gave_up) = gave_up {
             return Err(XrError::RemotingLost {
@@ -368,12 +369,15 @@ fn run_with<B: GraphicsBinding>(
     };
     let graphics = B::open(&runtime, args.validation)?;
     report.set_graphics_validation(graphics.validation_counter());
-    let app = App::new(AppConfig::hololens_demo(
-        args.size.width as usize,
-        args.size.height as usize,
-        args.seed,
-    ))?;
-    let mut frame_loop = FrameLoop::new(app, args.frames, Arc::clone(&interrupted), progress);
+    let start = args.world.log_start();
+    let driver = FrameDriver::new(driver::app_for(&start)?);
+    let mut frame_loop = FrameLoop::new(
+        driver,
+        start,
+        args.frames,
+        Arc::clone(&interrupted),
+        progress,
+    );
     report.set_recorder(frame_loop.shared_recorder());
     let (grid_width, grid_height) = frame_loop.grid_size();
     let keeping = keeping_options(args);

@@ -14,6 +14,7 @@ use super::runtime_calls::longest_watched_call;
 use super::session::SessionFacts;
 use super::session_end::SessionEnd;
 use super::validation::MessageCounter;
+use crate::app::log::{COMMAND_LOG_FILE, CommandLog};
 use crate::app::report::RunReport;
 use crate::atomic_file;
 use crate::render::backend::{Backend, ValidationCounter};
@@ -29,6 +30,9 @@ pub struct XrReport {
     /// `frames` counts frames submitted with a projection layer.
     #[serde(flatten)]
     pub run: RunReport,
+    /// The run's command log, written beside the report (not in it).
+    #[serde(skip)]
+    pub command_log: Option<CommandLog>,
     /// OpenXR core-validation / debug-utils messages; null when not listening.
     pub openxr_validation_messages: Option<u64>,
     /// Vulkan validation-layer messages; null when the layer is off or the
@@ -92,6 +96,7 @@ pub struct RuntimeCallRecord {
 impl XrReport {
     /// Writes the report as pretty JSON, replacing `path` atomically so no
     /// half-written file is left behind.
+    /// Writes the report to `path` and the command log beside it.
     pub fn write(&self, path: &Path) -> Result<(), XrError> {
         let report_error = |source| XrError::Report {
             path: path.to_owned(),
@@ -99,8 +104,21 @@ impl XrReport {
         };
         let json = serde_json::to_string_pretty(self)
             .map_err(|error| report_error(std::io::Error::other(error)))?;
+        self.write_command_log(path.parent().unwrap_or(Path::new("")))?;
         atomic_file::write(path, json.as_bytes()).map_err(report_error)?;
         Ok(())
+    }
+
+    /// Writes the command log into `folder` as `commands.jsonl`, when
+    /// the run has one.
+    pub fn write_command_log(&self, folder: &Path) -> Result<(), XrError> {
+        let Some(log) = &self.command_log else {
+            return Ok(());
+        };
+        let path = folder.join(COMMAND_LOG_FILE);
+        std::fs::create_dir_all(folder)
+            .and_then(|()| atomic_file::write(&path, log.to_jsonl().as_bytes()))
+            .map_err(|source| XrError::Report { path, source })
     }
 }
 
@@ -207,6 +225,7 @@ impl ReportSoFar {
             d3d11_debug_messages,
             session_states: record.session_states,
             anchored: record.anchored,
+            command_log: record.command_log,
             ended,
             longest_runtime_call: longest_watched_call().map(|longest| RuntimeCallRecord {
                 call: longest.name.into(),

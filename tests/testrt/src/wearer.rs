@@ -26,8 +26,11 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use holoterrain::app::driver::{self, FrameDriver};
+use holoterrain::app::log::LogStart;
+use holoterrain::app::recorder::RunRecorder;
 use holoterrain::app::saved::{self, Kept, KeptIn};
-use holoterrain::app::{App, AppConfig, AppError, AppEvent, FrameInput, Persisted, Surface};
+use holoterrain::app::{App, AppError, FrameInput, FrameOutput, Persisted, Surface};
 use holoterrain::input::{Hand, PinchTracker};
 use holoterrain::sim::DisplayClock;
 use holoterrain::sim::script::Action;
@@ -60,8 +63,11 @@ pub struct Wearer {
     user: SimulatedUser,
     /// The simulator's display clock (rate and stalls).
     clock: DisplayClock,
-    /// The app core, fed the frames the wearer produces.
-    app: App,
+    /// The app core, fed the frames the wearer produces, as the app under
+    /// test's frame driver feeds its own.
+    driver: FrameDriver,
+    /// The copy's record (its command log is the app under test's).
+    recorder: RunRecorder,
     /// The runtime's air-tap recognition, per hand.
     pinches: [PinchTracker; 2],
     /// Frames produced so far.
@@ -85,11 +91,12 @@ pub struct Wearer {
 impl Wearer {
     /// The wearer of `config`'s script on its display.
     pub fn new(config: &Config) -> Result<Self, AppError> {
-        let app = App::new(AppConfig::hololens_demo(
+        let start = LogStart::demo(
+            config.seed,
             config.map_size.width as usize,
             config.map_size.height as usize,
-            config.seed,
-        ))?;
+        );
+        let driver = FrameDriver::new(driver::app_for(&start)?);
         let at = |time_s| EPOCH_NS + seconds_to_ns(time_s);
         let disconnects = config
             .script
@@ -108,9 +115,8 @@ impl Wearer {
             .map(|out| out.join(WEARER_PLACEMENT_FILE));
         let remembered = placement_file
             .as_ref()
-            .and_then(|path| saved::load(path, KeptIn::SimulatorRoom).ok().flatten())
-            .and_then(|kept| kept.placement())
-            .map_or(Persisted::None, Persisted::Located);
+            .and_then(|path| saved::load_persisted(path, KeptIn::SimulatorRoom).ok())
+            .unwrap_or_default();
         let phrases = config
             .script
             .events
@@ -127,7 +133,8 @@ impl Wearer {
                 config.resolution.height,
             ),
             clock: DisplayClock::new(&config.script, config.rate),
-            app,
+            driver,
+            recorder: RunRecorder::new(start, 0),
             pinches: Default::default(),
             frames: 0,
             latest: None,
@@ -155,12 +162,17 @@ impl Wearer {
             } else {
                 Persisted::None
             },
-            ..self
-                .user
-                .frame_input(sim_ns, self.app.placement(), self.app.heightmap())
+            ..self.user.frame_input(
+                sim_ns,
+                self.driver.app().placement(),
+                self.driver.app().heightmap(),
+            )
         };
-        let output = self.app.update(&input);
-        self.remember(&output.events);
+        let output = self
+            .driver
+            .update(&input, &mut self.recorder)
+            .expect("a live run follows no log");
+        self.remember(&output);
         let pinched = Hand::BOTH.map(|hand| {
             let tracker = &mut self.pinches[hand.index()];
             tracker.update(input.hands[hand.index()].joints.as_ref());
@@ -174,15 +186,12 @@ impl Wearer {
     }
 
     /// Remembers each placement a manipulation of the copy settled.
-    fn remember(&self, events: &[AppEvent]) {
+    fn remember(&self, output: &FrameOutput) {
         let Some(path) = &self.placement_file else {
             return;
         };
-        for event in events {
-            if let AppEvent::Placed { placement, cause } = event
-                && cause.is_manipulation()
-                && let Err(error) = saved::save(path, &Kept::of(placement, KeptIn::SimulatorRoom))
-            {
+        for placement in output.placements_to_keep() {
+            if let Err(error) = saved::save(path, &Kept::of(placement, KeptIn::SimulatorRoom)) {
                 eprintln!("holoterrain-testrt: the wearer cannot remember the placement: {error}");
             }
         }
@@ -201,8 +210,8 @@ impl Wearer {
             Some(sample) if sample.time_ns == time_ns => sample.input.clone(),
             _ => self.user.predict(
                 time_ns - EPOCH_NS,
-                self.app.placement(),
-                self.app.heightmap(),
+                self.driver.app().placement(),
+                self.driver.app().heightmap(),
             ),
         }
     }
@@ -255,7 +264,7 @@ impl Wearer {
 
     /// The app core's copy: what the wearer saw grow (for the report).
     pub fn app(&self) -> &App {
-        &self.app
+        self.driver.app()
     }
 }
 

@@ -1,0 +1,184 @@
+//! One frame driver for every platform (the simulator, the OpenXR session, the test runtime's wearer): the app, the scene it draws, the frame's sequence and record, replaying a command log, and the options every run takes.
+//!
+//! Per frame a platform builds the [`FrameInput`], calls
+//! [`FrameDriver::update`] (the app's update, timed, noted in the run's
+//! record and command log), answers the output's events its own way (and
+//! keeps [`FrameOutput::placements_to_keep`]), then, when it draws,
+//! [`FrameDriver::draw`] with its renderer.
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use thiserror::Error;
+
+use super::frame::{FrameInput, FrameOutput};
+use super::log::{CommandLog, LogEntry, LogStart};
+use super::recorder::RunRecorder;
+use super::scene::SceneBuilder;
+use super::{App, AppConfig, AppError};
+use crate::render::scene::FrameScene;
+use crate::size::Size;
+
+/// The options `sim` and `xr` take alike: the world a run starts from.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct WorldArgs {
+    /// The first terrain seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Heightmap size, WIDTHxHEIGHT samples.
+    #[arg(long, value_name = "WxH", default_value = "257x257")]
+    pub size: Size,
+    /// Forget where the hologram was left (the kept placement.json and, on
+    /// HoloLens, the persisted anchor) and place it afresh.
+    #[arg(long)]
+    pub forget_placement: bool,
+}
+
+impl Default for WorldArgs {
+    fn default() -> Self {
+        WorldArgs {
+            seed: 1,
+            size: Size {
+                width: 257,
+                height: 257,
+            },
+            forget_placement: false,
+        }
+    }
+}
+
+impl WorldArgs {
+    /// Where the command log says this world starts.
+    pub fn log_start(&self) -> LogStart {
+        LogStart::demo(
+            self.seed,
+            self.size.width as usize,
+            self.size.height as usize,
+        )
+    }
+}
+
+/// The app a run starting from `start` grows.
+pub fn app_for(start: &LogStart) -> Result<App, AppError> {
+    App::new(AppConfig::hololens_demo(
+        start.width,
+        start.height,
+        start.seed,
+    ))
+}
+
+/// A replay that no longer follows its log.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error(
+    "command log line {line}: it applied at iteration {logged} of its seed, here at {now}; replay with the flags the log was made with (--rate, --frames)"
+)]
+pub struct Diverged {
+    /// The log line of the command.
+    pub line: usize,
+    /// The iteration the log has.
+    pub logged: usize,
+    /// The iteration it applied at here.
+    pub now: usize,
+}
+
+/// A command log being replayed.
+struct Replay {
+    /// The commands not applied yet.
+    entries: VecDeque<LogEntry>,
+    /// The next update's frame.
+    frame: u64,
+}
+
+/// The app, the scene builder, and the log being replayed, if one is.
+pub struct FrameDriver {
+    app: App,
+    scenes: SceneBuilder,
+    replay: Option<Replay>,
+}
+
+impl FrameDriver {
+    /// A driver whose wearer's gestures and voice make the commands.
+    pub fn new(app: App) -> Self {
+        FrameDriver {
+            app,
+            scenes: SceneBuilder::new(),
+            replay: None,
+        }
+    }
+
+    /// A driver that applies `log`'s commands on the frames they applied
+    /// in, and nothing the wearer does.
+    pub fn replaying(log: &CommandLog) -> Result<Self, AppError> {
+        Ok(FrameDriver {
+            replay: Some(Replay {
+                entries: log.entries.iter().copied().collect(),
+                frame: 0,
+            }),
+            ..Self::new(app_for(&log.start)?)
+        })
+    }
+
+    /// The app.
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    /// One update: the app takes in `input` (or the replayed commands of
+    /// this frame), and `recorder` notes it with its CPU time.
+    pub fn update(
+        &mut self,
+        input: &FrameInput,
+        recorder: &mut RunRecorder,
+    ) -> Result<FrameOutput, Diverged> {
+        let started = Instant::now();
+        let output = match &mut self.replay {
+            None => self.app.update(input),
+            Some(replay) => {
+                let mut due = Vec::new();
+                while let Some(entry) = replay.entries.front()
+                    && entry.frame == replay.frame
+                {
+                    due.extend(replay.entries.pop_front());
+                }
+                replay.frame += 1;
+                let commands: Vec<_> = due.iter().map(|entry| entry.command).collect();
+                let output = self.app.replay(input, &commands);
+                if let Some((entry, applied)) = due
+                    .iter()
+                    .zip(&output.commands)
+                    .find(|(entry, applied)| entry.iteration != applied.iteration)
+                {
+                    return Err(Diverged {
+                        line: entry.seq as usize + 2,
+                        logged: entry.iteration,
+                        now: applied.iteration,
+                    });
+                }
+                output
+            }
+        };
+        self.scenes.updated(&output);
+        recorder.updated(input.display_time_ns, &output, milliseconds_since(started));
+        Ok(output)
+    }
+
+    /// Draws `output` with `draw` when there is something to draw (the
+    /// hologram is placed); the CPU milliseconds it took, for the record.
+    pub fn draw<E>(
+        &mut self,
+        output: &FrameOutput,
+        draw: impl FnOnce(&FrameScene<'_>) -> Result<(), E>,
+    ) -> Result<Option<f64>, E> {
+        let started = Instant::now();
+        let Some(scene) = self.scenes.scene(output, self.app.heightmap().cells()) else {
+            return Ok(None);
+        };
+        draw(&scene)?;
+        self.scenes.drawn();
+        Ok(Some(milliseconds_since(started)))
+    }
+}
+
+/// Milliseconds since `start`.
+fn milliseconds_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
