@@ -43,7 +43,7 @@ impl SessionEnd {
     }
 
     /// Whether the runtime stopped under the app (exit code
-    /// [`super::EXIT_RUNTIME_STOPPED`]) rather than the session ending
+    /// [`crate::xr::error::EXIT_RUNTIME_STOPPED`]) rather than the session ending
     /// properly. A runtime that stops answering never gets here: the
     /// watchdog ends the process itself.
     pub fn runtime_stopped(self) -> bool {

@@ -12,15 +12,16 @@
 pub mod choice;
 #[cfg(windows)]
 pub mod d3d11;
+pub mod swapchain;
 pub mod vulkan;
 
 use openxr as xr;
 
-use super::error::{XrError, xr_call};
-use super::runtime::Runtime;
-use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::render::backend::ValidationCounter;
 use crate::render::scene::FrameScene;
+use crate::xr::error::{XrError, xr_call};
+use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
+use crate::xr::runtime::instance::Runtime;
 
 /// The format type of binding `B`'s swapchains.
 pub type FormatOf<B> = <<B as GraphicsBinding>::Api as xr::Graphics>::Format;

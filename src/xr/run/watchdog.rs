@@ -29,10 +29,10 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::error::{ReportFile, XrError};
-use super::report::ReportSoFar;
-use super::runtime_calls::{CallInProgress, CallKind, call_in_progress};
-use super::session_end::SessionEnd;
+use crate::xr::error::{ReportFile, XrError};
+use crate::xr::run::report::ReportSoFar;
+use crate::xr::runtime::calls::{CallInProgress, CallKind, call_in_progress};
+use crate::xr::session_end::SessionEnd;
 
 /// How long a runtime call must have been blocked when Ctrl-C, SIGTERM or
 /// closing the console comes for the watchdog to end the run itself,
