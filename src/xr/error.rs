@@ -270,7 +270,7 @@ pub enum XrError {
         /// Where the report went, when one was asked for.
         report: Option<PathBuf>,
     },
-    /// The watchdog ended the run (`watchdog.rs`): a call of the loop did
+    /// The watchdog ended the run (`run/watchdog.rs`): a call of the loop did
     /// not return within `--runtime-timeout`, or an interrupt came while a
     /// call had been blocked for `watchdog::INTERRUPT_GRACE`. The report,
     /// if asked for, was written first; the session was not torn down.

@@ -23,7 +23,7 @@ pub enum SessionEnd {
     /// An OpenXR call answered XR_ERROR_RUNTIME_FAILURE: the runtime broke.
     RuntimeFailure,
     /// A runtime call did not return within `--runtime-timeout`: the
-    /// watchdog wrote the report and ended the process (`watchdog.rs`).
+    /// watchdog wrote the report and ended the process (`run/watchdog.rs`).
     RuntimeUnresponsive,
     /// The Holographic Remoting connection dropped and every attempt to
     /// connect again failed (`--remote-retries`).

@@ -7,7 +7,7 @@
 //! A binding owns the device (kept until the session is gone) and makes the
 //! [`StereoFrames`] that draw into the runtime's swapchain images; the
 //! session state machine, input, anchors and the air-tap rules in
-//! `session.rs` are the same for every binding.
+//! `session/mod.rs` are the same for every binding.
 
 pub mod choice;
 #[cfg(windows)]

@@ -16,7 +16,7 @@
 //! when an app crashes.
 //!
 //! Every runtime call of the session goes through
-//! `runtime_calls::runtime_call`, which marks it in progress (its name,
+//! `runtime::calls::runtime_call`, which marks it in progress (its name,
 //! when it started) where the watchdog can see it. Only time spent inside
 //! a call counts: the app's own stalls (a slow frame on a loaded machine,
 //! a debugger, Ctrl-Z) never do, and a tick of the watchdog counts at most

@@ -5,9 +5,9 @@
 //! renderer's targets on them, the player's speech recognizer (Holographic
 //! Remoting), and where the session stands. Every call the frame loop makes
 //! to the runtime goes through a method here (frame submission through
-//! `layer.rs`, events through `events.rs`), so what wraps runtime calls
+//! `session/layer.rs`, events through `runtime/events.rs`), so what wraps runtime calls
 //! wraps these: each marks its calls for the watchdog
-//! (`runtime_calls::runtime_call`), the set-up's as set-up calls, the
+//! (`runtime::calls::runtime_call`), the set-up's as set-up calls, the
 //! loop's as watched ones.
 //!
 //! What the system is (its name, its blend modes) is read here, once the
@@ -16,7 +16,7 @@
 //! it is.
 //!
 //! What outlives a session (the app, the scene builder, the run's record)
-//! is the frame loop's (`frame_loop.rs`).
+//! is the frame loop's (`run/frame_loop.rs`).
 
 pub mod layer;
 
