@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lints the Windows build with clippy, warnings denied: the code only the
 # Windows target compiles (src/render/d3d11/, src/xr/graphics/d3d11.rs,
-# src/xr/console_close.rs) is held to the same lints as the rest, the unsafe
+# src/xr/run/console_close.rs) is held to the same lints as the rest, the unsafe
 # rules of Cargo.toml's [lints] included. Uses Debian's clippy of the same
 # Rust 1.96 toolchain and the same target directory as
 # scripts/build-windows.sh, so the two share their build scripts' output.

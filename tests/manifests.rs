@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use holoterrain::xr::OPTIONAL_EXTENSIONS;
+use holoterrain::xr::sys::extensions::OPTIONAL_EXTENSIONS;
 
 /// The Android manifest's attribute namespace.
 const ANDROID_NS: &str = "http://schemas.android.com/apk/res/android";

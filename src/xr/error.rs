@@ -5,7 +5,21 @@ use std::path::PathBuf;
 use ash::vk;
 use openxr as xr;
 
-use super::session_end::SessionEnd;
+use crate::xr::session_end::SessionEnd;
+
+/// Exit status of `holoterrain xr` when the OpenXR runtime stopped under a
+/// running session (instance or session lost, runtime failure): distinct
+/// from 1 (any other failure) and 2 (bad arguments).
+pub const EXIT_RUNTIME_STOPPED: u8 = 3;
+
+/// Exit status of `holoterrain xr` when the OpenXR runtime stopped
+/// answering: a call did not return within `--runtime-timeout`, or Ctrl-C
+/// came while one had been blocked for 2 s; the watchdog wrote the report
+/// and ended the app without tearing down the session.
+pub const EXIT_RUNTIME_UNRESPONSIVE: u8 = 4;
+
+/// The exit statuses, for `holoterrain xr --help`.
+pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the session ended properly (--frames, Ctrl-C or the runtime's request); 3 when the OpenXR runtime stopped under the session (instance or session lost, runtime failure, or a Holographic Remoting connection lost for good; the report is still written, with \"ended\" saying which); 4 when the runtime stopped answering (a call did not return within --runtime-timeout, \"ended\": \"runtime_unresponsive\", or Ctrl-C, SIGTERM or closing the console came while one had been blocked for 2 s, \"ended\": \"interrupted\"; the report is still written, the session is not torn down); 2 for bad arguments; 1 for any other failure.";
 
 /// Everything that can stop `holoterrain xr`.
 #[derive(Debug, thiserror::Error)]
@@ -256,7 +270,7 @@ pub enum XrError {
         /// Where the report went, when one was asked for.
         report: Option<PathBuf>,
     },
-    /// The watchdog ended the run (`watchdog.rs`): a call of the loop did
+    /// The watchdog ended the run (`run/watchdog.rs`): a call of the loop did
     /// not return within `--runtime-timeout`, or an interrupt came while a
     /// call had been blocked for `watchdog::INTERRUPT_GRACE`. The report,
     /// if asked for, was written first; the session was not torn down.
@@ -344,15 +358,13 @@ fn unresponsive_advice(ended: SessionEnd) -> &'static str {
 
 impl XrError {
     /// The process's exit status for this error:
-    /// [`super::EXIT_RUNTIME_STOPPED`] when the runtime stopped under the
+    /// [`EXIT_RUNTIME_STOPPED`] when the runtime stopped under the
     /// session or a remoting connection was lost for good,
-    /// [`super::EXIT_RUNTIME_UNRESPONSIVE`] when it stopped answering, else 1.
+    /// [`EXIT_RUNTIME_UNRESPONSIVE`] when it stopped answering, else 1.
     pub fn exit_status(&self) -> u8 {
         match self {
-            XrError::RuntimeStopped { .. } | XrError::RemotingLost { .. } => {
-                super::EXIT_RUNTIME_STOPPED
-            }
-            XrError::RuntimeUnresponsive { .. } => super::EXIT_RUNTIME_UNRESPONSIVE,
+            XrError::RuntimeStopped { .. } | XrError::RemotingLost { .. } => EXIT_RUNTIME_STOPPED,
+            XrError::RuntimeUnresponsive { .. } => EXIT_RUNTIME_UNRESPONSIVE,
             _ => 1,
         }
     }

@@ -8,8 +8,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::remoting::{disconnect_reason, disconnect_reason_name};
 use crate::app::{PlacementCause, ReseedCause};
+use crate::xr::sys::remoting::{disconnect_reason, disconnect_reason_name};
 
 /// One thing that just happened.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,7 +23,7 @@ pub enum SessionEnd {
     /// An OpenXR call answered XR_ERROR_RUNTIME_FAILURE: the runtime broke.
     RuntimeFailure,
     /// A runtime call did not return within `--runtime-timeout`: the
-    /// watchdog wrote the report and ended the process (`watchdog.rs`).
+    /// watchdog wrote the report and ended the process (`run/watchdog.rs`).
     RuntimeUnresponsive,
     /// The Holographic Remoting connection dropped and every attempt to
     /// connect again failed (`--remote-retries`).
@@ -43,7 +43,7 @@ impl SessionEnd {
     }
 
     /// Whether the runtime stopped under the app (exit code
-    /// [`super::EXIT_RUNTIME_STOPPED`]) rather than the session ending
+    /// [`crate::xr::error::EXIT_RUNTIME_STOPPED`]) rather than the session ending
     /// properly. A runtime that stops answering never gets here: the
     /// watchdog ends the process itself.
     pub fn runtime_stopped(self) -> bool {

@@ -3,7 +3,7 @@
  * Microsoft's published headers openxr_msft_holographic_remoting.h and
  * openxr_msft_holographic_remoting_speech.h (Microsoft.Holographic.Remoting.OpenXr):
  * member types and order, and the enum values. Built by the unit test in
- * src/xr/remoting.rs, which compares the C compiler's sizes and offsets with
+ * src/xr/sys/remoting.rs, which compares the C compiler's sizes and offsets with
  * the Rust declarations'. OpenXR's base types as openxr.h defines them. */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* The XR_MSFT_scene_understanding structures and values holoterrain
  * declares itself (openxr-sys 0.14 lacks them), as the system's openxr.h
  * (Debian libopenxr-dev) defines them. Built by the unit test in
- * src/xr/scene_understanding.rs, which compares the C compiler's sizes,
+ * src/xr/sys/scene_understanding.rs, which compares the C compiler's sizes,
  * offsets and values with the Rust declarations'. */
 #include <stddef.h>
 #include <stdio.h>

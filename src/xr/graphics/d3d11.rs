@@ -15,16 +15,16 @@ use windows::Win32::Graphics::Dxgi::{
 };
 use windows::core::Interface;
 
-use super::super::error::{XrError, xr_call};
-use super::super::runtime::Runtime;
-use super::super::runtime_calls::{CallKind, runtime_call};
-use super::super::swapchain::{StereoSwapchain, SwapchainKind};
 use super::choice::{Luid, adapter_with_luid, choose_dxgi_format, feature_levels_at_least};
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
 use crate::render::backend::ValidationCounter;
 use crate::render::d3d11::{D3d11Device, D3d11Error, D3d11RenderTarget, D3d11TerrainRenderer};
 use crate::render::dxgi;
 use crate::render::scene::FrameScene;
+use crate::xr::error::{XrError, xr_call};
+use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
+use crate::xr::runtime::calls::{CallKind, runtime_call};
+use crate::xr::runtime::instance::Runtime;
 
 /// Direct3D 11 as the session's graphics: the device on the runtime's adapter.
 pub struct D3d11Graphics {

@@ -7,20 +7,21 @@
 //! A binding owns the device (kept until the session is gone) and makes the
 //! [`StereoFrames`] that draw into the runtime's swapchain images; the
 //! session state machine, input, anchors and the air-tap rules in
-//! `session.rs` are the same for every binding.
+//! `session/mod.rs` are the same for every binding.
 
 pub mod choice;
 #[cfg(windows)]
 pub mod d3d11;
+pub mod swapchain;
 pub mod vulkan;
 
 use openxr as xr;
 
-use super::error::{XrError, xr_call};
-use super::runtime::Runtime;
-use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::render::backend::ValidationCounter;
 use crate::render::scene::FrameScene;
+use crate::xr::error::{XrError, xr_call};
+use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
+use crate::xr::runtime::instance::Runtime;
 
 /// The format type of binding `B`'s swapchains.
 pub type FormatOf<B> = <<B as GraphicsBinding>::Api as xr::Graphics>::Format;

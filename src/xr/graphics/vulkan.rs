@@ -11,16 +11,16 @@ use std::sync::Arc;
 use ash::vk::{self, Handle};
 use openxr as xr;
 
-use super::super::error::{XrError, vk_call, xr_call};
-use super::super::runtime::Runtime;
-use super::super::runtime_calls::{CallKind, runtime_call};
-use super::super::swapchain::{StereoSwapchain, SwapchainKind};
 use super::{FormatOf, GraphicsBinding, NewSession, StereoFrames};
 use crate::render::backend::ValidationCounter;
 use crate::render::scene::FrameScene;
 use crate::render::vulkan::context::{VALIDATION_LAYER, VULKAN_API_VERSION};
 use crate::render::vulkan::formats::{choose_color_format, choose_depth_format};
 use crate::render::vulkan::{ExternalDevice, FrameRing, GpuContext, RenderTarget, TerrainRenderer};
+use crate::xr::error::{XrError, vk_call, xr_call};
+use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
+use crate::xr::runtime::calls::{CallKind, runtime_call};
+use crate::xr::runtime::instance::Runtime;
 
 /// Vulkan as the session's graphics: the renderer's context on the device
 /// the runtime created. Dropped after the session (see `xr::run`); the

@@ -14,7 +14,7 @@ use crate::{
     actions, anchors, frame, graphics, hands, instance, planes, remoting, scene, session, spaces,
     speech, swapchain,
 };
-use holoterrain::xr::scene_understanding as su;
+use holoterrain::xr::sys::scene_understanding as su;
 
 /// Matches `$name` against function names, each given with its function
 /// and its `PFN_xr*` type (so a wrong signature does not compile), and

@@ -103,7 +103,7 @@ const TABLE: [Entry; 10] = [
     },
     Entry {
         extension: Extension::SceneUnderstanding,
-        name: holoterrain::xr::scene_understanding::EXTENSION_NAME,
+        name: holoterrain::xr::sys::scene_understanding::EXTENSION_NAME,
         version: xr::MSFT_scene_understanding_SPEC_VERSION,
         offered: || !planes_detected(),
     },
@@ -115,13 +115,13 @@ const TABLE: [Entry; 10] = [
     },
     Entry {
         extension: Extension::HolographicRemoting,
-        name: holoterrain::xr::remoting::EXTENSION_NAME,
+        name: holoterrain::xr::sys::remoting::EXTENSION_NAME,
         version: 1,
         offered: || std::env::var_os(REMOTING_VARIABLE).is_some(),
     },
     Entry {
         extension: Extension::HolographicRemotingSpeech,
-        name: holoterrain::xr::speech::EXTENSION_NAME,
+        name: holoterrain::xr::sys::speech::EXTENSION_NAME,
         version: 3,
         offered: || std::env::var_os(REMOTING_VARIABLE).is_some(),
     },

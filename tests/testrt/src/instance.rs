@@ -755,19 +755,19 @@ fn write_event(buffer: &mut xr::EventDataBuffer, event: &Event) {
                     session: xr::Session::from_raw(session),
                 }),
             Event::RemotingListening { port } => base
-                .cast::<holoterrain::xr::remoting::EventDataListening>()
+                .cast::<holoterrain::xr::sys::remoting::EventDataListening>()
                 .write(crate::remoting::listening_event(port)),
             Event::RemotingConnected => base
                 .cast::<xr::EventDataBaseHeader>()
                 .write(crate::remoting::connected_event()),
             Event::RemotingDisconnected { reason } => base
-                .cast::<holoterrain::xr::remoting::EventDataDisconnected>()
+                .cast::<holoterrain::xr::sys::remoting::EventDataDisconnected>()
                 .write(crate::remoting::disconnected_event(reason)),
             Event::SpeechRecognizerState { state, .. } => base
-                .cast::<holoterrain::xr::speech::EventDataRecognizerStateChanged>()
+                .cast::<holoterrain::xr::sys::speech::EventDataRecognizerStateChanged>()
                 .write(crate::speech::recognizer_state_event(state)),
             Event::SpeechRecognized { packet_id, .. } => base
-                .cast::<holoterrain::xr::speech::EventDataRecognized>()
+                .cast::<holoterrain::xr::sys::speech::EventDataRecognized>()
                 .write(crate::speech::recognized_event(packet_id)),
         }
     }

@@ -18,20 +18,20 @@
 //! Microsoft documents for its remoting runtime, the session follows the
 //! connection: a session created without one, or whose connection drops,
 //! moves to LOSS_PENDING. The structures are the app's own declarations
-//! (`holoterrain::xr::remoting`), which its tests check against the C
+//! (`holoterrain::xr::sys::remoting`), which its tests check against the C
 //! layout of Microsoft's header.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use holoterrain::xr::remoting::{
+use holoterrain::xr::sys::remoting::{
     CODEC_NOT_FOUND, CONNECTION_STATE_CONNECTED, CONNECTION_STATE_CONNECTING,
     CONNECTION_STATE_DISCONNECTED, ConnectFn, ConnectInfo, DisconnectFn, DisconnectInfo,
     EventDataDisconnected, EventDataListening, GetConnectionStateFn, ListenFn, ListenInfo,
-    RemoteContextProperties, SetContextPropertiesFn, VIDEO_CODEC_NOT_AVAILABLE, VideoCodec,
-    disconnect_reason, structure_type,
+    RemoteContextProperties, SetContextPropertiesFn, VIDEO_CODEC_NOT_AVAILABLE, disconnect_reason,
+    structure_type,
 };
-use holoterrain::xr::{ListenAddress, RemoteAddress};
+use holoterrain::xr::{ListenAddress, RemoteAddress, VideoCodec};
 use openxr_sys as xr;
 use serde::Serialize;
 
@@ -63,7 +63,7 @@ pub fn result_name(result: xr::Result) -> Option<&'static str> {
         NOT_DISCONNECTED => Some("XR_ERROR_REMOTING_NOT_DISCONNECTED_MSFT"),
         -1_000_065_001 => Some("XR_ERROR_REMOTING_CODEC_NOT_FOUND_MSFT"),
         -1_000_065_002 => Some("XR_ERROR_REMOTING_CALLBACK_ERROR_MSFT"),
-        holoterrain::xr::speech::PACKET_EXPIRED => {
+        holoterrain::xr::sys::speech::PACKET_EXPIRED => {
             Some("XR_ERROR_REMOTING_SPEECH_PACKET_EXPIRED_MSFT")
         }
         _ => None,

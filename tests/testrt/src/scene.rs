@@ -4,11 +4,11 @@
 //! gives the app ([`holoterrain::sim::room::RoomSurface::scene_plane_pose`]).
 //! A computation completes at once (a HoloLens takes seconds), so the app's
 //! first frame knows the room, as the simulator's does. The declarations
-//! are the app's own (`holoterrain::xr::scene_understanding`), whose tests
+//! are the app's own (`holoterrain::xr::sys::scene_understanding`), whose tests
 //! hold them to openxr.h.
 
 use holoterrain::sim::room::RoomSurface;
-use holoterrain::xr::scene_understanding as su;
+use holoterrain::xr::sys::scene_understanding as su;
 use openxr_sys as xr;
 use xr::Handle as _;
 

@@ -5,13 +5,13 @@
 //! when it is one of the dictionary's phrases, each recognition an event
 //! whose text `xrRetrieveRemotingSpeechRecognizedTextMSFT` hands over. A
 //! new session needs the recognizer started again. The structures are the
-//! app's own declarations (`holoterrain::xr::speech`), which its tests check
+//! app's own declarations (`holoterrain::xr::sys::speech`), which its tests check
 //! against the C layout of Microsoft's header.
 
 use std::collections::HashMap;
 use std::ffi::c_char;
 
-use holoterrain::xr::speech::{
+use holoterrain::xr::sys::speech::{
     EventDataRecognized, EventDataRecognizerStateChanged, InitializeFn, MAX_LANGUAGE_NAME_SIZE,
     MAX_STATE_MESSAGE_SIZE, PACKET_EXPIRED, RetrieveTextFn, SpeechInitInfo, recognizer_state,
     structure_type,
@@ -134,7 +134,7 @@ pub fn recognized_event(packet_id: u64) -> EventDataRecognized {
         ty: xr::StructureType::from_raw(structure_type::EVENT_DATA_RECOGNIZED),
         next: std::ptr::null_mut(),
         packet_id,
-        confidence: holoterrain::xr::speech::CONFIDENCE_HIGH,
+        confidence: holoterrain::xr::sys::speech::CONFIDENCE_HIGH,
         raw_confidence: 1.0,
     }
 }

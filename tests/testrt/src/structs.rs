@@ -5,7 +5,7 @@
 
 use std::ffi::{CStr, c_char, c_void};
 
-use holoterrain::xr::scene_understanding as su;
+use holoterrain::xr::sys::scene_understanding as su;
 use openxr_sys as xr;
 
 use crate::state::{Failure, XrResult, invalid};

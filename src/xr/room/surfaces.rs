@@ -6,12 +6,13 @@ use std::sync::Arc;
 
 use openxr as xr;
 
-use super::error::XrError;
-use super::plane_detection::{self, PlaneDetector};
-use super::runtime::Runtime;
-use super::scene_understanding::{self, SceneObserver};
-use super::surface_search::Search;
 use crate::app::Surface;
+use crate::xr::error::XrError;
+use crate::xr::room::plane_detection::{self, PlaneDetector};
+use crate::xr::room::scene_understanding::SceneObserver;
+use crate::xr::room::surface_search::Search;
+use crate::xr::runtime::instance::Runtime;
+use crate::xr::sys::scene_understanding;
 
 /// The extension that finds the room's surfaces.
 enum Extension {

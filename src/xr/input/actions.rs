@@ -6,7 +6,7 @@
 
 use openxr as xr;
 
-use super::error::{XrError, xr_call};
+use crate::xr::error::{XrError, xr_call};
 
 /// Left and right, in the order the app uses everywhere.
 pub const HANDS: [&str; 2] = ["/user/hand/left", "/user/hand/right"];

@@ -6,18 +6,18 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use serde::Serialize;
 
-use super::error::XrError;
-use super::frame_loop::LoopRecorder;
-use super::remoting_link::RemotingRecord;
-use super::runtime::Runtime;
-use super::runtime_calls::longest_watched_call;
-use super::session::SessionFacts;
-use super::session_end::SessionEnd;
-use super::validation::MessageCounter;
 use crate::app::log::{COMMAND_LOG_FILE, CommandLog};
 use crate::app::report::RunReport;
 use crate::atomic_file;
 use crate::render::backend::{Backend, ValidationCounter};
+use crate::xr::error::XrError;
+use crate::xr::remoting::link::RemotingRecord;
+use crate::xr::run::frame_loop::LoopRecorder;
+use crate::xr::runtime::calls::longest_watched_call;
+use crate::xr::runtime::instance::Runtime;
+use crate::xr::runtime::validation::MessageCounter;
+use crate::xr::session::SessionFacts;
+use crate::xr::session_end::SessionEnd;
 
 /// What an OpenXR run did: the simulator's report.json fields plus the
 /// session's own (states, runtime, graphics API, remoting, extensions,

@@ -10,8 +10,11 @@ use std::path::Path;
 
 use clap::Parser;
 
-use super::state_folder::{StateFolder, state_folder};
-use super::{Progress, XrArgs};
+use super::args::XrArgs;
+use super::entry::run;
+use crate::xr::error::XrError;
+use crate::xr::progress::Progress;
+use crate::xr::run::state_folder::{StateFolder, state_folder};
 
 /// The log of the latest launch, in the state folder.
 pub const LOG_FILE: &str = "holoterrain.log";
@@ -19,11 +22,11 @@ pub const LOG_FILE: &str = "holoterrain.log";
 pub const REPORT_FILE: &str = "report.json";
 
 /// Runs the packaged app; the value is the process's exit status: 0 when the
-/// session ended properly, [`super::EXIT_RUNTIME_STOPPED`] when the runtime
+/// session ended properly, [`crate::xr::EXIT_RUNTIME_STOPPED`] when the runtime
 /// stopped under it, 1 for any other failure (each said in the log; the
 /// OpenXR loader's own messages go to the debugger output). When the
 /// runtime stops answering the watchdog logs its line and ends the process
-/// itself with [`super::EXIT_RUNTIME_UNRESPONSIVE`].
+/// itself with [`crate::xr::EXIT_RUNTIME_UNRESPONSIVE`].
 pub fn run_packaged() -> u8 {
     let folder = match state_folder() {
         Ok(folder) => folder,
@@ -54,7 +57,7 @@ pub fn run_packaged() -> u8 {
             return 1;
         }
     };
-    match super::run(&args, &mut log_progress, log_error) {
+    match run(&args, &mut log_progress, log_error) {
         Ok(report) => {
             log::info!(
                 "session over: {} frames rendered, {} reseeds, ended: {}; report {}",
@@ -94,7 +97,7 @@ fn session_args(folder: &StateFolder) -> Result<XrArgs, clap::Error> {
 }
 
 /// Logs an error's one line.
-fn log_error(error: &super::XrError) {
+fn log_error(error: &XrError) {
     log::error!("error: {error}");
 }
 

@@ -8,7 +8,7 @@ use std::mem::ManuallyDrop;
 use openxr as xr;
 use xr::sys::Handle as _;
 
-use super::error::{XrError, xr_call};
+use crate::xr::error::{XrError, xr_call};
 
 /// The name the hologram's anchor is kept under in the app's anchor store.
 pub const PERSISTED_NAME: &str = "holoterrain.placement";

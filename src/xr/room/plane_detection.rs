@@ -11,10 +11,10 @@ use std::sync::Arc;
 use openxr as xr;
 use xr::sys::Handle as _;
 
-use super::convert::pose_from_xr;
-use super::error::{XrError, xr_call};
-use super::surface_search::Search;
 use crate::app::Surface;
+use crate::xr::convert::pose_from_xr;
+use crate::xr::error::{XrError, xr_call};
+use crate::xr::room::surface_search::Search;
 
 /// The name of the extension.
 pub const EXTENSION_NAME: &str = "XR_EXT_plane_detection";

@@ -1,27 +1,20 @@
-//! Voice over Holographic Remoting (XR_MSFT_holographic_remoting_speech):
-//! the declarations openxr-sys lacks, starting the Remoting Player's speech
-//! recognizer with the app's phrases (`app::voice::PHRASES`) for a session,
-//! and fetching what it recognised.
+//! Holographic Remoting speech's declarations
+//! (XR_MSFT_holographic_remoting_speech): the structures, functions and
+//! values openxr-sys lacks, and the speech events they carry, read from
+//! the event poll's buffer.
 //!
 //! The declarations follow Microsoft's published header
 //! `openxr_msft_holographic_remoting_speech.h` (extension number 145, so its
 //! structure types start at 1000144000); `tests/support/remoting_layout.c`
-//! states the same facts in C and `remoting.rs`'s tests check sizes and
+//! states the same facts in C and `sys/remoting.rs`'s tests check sizes and
 //! offsets against the C compiler.
 
-use std::ffi::{CString, c_char, c_void};
+use std::ffi::{c_char, c_void};
 
 use openxr as xr;
 
-use super::error::{XrError, xr_call};
-use super::extension_fns::{load, ty};
-use crate::app::voice::PHRASES;
-
 /// The extension's name.
 pub const EXTENSION_NAME: &str = "XR_MSFT_holographic_remoting_speech";
-
-/// The language the phrases are in: the player's recognizer listens for it.
-pub const LANGUAGE: &str = "en-US";
 
 /// XR_MAX_SPEECH_LANGUAGE_NAME_SIZE_MSFT, the NUL included.
 pub const MAX_LANGUAGE_NAME_SIZE: usize = 32;
@@ -94,7 +87,7 @@ pub struct EventDataRecognizerStateChanged {
 }
 
 /// XrEventDataRemotingSpeechRecognizedMSFT: the player recognised a phrase,
-/// whose text [`Speech::recognized_text`] fetches.
+/// whose text `input::speech::Speech::recognized_text` fetches.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct EventDataRecognized {
@@ -130,7 +123,7 @@ pub enum SpeechEvent {
     },
     /// The player recognised a phrase.
     Recognized {
-        /// Names the text for [`Speech::recognized_text`].
+        /// Names the text for `input::speech::Speech::recognized_text`.
         packet_id: u64,
     },
 }
@@ -174,7 +167,7 @@ pub unsafe fn decode(event_type: i32, event: *const u8) -> Option<SpeechEvent> {
 }
 
 /// The text in a fixed-size C string field, up to its NUL.
-fn fixed_string(field: &[c_char]) -> String {
+pub fn fixed_string(field: &[c_char]) -> String {
     let bytes: Vec<u8> = field
         .iter()
         .take_while(|&&c| c != 0)
@@ -183,88 +176,9 @@ fn fixed_string(field: &[c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The extension's functions.
-#[derive(Clone, Copy)]
-pub struct Speech {
-    /// xrInitializeRemotingSpeechMSFT.
-    initialize: InitializeFn,
-    /// xrRetrieveRemotingSpeechRecognizedTextMSFT.
-    retrieve_text: RetrieveTextFn,
-}
-
-impl Speech {
-    /// The functions of `instance`, which must have the extension enabled.
-    pub fn load(instance: &xr::Instance) -> Result<Self, XrError> {
-        // SAFETY: the types are the header's for these names; the caller
-        // enabled the extension.
-        unsafe {
-            Ok(Speech {
-                initialize: load(instance, c"xrInitializeRemotingSpeechMSFT")?,
-                retrieve_text: load(instance, c"xrRetrieveRemotingSpeechRecognizedTextMSFT")?,
-            })
-        }
-    }
-
-    /// Starts the player's recognizer for `session` with the app's phrases
-    /// in [`LANGUAGE`] (no grammar file). Each new session needs it again.
-    pub fn start(&self, session: xr::sys::Session) -> Result<(), XrError> {
-        let phrases: Vec<CString> = PHRASES
-            .iter()
-            .filter_map(|(phrase, _)| CString::new(*phrase).ok())
-            .collect();
-        let entries: Vec<*const c_char> = phrases.iter().map(|phrase| phrase.as_ptr()).collect();
-        let mut language = [0 as c_char; MAX_LANGUAGE_NAME_SIZE];
-        for (slot, byte) in language.iter_mut().zip(LANGUAGE.bytes()) {
-            *slot = byte as c_char;
-        }
-        let info = SpeechInitInfo {
-            ty: ty(structure_type::INIT_INFO),
-            next: std::ptr::null(),
-            language,
-            grammar_file_size: 0,
-            grammar_file_content: std::ptr::null_mut(),
-            dictionary_entries_count: entries.len() as u32,
-            dictionary_entries: entries.as_ptr(),
-        };
-        // SAFETY: the session is live; `info`, `entries` and `phrases` live
-        // across the call.
-        let result = unsafe { (self.initialize)(session, &info) };
-        if result.into_raw() < 0 {
-            return Err(xr_call("xrInitializeRemotingSpeechMSFT")(result));
-        }
-        Ok(())
-    }
-
-    /// The text the player recognised as `packet_id`.
-    pub fn recognized_text(
-        &self,
-        session: xr::sys::Session,
-        packet_id: u64,
-    ) -> Result<String, XrError> {
-        let call = "xrRetrieveRemotingSpeechRecognizedTextMSFT";
-        let mut count = 0u32;
-        // SAFETY: the session is live; a capacity of 0 only asks for the size.
-        let result = unsafe {
-            (self.retrieve_text)(session, packet_id, 0, &mut count, std::ptr::null_mut())
-        };
-        if result.into_raw() < 0 {
-            return Err(xr_call(call)(result));
-        }
-        let mut text = vec![0 as c_char; count as usize];
-        // SAFETY: `text` has room for `count` bytes.
-        let result = unsafe {
-            (self.retrieve_text)(session, packet_id, count, &mut count, text.as_mut_ptr())
-        };
-        if result.into_raw() < 0 {
-            return Err(xr_call(call)(result));
-        }
-        text.truncate(count as usize);
-        Ok(fixed_string(&text))
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::ty;
     use super::*;
 
     /// An event structure's bytes, as the runtime writes it into the buffer.
@@ -313,10 +227,5 @@ mod tests {
             recognizer_state_name(recognizer_state::INITIALIZATION_FAILED),
             "INITIALIZATION_FAILED"
         );
-    }
-
-    #[test]
-    fn the_language_fits_its_field_with_its_nul() {
-        assert!(LANGUAGE.len() < MAX_LANGUAGE_NAME_SIZE);
     }
 }

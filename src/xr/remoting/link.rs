@@ -18,18 +18,20 @@ use std::time::{Duration, Instant};
 use openxr as xr;
 use serde::Serialize;
 
-use super::error::{XrError, xr_call};
-use super::events::EventQueue;
-use super::extension_fns::{load, ty};
-use super::progress::Progress;
-use super::remoting::{
+use super::address::{ListenAddress, RemoteAddress, VideoCodec};
+use crate::xr::error::{XrError, xr_call};
+use crate::xr::progress::Progress;
+use crate::xr::runtime::events::EventQueue;
+use crate::xr::runtime::events::{Polled, RemotingEvent};
+use crate::xr::runtime::extension_fns::load;
+use crate::xr::runtime::instance::Runtime;
+use crate::xr::sys::remoting::{
     CODEC_NOT_FOUND, CONNECTION_STATE_CONNECTED, CONNECTION_STATE_DISCONNECTED, ConnectFn,
     ConnectInfo, DEPTH_BUFFER_STREAM_RESOLUTION_HALF, DisconnectFn, DisconnectInfo,
-    GetConnectionStateFn, ListenAddress, ListenFn, ListenInfo, Polled, RemoteAddress,
-    RemoteContextProperties, RemotingEvent, SetContextPropertiesFn, VIDEO_CODEC_NOT_AVAILABLE,
-    VideoCodec, disconnect_reason, disconnect_reason_name, structure_type,
+    GetConnectionStateFn, ListenFn, ListenInfo, RemoteContextProperties, SetContextPropertiesFn,
+    VIDEO_CODEC_NOT_AVAILABLE, disconnect_reason, disconnect_reason_name, structure_type,
 };
-use super::runtime::Runtime;
+use crate::xr::sys::ty;
 
 /// How long to wait for the player to answer a connection attempt.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

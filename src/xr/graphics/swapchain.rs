@@ -5,8 +5,8 @@
 
 use openxr as xr;
 
-use super::error::{XrError, xr_call};
 use crate::render::scene::VIEW_COUNT;
+use crate::xr::error::{XrError, xr_call};
 
 /// Which kind of swapchain to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

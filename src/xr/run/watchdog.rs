@@ -16,7 +16,7 @@
 //! when an app crashes.
 //!
 //! Every runtime call of the session goes through
-//! `runtime_calls::runtime_call`, which marks it in progress (its name,
+//! `runtime::calls::runtime_call`, which marks it in progress (its name,
 //! when it started) where the watchdog can see it. Only time spent inside
 //! a call counts: the app's own stalls (a slow frame on a loaded machine,
 //! a debugger, Ctrl-Z) never do, and a tick of the watchdog counts at most
@@ -29,10 +29,10 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::error::{ReportFile, XrError};
-use super::report::ReportSoFar;
-use super::runtime_calls::{CallInProgress, CallKind, call_in_progress};
-use super::session_end::SessionEnd;
+use crate::xr::error::{ReportFile, XrError};
+use crate::xr::run::report::ReportSoFar;
+use crate::xr::runtime::calls::{CallInProgress, CallKind, call_in_progress};
+use crate::xr::session_end::SessionEnd;
 
 /// How long a runtime call must have been blocked when Ctrl-C, SIGTERM or
 /// closing the console comes for the watchdog to end the run itself,

@@ -21,20 +21,19 @@ use std::time::Duration;
 
 use openxr as xr;
 
-use super::error::XrError;
-use super::events::EventQueue;
-use super::graphics::GraphicsBinding;
-use super::input::HANDS;
-use super::progress::Progress;
-use super::remoting::{Polled, RemotingEvent};
-use super::session::Session;
-use super::session_end::SessionEnd;
-use super::speech::{SpeechEvent, recognizer_state, recognizer_state_name};
 use crate::app::driver::FrameDriver;
 use crate::app::log::{CommandLog, LogStart};
 use crate::app::recorder::RunRecorder;
 use crate::app::report::RunReport;
 use crate::app::{AppEvent, FrameInput, FrameOutput, Placement, VoiceCommand};
+use crate::xr::error::XrError;
+use crate::xr::graphics::GraphicsBinding;
+use crate::xr::input::actions::HANDS;
+use crate::xr::progress::Progress;
+use crate::xr::runtime::events::{EventQueue, Polled, RemotingEvent};
+use crate::xr::session::Session;
+use crate::xr::session_end::SessionEnd;
+use crate::xr::sys::speech::{SpeechEvent, recognizer_state, recognizer_state_name};
 
 /// How long to idle between event polls while the session is not running.
 const IDLE_POLL: Duration = Duration::from_millis(10);

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use openxr as xr;
 use serde::Deserialize;
 
-use super::error::XrError;
+use crate::xr::error::XrError;
 
 /// The remoting runtime's manifest file name, in Microsoft's package.
 pub const REMOTING_MANIFEST_NAME: &str = "RemotingXR.json";

@@ -13,13 +13,13 @@ use std::path::PathBuf;
 
 use openxr as xr;
 
-use super::anchor::{AnchorSpace, AnchorStore};
-use super::convert::pose_from_xr;
-use super::error::{XrError, xr_call};
-use super::input::located_pose;
 use crate::app::saved::{self, Kept, KeptIn, PLACEMENT_FILE};
 use crate::app::{Persisted, Placement};
 use crate::input::Pose;
+use crate::xr::convert::pose_from_xr;
+use crate::xr::error::{XrError, xr_call};
+use crate::xr::input::actions::located_pose;
+use crate::xr::room::anchor::{AnchorSpace, AnchorStore};
 
 /// What the command line asked of keeping: the state folder (none when it
 /// could not be found) and whether to forget what was kept.
@@ -97,7 +97,7 @@ impl Keeper {
         if let Some(store) = AnchorStore::connect(session)? {
             keeper.description = format!(
                 "spatial anchor {} (scale in {})",
-                super::anchor::PERSISTED_NAME,
+                crate::xr::room::anchor::PERSISTED_NAME,
                 path.display()
             );
             let kept = if options.forget {

@@ -1,25 +1,17 @@
-//! Functions and structure types of OpenXR extensions the openxr crate
-//! does not know (Holographic Remoting and its speech, scene
-//! understanding), looked up and named for the modules that declare them.
+//! Functions of OpenXR extensions the openxr crate does not know
+//! (Holographic Remoting and its speech, scene understanding), looked up
+//! for the modules that call them; their types are `sys/`'s.
 
 use openxr as xr;
 
-use super::error::XrError;
-
-/// An `XrStructureType` from its raw value.
-pub(super) fn ty(raw: i32) -> xr::sys::StructureType {
-    xr::sys::StructureType::from_raw(raw)
-}
+use crate::xr::error::XrError;
 
 /// Looks up one of an extension's functions.
 ///
 /// # Safety
 /// `F` must be the function pointer type the extension declares for `name`,
 /// and the instance must have that extension enabled.
-pub(super) unsafe fn load<F: Copy>(
-    instance: &xr::Instance,
-    name: &std::ffi::CStr,
-) -> Result<F, XrError> {
+pub unsafe fn load<F: Copy>(instance: &xr::Instance, name: &std::ffi::CStr) -> Result<F, XrError> {
     let mut function = None;
     // SAFETY: the instance is live; `name` is NUL-terminated.
     let result = unsafe {

@@ -6,10 +6,10 @@
 
 use openxr as xr;
 
-use super::error::XrError;
-use super::swapchain::StereoSwapchain;
 use crate::app::frame::{FAR_M, NEAR_M};
 use crate::render::scene::VIEW_COUNT;
+use crate::xr::error::XrError;
+use crate::xr::graphics::swapchain::StereoSwapchain;
 
 /// What one frame shows: both eyes' images as the runtime located the eyes.
 pub struct ProjectionLayer<'a, G: xr::Graphics> {

@@ -1,5 +1,5 @@
 //! Which call into the OpenXR runtime the session's thread is in, for the
-//! watchdog (`watchdog.rs`) to see from its own thread: every runtime call
+//! watchdog (`run/watchdog.rs`) to see from its own thread: every runtime call
 //! of the session goes through [`runtime_call`], which marks it in progress
 //! (its name, its kind, when it began) and, once it returns, keeps the
 //! longest a call of the loop took, for the report. One per process: one

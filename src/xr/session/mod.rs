@@ -5,9 +5,9 @@
 //! renderer's targets on them, the player's speech recognizer (Holographic
 //! Remoting), and where the session stands. Every call the frame loop makes
 //! to the runtime goes through a method here (frame submission through
-//! `layer.rs`, events through `events.rs`), so what wraps runtime calls
+//! `session/layer.rs`, events through `runtime/events.rs`), so what wraps runtime calls
 //! wraps these: each marks its calls for the watchdog
-//! (`runtime_calls::runtime_call`), the set-up's as set-up calls, the
+//! (`runtime::calls::runtime_call`), the set-up's as set-up calls, the
 //! loop's as watched ones.
 //!
 //! What the system is (its name, its blend modes) is read here, once the
@@ -16,26 +16,28 @@
 //! it is.
 //!
 //! What outlives a session (the app, the scene builder, the run's record)
-//! is the frame loop's (`frame_loop.rs`).
+//! is the frame loop's (`run/frame_loop.rs`).
+
+pub mod layer;
 
 use openxr as xr;
 
-use super::anchor::AnchorSpace;
-use super::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
-use super::error::{XrError, xr_call};
-use super::graphics::choice::choose_blend_mode;
-use super::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
-use super::input::{HandProfiles, HandSample, Input, located_pose};
-use super::keeping::{Keeper, KeepingOptions};
-use super::layer::{ProjectionLayer, end_frame_with};
-use super::runtime::Runtime;
-use super::runtime_calls::{CallKind, runtime_call};
-use super::speech::Speech;
-use super::surfaces::SurfaceFinder;
-use super::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::app::{FrameInput, HandInput, Placement, PlacementCause};
 use crate::input::Hand;
 use crate::render::scene::{FrameScene, VIEW_COUNT};
+use crate::xr::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
+use crate::xr::error::{XrError, xr_call};
+use crate::xr::graphics::choice::choose_blend_mode;
+use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
+use crate::xr::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
+use crate::xr::input::actions::{HandProfiles, HandSample, Input, located_pose};
+use crate::xr::input::speech::Speech;
+use crate::xr::room::anchor::AnchorSpace;
+use crate::xr::room::keeping::{Keeper, KeepingOptions};
+use crate::xr::room::surfaces::SurfaceFinder;
+use crate::xr::runtime::calls::{CallKind, runtime_call};
+use crate::xr::runtime::instance::Runtime;
+use crate::xr::session::layer::{ProjectionLayer, end_frame_with};
 
 /// The view configuration: two eyes.
 pub const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;

@@ -1,0 +1,294 @@
+//! Running `holoterrain xr`: opens the runtime, connects to the remoting
+//! player when asked, and runs sessions on the chosen graphics API under
+//! the watchdog until the runtime, Ctrl-C or `--frames` ends them.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::args::XrArgs;
+#[cfg(windows)]
+use super::console_close;
+use super::frame_loop::FrameLoop;
+use super::report::{ReportSoFar, XrReport};
+use super::state_folder::state_folder;
+use super::watchdog::{Watchdog, WatchdogSettings};
+use crate::app::driver::{self, FrameDriver};
+use crate::render::backend::Backend;
+use crate::xr::error::XrError;
+use crate::xr::graphics::GraphicsBinding;
+use crate::xr::graphics::vulkan::VulkanGraphics;
+use crate::xr::progress::Progress;
+use crate::xr::remoting::link::{Failure, Link, Peer, Reconnected};
+use crate::xr::room::keeping::KeepingOptions;
+use crate::xr::runtime::calls::{CallKind, runtime_call};
+use crate::xr::runtime::events::EventQueue;
+use crate::xr::runtime::graphics_api::D3D11_BUILT;
+use crate::xr::runtime::instance::{Runtime, RuntimeOptions};
+use crate::xr::runtime::manifest::{RUNTIME_JSON_VARIABLE, find_remoting_runtime, program_dir};
+use crate::xr::session::Session;
+use crate::xr::session_end::SessionEnd;
+
+/// Where `args` keep the placement: `--state`, else the user's state folder
+/// (without one, nowhere, with a warning).
+fn keeping_options(args: &XrArgs) -> KeepingOptions {
+    let folder = match &args.state {
+        Some(folder) => Some(folder.clone()),
+        None => match state_folder() {
+            Ok(folder) => Some(folder.path),
+            Err(error) => {
+                log::warn!("the hologram's placement is not kept: {error}");
+                None
+            }
+        },
+    };
+    KeepingOptions {
+        folder,
+        forget: args.world.forget_placement,
+    }
+}
+
+/// How a remoting run gave up: the connection dropped and reconnecting
+/// failed (or was off).
+#[derive(Debug, Clone)]
+struct GaveUp {
+    /// Whom the app streamed to.
+    peer: Peer,
+    /// Why the connection ended.
+    ended: Failure,
+    /// Attempts made to reconnect.
+    attempts: u32,
+    /// Why the last attempt failed.
+    last: Failure,
+}
+
+/// Runs the OpenXR session until the runtime, Ctrl-C or `--frames` ends it,
+/// telling `progress` what happens; writes the report when asked and
+/// returns it. When the runtime stopped under the session, or a remoting
+/// connection was lost for good, the report is written all the same and the
+/// result is [`XrError::RuntimeStopped`] or [`XrError::RemotingLost`].
+///
+/// When the runtime stops answering (`--runtime-timeout`, or Ctrl-C while
+/// a call has been blocked for 2 s), this never returns: the watchdog
+/// writes the report, hands its [`XrError::RuntimeUnresponsive`] to
+/// `tell_abandon` (which must tell the user, in one line) and ends the
+/// process with [`crate::xr::EXIT_RUNTIME_UNRESPONSIVE`].
+pub fn run(
+    args: &XrArgs,
+    progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
+) -> Result<XrReport, XrError> {
+    // Said before looking for a runtime: no runtime would make it any better.
+    if args.graphics == Some(Backend::D3d11) && !D3D11_BUILT {
+        return Err(XrError::GraphicsNotBuilt);
+    }
+    let outcome = open_and_run(args, progress, tell_abandon).and_then(|(report, gave_up)| {
+        match &args.report {
+            Some(path) => report.write(path)?,
+            // Without --report the command log goes to the state folder;
+            // the run does not fail for want of it.
+            None => {
+                if let Some(folder) = keeping_options(args).folder
+                    && let Err(error) = report.write_command_log(&folder)
+                {
+                    log::warn!("{error}");
+                }
+            }
+        }
+        if let Some(gave_up) = gave_up {
+            return Err(XrError::RemotingLost {
+                address: gave_up.peer.to_string(),
+                ended: gave_up.ended.describe(),
+                attempts: gave_up.attempts,
+                last: (gave_up.attempts > 0).then(|| gave_up.last.describe()),
+                frames: report.run.frames,
+                report: args.report.clone(),
+            });
+        }
+        if report.ended.runtime_stopped() {
+            return Err(XrError::RuntimeStopped {
+                ended: report.ended,
+                frames: report.run.frames,
+                report: args.report.clone(),
+            });
+        }
+        Ok(report)
+    });
+    #[cfg(windows)]
+    console_close::session_over();
+    outcome
+}
+
+/// Opens the runtime (with remoting: the remoting runtime, found and
+/// loaded by the app itself), which settles the graphics API (`--graphics`
+/// or what the runtime offers), and runs the session with that API's binding.
+fn open_and_run(
+    args: &XrArgs,
+    progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
+) -> Result<(XrReport, Option<GaveUp>), XrError> {
+    let remoting = match args.peer() {
+        Some(_) => {
+            let flag = args.remoting_flag();
+            let manifest = find_remoting_runtime(
+                args.remote_runtime.as_deref(),
+                program_dir().as_deref(),
+                std::env::var_os(RUNTIME_JSON_VARIABLE),
+            )
+            .ok_or(XrError::RemotingRuntimeNotFound { flag })?;
+            log::info!(
+                "remoting runtime: {} ({})",
+                manifest.path.display(),
+                manifest.origin.name()
+            );
+            Some((flag, manifest))
+        }
+        None => None,
+    };
+    let runtime = Runtime::open(RuntimeOptions {
+        validation: args.validation,
+        remoting,
+        graphics: args.graphics,
+    })?;
+    match runtime.graphics {
+        Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime, progress, tell_abandon),
+        #[cfg(windows)]
+        Backend::D3d11 => run_with::<crate::xr::graphics::d3d11::D3d11Graphics>(
+            args,
+            runtime,
+            progress,
+            tell_abandon,
+        ),
+        // Runtime::open chooses Direct3D 11 only in a build that has it.
+        #[cfg(not(windows))]
+        Backend::D3d11 => Err(XrError::GraphicsNotBuilt),
+    }
+}
+
+/// Connects to the remoting player (with `--remote` or `--listen`),
+/// creates the device, then runs sessions with binding `B`: one, or with
+/// remoting one per connection, connecting again after a drop. Tears down
+/// in order: each session (renderer objects on swapchain images first,
+/// then its spaces, the session itself), then the device (Vulkan: the
+/// renderer's context destroys the device, its messenger and the
+/// instance), then the OpenXR instance (with the runtime library the app
+/// loaded itself last). From the interrupt handler on, the watchdog
+/// watches every runtime call of the sessions (set-up, loop, teardown).
+fn run_with<B: GraphicsBinding>(
+    args: &XrArgs,
+    runtime: Runtime,
+    progress: &mut dyn FnMut(Progress),
+    tell_abandon: fn(&XrError),
+) -> Result<(XrReport, Option<GaveUp>), XrError> {
+    let interrupted = interrupt_flag();
+    #[cfg(windows)]
+    console_close::install(&interrupted);
+    let report = Arc::new(ReportSoFar::new(&runtime));
+    let _watchdog = Watchdog::start(
+        WatchdogSettings {
+            limit: args.runtime_limit(),
+            interrupted: Arc::clone(&interrupted),
+            report: args.report.clone(),
+            tell: tell_abandon,
+        },
+        Arc::clone(&report),
+    );
+    let mut events = EventQueue::new(&runtime.instance, args.peer().is_some());
+    let mut link = match args.peer() {
+        Some(peer) => Some(Link::open(&runtime, peer, args.codec, args.remote_retries)?),
+        None => None,
+    };
+    let connected = match link.as_mut() {
+        Some(link) => link.establish(&mut events, &interrupted, progress)?,
+        None => true,
+    };
+    let graphics = B::open(&runtime, args.validation)?;
+    report.set_graphics_validation(graphics.validation_counter());
+    let start = args.world.log_start();
+    let driver = FrameDriver::new(driver::app_for(&start)?);
+    let mut frame_loop = FrameLoop::new(
+        driver,
+        start,
+        args.frames,
+        Arc::clone(&interrupted),
+        progress,
+    );
+    report.set_recorder(frame_loop.shared_recorder());
+    let (grid_width, grid_height) = frame_loop.grid_size();
+    let keeping = keeping_options(args);
+    let mut gave_up = None;
+    let ended = if !connected {
+        SessionEnd::Interrupted
+    } else {
+        loop {
+            // SAFETY: the session is dropped at the end of this block, before `graphics`.
+            let ended = match unsafe {
+                Session::<B>::create(&runtime, &graphics, grid_width, grid_height, &keeping)
+            } {
+                Ok(mut session) => {
+                    report.set_session(session.facts());
+                    let ended = frame_loop.run(&mut session, &mut events);
+                    let waited = session.wait_idle();
+                    runtime_call(
+                        CallKind::Watched,
+                        "xrDestroySwapchain/xrDestroySpace/xrDestroyHandTrackerEXT/xrDestroyActionSet/xrDestroySession",
+                        || drop(session),
+                    );
+                    let ended = ended?;
+                    waited?;
+                    ended
+                }
+                // A connection that drops between CONNECTED and the new
+                // session loses the session as it is made.
+                Err(error) => error.into_session_end()?,
+            };
+            let Some(link) = link.as_mut().filter(|_| ended == SessionEnd::SessionLost) else {
+                break ended;
+            };
+            let frames = frame_loop.frames_drawn();
+            let dropped = link.lost(&mut events, frame_loop.take_disconnect(), frames);
+            let attempts_before = link.reconnect_attempts();
+            let reconnected =
+                link.reconnect(&mut events, &interrupted, dropped, frames, &mut |update| {
+                    frame_loop.tell(update)
+                });
+            match reconnected {
+                // The runtime itself went away while reconnecting: the
+                // report is written as for any runtime stop.
+                Err(error) => break error.into_session_end()?,
+                Ok(Reconnected::Connected) => {}
+                Ok(Reconnected::Interrupted) => break SessionEnd::Interrupted,
+                Ok(Reconnected::GaveUp(last)) => {
+                    gave_up = Some(GaveUp {
+                        peer: link.peer().clone(),
+                        ended: dropped,
+                        attempts: link.reconnect_attempts() - attempts_before,
+                        last,
+                    });
+                    break SessionEnd::RemotingLost;
+                }
+            }
+        }
+    };
+    drop(graphics);
+    if let Some(link) = link {
+        report.set_remoting(link.finish(frame_loop.frames_drawn()));
+    }
+    drop(events);
+    runtime_call(
+        CallKind::Watched,
+        "xrDestroyDebugUtilsMessengerEXT/xrDestroyInstance",
+        || drop(runtime),
+    );
+    Ok((report.report(ended), gave_up))
+}
+
+/// Installs a handler for Ctrl-C (SIGINT) and, as scripts and desktops stop
+/// apps with it, SIGTERM (and SIGHUP), that asks the loop to end the session.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let handler_flag = Arc::clone(&flag);
+    if let Err(error) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::Relaxed)) {
+        log::warn!("Ctrl-C and SIGTERM will not end the session cleanly: {error}");
+    }
+    flag
+}
