@@ -8,9 +8,34 @@
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::frame::ReseedCause;
 use super::placement::{Placement, PlacementCause};
 use crate::input::{Hand, Pose};
+
+/// What made the terrain start over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReseedCause {
+    /// A pinch while the hand's aim ray or the head's gaze hit the hologram.
+    AirTap,
+    /// The index fingertip pushed into the terrain surface.
+    Tap,
+    /// A controller's select button.
+    Select,
+    /// The wearer said "new terrain".
+    Voice,
+}
+
+impl ReseedCause {
+    /// The lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReseedCause::AirTap => "airtap",
+            ReseedCause::Tap => "tap",
+            ReseedCause::Select => "select",
+            ReseedCause::Voice => "voice",
+        }
+    }
+}
 
 /// One change to the world.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use glam::Mat4;
 
-use super::command::Applied;
+use super::command::{Applied, ReseedCause};
 use super::placement::{Placement, PlacementCause};
 use super::surfaces::Surface;
 use super::voice::VoiceCommand;
@@ -127,32 +127,6 @@ pub struct FrameInput {
     pub persisted: Persisted,
     /// What the wearer said since the last frame, when it is a command.
     pub voice: Option<VoiceCommand>,
-}
-
-/// What made the terrain start over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReseedCause {
-    /// A pinch while the hand's aim ray or the head's gaze hit the hologram.
-    AirTap,
-    /// The index fingertip pushed into the terrain surface.
-    Tap,
-    /// A controller's select button.
-    Select,
-    /// The wearer said "new terrain".
-    Voice,
-}
-
-impl ReseedCause {
-    /// The lower-case name used in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReseedCause::AirTap => "airtap",
-            ReseedCause::Tap => "tap",
-            ReseedCause::Select => "select",
-            ReseedCause::Voice => "voice",
-        }
-    }
 }
 
 /// Something that happened this frame.

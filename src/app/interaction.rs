@@ -5,21 +5,26 @@
 //! the first asked for and applies it last.
 use glam::Vec3;
 
-use super::command::Command;
+use super::command::{Command, ReseedCause};
 use super::focus::{Focus, Strength, Target};
-use super::frame::{FrameInput, HandInput, Persisted, ReseedCause};
+use super::frame::{FrameInput, HandInput, Persisted};
 use super::manipulation::Manipulation;
 use super::placement::{self, Placement, PlacementCause};
 use super::surfaces::{self, Surface};
 use super::voice::VoiceCommand;
 use super::world::{PlacementId, World};
-use super::{PERSISTED_WAIT_NS, VOICE_SCALE_STEP};
 use crate::input::hand::{INDEX_TIP, PALM, joints_are_finite};
 use crate::input::{
     Hand, HoldEvent, HoldRecognizer, PinchTracker, Pose, Press, SelectRecognizer, SurfaceProbe,
     TapRecognizer,
 };
 
+/// The factor "bigger" scales the hologram by ("smaller" by its inverse).
+pub const VOICE_SCALE_STEP: f32 = 1.25;
+
+/// How long after the first head pose the app waits for a kept placement
+/// the platform is still locating, before it places the hologram afresh.
+pub const PERSISTED_WAIT_NS: i64 = 2_000_000_000;
 /// Where a frame's commands go: placement commands apply at once, a reseed
 /// waits for the end of the frame, and only the first reseed asked for in
 /// a frame happens (left hand before right, air-tap before tap before

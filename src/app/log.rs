@@ -248,7 +248,7 @@ fn problem(line: usize, problem: impl Into<String>) -> LogError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::frame::ReseedCause;
+    use crate::app::command::ReseedCause;
     use crate::input::Hand;
 
     fn log() -> CommandLog {

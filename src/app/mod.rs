@@ -69,17 +69,14 @@ pub mod surfaces;
 pub mod voice;
 pub mod world;
 
-use thiserror::Error;
-
 use crate::input::{Aabb, Pose};
-use crate::terrain::{GeneratorConfig, Heightmap, TerrainError};
+use crate::terrain::Heightmap;
 
-pub use command::{Applied, Command, Origin};
-pub use frame::{
-    AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Persisted, ReseedCause,
-};
+pub use command::{Applied, Command, Origin, ReseedCause};
+pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Persisted};
 pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 use interaction::{Commands, Interaction};
+pub use interaction::{PERSISTED_WAIT_NS, VOICE_SCALE_STEP};
 pub use manipulation::Manipulation;
 pub use placement::{
     HOLOGRAM_SIZE_M, MAX_SCALE, MIN_SCALE, PLACEMENT_DISTANCE_M, PLACEMENT_DROP_M, Placement,
@@ -87,58 +84,9 @@ pub use placement::{
 };
 pub use scene::SceneBuilder;
 pub use surfaces::Surface;
-pub use world::World;
+pub use world::{AppConfig, AppError, DEFAULT_ITERATIONS_PER_SECOND, World};
 
-/// The factor "bigger" scales the hologram by ("smaller" by its inverse).
-pub const VOICE_SCALE_STEP: f32 = 1.25;
-
-/// How long after the first head pose the app waits for a kept placement
-/// the platform is still locating, before it places the hologram afresh.
-pub const PERSISTED_WAIT_NS: i64 = 2_000_000_000;
 pub use voice::VoiceCommand;
-
-/// Iterations per second of display time: the demo's one per frame at 60 Hz.
-pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
-
-/// What the app cannot start with.
-#[derive(Debug, Error)]
-pub enum AppError {
-    /// The terrain configuration is unusable.
-    #[error("terrain: {0}")]
-    Terrain(#[from] TerrainError),
-    /// Growth must advance.
-    #[error("iterations per second must be at least 1")]
-    ZeroGrowthRate,
-    /// Growth must advance within a frame too.
-    #[error("the per-frame iteration budget must be at least 1")]
-    ZeroFrameBudget,
-}
-
-/// How the app grows terrain.
-#[derive(Debug, Clone)]
-pub struct AppConfig {
-    /// The generator's run: size, algorithm, iterations, shaping.
-    pub generator: GeneratorConfig,
-    /// The first seed.
-    pub seed: u64,
-    /// Iterations due per second of display time.
-    pub iterations_per_second: u32,
-    /// Most iterations one frame applies ([`MAX_ITERATIONS_PER_FRAME`] for
-    /// the app; benchmarks lift it to compare with unbudgeted catch-up).
-    pub max_iterations_per_frame: usize,
-}
-
-impl AppConfig {
-    /// The seed author's HoloLens demo on a `width`×`height` map.
-    pub fn hololens_demo(width: usize, height: usize, seed: u64) -> Self {
-        AppConfig {
-            generator: GeneratorConfig::hololens_demo(width, height),
-            seed,
-            iterations_per_second: DEFAULT_ITERATIONS_PER_SECOND,
-            max_iterations_per_frame: MAX_ITERATIONS_PER_FRAME,
-        }
-    }
-}
 
 /// The app's state between frames: the world, the interaction that makes
 /// its commands, and commands handed in between frames.

@@ -165,7 +165,7 @@ impl RunRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::frame::ReseedCause;
+    use crate::app::command::ReseedCause;
     use crate::input::Hand;
 
     fn output(iterations_applied: usize, events: Vec<AppEvent>) -> FrameOutput {

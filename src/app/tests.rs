@@ -4,8 +4,8 @@ use glam::{Quat, Vec3};
 use super::*;
 use crate::input::Hand;
 use crate::input::hand::synthetic::hand_with_gap;
-use crate::terrain::Generator;
 use crate::terrain::rng::mix;
+use crate::terrain::{Generator, GeneratorConfig};
 
 const SIDE: usize = 17;
 const SEED: u64 = 7;

@@ -1,12 +1,57 @@
 //! The world: the terrain growing, the hologram's settled placement and the reseed count; it only applies commands and grows, and knows nothing of hands.
+use thiserror::Error;
+
 use super::command::Command;
 use super::frame::AppEvent;
 use super::growth::GrowthSchedule;
+use super::growth::MAX_ITERATIONS_PER_FRAME;
 use super::placement::{self, Placement, PlacementCause};
-use super::{AppConfig, AppError};
 use crate::input::Aabb;
 use crate::terrain::rng::mix;
-use crate::terrain::{Generator, Heightmap};
+use crate::terrain::{Generator, GeneratorConfig, Heightmap, TerrainError};
+
+/// Iterations per second of display time: the demo's one per frame at 60 Hz.
+pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
+
+/// What the app cannot start with.
+#[derive(Debug, Error)]
+pub enum AppError {
+    /// The terrain configuration is unusable.
+    #[error("terrain: {0}")]
+    Terrain(#[from] TerrainError),
+    /// Growth must advance.
+    #[error("iterations per second must be at least 1")]
+    ZeroGrowthRate,
+    /// Growth must advance within a frame too.
+    #[error("the per-frame iteration budget must be at least 1")]
+    ZeroFrameBudget,
+}
+
+/// How the app grows terrain.
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    /// The generator's run: size, algorithm, iterations, shaping.
+    pub generator: GeneratorConfig,
+    /// The first seed.
+    pub seed: u64,
+    /// Iterations due per second of display time.
+    pub iterations_per_second: u32,
+    /// Most iterations one frame applies ([`MAX_ITERATIONS_PER_FRAME`] for
+    /// the app; benchmarks lift it to compare with unbudgeted catch-up).
+    pub max_iterations_per_frame: usize,
+}
+
+impl AppConfig {
+    /// The seed author's HoloLens demo on a `width`×`height` map.
+    pub fn hololens_demo(width: usize, height: usize, seed: u64) -> Self {
+        AppConfig {
+            generator: GeneratorConfig::hololens_demo(width, height),
+            seed,
+            iterations_per_second: DEFAULT_ITERATIONS_PER_SECOND,
+            max_iterations_per_frame: MAX_ITERATIONS_PER_FRAME,
+        }
+    }
+}
 
 /// Which settled placement the hologram has: a new one for every change, so
 /// a pose the platform located for an older one is never taken for it.
