@@ -283,7 +283,7 @@ pub enum XrError {
     RuntimeUnresponsive {
         /// `RuntimeUnresponsive` (the limit) or `Interrupted`.
         ended: SessionEnd,
-        /// The OpenXR call (or group of calls) that did not return.
+        /// The OpenXR call that did not return.
         call: &'static str,
         /// How long it had been blocked.
         seconds: f64,

@@ -7,6 +7,7 @@
 use openxr as xr;
 
 use crate::xr::error::{XrError, xr_call};
+use crate::xr::runtime::calls::calling;
 
 /// Left and right, in the order the app uses everywhere.
 pub const HANDS: [&str; 2] = ["/user/hand/left", "/user/hand/right"];
@@ -275,6 +276,35 @@ impl Input {
         })
     }
 
+    /// Destroys the action set, the actions, their spaces and the hand
+    /// trackers in that order, each destroy call named for the watchdog as
+    /// it is made.
+    pub fn destroy(self) {
+        let Input {
+            action_set,
+            select,
+            squeeze,
+            haptic,
+            aim_spaces,
+            grip_spaces,
+            hand_trackers,
+            _pose_actions,
+            ..
+        } = self;
+        calling("xrDestroyActionSet");
+        drop(action_set);
+        calling("xrDestroyAction");
+        drop((select, squeeze, haptic));
+        calling("xrDestroySpace");
+        drop((aim_spaces, grip_spaces));
+        if hand_trackers.is_some() {
+            calling("xrDestroyHandTrackerEXT");
+            drop(hand_trackers);
+        }
+        calling("xrDestroyAction");
+        drop(_pose_actions);
+    }
+
     /// Syncs the actions (call only while the session is FOCUSED) and samples
     /// both hands at `time` in `base`.
     pub fn sample<G: xr::Graphics>(
@@ -283,16 +313,19 @@ impl Input {
         base: &xr::Space,
         time: xr::Time,
     ) -> Result<[HandSample; 2], XrError> {
+        calling("xrSyncActions");
         session
             .sync_actions(&[xr::ActiveActionSet::new(&self.action_set)])
             .map_err(xr_call("xrSyncActions"))?;
         let mut hands: [HandSample; 2] = Default::default();
         for (index, hand) in hands.iter_mut().enumerate() {
+            calling("xrGetActionStateBoolean");
             let state = self
                 .select
                 .state(session, self.hand_paths[index])
                 .map_err(xr_call("xrGetActionStateBoolean"))?;
             hand.select = state.is_active.then_some(state.current_state);
+            calling("xrGetActionStateBoolean");
             let squeeze = self
                 .squeeze
                 .state(session, self.hand_paths[index])
@@ -300,13 +333,16 @@ impl Input {
             hand.squeeze = squeeze.is_active.then_some(squeeze.current_state);
             hand.aim = located_pose(&self.aim_spaces[index], base, time)?;
             hand.grip = located_pose(&self.grip_spaces[index], base, time)?;
-            hand.select_is_air_tap = !self.air_tap_profiles.is_empty()
-                && self.air_tap_profiles.contains(
+            hand.select_is_air_tap = !self.air_tap_profiles.is_empty() && {
+                calling("xrGetCurrentInteractionProfile");
+                self.air_tap_profiles.contains(
                     &session
                         .current_interaction_profile(self.hand_paths[index])
                         .map_err(xr_call("xrGetCurrentInteractionProfile"))?,
-                );
+                )
+            };
             if let Some(trackers) = &self.hand_trackers {
+                calling("xrLocateHandJointsEXT");
                 hand.joints = base
                     .locate_hand_joints(&trackers[index], time)
                     .map_err(xr_call("xrLocateHandJointsEXT"))?
@@ -366,6 +402,7 @@ pub fn located_pose(
     base: &xr::Space,
     time: xr::Time,
 ) -> Result<Option<xr::Posef>, XrError> {
+    calling("xrLocateSpace");
     let location = space.locate(base, time).map_err(xr_call("xrLocateSpace"))?;
     let valid = xr::SpaceLocationFlags::POSITION_VALID | xr::SpaceLocationFlags::ORIENTATION_VALID;
     Ok(location

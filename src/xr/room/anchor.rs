@@ -9,6 +9,7 @@ use openxr as xr;
 use xr::sys::Handle as _;
 
 use crate::xr::error::{XrError, xr_call};
+use crate::xr::runtime::calls::calling;
 
 /// The name the hologram's anchor is kept under in the app's anchor store.
 pub const PERSISTED_NAME: &str = "holoterrain.placement";
@@ -207,6 +208,7 @@ impl AnchorStore {
 
 impl Drop for AnchorStore {
     fn drop(&mut self) {
+        calling("xrDestroySpatialAnchorStoreConnectionMSFT");
         // SAFETY: the connection belongs to a live session (the store is one
         // of the session's parts, dropped before it); nothing uses it after.
         unsafe { (self.functions.destroy_spatial_anchor_store_connection)(self.store) };
@@ -215,14 +217,15 @@ impl Drop for AnchorStore {
 
 impl Drop for AnchorSpace {
     fn drop(&mut self) {
+        calling("xrDestroySpace");
         // SAFETY: `self.space` is never used again: this is the only place it
         // is dropped, and `self` goes away with this call. The anchor belongs
         // to a live session (the AnchorSpace is part of the session's parts and
         // dropped before the session), and the space made from it is already
         // destroyed, so nothing refers to the anchor any more.
-        unsafe {
-            ManuallyDrop::drop(&mut self.space);
-            (self.functions.destroy_spatial_anchor)(self.anchor);
-        }
+        unsafe { ManuallyDrop::drop(&mut self.space) };
+        calling("xrDestroySpatialAnchorMSFT");
+        // SAFETY: as above, the anchor's space is gone and the session lives.
+        unsafe { (self.functions.destroy_spatial_anchor)(self.anchor) };
     }
 }

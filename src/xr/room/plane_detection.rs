@@ -15,6 +15,7 @@ use crate::app::Surface;
 use crate::xr::convert::pose_from_xr;
 use crate::xr::error::{XrError, xr_call};
 use crate::xr::room::surface_search::Search;
+use crate::xr::runtime::calls::calling;
 
 /// The name of the extension.
 pub const EXTENSION_NAME: &str = "XR_EXT_plane_detection";
@@ -84,6 +85,7 @@ impl PlaneDetector {
                 depth: BOX_EDGE_M,
             },
         };
+        calling("xrBeginPlaneDetectionEXT");
         // SAFETY: the detector is live; `info` and what it points at outlive the call.
         let result = unsafe { (self.functions.begin_plane_detection)(self.detector, &info) };
         if result.into_raw() < 0 {
@@ -95,6 +97,7 @@ impl PlaneDetector {
     /// Where the detection stands; the planes once it is done.
     pub fn poll(&self, base: &xr::Space, time: xr::Time) -> Result<Search, XrError> {
         let mut state = xr::sys::PlaneDetectionStateEXT::NONE;
+        calling("xrGetPlaneDetectionStateEXT");
         // SAFETY: the detector is live; `state` outlives the call.
         let result =
             unsafe { (self.functions.get_plane_detection_state)(self.detector, &mut state) };
@@ -123,6 +126,7 @@ impl PlaneDetector {
             time,
         };
         let get = |locations: &mut xr::sys::PlaneDetectorLocationsEXT| {
+            calling("xrGetPlaneDetectionsEXT");
             // SAFETY: the detector and base space are live; the array
             // `locations` names holds its capacity and outlives the call.
             let result =
@@ -180,6 +184,7 @@ impl PlaneDetector {
 
 impl Drop for PlaneDetector {
     fn drop(&mut self) {
+        calling("xrDestroyPlaneDetectorEXT");
         // SAFETY: the detector was made on a session that outlives it (it is
         // one of the session's parts, dropped before it).
         unsafe { (self.functions.destroy_plane_detector)(self.detector) };

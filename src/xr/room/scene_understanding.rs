@@ -13,6 +13,7 @@ use crate::app::Surface;
 use crate::xr::convert::pose_from_xr;
 use crate::xr::error::{XrError, xr_call};
 use crate::xr::room::surface_search::Search;
+use crate::xr::runtime::calls::calling;
 use crate::xr::runtime::extension_fns::load;
 use crate::xr::sys::scene_understanding::*;
 
@@ -110,6 +111,7 @@ impl SceneObserver {
                 frustums: std::ptr::null(),
             },
         };
+        calling("xrComputeNewSceneMSFT");
         // SAFETY: the observer is live; `info` and what it points at outlive the call.
         let result = unsafe { (self.functions.compute_new_scene)(self.observer, &info) };
         if result.into_raw() < 0 {
@@ -121,6 +123,7 @@ impl SceneObserver {
     /// Where the computation stands; the planes once it is complete.
     pub fn poll(&self, base: &xr::Space, time: xr::Time) -> Result<Search, XrError> {
         let mut state = COMPUTE_STATE_NONE;
+        calling("xrGetSceneComputeStateMSFT");
         // SAFETY: the observer is live; `state` outlives the call.
         let result = unsafe { (self.functions.get_scene_compute_state)(self.observer, &mut state) };
         if result.into_raw() < 0 {
@@ -145,12 +148,14 @@ impl SceneObserver {
             next: std::ptr::null(),
         };
         let mut scene = xr::sys::SceneMSFT::NULL;
+        calling("xrCreateSceneMSFT");
         // SAFETY: the observer is live and its computation completed.
         let result = unsafe { (self.functions.create_scene)(self.observer, &info, &mut scene) };
         if result.into_raw() < 0 {
             return Err(xr_call("xrCreateSceneMSFT")(result));
         }
         let planes = self.read_planes(scene, base, time);
+        calling("xrDestroySceneMSFT");
         // SAFETY: the scene was made above and nothing else refers to it.
         unsafe { (self.functions.destroy_scene)(scene) };
         planes
@@ -176,6 +181,7 @@ impl SceneObserver {
             components: std::ptr::null_mut(),
         };
         let get = |components: &mut SceneComponents| {
+            calling("xrGetSceneComponentsMSFT");
             // SAFETY: the scene is live; the arrays `components` names hold
             // its capacity and outlive the call.
             let result =
@@ -243,6 +249,7 @@ impl SceneObserver {
             location_count: found as u32,
             locations: locations.as_mut_ptr(),
         };
+        calling("xrLocateSceneComponentsMSFT");
         // SAFETY: the scene and base space are live; `ids` and `locations`
         // hold `found` elements and outlive the call.
         let result =
@@ -269,6 +276,7 @@ impl SceneObserver {
 
 impl Drop for SceneObserver {
     fn drop(&mut self) {
+        calling("xrDestroySceneObserverMSFT");
         // SAFETY: the observer was made on a session that outlives it (the
         // observer is one of the session's parts, dropped before it), and
         // no scene made from it is alive.

@@ -20,7 +20,7 @@ use crate::xr::graphics::vulkan::VulkanGraphics;
 use crate::xr::progress::Progress;
 use crate::xr::remoting::link::{Failure, Link, Peer, Reconnected};
 use crate::xr::room::keeping::KeepingOptions;
-use crate::xr::runtime::calls::{CallKind, runtime_call};
+use crate::xr::runtime::calls::{CallKind, runtime_calls};
 use crate::xr::runtime::events::EventQueue;
 use crate::xr::runtime::graphics_api::D3D11_BUILT;
 use crate::xr::runtime::instance::{Runtime, RuntimeOptions};
@@ -228,11 +228,7 @@ fn run_with<B: GraphicsBinding>(
                     report.set_session(session.facts());
                     let ended = frame_loop.run(&mut session, &mut events);
                     let waited = session.wait_idle();
-                    runtime_call(
-                        CallKind::Watched,
-                        "xrDestroySwapchain/xrDestroySpace/xrDestroyHandTrackerEXT/xrDestroyActionSet/xrDestroySession",
-                        || drop(session),
-                    );
+                    session.destroy();
                     let ended = ended?;
                     waited?;
                     ended
@@ -274,11 +270,7 @@ fn run_with<B: GraphicsBinding>(
         report.set_remoting(link.finish(frame_loop.frames_drawn()));
     }
     drop(events);
-    runtime_call(
-        CallKind::Watched,
-        "xrDestroyDebugUtilsMessengerEXT/xrDestroyInstance",
-        || drop(runtime),
-    );
+    runtime_calls(CallKind::Watched, || drop(runtime));
     Ok((report.report(ended), gave_up))
 }
 

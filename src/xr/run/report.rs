@@ -86,8 +86,7 @@ pub struct XrReport {
 /// A runtime call and how long it took.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuntimeCallRecord {
-    /// The OpenXR function, or the group of them the loop makes in a row
-    /// (joined by `/`).
+    /// The OpenXR function.
     pub call: String,
     /// Seconds it took.
     pub seconds: f64,

@@ -2,7 +2,10 @@
 //! watchdog (`run/watchdog.rs`) to see from its own thread: every runtime call
 //! of the session goes through [`runtime_call`], which marks it in progress
 //! (its name, its kind, when it began) and, once it returns, keeps the
-//! longest a call of the loop took, for the report. One per process: one
+//! longest a call of the loop took, for the report. Code that makes several
+//! calls in a row runs under [`runtime_calls`] and names each call with
+//! [`calling`] as it makes it, so the name the watchdog and the report see
+//! is always the call actually being made, never a list kept by hand. One per process: one
 //! OpenXR session runs per process, and the watchdog acts on the process.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -25,8 +28,7 @@ pub enum CallKind {
 pub struct CallInProgress {
     /// Counts calls, so the watchdog tells one call from the next.
     pub number: u64,
-    /// The OpenXR function, or the group of them the loop makes in a row
-    /// (their names joined by `/`), e.g. "xrWaitFrame".
+    /// The OpenXR function, e.g. "xrWaitFrame".
     pub name: &'static str,
     /// What may end a wait in it.
     pub kind: CallKind,
@@ -59,6 +61,9 @@ struct CallsState {
     current: Option<CallInProgress>,
     /// The longest watched call that returned.
     longest: Option<LongestCall>,
+    /// The kind of the calls of the [`runtime_calls`] under way, which
+    /// [`calling`] names; `None` outside one.
+    group: Option<CallKind>,
 }
 
 /// The process's runtime calls.
@@ -76,14 +81,49 @@ struct CallMark<'a> {
 
 impl Drop for CallMark<'_> {
     fn drop(&mut self) {
-        let took = self.call.started.elapsed();
         let mut state = self.calls.lock();
         state.current = self.outer;
-        if self.call.kind == CallKind::Watched
-            && state.longest.is_none_or(|longest| took > longest.took)
+        state.returned(self.call);
+    }
+}
+
+/// Ends a [`runtime_calls`] when dropped, also when it unwinds.
+struct GroupMark<'a> {
+    /// Whose calls they are.
+    calls: &'a RuntimeCalls,
+    /// The call in progress and the group under way before it began.
+    outer: (Option<CallInProgress>, Option<CallKind>),
+}
+
+impl Drop for GroupMark<'_> {
+    fn drop(&mut self) {
+        let mut state = self.calls.lock();
+        if let Some(last) = state.current {
+            state.returned(last);
+        }
+        (state.current, state.group) = self.outer;
+    }
+}
+
+impl CallsState {
+    /// Marks `call` in progress of `kind` from now, as the next call.
+    fn enter(&mut self, kind: CallKind, name: &'static str) -> CallInProgress {
+        self.entered += 1;
+        CallInProgress {
+            number: self.entered,
+            name,
+            kind,
+            started: Instant::now(),
+        }
+    }
+
+    /// Keeps `call`, which just returned, when it is the longest watched one.
+    fn returned(&mut self, call: CallInProgress) {
+        let took = call.started.elapsed();
+        if call.kind == CallKind::Watched && self.longest.is_none_or(|longest| took > longest.took)
         {
-            state.longest = Some(LongestCall {
-                name: self.call.name,
+            self.longest = Some(LongestCall {
+                name: call.name,
                 took,
             });
         }
@@ -97,6 +137,7 @@ impl RuntimeCalls {
                 entered: 0,
                 current: None,
                 longest: None,
+                group: None,
             }),
         }
     }
@@ -109,13 +150,7 @@ impl RuntimeCalls {
     fn during<T>(&self, kind: CallKind, name: &'static str, call: impl FnOnce() -> T) -> T {
         let _mark = {
             let mut state = self.lock();
-            state.entered += 1;
-            let started = CallInProgress {
-                number: state.entered,
-                name,
-                kind,
-                started: Instant::now(),
-            };
+            let started = state.enter(kind, name);
             CallMark {
                 calls: self,
                 call: started,
@@ -123,6 +158,29 @@ impl RuntimeCalls {
             }
         };
         call()
+    }
+
+    /// Runs `calls`, runtime calls of `kind` that [`Self::calling`] names.
+    fn group<T>(&self, kind: CallKind, calls: impl FnOnce() -> T) -> T {
+        let _mark = {
+            let mut state = self.lock();
+            let outer = (state.current.take(), state.group.replace(kind));
+            GroupMark { calls: self, outer }
+        };
+        calls()
+    }
+
+    /// The group's call `name` begins: the one before it has returned.
+    fn calling(&self, name: &'static str) {
+        let mut state = self.lock();
+        let Some(kind) = state.group else {
+            return;
+        };
+        if let Some(before) = state.current {
+            state.returned(before);
+        }
+        let started = state.enter(kind, name);
+        state.current = Some(started);
     }
 
     /// The call in progress.
@@ -136,11 +194,25 @@ impl RuntimeCalls {
     }
 }
 
-/// Runs `call`, a call into the OpenXR runtime (or a group of them, named
-/// together), marked in progress for the watchdog: a lock taken briefly
-/// on entry and on return, never held across the call.
+/// Runs `call`, a call into the OpenXR runtime, marked in progress for the
+/// watchdog: a lock taken briefly on entry and on return, never held
+/// across the call.
 pub fn runtime_call<T>(kind: CallKind, name: &'static str, call: impl FnOnce() -> T) -> T {
     RUNTIME_CALLS.during(kind, name, call)
+}
+
+/// Runs `calls`, code that makes runtime calls of `kind` in a row and names
+/// each with [`calling`] just before making it: from there until the next
+/// one (or the end of `calls`) that call is in progress for the watchdog.
+pub fn runtime_calls<T>(kind: CallKind, calls: impl FnOnce() -> T) -> T {
+    RUNTIME_CALLS.group(kind, calls)
+}
+
+/// Names the runtime call about to be made inside [`runtime_calls`]; a
+/// call made outside one (from code that also runs on its own) names
+/// nothing.
+pub fn calling(name: &'static str) {
+    RUNTIME_CALLS.calling(name);
 }
 
 /// The runtime call the session's thread is in, if any.
@@ -190,6 +262,44 @@ mod tests {
         }));
         assert!(unwound.is_err());
         assert_eq!(calls.current(), None);
+    }
+
+    #[test]
+    fn in_a_group_the_call_in_progress_is_the_one_named_last() {
+        let calls = RuntimeCalls::new();
+        let (before, first, second) = calls.group(CallKind::Watched, || {
+            let before = calls.current();
+            calls.calling("xrSyncActions");
+            let first = calls.current().unwrap();
+            calls.calling("xrLocateSpace");
+            (before, first, calls.current().unwrap())
+        });
+        assert_eq!(before, None, "no call before the first is named");
+        assert_eq!(
+            (first.name, first.kind),
+            ("xrSyncActions", CallKind::Watched)
+        );
+        assert_eq!(second.name, "xrLocateSpace");
+        assert_ne!(first.number, second.number, "each call counts afresh");
+        assert_eq!(calls.current(), None, "none after the group");
+        calls.calling("xrLocateSpace");
+        assert_eq!(
+            calls.current(),
+            None,
+            "outside a group a name marks nothing"
+        );
+    }
+
+    #[test]
+    fn a_groups_longest_call_is_named_by_itself() {
+        let calls = RuntimeCalls::new();
+        calls.group(CallKind::Watched, || {
+            calls.calling("xrSyncActions");
+            calls.calling("xrLocateHandJointsEXT");
+            std::thread::sleep(Duration::from_millis(20));
+        });
+        let longest = calls.longest().expect("a watched call returned");
+        assert_eq!(longest.name, "xrLocateHandJointsEXT");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use openxr as xr;
 use xr::sys::Handle as _;
 
+use super::calls::calling;
 use super::graphics_api::{D3D11_BUILT, OfferedGraphics, choose_graphics};
 use super::manifest::{self, LoadedRuntime, RuntimeManifest};
 use crate::render::Backend;
@@ -412,11 +413,14 @@ impl Drop for Runtime {
             self.messenger.take(),
             self.instance.exts().ext_debug_utils.as_ref(),
         ) {
+            calling("xrDestroyDebugUtilsMessengerEXT");
             // SAFETY: the messenger was created on this instance, which is still alive.
             unsafe {
                 (debug_utils.destroy_debug_utils_messenger)(messenger);
             }
         }
+        // The fields drop next, the instance with them.
+        calling("xrDestroyInstance");
     }
 }
 

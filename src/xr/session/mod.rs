@@ -35,7 +35,7 @@ use crate::xr::input::speech::Speech;
 use crate::xr::room::anchor::AnchorSpace;
 use crate::xr::room::keeping::{Keeper, KeepingOptions};
 use crate::xr::room::surfaces::SurfaceFinder;
-use crate::xr::runtime::calls::{CallKind, runtime_call};
+use crate::xr::runtime::calls::{CallKind, calling, runtime_call, runtime_calls};
 use crate::xr::runtime::instance::Runtime;
 use crate::xr::session::layer::{ProjectionLayer, end_frame_with};
 
@@ -310,10 +310,9 @@ impl<B: GraphicsBinding> Session<B> {
         .map_err(xr_call("xrLocateViews"))?;
         self.views = views.try_into().map_err(|_| XrError::UnequalViews)?;
         let hands = if self.status.focused {
-            watched(
-                "xrSyncActions/xrGetActionStateBoolean/xrGetCurrentInteractionProfile/xrLocateSpace/xrLocateHandJointsEXT",
-                || self.input.sample(&self.session, &self.base, time),
-            )?
+            runtime_calls(CallKind::Watched, || {
+                self.input.sample(&self.session, &self.base, time)
+            })?
         } else {
             Default::default()
         };
@@ -325,10 +324,9 @@ impl<B: GraphicsBinding> Session<B> {
             None => None,
         };
         let surfaces = match self.surface_finder.as_mut() {
-            Some(finder) => watched(
-                "xrComputeNewSceneMSFT/xrGetSceneComputeStateMSFT/xrCreateSceneMSFT/xrGetSceneComponentsMSFT/xrLocateSceneComponentsMSFT/xrBeginPlaneDetectionEXT/xrGetPlaneDetectionStateEXT/xrGetPlaneDetectionsEXT",
-                || finder.surfaces(&self.head, &self.base, time),
-            )?,
+            Some(finder) => runtime_calls(CallKind::Watched, || {
+                finder.surfaces(&self.head, &self.base, time)
+            })?,
             None => None,
         };
         let persisted = watched("xrLocateSpace", || self.keeper.persisted(&self.base, time))?;
@@ -452,6 +450,45 @@ impl<B: GraphicsBinding> Session<B> {
     /// Waits until the GPU no longer uses any swapchain image.
     pub fn wait_idle(&mut self) -> Result<(), XrError> {
         self.frames.wait_idle()
+    }
+
+    /// Tears the session down in its fields' order (the renderer's targets
+    /// first, the session last), watched: each OpenXR object's destroy call
+    /// is named for the watchdog as it is made.
+    pub fn destroy(self) {
+        let Session {
+            frames,
+            anchor,
+            surface_finder,
+            keeper,
+            input,
+            head,
+            base,
+            color,
+            depth,
+            frame_waiter,
+            frame_stream,
+            session,
+            ..
+        } = self;
+        runtime_calls(CallKind::Watched, || {
+            drop(frames);
+            // Each of these names its calls as it drops.
+            drop(anchor);
+            drop(surface_finder);
+            drop(keeper);
+            input.destroy();
+            calling("xrDestroySpace");
+            drop(head);
+            drop(base);
+            calling("xrDestroySwapchain");
+            drop(color);
+            drop(depth);
+            drop(frame_waiter);
+            drop(frame_stream);
+            calling("xrDestroySession");
+            drop(session);
+        });
     }
 }
 
