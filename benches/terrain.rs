@@ -3,7 +3,7 @@
 //! `cargo bench --bench terrain`; figures are recorded in docs/performance.md.
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group, criterion_main};
-use holoterrain::app::{App, AppConfig, EyeView, Fov, FrameInput, HandInput, Persisted};
+use holoterrain::app::{App, AppConfig, EyeView, Fov, FrameInput, HandInput, Kept};
 use holoterrain::input::Pose;
 use holoterrain::terrain::bsp::{BspScratch, BspTree, TreeStyle};
 use holoterrain::terrain::fault::{Fault, FaultParams, FaultRasterizer};
@@ -241,7 +241,7 @@ fn idle_frame(time_ns: i64) -> FrameInput {
         hologram_located: None,
         visible: true,
         surfaces: None,
-        persisted: Persisted::None,
+        kept: Kept::None,
         voice: None,
     }
 }

@@ -151,7 +151,7 @@ fn a_second_run_with_the_same_state_starts_where_the_first_ended() {
         ..run_args(&dir.path().join("second"), 10, "airtap-away.txt", None)
     })
     .unwrap();
-    assert_eq!(causes(&second), [(0, PlacementCause::Persisted)]);
+    assert_eq!(causes(&second), [(0, PlacementCause::Kept)]);
     assert_eq!(second.placements[0].position, ended.position);
     assert_eq!(second.placements[0].orientation, ended.orientation);
     assert_eq!(second.placements[0].scale, ended.scale);

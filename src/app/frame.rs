@@ -87,7 +87,7 @@ pub struct HandInput {
 /// Where the platform keeps the placement of an earlier run, as far as it
 /// knows on this frame.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Persisted {
+pub enum Kept {
     /// Nothing was kept (or it was forgotten, or it could not be read).
     #[default]
     None,
@@ -124,7 +124,7 @@ pub struct FrameInput {
     /// `None` until then. Shared, so handing them over each frame is cheap.
     pub surfaces: Option<Arc<[Surface]>>,
     /// The placement an earlier run left, before the hologram is first placed.
-    pub persisted: Persisted,
+    pub kept: Kept,
     /// What the wearer said since the last frame, when it is a command.
     pub voice: Option<VoiceCommand>,
 }

@@ -7,7 +7,7 @@ use glam::Vec3;
 
 use super::command::{Command, ReseedCause};
 use super::focus::{Focus, Strength, Target};
-use super::frame::{FrameInput, HandInput, Persisted};
+use super::frame::{FrameInput, HandInput, Kept};
 use super::manipulation::Manipulation;
 use super::placement::{self, Placement, PlacementCause};
 use super::surfaces::{self, Surface};
@@ -24,7 +24,7 @@ pub const VOICE_SCALE_STEP: f32 = 1.25;
 
 /// How long after the first head pose the app waits for a kept placement
 /// the platform is still locating, before it places the hologram afresh.
-pub const PERSISTED_WAIT_NS: i64 = 2_000_000_000;
+pub const KEPT_WAIT_NS: i64 = 2_000_000_000;
 /// Where a frame's commands go: placement commands apply at once, a reseed
 /// waits for the end of the frame, and only the first reseed asked for in
 /// a frame happens (left hand before right, air-tap before tap before
@@ -155,17 +155,17 @@ impl Interaction {
         let world = commands.world();
         if world.placement().is_none() {
             let kept = if world.ever_placed() {
-                Persisted::None
+                Kept::None
             } else {
-                input.persisted
+                input.kept
             };
             let placed = match (kept, head) {
-                (Persisted::Located(kept), _) if kept.is_finite() => {
-                    Some((kept.scaled(kept.scale), PlacementCause::Persisted))
+                (Kept::Located(kept), _) if kept.is_finite() => {
+                    Some((kept.scaled(kept.scale), PlacementCause::Kept))
                 }
-                (Persisted::Pending, Some(head)) => {
+                (Kept::Pending, Some(head)) => {
                     let since = *self.waiting_since_ns.get_or_insert(now);
-                    (now.saturating_sub(since) >= PERSISTED_WAIT_NS)
+                    (now.saturating_sub(since) >= KEPT_WAIT_NS)
                         .then(|| fresh_placement(&head, input.surfaces.as_deref()))
                 }
                 (_, head) => head.map(|head| fresh_placement(&head, input.surfaces.as_deref())),

@@ -14,8 +14,8 @@
 //!
 //! Rules, in the order `update` applies them:
 //! 1. Placement: on the first frame with a located head pose the hologram is
-//!    placed where an earlier run left it ([`Persisted::Located`]; while it
-//!    is [`Persisted::Pending`] the app waits up to [`PERSISTED_WAIT_NS`]),
+//!    placed where an earlier run left it ([`Kept::Located`]; while it
+//!    is [`Kept::Pending`] the app waits up to [`KEPT_WAIT_NS`]),
 //!    else onto the upward surface the gaze hits first within 4 m
 //!    ([`surfaces::gaze_hit`]), else 1 m ahead ([`placement::place_hologram`]);
 //!    growth starts. A placement made ahead of the gaze moves onto the
@@ -58,12 +58,12 @@ pub mod focus;
 pub mod frame;
 pub mod growth;
 pub mod interaction;
+pub mod kept;
 pub mod log;
 pub mod manipulation;
 pub mod placement;
 pub mod recorder;
 pub mod report;
-pub mod saved;
 pub mod scene;
 pub mod surfaces;
 pub mod voice;
@@ -73,10 +73,10 @@ use crate::input::{Aabb, Pose};
 use crate::terrain::Heightmap;
 
 pub use command::{Applied, Command, Origin, ReseedCause};
-pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Persisted};
+pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Kept};
 pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 use interaction::{Commands, Interaction};
-pub use interaction::{PERSISTED_WAIT_NS, VOICE_SCALE_STEP};
+pub use interaction::{KEPT_WAIT_NS, VOICE_SCALE_STEP};
 pub use manipulation::Manipulation;
 pub use placement::{
     HOLOGRAM_SIZE_M, MAX_SCALE, MIN_SCALE, PLACEMENT_DISTANCE_M, PLACEMENT_DROP_M, Placement,

@@ -93,8 +93,9 @@ pub enum PlacementCause {
     Surface,
     /// Ahead of the gaze, as no surface was hit (or none is known).
     Gaze,
-    /// Where the last run left it.
-    Persisted,
+    /// Where the last run left it (reported as `persisted`, as reports always said).
+    #[serde(rename = "persisted")]
+    Kept,
     /// Dragged by one hand's pinch.
     Move,
     /// Carried by a controller's squeeze.
@@ -111,7 +112,7 @@ impl PlacementCause {
         match self {
             PlacementCause::Surface => "surface",
             PlacementCause::Gaze => "gaze",
-            PlacementCause::Persisted => "persisted",
+            PlacementCause::Kept => "persisted",
             PlacementCause::Move => "move",
             PlacementCause::Grab => "grab",
             PlacementCause::TwoHand => "twohand",
@@ -339,7 +340,7 @@ mod tests {
         for cause in [
             PlacementCause::Surface,
             PlacementCause::Gaze,
-            PlacementCause::Persisted,
+            PlacementCause::Kept,
             PlacementCause::Move,
             PlacementCause::Grab,
             PlacementCause::TwoHand,

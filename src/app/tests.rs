@@ -40,7 +40,7 @@ fn frame_at(frame: i64, rate: i64) -> FrameInput {
         hologram_located: None,
         visible: true,
         surfaces: None,
-        persisted: Persisted::None,
+        kept: Kept::None,
         voice: None,
     }
 }

@@ -40,7 +40,7 @@ fn frame(frame: i64) -> FrameInput {
         hologram_located: None,
         visible: true,
         surfaces: None,
-        persisted: Persisted::None,
+        kept: Kept::None,
         voice: None,
     }
 }
@@ -178,18 +178,16 @@ fn a_kept_placement_is_used_before_anything_else() {
     .scaled(2.0);
     let outputs = run(&mut app, 3, |_, input| {
         input.head = None;
-        input.persisted = Persisted::Located(kept);
+        input.kept = Kept::Located(kept);
     });
-    assert_eq!(placements(&outputs), [(0, PlacementCause::Persisted, kept)]);
+    assert_eq!(placements(&outputs), [(0, PlacementCause::Kept, kept)]);
     assert_eq!(outputs[0].model, Some(kept.model_matrix()));
 }
 
 #[test]
 fn a_kept_placement_still_being_located_is_waited_for_two_seconds() {
     let mut app = app();
-    let outputs = run(&mut app, 150, |_, input| {
-        input.persisted = Persisted::Pending
-    });
+    let outputs = run(&mut app, 150, |_, input| input.kept = Kept::Pending);
     let placed = placements(&outputs);
     assert_eq!(placed.len(), 1);
     assert_eq!((placed[0].0, placed[0].1), (120, PlacementCause::Gaze));
@@ -382,12 +380,10 @@ fn a_scale_command_scales_within_the_limits_on_the_next_update() {
 fn reset_places_afresh_at_the_default_size_never_where_it_was_kept() {
     let mut app = app();
     let kept = Placement::at(Pose::new(Vec3::new(0.5, 0.9, -2.0), Quat::IDENTITY)).scaled(2.0);
-    run(&mut app, 2, |_, input| {
-        input.persisted = Persisted::Located(kept)
-    });
+    run(&mut app, 2, |_, input| input.kept = Kept::Located(kept));
     app.submit(Command::ResetPlacement);
     let mut input = frame(2);
-    input.persisted = Persisted::Located(kept);
+    input.kept = Kept::Located(kept);
     let output = app.update(&input);
     let placed = placements(std::slice::from_ref(&output));
     assert_eq!(placed.len(), 1);
@@ -439,13 +435,11 @@ fn bigger_and_smaller_said_scale_by_the_step_within_the_limits() {
 fn reset_said_puts_a_moved_and_scaled_hologram_back_as_a_first_run_would() {
     let mut app = app();
     let kept = Placement::at(Pose::new(Vec3::new(0.5, 0.9, -2.0), Quat::IDENTITY)).scaled(2.0);
-    run(&mut app, 2, |_, input| {
-        input.persisted = Persisted::Located(kept)
-    });
+    run(&mut app, 2, |_, input| input.kept = Kept::Located(kept));
     assert_eq!(app.placement(), Some(kept));
     let mut input = frame(2);
     input.voice = Some(VoiceCommand::Reset);
-    input.persisted = Persisted::Located(kept);
+    input.kept = Kept::Located(kept);
     let output = app.update(&input);
     assert_eq!(
         placements(std::slice::from_ref(&output)),

@@ -23,10 +23,10 @@ use std::sync::Arc;
 use thiserror::Error;
 
 use crate::app::driver::{self, Diverged, FrameDriver, WorldArgs};
+use crate::app::kept::{self, KeptError, KeptIn, KeptPlacement};
 use crate::app::log::{CommandLog, LogError, LogStart};
 use crate::app::recorder::RunRecorder;
-use crate::app::saved::{self, Kept, KeptIn, SavedError};
-use crate::app::{AppError, FrameInput, Persisted, Surface};
+use crate::app::{AppError, FrameInput, Kept, Surface};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
@@ -184,7 +184,7 @@ pub enum SimError {
     },
     /// The kept placement could not be written (or forgotten).
     #[error(transparent)]
-    State(SavedError),
+    State(KeptError),
     /// An output file or folder could not be written.
     #[error("cannot write {path}: {source}")]
     Output {
@@ -435,17 +435,17 @@ fn load_room(args: &SimArgs) -> Result<Room, SimError> {
 /// The placement kept in `--state`'s folder, as the app takes it: forgotten
 /// first with `--forget-placement`; a file that cannot be used is one
 /// warning and a fresh start.
-fn kept_placement(args: &SimArgs) -> Result<Persisted, SimError> {
+fn kept_placement(args: &SimArgs) -> Result<Kept, SimError> {
     let Some(path) = placement_file(args) else {
-        return Ok(Persisted::None);
+        return Ok(Kept::None);
     };
     if args.world.forget_placement {
-        saved::forget(&path).map_err(SimError::State)?;
-        return Ok(Persisted::None);
+        kept::forget(&path).map_err(SimError::State)?;
+        return Ok(Kept::None);
     }
-    saved::load_persisted(&path, KeptIn::SimulatorRoom).or_else(|warning| {
+    kept::load_kept(&path, KeptIn::SimulatorRoom).or_else(|warning| {
         log::warn!("{warning}");
-        Ok(Persisted::None)
+        Ok(Kept::None)
     })
 }
 
@@ -453,7 +453,7 @@ fn kept_placement(args: &SimArgs) -> Result<Persisted, SimError> {
 fn placement_file(args: &SimArgs) -> Option<PathBuf> {
     args.state
         .as_ref()
-        .map(|dir| dir.join(saved::PLACEMENT_FILE))
+        .map(|dir| dir.join(kept::PLACEMENT_FILE))
 }
 
 /// Runs the simulator; writes the images and, on success only, report.json.
@@ -492,8 +492,8 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     // a run failing half way cannot leave an old report.json beside new frames.
     output::prepare_out_dir(&args.out)?;
     // A replay starts where its log does: its first placement is a command.
-    let persisted = match replay {
-        Some(_) => Persisted::None,
+    let kept = match replay {
+        Some(_) => Kept::None,
         None => kept_placement(args)?,
     };
     let surfaces: Option<Arc<[Surface]>> =
@@ -527,14 +527,14 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         let input = FrameInput {
             voice: user.heard(previous_ns, time_ns),
             surfaces: surfaces.clone(),
-            persisted,
+            kept,
             ..user.frame_input(time_ns, app.placement(), app.heightmap())
         };
         previous_ns = Some(time_ns);
         let output = driver.update(&input, &mut recorder)?;
         for placement in output.placements_to_keep() {
             if let Some(path) = placement_file(args) {
-                saved::save(&path, &Kept::of(placement, KeptIn::SimulatorRoom))
+                kept::save(&path, &KeptPlacement::of(placement, KeptIn::SimulatorRoom))
                     .map_err(SimError::State)?;
             }
         }

@@ -8,7 +8,7 @@ use glam::{Quat, Vec3};
 use super::script::{Action, Script, ScriptEvent};
 use crate::app::manipulation::turn_about_vertical;
 use crate::app::placement::{self, HOLOGRAM_SIZE_M};
-use crate::app::{EyeView, Fov, FrameInput, HandInput, Persisted, Placement, VoiceCommand};
+use crate::app::{EyeView, Fov, FrameInput, HandInput, Kept, Placement, VoiceCommand};
 use crate::input::hand::{PALM, WRIST};
 use crate::input::{Hand, HandJoints, JOINT_COUNT, Joint, Pose};
 use crate::terrain::Heightmap;
@@ -183,7 +183,7 @@ impl SimulatedUser {
             hologram_located: None,
             visible: true,
             surfaces: None,
-            persisted: Persisted::None,
+            kept: Kept::None,
             voice: None,
         }
     }

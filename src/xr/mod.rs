@@ -31,7 +31,7 @@ pub mod sys;
 pub use error::{EXIT_RUNTIME_STOPPED, EXIT_RUNTIME_UNRESPONSIVE, EXIT_STATUS_HELP, XrError};
 pub use progress::Progress;
 pub use remoting::address::{ListenAddress, RemoteAddress, VideoCodec};
-pub use room::anchor::PERSISTED_NAME as PERSISTED_ANCHOR_NAME;
+pub use room::anchor::KEPT_ANCHOR_NAME;
 pub use run::args::XrArgs;
 pub use run::entry::run;
 pub use run::packaged::{LOG_FILE, REPORT_FILE, run_packaged};

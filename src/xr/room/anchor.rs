@@ -2,7 +2,7 @@
 //! XrSpace that follows it as the runtime refines its map of the room),
 //! and keeping that anchor between runs in the app's spatial anchor store
 //! (XR_MSFT_spatial_anchor_persistence) under the name
-//! [`PERSISTED_NAME`].
+//! [`KEPT_ANCHOR_NAME`].
 use std::mem::ManuallyDrop;
 
 use openxr as xr;
@@ -12,7 +12,7 @@ use crate::xr::error::{XrError, xr_call};
 use crate::xr::runtime::calls::calling;
 
 /// The name the hologram's anchor is kept under in the app's anchor store.
-pub const PERSISTED_NAME: &str = "holoterrain.placement";
+pub const KEPT_ANCHOR_NAME: &str = "holoterrain.placement";
 
 /// A spatial anchor and the space located at it.
 pub struct AnchorSpace {
@@ -106,12 +106,12 @@ pub struct AnchorStore {
     anchor_functions: xr::raw::SpatialAnchorMSFT,
 }
 
-/// [`PERSISTED_NAME`] as the extension takes names.
+/// [`KEPT_ANCHOR_NAME`] as the extension takes names.
 fn persisted_name() -> xr::sys::SpatialAnchorPersistenceNameMSFT {
     let mut name = xr::sys::SpatialAnchorPersistenceNameMSFT {
         name: [0; xr::sys::MAX_SPATIAL_ANCHOR_NAME_SIZE_MSFT],
     };
-    for (slot, byte) in name.name.iter_mut().zip(PERSISTED_NAME.bytes()) {
+    for (slot, byte) in name.name.iter_mut().zip(KEPT_ANCHOR_NAME.bytes()) {
         *slot = byte as std::ffi::c_char;
     }
     name
@@ -144,7 +144,7 @@ impl AnchorStore {
         }))
     }
 
-    /// Keeps `anchor` under [`PERSISTED_NAME`], replacing the one kept before.
+    /// Keeps `anchor` under [`KEPT_ANCHOR_NAME`], replacing the one kept before.
     pub fn persist(&self, anchor: &AnchorSpace) -> Result<(), XrError> {
         let info = xr::sys::SpatialAnchorPersistenceInfoMSFT {
             ty: xr::sys::SpatialAnchorPersistenceInfoMSFT::TYPE,
@@ -160,7 +160,7 @@ impl AnchorStore {
         Ok(())
     }
 
-    /// The anchor kept under [`PERSISTED_NAME`], as a space; `Ok(None)`
+    /// The anchor kept under [`KEPT_ANCHOR_NAME`], as a space; `Ok(None)`
     /// when none is kept.
     pub fn load<G: xr::Graphics>(
         &self,
@@ -192,7 +192,7 @@ impl AnchorStore {
         AnchorSpace::of_anchor(session, anchor, self.anchor_functions).map(Some)
     }
 
-    /// Removes the anchor kept under [`PERSISTED_NAME`], if there is one.
+    /// Removes the anchor kept under [`KEPT_ANCHOR_NAME`], if there is one.
     pub fn forget(&self) -> Result<(), XrError> {
         let name = persisted_name();
         // SAFETY: the store is live; `name` outlives the call.

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 use openxr as xr;
 
-use crate::app::saved::{self, Kept, KeptIn, PLACEMENT_FILE};
-use crate::app::{Persisted, Placement};
+use crate::app::kept::{self, KeptIn, KeptPlacement, PLACEMENT_FILE};
+use crate::app::{Kept, Placement};
 use crate::input::Pose;
 use crate::xr::convert::pose_from_xr;
 use crate::xr::error::{XrError, xr_call};
@@ -97,7 +97,7 @@ impl Keeper {
         if let Some(store) = AnchorStore::connect(session)? {
             keeper.description = format!(
                 "spatial anchor {} (scale in {})",
-                crate::xr::room::anchor::PERSISTED_NAME,
+                crate::xr::room::anchor::KEPT_ANCHOR_NAME,
                 path.display()
             );
             let kept = if options.forget {
@@ -157,13 +157,13 @@ impl Keeper {
 
     /// The kept placement as the app takes it for the frame at `time`,
     /// located in `base`; nothing once the hologram has been placed.
-    pub fn persisted(&self, base: &xr::Space, time: xr::Time) -> Result<Persisted, XrError> {
+    pub fn kept(&self, base: &xr::Space, time: xr::Time) -> Result<Kept, XrError> {
         if self.placed {
-            return Ok(Persisted::None);
+            return Ok(Kept::None);
         }
         let located = |pose: Option<Pose>| match pose {
-            Some(pose) => Persisted::Located(Placement::at(pose).scaled(self.scale)),
-            None => Persisted::Pending,
+            Some(pose) => Kept::Located(Placement::at(pose).scaled(self.scale)),
+            None => Kept::Pending,
         };
         Ok(match &self.keeping {
             Keeping::Anchor {
@@ -180,7 +180,7 @@ impl Keeper {
                 ),
                 None => located(Some(*pose)),
             },
-            _ => Persisted::None,
+            _ => Kept::None,
         })
     }
 
@@ -220,7 +220,7 @@ impl Keeper {
                     return Ok(());
                 };
                 store.persist(anchor)?;
-                Kept::of(placement, KeptIn::SpatialAnchor)
+                KeptPlacement::of(placement, KeptIn::SpatialAnchor)
             }
             Keeping::File { kept_in, stage, .. } => {
                 let pose = match stage {
@@ -235,11 +235,11 @@ impl Keeper {
                     },
                     None => placement.pose,
                 };
-                Kept::of(&Placement { pose, ..*placement }, *kept_in)
+                KeptPlacement::of(&Placement { pose, ..*placement }, *kept_in)
             }
             Keeping::Nowhere => return Ok(()),
         };
-        if let Err(error) = saved::save(path, &kept) {
+        if let Err(error) = kept::save(path, &kept) {
             log::warn!("{error}");
         }
         Ok(())
@@ -248,8 +248,8 @@ impl Keeper {
 
 /// The placement kept at `path` in `kept_in`, or `None` (with one warning
 /// when the file is there but unusable).
-fn load_file(path: &std::path::Path, kept_in: KeptIn) -> Option<Kept> {
-    saved::load(path, kept_in).unwrap_or_else(|warning| {
+fn load_file(path: &std::path::Path, kept_in: KeptIn) -> Option<KeptPlacement> {
+    kept::load(path, kept_in).unwrap_or_else(|warning| {
         log::warn!("{warning}");
         None
     })
@@ -257,7 +257,7 @@ fn load_file(path: &std::path::Path, kept_in: KeptIn) -> Option<Kept> {
 
 /// Removes the file, warning when it cannot be removed.
 fn forget_file(path: &std::path::Path) {
-    if let Err(error) = saved::forget(path) {
+    if let Err(error) = kept::forget(path) {
         log::warn!("{error}");
     }
 }

@@ -266,7 +266,7 @@ impl<'a> FrameLoop<'a> {
                     continue;
                 }
                 Polled::Speech(event) => {
-                    self.heard(session, event)?;
+                    self.follow_speech(session, event)?;
                     continue;
                 }
             };
@@ -315,7 +315,7 @@ impl<'a> FrameLoop<'a> {
 
     /// Follows the player's speech recognizer: a phrase it recognised is
     /// the next frame's voice command when it is one.
-    fn heard<B: GraphicsBinding>(
+    fn follow_speech<B: GraphicsBinding>(
         &mut self,
         session: &Session<B>,
         event: SpeechEvent,
@@ -362,7 +362,7 @@ impl<'a> FrameLoop<'a> {
             recorder.placement = self.driver.app().placement();
             output
         };
-        self.answer(session, &output, time)?;
+        self.act_on_events(session, &output, time)?;
         if self.reanchor
             && let Some(placement) = self.driver.app().placement()
         {
@@ -392,7 +392,7 @@ impl<'a> FrameLoop<'a> {
     /// Answers what the app did this frame: pins a settled placement with
     /// an anchor (and keeps it after a manipulation), tells of a reseed and
     /// pulses the hand that asked for it.
-    fn answer<B: GraphicsBinding>(
+    fn act_on_events<B: GraphicsBinding>(
         &mut self,
         session: &mut Session<B>,
         output: &FrameOutput,

@@ -329,7 +329,7 @@ impl<B: GraphicsBinding> Session<B> {
             })?,
             None => None,
         };
-        let persisted = watched("xrLocateSpace", || self.keeper.persisted(&self.base, time))?;
+        let kept = watched("xrLocateSpace", || self.keeper.kept(&self.base, time))?;
         let head = watched("xrLocateSpace", || {
             located_pose(&self.head, &self.base, time)
         })?;
@@ -341,7 +341,7 @@ impl<B: GraphicsBinding> Session<B> {
             hologram_located,
             visible: self.status.visible,
             surfaces,
-            persisted,
+            kept,
             voice: None,
         })
     }
@@ -358,9 +358,7 @@ impl<B: GraphicsBinding> Session<B> {
         settled_by: Option<PlacementCause>,
         time: xr::Time,
     ) -> Result<bool, XrError> {
-        let kept_anchor = self
-            .keeper
-            .placed(settled_by == Some(PlacementCause::Persisted));
+        let kept_anchor = self.keeper.placed(settled_by == Some(PlacementCause::Kept));
         self.anchor = match kept_anchor {
             Some(kept) => Some(kept),
             None => watched(

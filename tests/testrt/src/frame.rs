@@ -102,7 +102,7 @@ pub unsafe extern "system" fn wait_frame(
             return Ok(xr::Result::SUCCESS);
         }
         current.frame.handed_out += 1;
-        let anchor_kept = anchor_store.contains(holoterrain::xr::PERSISTED_ANCHOR_NAME);
+        let anchor_kept = anchor_store.contains(holoterrain::xr::KEPT_ANCHOR_NAME);
         let time_ns = wearer.next_frame(anchor_kept).time_ns;
         if config.realtime {
             let start = *current.frame.wall_start.get_or_insert_with(Instant::now);

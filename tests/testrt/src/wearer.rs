@@ -27,10 +27,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use holoterrain::app::driver::{self, FrameDriver};
+use holoterrain::app::kept::{self, KeptIn, KeptPlacement};
 use holoterrain::app::log::LogStart;
 use holoterrain::app::recorder::RunRecorder;
-use holoterrain::app::saved::{self, Kept, KeptIn};
-use holoterrain::app::{App, AppError, FrameInput, FrameOutput, Persisted, Surface};
+use holoterrain::app::{App, AppError, FrameInput, FrameOutput, Kept, Surface};
 use holoterrain::input::{Hand, PinchTracker};
 use holoterrain::sim::DisplayClock;
 use holoterrain::sim::script::Action;
@@ -85,7 +85,7 @@ pub struct Wearer {
     /// Where the wearer remembers the placement (none without an output folder).
     placement_file: Option<PathBuf>,
     /// The placement remembered from the last run, when there is one.
-    remembered: Persisted,
+    remembered: Kept,
 }
 
 impl Wearer {
@@ -115,7 +115,7 @@ impl Wearer {
             .map(|out| out.join(WEARER_PLACEMENT_FILE));
         let remembered = placement_file
             .as_ref()
-            .and_then(|path| saved::load_persisted(path, KeptIn::SimulatorRoom).ok())
+            .and_then(|path| kept::load_kept(path, KeptIn::SimulatorRoom).ok())
             .unwrap_or_default();
         let phrases = config
             .script
@@ -157,10 +157,10 @@ impl Wearer {
         let input = FrameInput {
             voice: self.user.heard(previous_ns, sim_ns),
             surfaces: self.surfaces.clone(),
-            persisted: if anchor_kept {
+            kept: if anchor_kept {
                 self.remembered
             } else {
-                Persisted::None
+                Kept::None
             },
             ..self.user.frame_input(
                 sim_ns,
@@ -191,7 +191,9 @@ impl Wearer {
             return;
         };
         for placement in output.placements_to_keep() {
-            if let Err(error) = saved::save(path, &Kept::of(placement, KeptIn::SimulatorRoom)) {
+            if let Err(error) =
+                kept::save(path, &KeptPlacement::of(placement, KeptIn::SimulatorRoom))
+            {
                 eprintln!("holoterrain-testrt: the wearer cannot remember the placement: {error}");
             }
         }

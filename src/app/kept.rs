@@ -16,7 +16,7 @@ use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::frame::Persisted;
+use super::frame::Kept;
 use super::placement::{MAX_SCALE, MIN_SCALE, Placement};
 use crate::atomic_file;
 use crate::input::Pose;
@@ -61,7 +61,7 @@ impl KeptIn {
 /// What was kept: the pose in its space (none when an anchor holds it)
 /// and the scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Kept {
+pub struct KeptPlacement {
     /// Where the pose is kept.
     pub space: KeptIn,
     /// The hologram's pose in `space`; `None` when a persisted anchor holds it.
@@ -70,11 +70,11 @@ pub struct Kept {
     pub scale: f32,
 }
 
-impl Kept {
+impl KeptPlacement {
     /// `placement` kept in `space` (which holds the pose itself unless it
     /// is a spatial anchor).
     pub fn of(placement: &Placement, space: KeptIn) -> Self {
-        Kept {
+        KeptPlacement {
             space,
             pose: (space != KeptIn::SpatialAnchor).then_some(placement.pose),
             scale: placement.scale,
@@ -89,7 +89,7 @@ impl Kept {
 
 /// Why a kept placement cannot be read or written; one line each.
 #[derive(Debug, Error)]
-pub enum SavedError {
+pub enum KeptError {
     /// The file exists but cannot be read.
     #[error("cannot read the kept placement {path}: {source}; starting with a fresh placement")]
     Unreadable {
@@ -149,27 +149,27 @@ struct PlacementFile {
 }
 
 /// The placement kept at `path` as the app takes it before it is first
-/// placed: [`Persisted::None`] when there is no file.
-pub fn load_persisted(path: &Path, space: KeptIn) -> Result<Persisted, SavedError> {
+/// placed: [`Kept::None`] when there is no file.
+pub fn load_kept(path: &Path, space: KeptIn) -> Result<Kept, KeptError> {
     Ok(load(path, space)?
         .and_then(|kept| kept.placement())
-        .map_or(Persisted::None, Persisted::Located))
+        .map_or(Kept::None, Kept::Located))
 }
 
 /// The placement kept at `path` for a session that keeps placements in
 /// `space`: `Ok(None)` when there is no file.
-pub fn load(path: &Path, space: KeptIn) -> Result<Option<Kept>, SavedError> {
+pub fn load(path: &Path, space: KeptIn) -> Result<Option<KeptPlacement>, KeptError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
-            return Err(SavedError::Unreadable {
+            return Err(KeptError::Unreadable {
                 path: path.to_owned(),
                 source,
             });
         }
     };
-    let foreign = |problem: String| SavedError::Foreign {
+    let foreign = |problem: String| KeptError::Foreign {
         path: path.to_owned(),
         problem,
     };
@@ -179,7 +179,7 @@ pub fn load(path: &Path, space: KeptIn) -> Result<Option<Kept>, SavedError> {
         return Err(foreign(format!("format `{}`", file.format)));
     }
     if file.space != space {
-        return Err(SavedError::OtherSpace {
+        return Err(KeptError::OtherSpace {
             path: path.to_owned(),
             found: file.space.name(),
             expected: space.name(),
@@ -209,7 +209,7 @@ pub fn load(path: &Path, space: KeptIn) -> Result<Option<Kept>, SavedError> {
             ));
         }
     };
-    Ok(Some(Kept {
+    Ok(Some(KeptPlacement {
         space,
         pose,
         scale: file.scale,
@@ -217,8 +217,8 @@ pub fn load(path: &Path, space: KeptIn) -> Result<Option<Kept>, SavedError> {
 }
 
 /// Keeps `kept` at `path`, replacing what was there whole (creating the folder).
-pub fn save(path: &Path, kept: &Kept) -> Result<(), SavedError> {
-    let write_error = |source| SavedError::Write {
+pub fn save(path: &Path, kept: &KeptPlacement) -> Result<(), KeptError> {
+    let write_error = |source| KeptError::Write {
         path: path.to_owned(),
         source,
     };
@@ -241,11 +241,11 @@ pub fn save(path: &Path, kept: &Kept) -> Result<(), SavedError> {
 }
 
 /// Removes the kept placement at `path`, if there is one.
-pub fn forget(path: &Path) -> Result<(), SavedError> {
+pub fn forget(path: &Path) -> Result<(), KeptError> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(SavedError::Write {
+        Err(source) => Err(KeptError::Write {
             path: path.to_owned(),
             source,
         }),
@@ -268,7 +268,7 @@ mod tests {
     fn a_saved_placement_loads_back_exactly() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state").join(PLACEMENT_FILE);
-        save(&path, &Kept::of(&placement(), KeptIn::Stage)).unwrap();
+        save(&path, &KeptPlacement::of(&placement(), KeptIn::Stage)).unwrap();
         let kept = load(&path, KeptIn::Stage).unwrap().unwrap();
         assert_eq!(kept.placement(), Some(placement()));
     }
@@ -277,7 +277,11 @@ mod tests {
     fn an_anchor_keeps_the_pose_and_the_file_only_the_scale() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(PLACEMENT_FILE);
-        save(&path, &Kept::of(&placement(), KeptIn::SpatialAnchor)).unwrap();
+        save(
+            &path,
+            &KeptPlacement::of(&placement(), KeptIn::SpatialAnchor),
+        )
+        .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("position"), "{text}");
         let kept = load(&path, KeptIn::SpatialAnchor).unwrap().unwrap();
@@ -309,10 +313,7 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             let error = load(&path, KeptIn::Stage).unwrap_err();
             let line = error.to_string();
-            assert!(
-                matches!(error, SavedError::Foreign { .. }),
-                "{text}: {line}"
-            );
+            assert!(matches!(error, KeptError::Foreign { .. }), "{text}: {line}");
             assert_eq!(line.lines().count(), 1, "{line}");
             assert!(line.contains("starting with a fresh placement"), "{line}");
         }
@@ -322,7 +323,7 @@ mod tests {
     fn a_placement_kept_in_another_space_is_not_used() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(PLACEMENT_FILE);
-        save(&path, &Kept::of(&placement(), KeptIn::Stage)).unwrap();
+        save(&path, &KeptPlacement::of(&placement(), KeptIn::Stage)).unwrap();
         let error = load(&path, KeptIn::Unbounded).unwrap_err();
         assert!(
             error
@@ -336,7 +337,7 @@ mod tests {
     fn forgetting_removes_the_file_and_is_fine_without_one() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(PLACEMENT_FILE);
-        save(&path, &Kept::of(&placement(), KeptIn::Stage)).unwrap();
+        save(&path, &KeptPlacement::of(&placement(), KeptIn::Stage)).unwrap();
         forget(&path).unwrap();
         assert!(!path.exists());
         forget(&path).unwrap();
