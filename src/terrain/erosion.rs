@@ -5,7 +5,9 @@
 //! applied), so the result does not depend on the order cells are visited.
 //! Material only moves between cells: the sum of heights (plus sediment in
 //! suspension, for the hydraulic model) stays constant up to f32 rounding.
+use super::heightmap::check_size;
 use super::metrics::for_each_slope;
+use super::sliced::Sliced;
 use super::{Heightmap, TerrainError};
 
 /// Most iterations one call accepts, a guard against a typo that would run for hours.
@@ -112,21 +114,52 @@ impl Default for HydraulicParams {
 /// d_max be the largest and d_total the sum of those above the talus T. If
 /// d_max > T, neighbour i (with dᵢ > T) receives
 /// `c · (d_max − T) · factor(h) · dᵢ / d_total` from the cell.
+///
+/// This is [`ThermalErosion`] stepped to the end.
 pub fn thermal(map: &mut Heightmap, params: &ThermalParams) -> Result<(), TerrainError> {
-    check_iterations(params.iterations)?;
-    check_non_negative("talus", params.talus)?;
-    check_within("rate", params.rate, 0.0, 0.5, "between 0 and 0.5")?;
-    check_unit("hardness.at_lowest", params.hardness.at_lowest)?;
-    check_unit("hardness.at_highest", params.hardness.at_highest)?;
+    ThermalErosion::new(params)?.run_to_end(map);
+    Ok(())
+}
 
-    let width = map.width();
-    let mut delta = vec![0.0f32; map.cells().len()];
-    for _ in 0..params.iterations {
+/// [`thermal`] a bounded slice at a time: each slice is one iteration, so
+/// the job has `params.iterations` slices; the map after slice `n` is the
+/// map after `n` iterations, and after the last it is [`thermal`]'s bit for
+/// bit.
+#[derive(Debug, Clone)]
+pub struct ThermalErosion {
+    params: ThermalParams,
+    /// Net transfer of the current iteration, kept to avoid allocating.
+    delta: Vec<f32>,
+    /// Iterations done.
+    done: usize,
+}
+
+impl ThermalErosion {
+    /// The job of `thermal(map, params)`, with the same validation.
+    pub fn new(params: &ThermalParams) -> Result<Self, TerrainError> {
+        check_iterations(params.iterations)?;
+        check_non_negative("talus", params.talus)?;
+        check_within("rate", params.rate, 0.0, 0.5, "between 0 and 0.5")?;
+        check_unit("hardness.at_lowest", params.hardness.at_lowest)?;
+        check_unit("hardness.at_highest", params.hardness.at_highest)?;
+        Ok(ThermalErosion {
+            params: *params,
+            delta: Vec::new(),
+            done: 0,
+        })
+    }
+
+    /// One iteration of Olsen's rule on `map`.
+    fn iterate(&mut self, map: &mut Heightmap) {
+        let params = &self.params;
+        let width = map.width();
+        let delta = &mut self.delta;
+        delta.clear();
+        delta.resize(map.cells().len(), 0.0);
         let (lo, hi) = map.min_max();
         let inv_range = if hi > lo { 1.0 / (hi - lo) } else { 0.0 };
         let hardness = params.hardness;
         let cells = map.cells();
-        delta.fill(0.0);
         for (i, x) in (0..cells.len()).zip((0..width).cycle()) {
             let h = cells[i];
             let neighbours = neighbour_indices(i, x, width, cells.len());
@@ -154,11 +187,28 @@ pub fn thermal(map: &mut Heightmap, params: &ThermalParams) -> Result<(), Terrai
                 }
             }
         }
-        for (h, d) in map.cells_mut().iter_mut().zip(&delta) {
+        for (h, d) in map.cells_mut().iter_mut().zip(delta.iter()) {
             *h += d;
         }
     }
-    Ok(())
+}
+
+impl Sliced for ThermalErosion {
+    fn slices(&self) -> usize {
+        self.params.iterations as usize
+    }
+
+    fn slices_done(&self) -> usize {
+        self.done
+    }
+
+    fn step(&mut self, map: &mut Heightmap) {
+        if self.is_done() {
+            return;
+        }
+        self.iterate(map);
+        self.done += 1;
+    }
 }
 
 /// Olsen's hydraulic erosion; each iteration runs his four steps:
@@ -176,26 +226,99 @@ pub fn thermal(map: &mut Heightmap, params: &ThermalParams) -> Result<(), Terrai
 /// After the last iteration the remaining water evaporates and all sediment
 /// still in suspension is deposited where it is, so the sum of heights is
 /// conserved and a later call starts dry.
+///
+/// This is [`HydraulicErosion`] stepped to the end.
 pub fn hydraulic(map: &mut Heightmap, params: &HydraulicParams) -> Result<(), TerrainError> {
-    check_iterations(params.iterations)?;
-    check_non_negative("rain", params.rain)?;
-    check_unit("solubility", params.solubility)?;
-    check_unit("evaporation", params.evaporation)?;
-    check_non_negative("capacity", params.capacity)?;
-    check_unit("steep_hardness", params.steep_hardness)?;
-
-    let mut state = HydraulicState::new(map.cells().len());
-    for _ in 0..params.iterations {
-        state.iterate(map, params);
-    }
-    for (h, m) in map.cells_mut().iter_mut().zip(&state.sediment) {
-        *h += m;
-    }
+    HydraulicErosion::new(map.width(), map.height(), params)?.run_to_end(map);
     Ok(())
+}
+
+/// [`hydraulic`] a bounded slice at a time, keeping the water and the
+/// sediment in suspension between slices: one slice per iteration, then a
+/// last slice that deposits what is still in suspension (so
+/// `params.iterations + 1` slices). Between slices the map shows the ground
+/// without the suspended sediment, as [`hydraulic`]'s loop has it; after the
+/// last slice it is [`hydraulic`]'s map bit for bit.
+#[derive(Debug, Clone)]
+pub struct HydraulicErosion {
+    width: usize,
+    height: usize,
+    params: HydraulicParams,
+    state: HydraulicState,
+    /// Slices done.
+    done: usize,
+}
+
+impl HydraulicErosion {
+    /// The job of `hydraulic(map, params)` on a `width × height` map, with
+    /// the same validation.
+    pub fn new(
+        width: usize,
+        height: usize,
+        params: &HydraulicParams,
+    ) -> Result<Self, TerrainError> {
+        check_size(width, height)?;
+        check_iterations(params.iterations)?;
+        check_non_negative("rain", params.rain)?;
+        check_unit("solubility", params.solubility)?;
+        check_unit("evaporation", params.evaporation)?;
+        check_non_negative("capacity", params.capacity)?;
+        check_unit("steep_hardness", params.steep_hardness)?;
+        Ok(HydraulicErosion {
+            width,
+            height,
+            params: *params,
+            state: HydraulicState::new(width * height),
+            done: 0,
+        })
+    }
+
+    /// Water depth per cell, row-major.
+    pub fn water(&self) -> &[f32] {
+        &self.state.water
+    }
+
+    /// Sediment in suspension per cell, row-major.
+    pub fn sediment(&self) -> &[f32] {
+        &self.state.sediment
+    }
+}
+
+impl Sliced for HydraulicErosion {
+    fn slices(&self) -> usize {
+        self.params.iterations as usize + 1
+    }
+
+    fn slices_done(&self) -> usize {
+        self.done
+    }
+
+    fn step(&mut self, map: &mut Heightmap) {
+        if self.is_done() {
+            return;
+        }
+        assert_eq!(
+            (map.width(), map.height()),
+            (self.width, self.height),
+            "the map the job was made for"
+        );
+        if self.done < self.params.iterations as usize {
+            self.state.iterate(map, &self.params);
+        } else {
+            for (h, m) in map.cells_mut().iter_mut().zip(&self.state.sediment) {
+                *h += m;
+            }
+            // The water evaporates and the sediment is in the ground now.
+            self.state.water.fill(0.0);
+            self.state.sediment.fill(0.0);
+        }
+        self.done += 1;
+    }
 }
 
 /// Water and suspended sediment of a hydraulic run, plus scratch buffers
 /// kept across iterations to avoid allocating in the loop.
+#[derive(Debug, Clone)]
 struct HydraulicState {
     /// Water depth per cell.
     water: Vec<f32>,
@@ -536,6 +659,311 @@ mod tests {
         let high_after: f32 = (0..8).map(|y| map.get(7, y)).sum();
         assert!(low_after > low_before, "{low_after} <= {low_before}");
         assert!(high_after < high_before, "{high_after} >= {high_before}");
+    }
+
+    /// Olsen's thermal rule written the plain way, cell by cell with
+    /// (x, y) indices, in the same order and arithmetic as the engine's.
+    fn thermal_reference(map: &mut Heightmap, params: &ThermalParams) {
+        let (w, h) = (map.width(), map.height());
+        for _ in 0..params.iterations {
+            let (lo, hi) = map.min_max();
+            let inv_range = if hi > lo { 1.0 / (hi - lo) } else { 0.0 };
+            let mut delta = vec![0.0f32; w * h];
+            let m = map.cells();
+            for y in 0..h {
+                for x in 0..w {
+                    let i = y * w + x;
+                    let mut neighbours = Vec::new();
+                    if x > 0 {
+                        neighbours.push(i - 1);
+                    }
+                    if x + 1 < w {
+                        neighbours.push(i + 1);
+                    }
+                    if y > 0 {
+                        neighbours.push(i - w);
+                    }
+                    if y + 1 < h {
+                        neighbours.push(i + w);
+                    }
+                    let mut d_max = 0.0f32;
+                    let mut d_total = 0.0f32;
+                    for &n in &neighbours {
+                        let d = m[i] - m[n];
+                        d_max = d_max.max(d);
+                        if d > params.talus {
+                            d_total += d;
+                        }
+                    }
+                    if d_max <= params.talus {
+                        continue;
+                    }
+                    let t = (m[i] - lo) * inv_range;
+                    let hard = params.hardness;
+                    let factor = hard.at_lowest + t * (hard.at_highest - hard.at_lowest);
+                    let moved = params.rate * (d_max - params.talus) * factor;
+                    for &n in &neighbours {
+                        let d = m[i] - m[n];
+                        if d > params.talus {
+                            let amount = moved * d / d_total;
+                            delta[n] += amount;
+                            delta[i] -= amount;
+                        }
+                    }
+                }
+            }
+            for (h, d) in map.cells_mut().iter_mut().zip(&delta) {
+                *h += d;
+            }
+        }
+    }
+
+    /// Olsen's four hydraulic steps written the plain way, each over the
+    /// whole map with (x, y) indices, then the final deposit.
+    fn hydraulic_reference(map: &mut Heightmap, p: &HydraulicParams) {
+        let (w, h) = (map.width(), map.height());
+        let mut water = vec![0.0f32; w * h];
+        let mut sediment = vec![0.0f32; w * h];
+        let neighbours = |x: usize, y: usize| {
+            let i = y * w + x;
+            let mut n = Vec::new();
+            if x > 0 {
+                n.push(i - 1);
+            }
+            if x + 1 < w {
+                n.push(i + 1);
+            }
+            if y > 0 {
+                n.push(i - w);
+            }
+            if y + 1 < h {
+                n.push(i + w);
+            }
+            n
+        };
+        for _ in 0..p.iterations {
+            let m = map.cells().to_vec();
+            let slopes: Vec<f32> = (0..w * h)
+                .map(|i| {
+                    neighbours(i % w, i / w)
+                        .iter()
+                        .fold(0.0f32, |s, &n| s.max((m[i] - m[n]).abs()))
+                })
+                .collect();
+            let max_slope = slopes.iter().fold(0.0f32, |a, &s| a.max(s));
+            let inv = if max_slope > 0.0 {
+                1.0 / max_slope
+            } else {
+                0.0
+            };
+            let m = map.cells_mut();
+            for i in 0..w * h {
+                water[i] += p.rain;
+                let amount = p.solubility * (1.0 - p.steep_hardness * slopes[i] * inv) * water[i];
+                m[i] -= amount;
+                sediment[i] += amount;
+            }
+            let mut dw = vec![0.0f32; w * h];
+            let mut ds = vec![0.0f32; w * h];
+            for i in 0..w * h {
+                if water[i] <= 0.0 {
+                    continue;
+                }
+                let level = m[i] + water[i];
+                let around = neighbours(i % w, i / w);
+                let lower: Vec<(usize, f32)> = around
+                    .iter()
+                    .map(|&n| (n, level - (m[n] + water[n])))
+                    .filter(|&(_, d)| d > 0.0)
+                    .collect();
+                if lower.is_empty() {
+                    continue;
+                }
+                let mut d_total = 0.0f32;
+                let mut level_sum = level;
+                for &(n, d) in &lower {
+                    d_total += d;
+                    level_sum += m[n] + water[n];
+                }
+                let mean = level_sum / (lower.len() + 1) as f32;
+                let moved = water[i].min(level - mean);
+                if moved <= 0.0 {
+                    continue;
+                }
+                let per_water = sediment[i] / water[i];
+                for &(n, d) in &lower {
+                    let out = moved * d / d_total;
+                    dw[n] += out;
+                    dw[i] -= out;
+                    ds[n] += per_water * out;
+                    ds[i] -= per_water * out;
+                }
+            }
+            for i in 0..w * h {
+                let new_water = ((water[i] + dw[i]) * (1.0 - p.evaporation)).max(0.0);
+                let new_sediment = (sediment[i] + ds[i]).max(0.0);
+                let deposit = (new_sediment - p.capacity * new_water).max(0.0);
+                m[i] += deposit;
+                sediment[i] = new_sediment - deposit;
+                water[i] = new_water;
+            }
+        }
+        for (h, s) in map.cells_mut().iter_mut().zip(&sediment) {
+            *h += s;
+        }
+    }
+
+    fn bits(map: &Heightmap) -> Vec<u32> {
+        map.cells().iter().map(|h| h.to_bits()).collect()
+    }
+
+    /// Rough starting maps: diamond-square on sizes that are square, not,
+    /// not 2^n + 1, tiny, plus one with a flat plateau.
+    fn start_maps() -> Vec<Heightmap> {
+        let mut maps: Vec<Heightmap> =
+            [(2, 2, 1), (3, 2, 2), (20, 33, 3), (65, 40, 4), (100, 7, 5)]
+                .into_iter()
+                .map(|(w, h, seed)| {
+                    // Tilted, so that even the flat 2x2 map has slopes.
+                    let mut map = diamond_square(w, h, 1.0, seed).unwrap();
+                    for y in 0..h {
+                        for x in 0..w {
+                            map.set(x, y, map.get(x, y) + 0.3 * x as f32 + 0.2 * y as f32);
+                        }
+                    }
+                    map
+                })
+                .collect();
+        let mut plateau = diamond_square(30, 17, 0.5, 6).unwrap();
+        for y in 4..10 {
+            for x in 5..20 {
+                plateau.set(x, y, 0.75);
+            }
+        }
+        maps.push(plateau);
+        maps
+    }
+
+    /// Steps `job` to the end on `map`, checking that every slice left
+    /// changes the map and leaves it finite, and that a step after the end
+    /// changes nothing.
+    fn step_to_end(mut job: impl Sliced, map: &mut Heightmap) {
+        let left = job.slices() - job.slices_done();
+        let mut changing = 0;
+        while !job.is_done() {
+            let before = map.clone();
+            job.step(map);
+            assert!(map.cells().iter().all(|h| h.is_finite()));
+            if *map != before {
+                changing += 1;
+            }
+        }
+        assert_eq!(changing, left, "{}x{}", map.width(), map.height());
+        let end = map.clone();
+        job.step(map);
+        assert_eq!(bits(map), bits(&end));
+        assert_eq!(job.slices_done(), job.slices());
+    }
+
+    #[test]
+    fn thermal_sliced_ends_at_the_plain_rule_bit_for_bit() {
+        let params = [
+            thermal_params(12, 0.0),
+            thermal_params(7, 0.02),
+            ThermalParams {
+                hardness: Hardness::UNIFORM,
+                ..thermal_params(5, 0.01)
+            },
+        ];
+        for start in start_maps() {
+            for params in &params {
+                let mut expected = start.clone();
+                thermal_reference(&mut expected, params);
+                let mut sliced = start.clone();
+                step_to_end(ThermalErosion::new(params).unwrap(), &mut sliced);
+                assert_eq!(bits(&sliced), bits(&expected), "{params:?}");
+                let mut whole = start.clone();
+                thermal(&mut whole, params).unwrap();
+                assert_eq!(bits(&whole), bits(&expected));
+            }
+        }
+    }
+
+    #[test]
+    fn thermal_sliced_on_257x257_is_the_plain_rule() {
+        let start = diamond_square(257, 257, 1.0, 8).unwrap();
+        let params = thermal_params(3, 0.01);
+        let mut expected = start.clone();
+        thermal_reference(&mut expected, &params);
+        let mut sliced = start;
+        step_to_end(ThermalErosion::new(&params).unwrap(), &mut sliced);
+        assert_eq!(bits(&sliced), bits(&expected));
+    }
+
+    #[test]
+    fn hydraulic_sliced_ends_at_the_plain_steps_bit_for_bit() {
+        let params = [
+            HydraulicParams {
+                iterations: 9,
+                ..HydraulicParams::default()
+            },
+            HydraulicParams {
+                iterations: 4,
+                rain: 0.05,
+                solubility: 0.1,
+                evaporation: 0.2,
+                capacity: 0.02,
+                steep_hardness: 0.0,
+            },
+        ];
+        for start in start_maps() {
+            for params in &params {
+                let mut expected = start.clone();
+                hydraulic_reference(&mut expected, params);
+                let mut sliced = start.clone();
+                let job = HydraulicErosion::new(start.width(), start.height(), params).unwrap();
+                assert_eq!(job.slices(), params.iterations as usize + 1);
+                step_to_end(job, &mut sliced);
+                assert_eq!(bits(&sliced), bits(&expected), "{params:?}");
+                let mut whole = start.clone();
+                hydraulic(&mut whole, params).unwrap();
+                assert_eq!(bits(&whole), bits(&expected));
+            }
+        }
+    }
+
+    #[test]
+    fn hydraulic_sliced_on_257x257_is_the_plain_steps_and_keeps_its_water() {
+        let start = diamond_square(257, 257, 1.0, 9).unwrap();
+        let params = HydraulicParams {
+            iterations: 3,
+            ..HydraulicParams::default()
+        };
+        let mut expected = start.clone();
+        hydraulic_reference(&mut expected, &params);
+        let mut job = HydraulicErosion::new(257, 257, &params).unwrap();
+        let mut sliced = start;
+        job.step(&mut sliced);
+        assert!(job.water().iter().any(|&w| w > 0.0), "it rained");
+        assert!(
+            job.sediment().iter().any(|&m| m > 0.0),
+            "water carries sediment"
+        );
+        step_to_end(job.clone(), &mut sliced);
+        assert_eq!(bits(&sliced), bits(&expected));
+    }
+
+    #[test]
+    fn erosion_jobs_validate_as_the_functions_do() {
+        assert!(ThermalErosion::new(&thermal_params(1, -1.0)).is_err());
+        let bad = HydraulicParams {
+            solubility: 2.0,
+            ..HydraulicParams::default()
+        };
+        assert!(HydraulicErosion::new(8, 8, &bad).is_err());
+        assert!(HydraulicErosion::new(1, 8, &HydraulicParams::default()).is_err());
+        let none = ThermalErosion::new(&thermal_params(0, 0.0)).unwrap();
+        assert!(none.is_done());
     }
 
     #[test]

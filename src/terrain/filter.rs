@@ -12,9 +12,11 @@
 //! heights near the border slightly (see [`iir_two_tap`]).
 use wide::f32x4;
 
+use super::heightmap::check_size;
 #[cfg(target_arch = "x86_64")]
 use super::lanes::Avx8;
 use super::lanes::{ColumnBuffers, Lanes, array4};
+use super::sliced::{Sliced, rows_per_band};
 use super::{Heightmap, TerrainError};
 
 /// Largest Gaussian sigma accepted, in samples; the kernel radius is
@@ -553,13 +555,229 @@ fn column_step(previous: &[f32], row: &mut [f32], k: f32, keep: f32) {
 
 /// One pass of the true two-tap FIR filter the blog describes: each output
 /// depends only on the pass's input, `out[i] = k * in[i - 1] + (1 - k) * in[i]`.
+///
+/// This is a [`SmoothingPass`] of [`Smoothing::Fir`] stepped to the end.
 pub fn fir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
-    check_filter_constant(k)?;
-    let keep = 1.0 - k;
-    let width = map.width();
-    let cells = map.cells_mut();
+    SmoothingPass::new(Smoothing::Fir { k }, map.width(), map.height())?.run_to_end(map);
+    Ok(())
+}
 
-    for row in cells.chunks_exact_mut(width) {
+/// Separable Gaussian blur with standard deviation `sigma` samples.
+///
+/// The kernel has radius `ceil(3 * sigma)` with weights
+/// `exp(-i² / (2 sigma²))` (from `libm`, so every platform gets the same
+/// bits) normalised to sum to one; samples beyond the border take the value
+/// of the nearest border sample. Sums are accumulated in f64.
+///
+/// This is a [`SmoothingPass`] of [`Smoothing::Gaussian`] stepped to the end.
+pub fn gaussian(map: &mut Heightmap, sigma: f32) -> Result<(), TerrainError> {
+    SmoothingPass::new(Smoothing::Gaussian { sigma }, map.width(), map.height())?.run_to_end(map);
+    Ok(())
+}
+
+/// One pass of a smoothing filter, as a [`SmoothingPass`] does it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Smoothing {
+    /// [`iir_two_tap`] with filter constant `k`.
+    Iir { k: f32 },
+    /// [`fir_two_tap`] with filter constant `k`.
+    Fir { k: f32 },
+    /// [`gaussian`] with standard deviation `sigma`.
+    Gaussian { sigma: f32 },
+}
+
+/// One pass of a [`Smoothing`] filter done a bounded slice at a time; after
+/// the last slice the map is what [`iir_two_tap`], [`fir_two_tap`] or
+/// [`gaussian`] gives, bit for bit (they are the same code).
+///
+/// - IIR: one slice, the whole pass (about 50 µs at 257×257, 0.2 ms at
+///   513×513, docs/performance.md).
+/// - FIR: the map in bands of rows of at most about
+///   [`SLICE_CELLS`](super::sliced::SLICE_CELLS) cells;
+///   going down, each band's row passes and its rows of the top→bottom
+///   pass; then going up, each band's rows of the bottom→top pass.
+/// - Gaussian: bands of rows sized by the kernel's taps, first the
+///   horizontal pass band by band, then the vertical pass band by band,
+///   reading a copy of the map taken as the vertical pass starts.
+///
+/// Between slices the map holds the filter's work so far: the rows done
+/// are filtered further than the rest.
+#[derive(Debug)]
+pub struct SmoothingPass {
+    width: usize,
+    height: usize,
+    /// Rows per band (FIR, Gaussian).
+    band: usize,
+    /// Bands per sweep (FIR, Gaussian).
+    bands: usize,
+    work: PassWork,
+    done: usize,
+}
+
+/// The filter and its buffers, kept between slices.
+#[derive(Debug)]
+enum PassWork {
+    Iir {
+        k: f32,
+        scratch: IirScratch,
+    },
+    Fir {
+        k: f32,
+        /// The input of the row before the current one in a column pass.
+        prev_inputs: Vec<f32>,
+    },
+    Gaussian {
+        weights: Vec<f64>,
+        /// A row widened by the kernel's radius.
+        line: Vec<f64>,
+        /// The map as the vertical pass starts.
+        input: Vec<f32>,
+        /// One output row of the vertical pass.
+        sums: Vec<f64>,
+    },
+}
+
+impl SmoothingPass {
+    /// One pass of `smoothing` on a `width × height` map, with the
+    /// validation of the whole function.
+    pub fn new(smoothing: Smoothing, width: usize, height: usize) -> Result<Self, TerrainError> {
+        check_size(width, height)?;
+        let (work, weight) = match smoothing {
+            Smoothing::Iir { k } => {
+                check_filter_constant(k)?;
+                let scratch = IirScratch::default();
+                (PassWork::Iir { k, scratch }, 0)
+            }
+            Smoothing::Fir { k } => {
+                check_filter_constant(k)?;
+                let prev_inputs = vec![0.0; width];
+                (PassWork::Fir { k, prev_inputs }, 1)
+            }
+            Smoothing::Gaussian { sigma } => {
+                if !(sigma.is_finite() && sigma > 0.0 && sigma <= MAX_GAUSSIAN_SIGMA) {
+                    return Err(TerrainError::out_of_range(
+                        "sigma",
+                        sigma,
+                        "a finite number > 0 and <= 1024",
+                    ));
+                }
+                let weights = gaussian_weights(sigma);
+                let pad = weights.len() - 1;
+                let taps = weights.len();
+                let work = PassWork::Gaussian {
+                    weights,
+                    line: vec![0.0; width + 2 * pad],
+                    input: Vec::new(),
+                    sums: vec![0.0; width],
+                };
+                (work, taps)
+            }
+        };
+        let (band, bands) = if weight == 0 {
+            (height, 1)
+        } else {
+            let band = rows_per_band(height, width, weight);
+            (band, height.div_ceil(band))
+        };
+        Ok(SmoothingPass {
+            width,
+            height,
+            band,
+            bands,
+            work,
+            done: 0,
+        })
+    }
+
+    /// Rows of band `i` of the down sweep (from the top).
+    fn down_rows(&self, i: usize) -> std::ops::Range<usize> {
+        i * self.band..((i + 1) * self.band).min(self.height)
+    }
+
+    /// Rows of band `i` of the up sweep (from the bottom).
+    fn up_rows(&self, i: usize) -> std::ops::Range<usize> {
+        let end = self.height - i * self.band;
+        end.saturating_sub(self.band)..end
+    }
+}
+
+impl Sliced for SmoothingPass {
+    fn slices(&self) -> usize {
+        match self.work {
+            PassWork::Iir { .. } => 1,
+            PassWork::Fir { .. } | PassWork::Gaussian { .. } => 2 * self.bands,
+        }
+    }
+
+    fn slices_done(&self) -> usize {
+        self.done
+    }
+
+    fn step(&mut self, map: &mut Heightmap) {
+        if self.is_done() {
+            return;
+        }
+        assert_eq!(
+            (map.width(), map.height()),
+            (self.width, self.height),
+            "the map the job was made for"
+        );
+        let (width, height) = (self.width, self.height);
+        let (first_sweep, band) = (self.done < self.bands, self.done % self.bands);
+        let rows = if first_sweep {
+            self.down_rows(band)
+        } else {
+            self.up_rows(band)
+        };
+        let downward_rows = self.down_rows(band);
+        let cells = map.cells_mut();
+        match &mut self.work {
+            PassWork::Iir { k, scratch } => {
+                iir_two_tap_sweeps(scratch, cells, width, *k, &mut Unshaped, None, |_, _| {});
+            }
+            PassWork::Fir { k, prev_inputs } => {
+                let (k, keep) = (*k, 1.0 - *k);
+                if first_sweep {
+                    fir_rows_down(cells, width, rows, k, keep, prev_inputs);
+                } else {
+                    fir_rows_up(cells, width, height, rows, k, keep, prev_inputs);
+                }
+            }
+            PassWork::Gaussian {
+                weights,
+                line,
+                input,
+                sums,
+            } => {
+                if first_sweep {
+                    let band = &mut cells[downward_rows.start * width..downward_rows.end * width];
+                    gaussian_rows(band, width, weights, line);
+                } else {
+                    if band == 0 {
+                        input.clear();
+                        input.extend_from_slice(cells);
+                    }
+                    gaussian_columns(cells, input, width, height, downward_rows, weights, sums);
+                }
+            }
+        }
+        self.done += 1;
+    }
+}
+
+/// The down sweep of [`fir_two_tap`] over `rows`: their row passes, then
+/// their rows of the top→bottom pass, the previous row's input in
+/// `prev_inputs`.
+fn fir_rows_down(
+    cells: &mut [f32],
+    width: usize,
+    rows: std::ops::Range<usize>,
+    k: f32,
+    keep: f32,
+    prev_inputs: &mut [f32],
+) {
+    let band = &mut cells[rows.start * width..rows.end * width];
+    for row in band.chunks_exact_mut(width) {
         let mut prev_input = row[0];
         for cur in row[1..].iter_mut() {
             let input = *cur;
@@ -573,54 +791,52 @@ pub fn fir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
             prev_input = input;
         }
     }
-
-    // The column passes need the previous row's input, which the pass has
+    // The column pass needs the previous row's input, which the pass has
     // already overwritten, so one row of it is kept aside.
-    let rows = cells.len() / width;
-    let mut prev_inputs = cells[..width].to_vec();
-    for row in cells.chunks_exact_mut(width).skip(1) {
+    for (y, row) in rows.zip(band.chunks_exact_mut(width)) {
+        if y == 0 {
+            prev_inputs.copy_from_slice(row);
+            continue;
+        }
         for (cur, prev) in row.iter_mut().zip(prev_inputs.iter_mut()) {
             let input = *cur;
             *cur = k * *prev + keep * input;
             *prev = input;
         }
     }
-    prev_inputs.copy_from_slice(&cells[(rows - 1) * width..]);
-    for row in cells.chunks_exact_mut(width).rev().skip(1) {
-        for (cur, prev) in row.iter_mut().zip(prev_inputs.iter_mut()) {
-            let input = *cur;
-            *cur = k * *prev + keep * input;
-            *prev = input;
-        }
-    }
-    Ok(())
 }
 
-/// Separable Gaussian blur with standard deviation `sigma` samples.
-///
-/// The kernel has radius `ceil(3 * sigma)` with weights
-/// `exp(-i² / (2 sigma²))` (from `libm`, so every platform gets the same
-/// bits) normalised to sum to one; samples beyond the border take the value
-/// of the nearest border sample. Sums are accumulated in f64.
-pub fn gaussian(map: &mut Heightmap, sigma: f32) -> Result<(), TerrainError> {
-    if !(sigma.is_finite() && sigma > 0.0 && sigma <= MAX_GAUSSIAN_SIGMA) {
-        return Err(TerrainError::out_of_range(
-            "sigma",
-            sigma,
-            "a finite number > 0 and <= 1024",
-        ));
+/// The up sweep of [`fir_two_tap`] over `rows`: their rows of the
+/// bottom→top pass, from the bottom one up.
+fn fir_rows_up(
+    cells: &mut [f32],
+    width: usize,
+    height: usize,
+    rows: std::ops::Range<usize>,
+    k: f32,
+    keep: f32,
+    prev_inputs: &mut [f32],
+) {
+    let band = &mut cells[rows.start * width..rows.end * width];
+    for (y, row) in rows.rev().zip(band.chunks_exact_mut(width).rev()) {
+        if y == height - 1 {
+            prev_inputs.copy_from_slice(row);
+            continue;
+        }
+        for (cur, prev) in row.iter_mut().zip(prev_inputs.iter_mut()) {
+            let input = *cur;
+            *cur = k * *prev + keep * input;
+            *prev = input;
+        }
     }
-    let weights = gaussian_weights(sigma);
-    let radius = (weights.len() - 1) as isize;
-    let width = map.width();
-    let height = map.height();
-    let cells = map.cells_mut();
+}
 
-    // The row, widened by `radius` copies of its end samples on each side,
-    // so the taps need no clamping.
-    let pad = radius as usize;
-    let mut line = vec![0.0f64; width + 2 * pad];
-    for row in cells.chunks_exact_mut(width) {
+/// The horizontal pass of [`gaussian`] over the rows of `band`, each
+/// widened in `line` by the radius (`weights.len() - 1`) copies of its end
+/// samples on each side, so the taps need no clamping.
+fn gaussian_rows(band: &mut [f32], width: usize, weights: &[f64], line: &mut [f64]) {
+    let pad = weights.len() - 1;
+    for row in band.chunks_exact_mut(width) {
         line[..pad].fill(f64::from(row[0]));
         line[pad + width..].fill(f64::from(row[width - 1]));
         for (padded, &h) in line[pad..pad + width].iter_mut().zip(row.iter()) {
@@ -635,12 +851,22 @@ pub fn gaussian(map: &mut Heightmap, sigma: f32) -> Result<(), TerrainError> {
             *out = sum as f32;
         }
     }
+}
 
-    // Vertical pass row by row: each output row is a weighted sum of whole
-    // input rows, so memory is read sequentially.
-    let input = cells.to_vec();
-    let mut sums = vec![0.0f64; width];
-    for y in 0..height {
+/// The vertical pass of [`gaussian`] for `rows`, from `input` (the map as
+/// the pass started), row by row: each output row is a weighted sum of
+/// whole input rows, so memory is read sequentially.
+fn gaussian_columns(
+    cells: &mut [f32],
+    input: &[f32],
+    width: usize,
+    height: usize,
+    rows: std::ops::Range<usize>,
+    weights: &[f64],
+    sums: &mut [f64],
+) {
+    let radius = (weights.len() - 1) as isize;
+    for y in rows {
         let centre = &input[y * width..(y + 1) * width];
         for (sum, &h) in sums.iter_mut().zip(centre) {
             *sum = weights[0] * f64::from(h);
@@ -654,11 +880,13 @@ pub fn gaussian(map: &mut Heightmap, sigma: f32) -> Result<(), TerrainError> {
                 *sum += weight * (f64::from(a) + f64::from(b));
             }
         }
-        for (out, &sum) in cells[y * width..(y + 1) * width].iter_mut().zip(&sums) {
+        for (out, &sum) in cells[y * width..(y + 1) * width]
+            .iter_mut()
+            .zip(sums.iter())
+        {
             *out = sum as f32;
         }
     }
-    Ok(())
 }
 
 /// The one-sided half of the normalised Gaussian kernel: `weights[i]` for offset ±i.
@@ -961,6 +1189,166 @@ mod tests {
         assert_eq!(map.get(7, 2), map.get(7, 4));
         // Rows are blurred before columns, so the two axes may round apart.
         assert!((map.get(6, 3) - map.get(7, 2)).abs() < 1e-7);
+    }
+
+    /// The FIR pass written the plain way: each directional pass reads a
+    /// copy of its input.
+    fn fir_reference(map: &mut Heightmap, k: f32) {
+        let (w, h) = (map.width(), map.height());
+        let m = map.cells_mut();
+        for y in 0..h {
+            let input: Vec<f32> = m[y * w..(y + 1) * w].to_vec();
+            for x in 1..w {
+                m[y * w + x] = k * input[x - 1] + (1.0 - k) * input[x];
+            }
+            let input: Vec<f32> = m[y * w..(y + 1) * w].to_vec();
+            for x in (0..w - 1).rev() {
+                m[y * w + x] = k * input[x + 1] + (1.0 - k) * input[x];
+            }
+        }
+        let input = m.to_vec();
+        for y in 1..h {
+            for x in 0..w {
+                m[y * w + x] = k * input[(y - 1) * w + x] + (1.0 - k) * input[y * w + x];
+            }
+        }
+        let input = m.to_vec();
+        for y in (0..h - 1).rev() {
+            for x in 0..w {
+                m[y * w + x] = k * input[(y + 1) * w + x] + (1.0 - k) * input[y * w + x];
+            }
+        }
+    }
+
+    /// The Gaussian blur written the plain way: clamped taps, the rows
+    /// into a copy, then the columns from it.
+    fn gaussian_reference(map: &mut Heightmap, sigma: f32) {
+        let weights = gaussian_weights(sigma);
+        let (w, h) = (map.width(), map.height());
+        let r = weights.len() as isize - 1;
+        let input = map.cells().to_vec();
+        let at = |i: isize, n: usize| clamp_index(i, n);
+        let mut rows = vec![0.0f32; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let mut sum = weights[0] * f64::from(input[y * w + x]);
+                for i in 1..=r {
+                    let left = f64::from(input[y * w + at(x as isize - i, w)]);
+                    let right = f64::from(input[y * w + at(x as isize + i, w)]);
+                    sum += weights[i as usize] * (left + right);
+                }
+                rows[y * w + x] = sum as f32;
+            }
+        }
+        for y in 0..h {
+            for x in 0..w {
+                let mut sum = weights[0] * f64::from(rows[y * w + x]);
+                for i in 1..=r {
+                    let up = f64::from(rows[at(y as isize - i, h) * w + x]);
+                    let down = f64::from(rows[at(y as isize + i, h) * w + x]);
+                    sum += weights[i as usize] * (up + down);
+                }
+                map.set(x, y, sum as f32);
+            }
+        }
+    }
+
+    /// Steps a pass of `smoothing` to the end on `map`, checking that each
+    /// slice changes the map and leaves it finite, and that a step after
+    /// the end changes nothing.
+    fn step_pass(smoothing: Smoothing, map: &mut Heightmap) -> usize {
+        let mut pass = SmoothingPass::new(smoothing, map.width(), map.height()).unwrap();
+        let mut changing = 0;
+        while !pass.is_done() {
+            let before = map.clone();
+            pass.step(map);
+            assert!(map.cells().iter().all(|h| h.is_finite()));
+            if *map != before {
+                changing += 1;
+            }
+        }
+        let what = format!("{smoothing:?} on {}x{}", map.width(), map.height());
+        assert_eq!(changing, pass.slices(), "{what}");
+        let end = map.clone();
+        pass.step(map);
+        assert_eq!(bits(map), bits(&end), "{what}");
+        pass.slices()
+    }
+
+    const SIZES: [(usize, usize); 7] = [
+        (2, 2),
+        (3, 2),
+        (7, 3),
+        (20, 33),
+        (65, 40),
+        (100, 7),
+        (600, 300),
+    ];
+
+    #[test]
+    fn sliced_passes_end_at_the_plain_filters_bit_for_bit() {
+        for (width, height) in SIZES {
+            for seed in [1, 2] {
+                let start = random_map(width, height, seed);
+                let what = format!("{width}x{height} seed {seed}");
+                for k in [0.1, 0.5] {
+                    let mut expected = start.clone();
+                    reference::iir_two_tap_per_column(&mut expected, k);
+                    let mut sliced = start.clone();
+                    assert_eq!(step_pass(Smoothing::Iir { k }, &mut sliced), 1);
+                    assert_eq!(bits(&sliced), bits(&expected), "IIR {k} {what}");
+
+                    let mut expected = start.clone();
+                    fir_reference(&mut expected, k);
+                    let mut sliced = start.clone();
+                    step_pass(Smoothing::Fir { k }, &mut sliced);
+                    assert_eq!(bits(&sliced), bits(&expected), "FIR {k} {what}");
+                    let mut whole = start.clone();
+                    fir_two_tap(&mut whole, k).unwrap();
+                    assert_eq!(bits(&whole), bits(&expected), "FIR {k} {what}");
+                }
+                for sigma in [0.5, 1.5, 4.0] {
+                    let mut expected = start.clone();
+                    gaussian_reference(&mut expected, sigma);
+                    let mut sliced = start.clone();
+                    step_pass(Smoothing::Gaussian { sigma }, &mut sliced);
+                    assert_eq!(bits(&sliced), bits(&expected), "sigma {sigma} {what}");
+                    let mut whole = start.clone();
+                    gaussian(&mut whole, sigma).unwrap();
+                    assert_eq!(bits(&whole), bits(&expected), "sigma {sigma} {what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sliced_passes_on_257x257_end_at_the_plain_filters() {
+        let start = random_map(257, 257, 3);
+        let mut expected = start.clone();
+        gaussian_reference(&mut expected, 2.0);
+        let mut sliced = start.clone();
+        let slices = step_pass(Smoothing::Gaussian { sigma: 2.0 }, &mut sliced);
+        assert!(slices > 2, "the kernel's 7 taps split the rows: {slices}");
+        assert_eq!(bits(&sliced), bits(&expected));
+        let mut expected = start.clone();
+        fir_reference(&mut expected, 0.1);
+        let mut sliced = start;
+        step_pass(Smoothing::Fir { k: 0.1 }, &mut sliced);
+        assert_eq!(bits(&sliced), bits(&expected));
+    }
+
+    #[test]
+    fn big_maps_split_into_more_slices() {
+        let slices = |smoothing, side| SmoothingPass::new(smoothing, side, side).unwrap().slices();
+        let fir = Smoothing::Fir { k: 0.1 };
+        assert_eq!(slices(fir, 257), 2);
+        assert_eq!(slices(fir, 513), 8);
+        let blur = Smoothing::Gaussian { sigma: 2.0 };
+        assert!(slices(blur, 513) > slices(blur, 257));
+        assert_eq!(slices(Smoothing::Iir { k: 0.1 }, 513), 1);
+        assert!(SmoothingPass::new(Smoothing::Iir { k: 2.0 }, 9, 9).is_err());
+        assert!(SmoothingPass::new(Smoothing::Gaussian { sigma: 0.0 }, 9, 9).is_err());
+        assert!(SmoothingPass::new(fir, 1, 9).is_err());
     }
 
     #[test]

@@ -15,8 +15,13 @@ pub mod normals;
 pub mod raster;
 pub mod reference;
 pub mod rng;
+pub mod sliced;
 pub mod tiles;
 
+pub use diamond_square::DiamondSquareGrowth;
+pub use erosion::{HydraulicErosion, ThermalErosion};
 pub use error::TerrainError;
+pub use filter::{Smoothing, SmoothingPass};
 pub use generator::{Algorithm, Generator, GeneratorConfig};
 pub use heightmap::Heightmap;
+pub use sliced::Sliced;
