@@ -287,12 +287,158 @@ fn frame_after_stall(c: &mut Criterion) {
     group.finish();
 }
 
+/// Each slice's time of every run of a sliced job, in nanoseconds:
+/// `times[i]` holds slice `i`'s times, one per run.
+type SliceTimes = Rc<RefCell<Vec<Vec<f64>>>>;
+
+/// The median of `times`, sorted in place.
+fn median_of(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    (times[(n - 1) / 2] + times[n / 2]) / 2.0
+}
+
+/// Every whole-map job the recipe runner grows a slice at a time
+/// (`holoterrain::terrain::sliced`), at 257×257 and 513×513, beside the
+/// write-once floor (a fill of the map, as in "demo frame"). Each benchmark
+/// runs the whole job, timing every slice on its own (making the job and
+/// its starting map is not timed); criterion reports the time of a whole
+/// job. Printed afterwards: for each job the median slice and the worst
+/// slice, where a slice's time is its median over the runs, and both as
+/// multiples of the fill.
+fn sliced_steps(c: &mut Criterion) {
+    use holoterrain::terrain::diamond_square::diamond_square;
+    use holoterrain::terrain::erosion::{HydraulicParams, ThermalParams};
+    use holoterrain::terrain::{
+        DiamondSquareGrowth, HydraulicErosion, Sliced, Smoothing, SmoothingPass, ThermalErosion,
+    };
+    const SAMPLES: usize = 10;
+    let mut group = c.benchmark_group("sliced steps");
+    group
+        .sample_size(SAMPLES)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    let mut results = Vec::new();
+    for size in [257usize, 513] {
+        let mut cells = vec![0.0f32; size * size];
+        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
+            let started = Instant::now();
+            for i in 0..iters {
+                cells.fill(black_box(i as f32));
+                black_box(&mut cells);
+            }
+            started.elapsed()
+        });
+        let start = diamond_square(size, size, 1.0, 5).expect("valid size");
+        let thermal = ThermalParams {
+            iterations: 10,
+            ..ThermalParams::default()
+        };
+        let hydraulic = HydraulicParams {
+            iterations: 10,
+            ..HydraulicParams::default()
+        };
+        type MakeJob<'a> = Box<dyn Fn() -> Box<dyn Sliced> + 'a>;
+        let jobs: Vec<(&str, MakeJob)> = vec![
+            (
+                "diamond-square growth",
+                Box::new(move || {
+                    Box::new(DiamondSquareGrowth::new(size, size, 1.0, 7).expect("valid"))
+                }),
+            ),
+            (
+                "thermal erosion, 10 iterations",
+                Box::new(move || Box::new(ThermalErosion::new(&thermal).expect("valid"))),
+            ),
+            (
+                "hydraulic erosion, 10 iterations",
+                Box::new(move || {
+                    Box::new(HydraulicErosion::new(size, size, &hydraulic).expect("valid"))
+                }),
+            ),
+            (
+                "IIR pass, k = 0.1",
+                Box::new(move || {
+                    let smoothing = Smoothing::Iir { k: 0.1 };
+                    Box::new(SmoothingPass::new(smoothing, size, size).expect("valid"))
+                }),
+            ),
+            (
+                "FIR pass, k = 0.1",
+                Box::new(move || {
+                    let smoothing = Smoothing::Fir { k: 0.1 };
+                    Box::new(SmoothingPass::new(smoothing, size, size).expect("valid"))
+                }),
+            ),
+            (
+                "Gaussian pass, sigma = 2",
+                Box::new(move || {
+                    let smoothing = Smoothing::Gaussian { sigma: 2.0 };
+                    Box::new(SmoothingPass::new(smoothing, size, size).expect("valid"))
+                }),
+            ),
+        ];
+        for (name, make) in jobs {
+            let times = SliceTimes::default();
+            let sink = Rc::clone(&times);
+            group.bench_function(format!("{name}, {size}x{size}"), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let mut map = start.clone();
+                        let mut job = make();
+                        let mut slice = 0;
+                        while !job.is_done() {
+                            let started = Instant::now();
+                            job.step(black_box(&mut map));
+                            let elapsed = started.elapsed();
+                            total += elapsed;
+                            let mut sink = sink.borrow_mut();
+                            if sink.len() <= slice {
+                                sink.push(Vec::new());
+                            }
+                            sink[slice].push(elapsed.as_nanos() as f64);
+                            slice += 1;
+                        }
+                        black_box(&map);
+                    }
+                    total
+                })
+            });
+            results.push((size, name, Rc::clone(&fill), times));
+        }
+    }
+    group.finish();
+    for (size, name, fill, times) in results {
+        let Some(fill) = sample_median(&fill, SAMPLES) else {
+            continue;
+        };
+        let mut per_slice: Vec<f64> = times
+            .borrow_mut()
+            .iter_mut()
+            .map(|runs| median_of(runs))
+            .collect();
+        let slices = per_slice.len();
+        let worst = per_slice.iter().copied().fold(0.0, f64::max);
+        let median = median_of(&mut per_slice);
+        println!(
+            "sliced steps {size}x{size}, {name}: {slices} slices, median {:.1} µs = {:.1}× the fill, worst {:.1} µs = {:.1}× the fill ({:.2} µs)",
+            median / 1e3,
+            median / fill,
+            worst / 1e3,
+            worst / fill,
+            fill / 1e3
+        );
+    }
+}
+
 criterion_group!(
     benches,
     bsp_iteration,
     classic_faults,
     iir_pass,
     demo_frame,
-    frame_after_stall
+    frame_after_stall,
+    sliced_steps
 );
 criterion_main!(benches);
