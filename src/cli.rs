@@ -27,6 +27,26 @@ pub enum Command {
     Xr(XrArgs),
     /// Write a heightmap file from the terrain engine.
     Generate(GenerateArgs),
+    /// List the built-in recipes (landscapes), or print one as a file to copy and edit.
+    Recipes(RecipesArgs),
+}
+
+/// Options of `holoterrain recipes`.
+#[derive(Debug, clap::Args)]
+pub struct RecipesArgs {
+    /// `show NAME`: print that recipe as a TOML file.
+    #[command(subcommand)]
+    pub show: Option<RecipesCommand>,
+}
+
+/// What `holoterrain recipes` can do besides listing.
+#[derive(Debug, Subcommand)]
+pub enum RecipesCommand {
+    /// Print a built-in recipe as a TOML file: save it, edit it and pass it back with --recipe FILE.
+    Show {
+        /// The recipe's name.
+        name: String,
+    },
 }
 
 #[cfg(test)]

@@ -1,20 +1,18 @@
 //! `holoterrain generate`: offline heightmap generation and export from the same engine.
 use crate::size::Size;
-use crate::terrain::erosion::{self, HydraulicParams, ThermalParams};
 use crate::terrain::export::{self, ExportError, Format};
-use crate::terrain::fault::{FaultParams, LineChoice};
 use crate::terrain::metrics::{Metrics, metrics};
-use crate::terrain::tiles::TileWorld;
-use crate::terrain::{
-    Algorithm, Generator, GeneratorConfig, Heightmap, TerrainError, diamond_square, filter,
+use crate::terrain::recipe::{
+    Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping, Thermal,
+    Weathering,
 };
+use crate::terrain::recipe_growth::RecipeGrowth;
+use crate::terrain::tiles::TileWorld;
+use crate::terrain::{GeneratorConfig, Heightmap, TerrainError};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use thiserror::Error;
-
-/// Largest iteration count accepted: past this a run takes hours.
-pub const MAX_ITERATIONS: usize = 10_000_000;
 
 /// What can stop `generate`.
 #[derive(Debug, Error)]
@@ -23,6 +21,9 @@ pub enum GenerateError {
     Terrain(#[from] TerrainError),
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// The recipe (with the flags over it) cannot be grown.
+    #[error("{0}")]
+    Recipe(#[from] RecipeError),
     /// Flags that do not fit together.
     #[error("{0}")]
     Usage(String),
@@ -86,6 +87,11 @@ impl std::str::FromStr for TileIndex {
 /// Flags of `holoterrain generate`.
 #[derive(Debug, Clone, Args)]
 pub struct GenerateArgs {
+    /// Start from a recipe: a built-in name (`holoterrain recipes`) or a
+    /// recipe file (a value with a / or ending in .toml); the flags given
+    /// beside it override its values.
+    #[arg(long, value_name = "NAME|FILE", conflicts_with = "tile")]
+    pub recipe: Option<String>,
     /// Heightmap algorithm [default: bsp-structured; fault with --tile].
     #[arg(long, value_enum)]
     pub algorithm: Option<AlgorithmArg>,
@@ -95,9 +101,9 @@ pub struct GenerateArgs {
     /// Fault iterations [default: 500 for BSP, 1000 for fault].
     #[arg(long, value_name = "N")]
     pub iterations: Option<usize>,
-    /// BSP tree depth.
-    #[arg(long, default_value_t = 5, value_name = "D")]
-    pub depth: u32,
+    /// BSP tree depth [default: 5].
+    #[arg(long, value_name = "D")]
+    pub depth: Option<u32>,
     /// BSP root amplitude, classic fault's first displacement (falling to a fifth of it),
     /// diamond-square roughness, or tile fault displacement [default: 0.005, 1.25, 1, 1].
     #[arg(long, value_name = "A", allow_negative_numbers = true)]
@@ -105,9 +111,13 @@ pub struct GenerateArgs {
     /// Seed: the same seed and flags give the same bytes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// How classic fault lines are drawn.
-    #[arg(long, value_enum, default_value_t = LineArg::PointAngle)]
-    pub line: LineArg,
+    /// Classic faults' last displacement [default: a fifth of the first];
+    /// equal to --amplitude for a constant step.
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub displacement_min: Option<f64>,
+    /// How classic fault lines are drawn [default: point-angle].
+    #[arg(long, value_enum)]
+    pub line: Option<LineArg>,
     /// Classic faults raise one side only.
     #[arg(long)]
     pub raise_only: bool,
@@ -120,9 +130,9 @@ pub struct GenerateArgs {
     /// Smooth afterwards with the two-tap filter of coefficient K (0..1).
     #[arg(long, value_name = "K")]
     pub filter: Option<f32>,
-    /// Passes of the two-tap filter.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub filter_passes: u32,
+    /// Passes of the two-tap filter [default: 1].
+    #[arg(long, value_name = "N", requires = "filter")]
+    pub filter_passes: Option<u32>,
     /// Use the true FIR two-tap filter instead of the demo's IIR one.
     #[arg(long)]
     pub fir: bool,
@@ -212,76 +222,181 @@ fn build(
     args: &GenerateArgs,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Heightmap, Option<(f32, f32)>), GenerateError> {
-    let (width, height) = (args.size.width as usize, args.size.height as usize);
-    let algorithm = args.algorithm.unwrap_or(if args.tile.is_some() {
-        AlgorithmArg::Fault
-    } else {
-        AlgorithmArg::BspStructured
-    });
     if let Some(tile) = args.tile {
+        let algorithm = args.algorithm.unwrap_or(AlgorithmArg::Fault);
         return build_tile(args, algorithm, tile).map(|(map, range)| (map, Some(range)));
     }
-    let mut map = match algorithm {
-        AlgorithmArg::DiamondSquare => {
-            diamond_square::diamond_square(width, height, args.amplitude.unwrap_or(1.0), args.seed)?
-        }
-        AlgorithmArg::Fault | AlgorithmArg::Bsp | AlgorithmArg::BspStructured => {
-            let config = fault_config(args, algorithm)?;
-            let mut generator = Generator::new(config, args.seed)?;
-            generator.run_to_end(progress);
-            generator.into_heightmap()
-        }
-    };
-    post_process(args, &mut map)?;
-    Ok((map, None))
+    let recipe = recipe_of(args)?;
+    let mut growth = RecipeGrowth::new(
+        recipe,
+        args.size.width as usize,
+        args.size.height as usize,
+        args.seed,
+    )?;
+    growth.run_to_end(progress);
+    Ok((growth.into_heightmap(), None))
 }
 
-/// The generator configuration the flags ask for.
-fn fault_config(
-    args: &GenerateArgs,
-    algorithm: AlgorithmArg,
-) -> Result<GeneratorConfig, GenerateError> {
-    let (width, height) = (args.size.width as usize, args.size.height as usize);
-    let is_fault = algorithm == AlgorithmArg::Fault;
-    let iterations = args.iterations.unwrap_or(if is_fault { 1000 } else { 500 });
-    if !(1..=MAX_ITERATIONS).contains(&iterations) {
-        return Err(TerrainError::out_of_range("--iterations", iterations, "1 to 10000000").into());
+/// The recipe the flags ask for: `--recipe`'s (or the chosen algorithm's
+/// defaults), with every flag given put over it.
+pub fn recipe_of(args: &GenerateArgs) -> Result<Recipe, GenerateError> {
+    let mut recipe = match &args.recipe {
+        Some(name) => {
+            let mut recipe = Recipe::load(name)?;
+            if let Some(algorithm) = args.algorithm {
+                recipe.growth = default_growth(algorithm);
+            }
+            recipe
+        }
+        None => {
+            let algorithm = args.algorithm.unwrap_or(AlgorithmArg::BspStructured);
+            let shaped = matches!(algorithm, AlgorithmArg::Bsp | AlgorithmArg::BspStructured);
+            Recipe {
+                description: "from generate's flags".into(),
+                sea_level: None,
+                growth: default_growth(algorithm),
+                shaping: if shaped {
+                    DEMO_SHAPING
+                } else {
+                    Shaping::default()
+                },
+                finish: Vec::new(),
+                weathering: Weathering::default(),
+            }
+        }
+    };
+    override_growth(args, &mut recipe.growth)?;
+    if let Some(shaping) = args.shaping {
+        recipe.shaping = match shaping {
+            ShapingArg::Demo => DEMO_SHAPING,
+            ShapingArg::None => Shaping::default(),
+        };
     }
-    let shaping = args.shaping.unwrap_or(if is_fault {
-        ShapingArg::None
-    } else {
-        ShapingArg::Demo
-    });
-    let demo = GeneratorConfig::hololens_demo(width, height);
-    let shaped = shaping == ShapingArg::Demo;
-    let amplitude = args
-        .amplitude
-        .unwrap_or(if is_fault { 1.25 } else { demo.amplitude });
-    Ok(GeneratorConfig {
-        algorithm: match algorithm {
-            AlgorithmArg::Fault => Algorithm::Fault,
-            AlgorithmArg::Bsp => Algorithm::Bsp,
-            _ => Algorithm::BspStructured,
+    if args.filter.is_some() || args.gaussian.is_some() {
+        recipe.finish.clear();
+    }
+    if let Some(k) = args.filter {
+        let passes = args.filter_passes.unwrap_or(1);
+        recipe.finish.push(if args.fir {
+            Finish::Fir { k, passes }
+        } else {
+            Finish::Iir { k, passes }
+        });
+    }
+    if let Some(sigma) = args.gaussian {
+        recipe.finish.push(Finish::Gaussian { sigma });
+    }
+    if let Some(iterations) = args.thermal {
+        let thermal = recipe
+            .weathering
+            .thermal
+            .get_or_insert_with(Thermal::default);
+        thermal.iterations = iterations;
+    }
+    if let Some(talus) = args.talus {
+        let Some(thermal) = recipe.weathering.thermal.as_mut() else {
+            return Err(GenerateError::Usage(
+                "--talus needs thermal erosion: add --thermal N (or a recipe with it)".into(),
+            ));
+        };
+        thermal.talus = talus;
+    }
+    if let Some(iterations) = args.hydraulic {
+        let hydraulic = recipe
+            .weathering
+            .hydraulic
+            .get_or_insert_with(Hydraulic::default);
+        hydraulic.iterations = iterations;
+    }
+    recipe.validate()?;
+    Ok(recipe)
+}
+
+/// The demo's per-iteration shaping, `--shaping demo`.
+const DEMO_SHAPING: Shaping = Shaping {
+    edge_falloff: true,
+    clamp_non_negative: true,
+    lock_border: true,
+    smoothing: Some(0.1),
+};
+
+/// `algorithm` with generate's defaults.
+fn default_growth(algorithm: AlgorithmArg) -> Growth {
+    let demo = GeneratorConfig::hololens_demo(2, 2);
+    match algorithm {
+        AlgorithmArg::Fault => Growth::Fault {
+            iterations: 1000,
+            line: Line::PointAngle,
+            displacement_max: 1.25,
+            displacement_min: 1.25 / 5.0,
+            raise_only: false,
+            falloff_radius: None,
         },
-        iterations,
-        depth: args.depth,
-        amplitude,
-        fault: FaultParams {
-            line_choice: match args.line {
-                LineArg::TwoPoints => LineChoice::TwoPoints,
-                LineArg::PointAngle => LineChoice::PointAngle,
-            },
-            displacement_max: f64::from(amplitude),
-            displacement_min: f64::from(amplitude) / 5.0,
-            lower_other_side: !args.raise_only,
-            falloff_radius: args.fault_radius,
+        AlgorithmArg::Bsp => Growth::Bsp {
+            iterations: demo.iterations,
+            depth: demo.depth,
+            amplitude: demo.amplitude,
         },
-        smoothing: if shaped { demo.smoothing } else { None },
-        edge_falloff: shaped,
-        clamp_non_negative: shaped,
-        lock_border: shaped,
-        ..demo
-    })
+        AlgorithmArg::BspStructured => Growth::BspStructured {
+            iterations: demo.iterations,
+            depth: demo.depth,
+            amplitude: demo.amplitude,
+        },
+        AlgorithmArg::DiamondSquare => Growth::DiamondSquare { roughness: 1.0 },
+    }
+}
+
+/// Puts the growth flags given over `growth`; a flag for another
+/// algorithm's growth is ignored, as it always was.
+fn override_growth(args: &GenerateArgs, growth: &mut Growth) -> Result<(), GenerateError> {
+    if let Some(count) = args.iterations
+        && !(1..=MAX_ITERATIONS).contains(&count)
+    {
+        return Err(TerrainError::out_of_range("--iterations", count, "1 to 10000000").into());
+    }
+    match growth {
+        Growth::Fault {
+            iterations,
+            line,
+            displacement_max,
+            displacement_min,
+            raise_only,
+            falloff_radius,
+        } => {
+            *iterations = args.iterations.unwrap_or(*iterations);
+            if let Some(amplitude) = args.amplitude {
+                *displacement_max = f64::from(amplitude);
+                *displacement_min = f64::from(amplitude) / 5.0;
+            }
+            *displacement_min = args.displacement_min.unwrap_or(*displacement_min);
+            if let Some(choice) = args.line {
+                *line = match choice {
+                    LineArg::TwoPoints => Line::TwoPoints,
+                    LineArg::PointAngle => Line::PointAngle,
+                };
+            }
+            *raise_only |= args.raise_only;
+            *falloff_radius = args.fault_radius.or(*falloff_radius);
+        }
+        Growth::Bsp {
+            iterations,
+            depth,
+            amplitude,
+        }
+        | Growth::BspStructured {
+            iterations,
+            depth,
+            amplitude,
+        } => {
+            *iterations = args.iterations.unwrap_or(*iterations);
+            *depth = args.depth.unwrap_or(*depth);
+            *amplitude = args.amplitude.unwrap_or(*amplitude);
+        }
+        Growth::DiamondSquare { roughness } => {
+            *roughness = args.amplitude.unwrap_or(*roughness);
+        }
+    }
+    Ok(())
 }
 
 /// Tile (i, j) of the seamless world, with the world's fixed export range.
@@ -312,52 +427,6 @@ fn build_tile(
         args.size.height as usize,
     )?;
     Ok((map, world.export_range()))
-}
-
-/// Smoothing, then erosion, as the flags ask.
-fn post_process(args: &GenerateArgs, map: &mut Heightmap) -> Result<(), GenerateError> {
-    if let Some(k) = args.filter {
-        for _ in 0..args.filter_passes {
-            if args.fir {
-                filter::fir_two_tap(map, k)?;
-            } else {
-                filter::iir_two_tap(map, k)?;
-            }
-        }
-    }
-    if let Some(sigma) = args.gaussian {
-        filter::gaussian(map, sigma)?;
-    }
-    if args.thermal.is_none() && args.hydraulic.is_none() {
-        return Ok(());
-    }
-    // Erosion constants are meant for heights in 0..1: erode a scaled copy.
-    let (lo, hi) = map.min_max();
-    let span = if hi > lo { hi - lo } else { 1.0 };
-    for h in map.cells_mut() {
-        *h = (*h - lo) / span;
-    }
-    if let Some(iterations) = args.thermal {
-        let params = ThermalParams {
-            iterations,
-            talus: args.talus.unwrap_or(ThermalParams::default().talus),
-            ..ThermalParams::default()
-        };
-        erosion::thermal(map, &params)?;
-    }
-    if let Some(iterations) = args.hydraulic {
-        erosion::hydraulic(
-            map,
-            &HydraulicParams {
-                iterations,
-                ..HydraulicParams::default()
-            },
-        )?;
-    }
-    for h in map.cells_mut() {
-        *h = lo + *h * span;
-    }
-    Ok(())
 }
 
 /// A progress bar on stderr that appears only once a run has taken a moment,

@@ -1,9 +1,10 @@
 //! The `holoterrain` command line: parse arguments, pick a platform, run.
 use anyhow::Result;
 use clap::Parser;
-use holoterrain::cli::{Cli, Command};
+use holoterrain::cli::{Cli, Command, RecipesArgs, RecipesCommand};
 use holoterrain::generate::{self, LazyProgress};
 use holoterrain::sim;
+use holoterrain::terrain::recipe::Recipe;
 use holoterrain::xr;
 use std::process::ExitCode;
 
@@ -58,6 +59,17 @@ fn run(cli: Cli) -> Result<()> {
             }
             eprintln!("wrote {}", generated.out.display());
         }
+        Command::Recipes(RecipesArgs { show: None }) => {
+            let names: Vec<_> = Recipe::built_in_names().collect();
+            let width = names.iter().map(|name| name.len()).max().unwrap_or(0);
+            for name in names {
+                let recipe = Recipe::built_in(name)?;
+                println!("{name:width$}  {}", recipe.description);
+            }
+        }
+        Command::Recipes(RecipesArgs {
+            show: Some(RecipesCommand::Show { name }),
+        }) => print!("{}", Recipe::built_in_text(&name)?),
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::placement::{Placement, PlacementCause};
 use crate::input::{Hand, Pose};
+use crate::terrain::recipe::BuiltInName;
 
 /// What made the terrain start over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +67,20 @@ pub enum Command {
     },
     /// Forget where the hologram is, so that it is placed afresh.
     ResetPlacement,
+    /// Grow the built-in landscape `name` from the next seed.
+    Landscape {
+        /// What asked for it.
+        cause: ReseedCause,
+        /// The landscape.
+        name: BuiltInName,
+    },
+}
+
+impl Command {
+    /// Whether it starts a new terrain (a frame applies at most one, last).
+    pub fn is_new_terrain(&self) -> bool {
+        matches!(self, Command::Reseed { .. } | Command::Landscape { .. })
+    }
 }
 
 /// Who made a command.
@@ -166,6 +181,10 @@ mod tests {
                 factor: 1.25f32.recip(),
             },
             Command::ResetPlacement,
+            Command::Landscape {
+                cause: ReseedCause::Voice,
+                name: BuiltInName::new("islands").unwrap(),
+            },
         ];
         for command in commands {
             let text = serde_json::to_string(&command).unwrap();

@@ -14,13 +14,19 @@ use super::frame::{FrameInput, FrameOutput};
 use super::log::{CommandLog, LogEntry, LogStart};
 use super::recorder::RunRecorder;
 use super::scene::SceneBuilder;
-use super::{App, AppConfig, AppError};
+use super::{App, AppError};
 use crate::render::scene::FrameScene;
 use crate::size::Size;
+use crate::terrain::recipe::{Recipe, RecipeError};
 
 /// The options `sim` and `xr` take alike: the world a run starts from.
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct WorldArgs {
+    /// What the terrain is made of: a built-in recipe (`holoterrain
+    /// recipes` lists them) or a recipe file (a value with a / or ending in
+    /// .toml) [default: demo].
+    #[arg(long, value_name = "NAME|FILE")]
+    pub recipe: Option<String>,
     /// The first terrain seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -36,6 +42,7 @@ pub struct WorldArgs {
 impl Default for WorldArgs {
     fn default() -> Self {
         WorldArgs {
+            recipe: None,
             seed: 1,
             size: Size {
                 width: 257,
@@ -47,23 +54,25 @@ impl Default for WorldArgs {
 }
 
 impl WorldArgs {
-    /// Where the command log says this world starts.
-    pub fn log_start(&self) -> LogStart {
-        LogStart::demo(
-            self.seed,
-            self.size.width as usize,
-            self.size.height as usize,
-        )
+    /// Where this world starts, as the command log says it: the recipe
+    /// `--recipe` names, else `default` (a name or a file).
+    pub fn log_start(&self, default: &str) -> Result<LogStart, RecipeError> {
+        let name = self.recipe.as_deref().unwrap_or(default);
+        Ok(LogStart {
+            recipe: name.into(),
+            values: Recipe::load(name)?,
+            ..LogStart::demo(
+                self.seed,
+                self.size.width as usize,
+                self.size.height as usize,
+            )
+        })
     }
 }
 
 /// The app a run starting from `start` grows.
 pub fn app_for(start: &LogStart) -> Result<App, AppError> {
-    App::new(AppConfig::hololens_demo(
-        start.width,
-        start.height,
-        start.seed,
-    ))
+    App::new(start.app_config())
 }
 
 /// A replay that no longer follows its log.

@@ -115,6 +115,14 @@ impl Interaction {
                 hand: None,
             });
         }
+        let next_landscape_said = input.voice == Some(VoiceCommand::NextLandscape)
+            && self.drawn(input, commands.world()).is_some();
+        if next_landscape_said {
+            commands.issue(Command::Landscape {
+                cause: ReseedCause::Voice,
+                name: commands.world().next_landscape(),
+            });
+        }
     }
 
     /// Where the hologram is drawn this frame: a manipulation's preview,

@@ -1,8 +1,9 @@
 //! The command log (`commands.jsonl`): what the world starts from, every command applied in order with its frame, display time and growth iteration, and the end; written by every run, read back by `sim --replay`.
 //!
 //! One JSON value a line:
-//! - first `{"start": {...}}`: the terrain configuration, seed and map size
-//!   (and, from the simulator, the scripted stalls of its display clock);
+//! - first `{"start": {...}}`: the recipe (its name and every value), seed
+//!   and map size (and, from the simulator, the scripted stalls of its
+//!   display clock);
 //! - then one line per command applied, in order: `seq`, `origin`, `frame`
 //!   (the update's index from 0), `time_ns` (its display time), `iteration`
 //!   (of the current seed, when it applied) and the `command`;
@@ -12,19 +13,21 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::command::{Applied, Command, Origin};
+use super::world::AppConfig;
+use crate::terrain::recipe::Recipe;
 
 /// The command log's file name, beside the run's report.
 pub const COMMAND_LOG_FILE: &str = "commands.jsonl";
-
-/// The only terrain configuration this build grows: the seed author's HoloLens demo.
-pub const DEMO_TERRAIN: &str = "hololens-demo";
 
 /// What the world starts from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogStart {
-    /// The terrain configuration ([`DEMO_TERRAIN`]).
-    pub terrain: String,
+    /// What the recipe is called: a built-in name or its file.
+    pub recipe: String,
+    /// The recipe's every value (a replay grows from these, whatever the
+    /// file holds by then).
+    pub values: Recipe,
     /// The first seed.
     pub seed: u64,
     /// Heightmap width, samples.
@@ -42,12 +45,24 @@ impl LogStart {
     /// The start of a run of the demo terrain from `seed` on a `width`×`height` map.
     pub fn demo(seed: u64, width: usize, height: usize) -> Self {
         LogStart {
-            terrain: DEMO_TERRAIN.into(),
+            recipe: "demo".into(),
+            values: Recipe::demo(),
             seed,
             width,
             height,
             stalls: Vec::new(),
         }
+    }
+
+    /// The app configuration this start grows.
+    pub fn app_config(&self) -> AppConfig {
+        AppConfig::new(
+            self.values.clone(),
+            &self.recipe,
+            self.width,
+            self.height,
+            self.seed,
+        )
     }
 }
 
@@ -158,14 +173,8 @@ impl CommandLog {
             Some((line, text)) => read::<StartLine>(line, text, "the start line")?.start,
             None => return Err(problem(1, "the log is empty; expected its start line")),
         };
-        if start.terrain != DEMO_TERRAIN {
-            return Err(problem(
-                1,
-                format!(
-                    "terrain \"{}\" is not one this build grows; expected \"{DEMO_TERRAIN}\"",
-                    start.terrain
-                ),
-            ));
+        if let Err(error) = start.values.validate() {
+            return Err(problem(1, format!("the recipe's {error}")));
         }
         let mut log = CommandLog::new(start);
         let mut last_line = 1;
@@ -280,7 +289,7 @@ mod tests {
     fn a_log_reads_back_as_written() {
         let text = log().to_jsonl();
         assert_eq!(text.lines().count(), 4);
-        assert!(text.starts_with(r#"{"start":{"terrain":"hololens-demo","seed":7"#));
+        assert!(text.starts_with(r#"{"start":{"recipe":"demo","values":{"description""#));
         assert!(text.ends_with("{\"end\":{\"frame\":20,\"iteration\":11}}\n"));
         assert_eq!(CommandLog::parse(&text), Ok(log()));
     }
@@ -307,8 +316,12 @@ mod tests {
         assert_eq!(after_end.line, 5);
 
         assert_eq!(error(String::new()).line, 1);
-        let other = error(text.replace("hololens-demo", "alps"));
-        assert_eq!(other.line, 1);
-        assert!(other.to_string().starts_with("line 1: terrain \"alps\""));
+        let deep = error(text.replace("\"depth\":5", "\"depth\":50"));
+        assert_eq!(deep.line, 1);
+        assert!(
+            deep.to_string()
+                .starts_with("line 1: the recipe's growth.depth = 50 is out of range"),
+            "{deep}"
+        );
     }
 }

@@ -270,11 +270,10 @@ impl Commands for FrameCommands<'_> {
     }
 
     fn issue(&mut self, command: Command) {
-        match command {
-            Command::Reseed { .. } => {
-                self.reseed.get_or_insert((command, self.origin));
-            }
-            _ => self.apply(command, self.origin),
+        if command.is_new_terrain() {
+            self.reseed.get_or_insert((command, self.origin));
+        } else {
+            self.apply(command, self.origin);
         }
     }
 }

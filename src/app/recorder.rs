@@ -11,6 +11,38 @@ use super::frame::{AppEvent, FrameOutput};
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::placement::Placement;
 use super::report::{CpuTimes, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats};
+use crate::terrain::recipe::Recipe;
+
+/// The app's world as a report needs it, kept where a report made away
+/// from the app can read it.
+#[derive(Debug, Clone, Default)]
+pub struct WorldSummary {
+    /// Growth steps on the current seed.
+    pub iterations: usize,
+    /// Whether they are all done.
+    pub growth_complete: bool,
+    /// Where the hologram is and how big.
+    pub placement: Option<Placement>,
+    /// What the recipe is called.
+    pub recipe: String,
+    /// Its every value.
+    pub recipe_values: Option<Recipe>,
+}
+
+impl WorldSummary {
+    /// Brings the summary up to `app`'s world (its recipe copied only when
+    /// it changed, so a frame does not allocate).
+    pub fn update_from(&mut self, app: &App) {
+        let world = app.world();
+        self.iterations = world.iterations_done();
+        self.growth_complete = world.growth_complete();
+        self.placement = app.placement();
+        if self.recipe != world.recipe_name() || self.recipe_values.is_none() {
+            self.recipe = world.recipe_name().into();
+            self.recipe_values = Some(world.recipe().clone());
+        }
+    }
+}
 
 /// What happened so far in a run.
 #[derive(Debug, Clone)]
@@ -126,29 +158,30 @@ impl RunRecorder {
     }
 
     /// The run's report: what was recorded, with `app`'s final state (the
-    /// iterations of its last seed, where the hologram is and how big) and
-    /// `seconds` of display time covered, as the platform counts it.
-    /// Validation is the platform's to fill in.
+    /// recipe, the iterations of its last seed, where the hologram is and
+    /// how big) and `seconds` of display time covered, as the platform
+    /// counts it. Validation is the platform's to fill in.
     pub fn finish(self, app: &App, seconds: f64) -> RunReport {
-        self.report_so_far(app.iterations_done(), app.placement(), seconds)
+        let mut world = WorldSummary::default();
+        world.update_from(app);
+        self.report_so_far(&world, seconds)
     }
 
-    /// The report [`Self::finish`] would give now, from the app's
-    /// `iterations` on its current seed and its `placement` instead of
-    /// the app itself: for a report written while the app is out of reach
-    /// (the OpenXR watchdog's, when the loop's thread is stuck).
-    pub fn report_so_far(
-        &self,
-        iterations: usize,
-        placement: Option<Placement>,
-        seconds: f64,
-    ) -> RunReport {
+    /// The report [`Self::finish`] would give now, from a summary of the
+    /// app's world instead of the app itself: for a report written while
+    /// the app is out of reach (the OpenXR watchdog's, when the loop's
+    /// thread is stuck).
+    pub fn report_so_far(&self, world: &WorldSummary, seconds: f64) -> RunReport {
+        let placement = world.placement;
         RunReport {
             frames: self.frames,
             seconds,
             seeds: self.seeds.clone(),
             reseeds: self.reseeds.clone(),
-            iterations,
+            recipe: world.recipe.clone(),
+            recipe_values: world.recipe_values.clone(),
+            iterations: world.iterations,
+            growth_complete: world.growth_complete,
             max_iterations_per_frame: self.max_iterations_per_frame,
             placements: self.placements.clone(),
             hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),

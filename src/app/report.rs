@@ -4,6 +4,8 @@
 //! records, so one reader understands both.
 use serde::Serialize;
 
+use crate::terrain::recipe::Recipe;
+
 use super::ReseedCause;
 use super::placement::{Placement, PlacementCause};
 use crate::input::Pose;
@@ -122,8 +124,16 @@ pub struct RunReport {
     pub seeds: Vec<u64>,
     /// The reseeds in order.
     pub reseeds: Vec<ReseedRecord>,
-    /// Iterations applied to the last seed by the final frame.
+    /// The recipe grown last: a built-in name or its file.
+    pub recipe: String,
+    /// Its every value.
+    pub recipe_values: Option<Recipe>,
+    /// Growth steps (fault iterations, then slices of smoothing and
+    /// weathering) applied to the last seed by the final frame.
     pub iterations: usize,
+    /// Whether every growth step of the last seed was done: the terrain is
+    /// then what `generate` writes for the same recipe, seed and size.
+    pub growth_complete: bool,
     /// The most fault iterations any one frame applied (the app's per-frame
     /// budget caps it, however long a stall was).
     pub max_iterations_per_frame: usize,

@@ -17,15 +17,18 @@ pub enum VoiceCommand {
     /// "reset": the hologram goes back to where and how big a first run
     /// would place it.
     Reset,
+    /// "next landscape": the next built-in recipe grows from a new seed.
+    NextLandscape,
 }
 
 /// Every phrase the app understands, as the speech recognizer's dictionary
 /// spells it, with its command.
-pub const PHRASES: [(&str, VoiceCommand); 4] = [
+pub const PHRASES: [(&str, VoiceCommand); 5] = [
     ("new terrain", VoiceCommand::NewTerrain),
     ("bigger", VoiceCommand::Bigger),
     ("smaller", VoiceCommand::Smaller),
     ("reset", VoiceCommand::Reset),
+    ("next landscape", VoiceCommand::NextLandscape),
 ];
 
 impl VoiceCommand {

@@ -7,8 +7,10 @@ use super::growth::GrowthSchedule;
 use super::growth::MAX_ITERATIONS_PER_FRAME;
 use super::placement::{self, Placement, PlacementCause};
 use crate::input::Aabb;
+use crate::terrain::recipe::{BuiltInName, Recipe};
+use crate::terrain::recipe_growth::RecipeGrowth;
 use crate::terrain::rng::mix;
-use crate::terrain::{Generator, GeneratorConfig, Heightmap, TerrainError};
+use crate::terrain::{Heightmap, TerrainError};
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
 pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
@@ -30,8 +32,13 @@ pub enum AppError {
 /// How the app grows terrain.
 #[derive(Debug, Clone)]
 pub struct AppConfig {
-    /// The generator's run: size, algorithm, iterations, shaping.
-    pub generator: GeneratorConfig,
+    /// What the terrain is made of.
+    pub recipe: Recipe,
+    /// What the recipe is called: its built-in name or its file.
+    pub recipe_name: String,
+    /// Heightmap samples along x and along y.
+    pub width: usize,
+    pub height: usize,
     /// The first seed.
     pub seed: u64,
     /// Iterations due per second of display time.
@@ -44,8 +51,16 @@ pub struct AppConfig {
 impl AppConfig {
     /// The seed author's HoloLens demo on a `width`×`height` map.
     pub fn hololens_demo(width: usize, height: usize, seed: u64) -> Self {
+        Self::new(Recipe::demo(), "demo", width, height, seed)
+    }
+
+    /// `recipe` (called `recipe_name`) on a `width`×`height` map from `seed`.
+    pub fn new(recipe: Recipe, recipe_name: &str, width: usize, height: usize, seed: u64) -> Self {
         AppConfig {
-            generator: GeneratorConfig::hololens_demo(width, height),
+            recipe,
+            recipe_name: recipe_name.into(),
+            width,
+            height,
             seed,
             iterations_per_second: DEFAULT_ITERATIONS_PER_SECOND,
             max_iterations_per_frame: MAX_ITERATIONS_PER_FRAME,
@@ -61,9 +76,11 @@ pub struct PlacementId(u64);
 /// The terrain, its growth and where the hologram is.
 pub struct World {
     /// The terrain being grown.
-    generator: Generator,
+    growth: RecipeGrowth,
+    /// What its recipe is called.
+    recipe_name: String,
     /// When the current seed started growing.
-    growth: GrowthSchedule,
+    schedule: GrowthSchedule,
     /// Most iterations one frame applies.
     max_iterations_per_frame: usize,
     /// Where the hologram is settled and how big, once placed.
@@ -92,8 +109,14 @@ impl World {
             return Err(AppError::ZeroFrameBudget);
         }
         Ok(World {
-            generator: Generator::new(config.generator.clone(), config.seed)?,
-            growth: GrowthSchedule::new(config.iterations_per_second),
+            growth: RecipeGrowth::new(
+                config.recipe.clone(),
+                config.width,
+                config.height,
+                config.seed,
+            )?,
+            recipe_name: config.recipe_name.clone(),
+            schedule: GrowthSchedule::new(config.iterations_per_second),
             max_iterations_per_frame: config.max_iterations_per_frame,
             placement: None,
             placed_by: None,
@@ -109,7 +132,7 @@ impl World {
     /// does not count towards growth when this one is not `visible`.
     pub fn begin_frame(&mut self, now: i64, visible: bool) {
         if !visible && let Some(last) = self.last_display_time_ns {
-            self.growth.postpone(now.saturating_sub(last));
+            self.schedule.postpone(now.saturating_sub(last));
         }
         self.last_display_time_ns = Some(now);
     }
@@ -119,16 +142,33 @@ impl World {
     pub fn apply(&mut self, command: &Command, now: i64) -> Option<AppEvent> {
         match *command {
             Command::Reseed { cause, hand } => {
-                self.reseed_count += 1;
-                let seed = mix(self.generator.seed(), self.reseed_count);
-                self.generator.reseed(seed);
-                self.growth.start(now);
+                let seed = self.next_seed();
+                self.growth.reseed(seed);
+                self.schedule.start(now);
                 self.update_bounds();
                 Some(AppEvent::Reseeded { seed, cause, hand })
             }
+            Command::Landscape { cause, name } => {
+                let seed = self.next_seed();
+                let (width, height) = (
+                    self.growth.heightmap().width(),
+                    self.growth.heightmap().height(),
+                );
+                // Built-in recipes are checked by the tests at every size the app takes.
+                self.growth = RecipeGrowth::new(name.recipe(), width, height, seed)
+                    .expect("a built-in recipe grows on any map");
+                self.recipe_name = name.as_str().into();
+                self.schedule.start(now);
+                self.update_bounds();
+                Some(AppEvent::Reseeded {
+                    seed,
+                    cause,
+                    hand: None,
+                })
+            }
             Command::Place { cause, placement } => {
                 if !self.ever_placed {
-                    self.growth.start(now);
+                    self.schedule.start(now);
                     self.ever_placed = true;
                 }
                 Some(self.settle(placement, cause))
@@ -146,6 +186,13 @@ impl World {
         }
     }
 
+    /// The next seed: `mix(previous seed, reseed count)`, so a run is
+    /// reproducible from its first seed.
+    fn next_seed(&mut self) -> u64 {
+        self.reseed_count += 1;
+        mix(self.growth.seed(), self.reseed_count)
+    }
+
     /// Makes `placement` the settled one, as `cause` put it there.
     fn settle(&mut self, placement: Placement, cause: PlacementCause) -> AppEvent {
         self.placement = Some(placement);
@@ -157,16 +204,12 @@ impl World {
     /// Grows the iterations due by `now`, at most the per-frame budget of
     /// them; how many it applied.
     pub fn grow(&mut self, now: i64) -> usize {
-        let due = self
-            .growth
-            .iterations_due(now, self.generator.iterations_total());
-        let behind = due.saturating_sub(self.generator.iterations_done());
+        let due = self.schedule.iterations_due(now, self.growth.steps_total());
+        let behind = due.saturating_sub(self.growth.steps_done());
         if behind == 0 {
             return 0;
         }
-        let applied = self
-            .generator
-            .step(behind.min(self.max_iterations_per_frame));
+        let applied = self.growth.step(behind.min(self.max_iterations_per_frame));
         if applied > 0 {
             self.update_bounds();
         }
@@ -176,7 +219,7 @@ impl World {
     /// Brings the bounds in step with the heights. The generator keeps
     /// their range as it writes them, so this costs no pass over the map.
     fn update_bounds(&mut self) {
-        let (low, high) = self.generator.height_range();
+        let (low, high) = self.growth.height_range();
         self.bounds = placement::hologram_bounds(low, high);
     }
 
@@ -202,7 +245,7 @@ impl World {
 
     /// The current heights (terrain units).
     pub fn heightmap(&self) -> &Heightmap {
-        self.generator.heightmap()
+        self.growth.heightmap()
     }
 
     /// The hologram's bounds in hologram space (metres at 1×), relief included.
@@ -212,16 +255,37 @@ impl World {
 
     /// The current seed.
     pub fn seed(&self) -> u64 {
-        self.generator.seed()
+        self.growth.seed()
     }
 
     /// Iterations applied to the current seed so far.
     pub fn iterations_done(&self) -> usize {
-        self.generator.iterations_done()
+        self.growth.steps_done()
+    }
+
+    /// What the terrain is made of.
+    pub fn recipe(&self) -> &Recipe {
+        self.growth.recipe()
+    }
+
+    /// What its recipe is called: a built-in name or a file.
+    pub fn recipe_name(&self) -> &str {
+        &self.recipe_name
+    }
+
+    /// Whether every growth step of the current seed is done.
+    pub fn growth_complete(&self) -> bool {
+        self.growth.is_complete()
+    }
+
+    /// The built-in landscape after the current one (the first after a
+    /// recipe from a file).
+    pub fn next_landscape(&self) -> BuiltInName {
+        BuiltInName::after(&self.recipe_name)
     }
 
     /// Iterations in a full growth.
     pub fn iterations_total(&self) -> usize {
-        self.generator.iterations_total()
+        self.growth.steps_total()
     }
 }

@@ -31,6 +31,8 @@ use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
 use crate::size::Size;
+use crate::terrain::export::{self, Format};
+use crate::terrain::recipe::RecipeError;
 use output::ApngWriter;
 pub use output::SimReport;
 use room::{Room, RoomError};
@@ -68,7 +70,7 @@ pub struct SimArgs {
     /// Replay a command log (an earlier run's commands.jsonl) instead of a
     /// gesture script: its seed, size and commands, on the frames they
     /// applied in; give the run's other flags (--frames, --rate) again.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["script", "seed", "size"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["script", "recipe", "seed", "size"])]
     pub replay: Option<PathBuf>,
     /// Output folder.
     #[arg(long, default_value = "sim-out")]
@@ -163,6 +165,9 @@ pub enum SimError {
         /// The line and what is wrong with it.
         source: LogError,
     },
+    /// The recipe cannot be used.
+    #[error("--recipe: {0}")]
+    Recipe(#[from] RecipeError),
     /// The replay no longer follows its log.
     #[error(transparent)]
     Diverged(#[from] Diverged),
@@ -472,7 +477,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         None => {
             let start = LogStart {
                 stalls: stalls(&script),
-                ..args.world.log_start()
+                ..args.world.log_start("demo")?
             };
             (FrameDriver::new(driver::app_for(&start)?), start)
         }
@@ -564,6 +569,17 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         apng.finish()?;
     }
 
+    // The terrain it ends with, as `generate` writes the same map.
+    let heights = driver.app().heightmap();
+    for (name, format) in [
+        (output::TERRAIN_PNG_FILE, Format::Png16),
+        // (output::TERRAIN_F32_FILE, Format::F32), PENDING-F32
+    ] {
+        let path = args.out.join(name);
+        let bytes = export::encode(heights, format, None)
+            .map_err(|error| SimError::output(&path, std::io::Error::other(error)))?;
+        output::write_atomically(&args.out, name, &bytes)?;
+    }
     // The virtual display ran from frame 0 to the end of the last frame.
     let seconds = args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
     output::write_atomically(

@@ -14,6 +14,12 @@ use crate::render::backend::StereoImage;
 pub const REPORT_FILE: &str = "report.json";
 pub use crate::app::log::COMMAND_LOG_FILE;
 
+/// The terrain the run ends with, as `generate --format png16` writes it.
+pub const TERRAIN_PNG_FILE: &str = "terrain.png";
+
+/// The same heights exactly, as `generate --format f32` writes them.
+pub const TERRAIN_F32_FILE: &str = "terrain.f32";
+
 /// Name of the animated PNG.
 pub const APNG_FILE: &str = "growth.png";
 
@@ -26,6 +32,8 @@ pub fn frame_file_name(frame: u64) -> String {
 fn is_sim_output(name: &str) -> bool {
     name == REPORT_FILE
         || name == COMMAND_LOG_FILE
+        || name == TERRAIN_PNG_FILE
+        || name == TERRAIN_F32_FILE
         || name == APNG_FILE
         || name
             .strip_prefix("frame-")

@@ -13,6 +13,8 @@ pub(crate) mod lanes;
 pub mod metrics;
 pub mod normals;
 pub mod raster;
+pub mod recipe;
+pub mod recipe_growth;
 pub mod reference;
 pub mod rng;
 pub mod sliced;

@@ -244,6 +244,9 @@ pub enum XrError {
     /// The app core refused its configuration.
     #[error(transparent)]
     App(#[from] crate::app::AppError),
+    /// `--recipe` names no recipe that can be grown.
+    #[error("--recipe: {0}")]
+    Recipe(#[from] crate::terrain::recipe::RecipeError),
     /// The runtime stopped under a running session (instance or session
     /// lost, runtime failure); the report, if asked for, was written first.
     #[cfg_attr(

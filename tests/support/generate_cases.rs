@@ -7,7 +7,7 @@ const NON_SQUARE: &str = "97x61";
 /// The `generate` argument lists to compare: every algorithm in every
 /// format, several seeds, and the post-processing that uses transcendental
 /// maths (Gaussian weights, distance falloff) or long float chains (erosion,
-/// tiles), and the app's own growth.
+/// tiles), the app's own growth, and every built-in recipe.
 pub fn generate_cases() -> Vec<Vec<String>> {
     let mut cases = Vec::new();
     for algorithm in ["fault", "bsp", "bsp-structured", "diamond-square"] {
@@ -73,6 +73,14 @@ pub fn generate_cases() -> Vec<Vec<String>> {
         "120",
     ]);
     cases.push(vec!["--size", "513x385", "--seed", "2"]);
+    // Every built-in recipe, grown to the end, its exact heights; the
+    // recipes are listed here rather than asked of the build so that a new
+    // one is added on purpose.
+    for recipe in ["demo", "ridges", "mesas", "highlands", "ranges", "islands"] {
+        cases.push(vec![
+            "--recipe", recipe, "--size", NON_SQUARE, "--seed", "5", "--format", "f32",
+        ]);
+    }
     cases
         .into_iter()
         .map(|case| case.into_iter().map(str::to_owned).collect())

@@ -2,6 +2,7 @@
 //! player when asked, and runs sessions on the chosen graphics API under
 //! the watchdog until the runtime, Ctrl-C or `--frames` ends them.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -13,7 +14,9 @@ use super::report::{ReportSoFar, XrReport};
 use super::state_folder::state_folder;
 use super::watchdog::{Watchdog, WatchdogSettings};
 use crate::app::driver::{self, FrameDriver};
+use crate::app::log::LogStart;
 use crate::render::backend::Backend;
+use crate::terrain::recipe::Recipe;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
 use crate::xr::graphics::vulkan::VulkanGraphics;
@@ -27,6 +30,28 @@ use crate::xr::runtime::instance::{Runtime, RuntimeOptions};
 use crate::xr::runtime::manifest::{RUNTIME_JSON_VARIABLE, find_remoting_runtime, program_dir};
 use crate::xr::session::Session;
 use crate::xr::session_end::SessionEnd;
+
+/// The file in the state folder that names the landscape last grown, so
+/// that a run without `--recipe` (the packaged app always) starts with it.
+pub const LANDSCAPE_FILE: &str = "landscape.txt";
+
+/// Where the world starts: `--recipe`, else the landscape last grown (kept
+/// in `landscape_file`), else the demo. A kept landscape that can no longer
+/// be grown is one warning and the demo.
+fn start_of(args: &XrArgs, landscape_file: Option<&Path>) -> Result<LogStart, XrError> {
+    if args.world.recipe.is_none()
+        && let Some(kept) = landscape_file.and_then(|file| std::fs::read_to_string(file).ok())
+        && !kept.trim().is_empty()
+    {
+        match args.world.log_start(kept.trim()) {
+            Ok(start) => return Ok(start),
+            Err(error) => log::warn!(
+                "the landscape last grown cannot be grown again ({error}); growing the demo"
+            ),
+        }
+    }
+    Ok(args.world.log_start("demo")?)
+}
 
 /// Where `args` keep the placement: `--state`, else the user's state folder
 /// (without one, nowhere, with a warning).
@@ -80,6 +105,10 @@ pub fn run(
     // Said before looking for a runtime: no runtime would make it any better.
     if args.graphics == Some(Backend::D3d11) && !D3D11_BUILT {
         return Err(XrError::GraphicsNotBuilt);
+    }
+    // A recipe that cannot be grown is said before the runtime is touched.
+    if let Some(recipe) = &args.world.recipe {
+        Recipe::load(recipe)?;
     }
     let outcome = open_and_run(args, progress, tell_abandon).and_then(|(report, gave_up)| {
         match &args.report {
@@ -203,7 +232,12 @@ fn run_with<B: GraphicsBinding>(
     };
     let graphics = B::open(&runtime, args.validation)?;
     report.set_graphics_validation(graphics.validation_counter());
-    let start = args.world.log_start();
+    let keeping = keeping_options(args);
+    let landscape_file = keeping
+        .folder
+        .as_ref()
+        .map(|folder| folder.join(LANDSCAPE_FILE));
+    let start = start_of(args, landscape_file.as_deref())?;
     let driver = FrameDriver::new(driver::app_for(&start)?);
     let mut frame_loop = FrameLoop::new(
         driver,
@@ -212,9 +246,9 @@ fn run_with<B: GraphicsBinding>(
         Arc::clone(&interrupted),
         progress,
     );
+    frame_loop.keep_landscape_in(landscape_file);
     report.set_recorder(frame_loop.shared_recorder());
     let (grid_width, grid_height) = frame_loop.grid_size();
-    let keeping = keeping_options(args);
     let mut gave_up = None;
     let ended = if !connected {
         SessionEnd::Interrupted

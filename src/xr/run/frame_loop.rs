@@ -15,6 +15,7 @@
 //! its placement carry on; the hologram is pinned with a new anchor in the
 //! new session at the pose it had.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -23,9 +24,10 @@ use openxr as xr;
 
 use crate::app::driver::FrameDriver;
 use crate::app::log::{CommandLog, LogStart};
-use crate::app::recorder::RunRecorder;
+use crate::app::recorder::{RunRecorder, WorldSummary};
 use crate::app::report::RunReport;
-use crate::app::{AppEvent, FrameInput, FrameOutput, Placement, VoiceCommand};
+use crate::app::{AppEvent, FrameInput, FrameOutput, VoiceCommand};
+use crate::atomic_file;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
 use crate::xr::input::actions::HANDS;
@@ -64,10 +66,8 @@ pub struct LoopRecorder {
     states_seen: Vec<String>,
     /// Whether the hologram is pinned with a spatial anchor.
     anchored: bool,
-    /// The app's iterations on its current seed, as of its latest update.
-    iterations: usize,
-    /// Where the app pinned the hologram and how big, as of its latest update.
-    placement: Option<Placement>,
+    /// The app's world as the report needs it, as of its latest update.
+    world: WorldSummary,
 }
 
 impl LoopRecorder {
@@ -77,19 +77,16 @@ impl LoopRecorder {
             run: RunRecorder::new(start, 0),
             states_seen: Vec::new(),
             anchored: false,
-            iterations: 0,
-            placement: None,
+            world: WorldSummary::default(),
         }
     }
 
     /// What the loop leaves for the report, as of now.
     pub fn record(&self) -> LoopRecord {
         LoopRecord {
-            run: self.run.report_so_far(
-                self.iterations,
-                self.placement,
-                self.run.display_seconds(),
-            ),
+            run: self
+                .run
+                .report_so_far(&self.world, self.run.display_seconds()),
             session_states: self.states_seen.clone(),
             anchored: self.anchored,
             command_log: Some(self.run.command_log()),
@@ -114,6 +111,9 @@ pub struct FrameLoop<'a> {
     disconnect: Option<u32>,
     /// A voice command heard since the last frame, for the next one.
     voice: Option<VoiceCommand>,
+    /// Where the landscape last grown is kept, and what it says.
+    landscape_file: Option<PathBuf>,
+    kept_landscape: String,
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
@@ -144,6 +144,34 @@ impl<'a> FrameLoop<'a> {
             frame_limit,
             interrupted,
             progress,
+            landscape_file: None,
+            kept_landscape: String::new(),
+        }
+    }
+
+    /// Keeps the name of the landscape growing in `file` whenever it
+    /// changes (and on the first frame), for the next run without `--recipe`.
+    pub fn keep_landscape_in(&mut self, file: Option<PathBuf>) {
+        self.landscape_file = file;
+    }
+
+    /// Writes the landscape's name to the landscape file when it changed;
+    /// a file that cannot be written is one warning.
+    fn keep_landscape(&mut self) {
+        let name = self.driver.app().world().recipe_name();
+        let Some(file) = &self.landscape_file else {
+            return;
+        };
+        if name == self.kept_landscape {
+            return;
+        }
+        self.kept_landscape = name.into();
+        let written = file
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| atomic_file::write(file, format!("{name}\n").as_bytes()));
+        if let Err(error) = written {
+            log::warn!("the landscape is not kept in {}: {error}", file.display());
         }
     }
 
@@ -358,11 +386,11 @@ impl<'a> FrameLoop<'a> {
             let output = self.driver.update(&input, &mut recorder.run);
             // Only a replay can diverge, and the OpenXR loop never replays.
             let output = output.expect("a live run follows no log");
-            recorder.iterations = output.iterations_done;
-            recorder.placement = self.driver.app().placement();
+            recorder.world.update_from(self.driver.app());
             output
         };
         self.act_on_events(session, &output, time)?;
+        self.keep_landscape();
         if self.reanchor
             && let Some(placement) = self.driver.app().placement()
         {

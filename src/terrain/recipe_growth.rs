@@ -1,0 +1,283 @@
+//! A recipe grown a bounded slice at a time: fault iterations (or diamond-square level by level), then the finishing smoothing, then weathering; the live frame loop and `generate` both run it, so both end with the same bits.
+//!
+//! A step is one fault iteration or one slice of a whole-map job
+//! ([`Sliced`]), each small enough for a frame's budget; the number of
+//! steps in the whole growth is known when it starts.
+use super::diamond_square::DiamondSquareGrowth;
+use super::erosion::{HydraulicErosion, ThermalErosion};
+use super::filter::SmoothingPass;
+use super::recipe::{Growth, Recipe};
+use super::sliced::Sliced;
+use super::{Generator, Heightmap, TerrainError};
+
+/// One part of the growth, in the order they run.
+enum Job {
+    /// The fault generator's iterations (on the generator's own map).
+    Faults,
+    /// Diamond-square, level by level.
+    DiamondSquare(DiamondSquareGrowth),
+    /// One pass of a finishing filter.
+    Smooth(SmoothingPass),
+    /// One step: heights scaled to 0..1, where the erosion constants hold.
+    ToUnit,
+    /// Thermal erosion, an iteration a step.
+    Thermal(ThermalErosion),
+    /// Hydraulic erosion, an iteration a step.
+    Hydraulic(HydraulicErosion),
+    /// One step: heights scaled back from 0..1.
+    FromUnit,
+}
+
+/// A recipe growing on one map from one seed.
+pub struct RecipeGrowth {
+    recipe: Recipe,
+    width: usize,
+    height: usize,
+    seed: u64,
+    /// The fault generator, when the recipe grows by faults; it holds the
+    /// map until its iterations are done.
+    generator: Option<Generator>,
+    /// The map once no generator holds it.
+    map: Heightmap,
+    /// Whether `map` is the current one (the faults are done, or there are none).
+    map_is_current: bool,
+    /// The jobs, in order, and the index of the one running.
+    jobs: Vec<Job>,
+    current: usize,
+    /// Steps done and in all.
+    done: usize,
+    total: usize,
+    /// The lowest and highest height now.
+    range: (f32, f32),
+    /// The height and span scaled to 0..1 for weathering.
+    unit_scale: (f32, f32),
+}
+
+impl RecipeGrowth {
+    /// `recipe` on a `width`×`height` map from `seed`, nothing grown yet.
+    pub fn new(
+        recipe: Recipe,
+        width: usize,
+        height: usize,
+        seed: u64,
+    ) -> Result<Self, TerrainError> {
+        super::heightmap::check_size(width, height)?;
+        let generator = match recipe.generator_config(width, height) {
+            Some(config) => Some(Generator::new(config, seed)?),
+            None => None,
+        };
+        let mut growth = RecipeGrowth {
+            recipe,
+            width,
+            height,
+            seed,
+            generator,
+            map: Heightmap::flat(width, height)?,
+            map_is_current: false,
+            jobs: Vec::new(),
+            current: 0,
+            done: 0,
+            total: 0,
+            range: (0.0, 0.0),
+            unit_scale: (0.0, 1.0),
+        };
+        growth.start()?;
+        Ok(growth)
+    }
+
+    /// Makes the jobs for the current seed, from a flat map.
+    fn start(&mut self) -> Result<(), TerrainError> {
+        let (width, height) = (self.width, self.height);
+        let mut jobs = Vec::new();
+        match self.recipe.growth {
+            Growth::DiamondSquare { roughness } => jobs.push(Job::DiamondSquare(
+                DiamondSquareGrowth::new(width, height, roughness, self.seed)?,
+            )),
+            _ => jobs.push(Job::Faults),
+        }
+        for finish in &self.recipe.finish {
+            for smoothing in finish.passes() {
+                jobs.push(Job::Smooth(SmoothingPass::new(smoothing, width, height)?));
+            }
+        }
+        let weathering = self.recipe.weathering;
+        if weathering.thermal.is_some() || weathering.hydraulic.is_some() {
+            jobs.push(Job::ToUnit);
+            if let Some(thermal) = weathering.thermal {
+                jobs.push(Job::Thermal(ThermalErosion::new(&thermal.into())?));
+            }
+            if let Some(hydraulic) = weathering.hydraulic {
+                jobs.push(Job::Hydraulic(HydraulicErosion::new(
+                    width,
+                    height,
+                    &hydraulic.into(),
+                )?));
+            }
+            jobs.push(Job::FromUnit);
+        }
+        self.total = jobs.iter().map(|job| self.slices_of(job)).sum();
+        self.jobs = jobs;
+        self.current = 0;
+        self.done = 0;
+        self.map_is_current = self.generator.is_none();
+        self.map.cells_mut().fill(0.0);
+        self.range = (0.0, 0.0);
+        Ok(())
+    }
+
+    /// Steps in `job`.
+    fn slices_of(&self, job: &Job) -> usize {
+        match job {
+            Job::Faults => self
+                .generator
+                .as_ref()
+                .map_or(0, Generator::iterations_total),
+            Job::DiamondSquare(job) => job.slices(),
+            Job::Smooth(job) => job.slices(),
+            Job::Thermal(job) => job.slices(),
+            Job::Hydraulic(job) => job.slices(),
+            Job::ToUnit | Job::FromUnit => 1,
+        }
+    }
+
+    /// Starts again, flat, from `seed`.
+    pub fn reseed(&mut self, seed: u64) {
+        self.seed = seed;
+        if let Some(generator) = &mut self.generator {
+            generator.reseed(seed);
+        }
+        // Every job was made and checked for this recipe and size once
+        // already; only the seed differs.
+        self.start()
+            .expect("a recipe that started once starts again");
+    }
+
+    /// Grows up to `steps` more steps; how many it did.
+    pub fn step(&mut self, steps: usize) -> usize {
+        let mut left = steps;
+        let mut map_changed = false;
+        while left > 0 && self.current < self.jobs.len() {
+            let did = match &mut self.jobs[self.current] {
+                Job::Faults => {
+                    let generator = self.generator.as_mut().expect("faults have a generator");
+                    let did = generator.step(left);
+                    if generator.iterations_done() >= generator.iterations_total() {
+                        // The later jobs work on a map of their own.
+                        self.map
+                            .cells_mut()
+                            .copy_from_slice(generator.heightmap().cells());
+                        self.map_is_current = true;
+                        self.current += 1;
+                    }
+                    did
+                }
+                job => {
+                    let map = &mut self.map;
+                    let finished = match job {
+                        Job::DiamondSquare(job) => step_job(job, map),
+                        Job::Smooth(job) => step_job(job, map),
+                        Job::Thermal(job) => step_job(job, map),
+                        Job::Hydraulic(job) => step_job(job, map),
+                        Job::ToUnit => {
+                            let (low, high) = map.min_max();
+                            let span = if high > low { high - low } else { 1.0 };
+                            for h in map.cells_mut() {
+                                *h = (*h - low) / span;
+                            }
+                            self.unit_scale = (low, span);
+                            true
+                        }
+                        Job::FromUnit => {
+                            let (low, span) = self.unit_scale;
+                            for h in map.cells_mut() {
+                                *h = low + *h * span;
+                            }
+                            true
+                        }
+                        Job::Faults => unreachable!("matched above"),
+                    };
+                    map_changed = true;
+                    if finished {
+                        self.current += 1;
+                    }
+                    1
+                }
+            };
+            if did == 0 {
+                break;
+            }
+            self.done += did;
+            left -= did.min(left);
+        }
+        if map_changed {
+            self.range = self.map.min_max();
+        }
+        steps - left
+    }
+
+    /// Grows to the end, telling `progress` (done, total) as it goes.
+    pub fn run_to_end(&mut self, mut progress: impl FnMut(usize, usize)) {
+        const BATCH: usize = 64;
+        while self.done < self.total {
+            if self.step(BATCH) == 0 {
+                break;
+            }
+            progress(self.done, self.total);
+        }
+    }
+
+    /// The heights as grown so far.
+    pub fn heightmap(&self) -> &Heightmap {
+        match &self.generator {
+            Some(generator) if !self.map_is_current => generator.heightmap(),
+            _ => &self.map,
+        }
+    }
+
+    /// The finished map.
+    pub fn into_heightmap(self) -> Heightmap {
+        match self.generator {
+            Some(generator) if !self.map_is_current => generator.into_heightmap(),
+            _ => self.map,
+        }
+    }
+
+    /// The lowest and highest height now.
+    pub fn height_range(&self) -> (f32, f32) {
+        match &self.generator {
+            Some(generator) if !self.map_is_current => generator.height_range(),
+            _ => self.range,
+        }
+    }
+
+    /// The recipe.
+    pub fn recipe(&self) -> &Recipe {
+        &self.recipe
+    }
+
+    /// The current seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Steps done on the current seed.
+    pub fn steps_done(&self) -> usize {
+        self.done
+    }
+
+    /// Steps in the whole growth.
+    pub fn steps_total(&self) -> usize {
+        self.total
+    }
+
+    /// Whether every step is done: the map is what `generate` writes.
+    pub fn is_complete(&self) -> bool {
+        self.done >= self.total
+    }
+}
+
+/// One slice of `job` on `map`; whether the job is now done.
+fn step_job(job: &mut impl Sliced, map: &mut Heightmap) -> bool {
+    job.step(map);
+    job.is_done()
+}
