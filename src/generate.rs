@@ -141,10 +141,11 @@ pub struct GenerateArgs {
     /// Generate tile I,J of a seamless world: W×H tiles share their edge samples.
     #[arg(long, value_name = "I,J", allow_hyphen_values = true)]
     pub tile: Option<TileIndex>,
-    /// Output file [default: heightmap.png, .raw or .pgm by format].
+    /// Output file [default: heightmap.png, .raw, .pgm or .f32 by format].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
-    /// Output format.
+    /// Output format: png16, png8, raw16, pgm (heights normalised to
+    /// integers), f32 (the heights as 32-bit little-endian floats).
     #[arg(long, default_value = "png16", value_parser = parse_format)]
     pub format: Format,
     /// Print min, max, mean, erosion score and hypsometric integral.

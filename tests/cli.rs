@@ -49,6 +49,7 @@ fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
         ("bsp", "pgm", "b.pgm", None),
         ("bsp-structured", "png8", "s.png", None),
         ("diamond-square", "png16", "d.png", None),
+        ("fault", "f32", "f.f32", Some(33 * 17 * 4)),
     ] {
         let out = holoterrain(
             &[
