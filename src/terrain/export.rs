@@ -1,10 +1,12 @@
-//! Heightmap export: normalisation to 8/16-bit integers, the file formats (PNG, RAW, PGM, raw floats) and atomic file writes.
+//! Heightmap export: normalisation to 8/16-bit integers, the file formats (PNG, RAW, PGM, raw floats; the glb mesh by name) and atomic file writes.
 //!
 //! Normalisation maps a height range `[lo, hi]` linearly onto `0..=max`
 //! with rounding to nearest: by default the map's own `[min, max]`; for
 //! seamless tiles a fixed range given by the caller (heights outside it are
 //! clamped), since normalising each tile on its own would break the seams.
-//! `f32` is the heights themselves, not normalised.
+//! `f32` is the heights themselves, not normalised. `glb` is named here with
+//! the others, but it is a mesh with the renderer's grid and colours, so
+//! `render::glb` writes it (the terrain engine knows nothing of rendering).
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -17,10 +19,16 @@ use super::Heightmap;
 #[derive(Debug, Error)]
 pub enum ExportError {
     /// A format name that is not one of [`Format::ALL`].
-    #[error("unknown format `{name}`: valid formats are png16, png8, raw16, pgm, f32")]
+    #[error("unknown format `{name}`: valid formats are png16, png8, raw16, pgm, f32, glb")]
     UnknownFormat {
         /// The name as given.
         name: String,
+    },
+    /// A format that is not a heightmap's samples ([`Format::Glb`]).
+    #[error("{format} is a mesh, not heightmap samples: render::glb writes it")]
+    NotSamples {
+        /// The format asked for.
+        format: Format,
     },
     /// A fixed normalisation range that is empty or not finite.
     #[error("height range {lo}..{hi} is invalid: both ends must be finite with lo < hi")]
@@ -65,16 +73,20 @@ pub enum Format {
     /// Headerless 32-bit little-endian floats, row-major: the heights
     /// themselves, bit for bit, not normalised.
     F32,
+    /// A glTF 2.0 binary of the terrain mesh as the hologram shows it,
+    /// written by `render::glb`, not by [`encode`].
+    Glb,
 }
 
 impl Format {
     /// Every format, in the order the help text lists them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Png16,
         Format::Png8,
         Format::Raw16,
         Format::Pgm,
         Format::F32,
+        Format::Glb,
     ];
 
     /// The name used on the command line.
@@ -85,6 +97,7 @@ impl Format {
             Format::Raw16 => "raw16",
             Format::Pgm => "pgm",
             Format::F32 => "f32",
+            Format::Glb => "glb",
         }
     }
 
@@ -95,6 +108,7 @@ impl Format {
             Format::Raw16 => "raw",
             Format::Pgm => "pgm",
             Format::F32 => "f32",
+            Format::Glb => "glb",
         }
     }
 }
@@ -151,7 +165,8 @@ fn normalize_with(map: &Heightmap, range: Option<(f32, f32)>, top: f64, mut push
 }
 
 /// The file contents of `map` in `format`, normalised over `range` (the
-/// map's own min..max when `None`; `f32` ignores it).
+/// map's own min..max when `None`; `f32` ignores it); an error for
+/// [`Format::Glb`], which is not samples.
 pub fn encode(
     map: &Heightmap,
     format: Format,
@@ -183,6 +198,7 @@ pub fn encode(
             Ok(bytes)
         }
         Format::F32 => Ok(map.cells().iter().flat_map(|h| h.to_le_bytes()).collect()),
+        Format::Glb => Err(ExportError::NotSamples { format }),
     }
 }
 
@@ -345,6 +361,18 @@ mod tests {
         assert_eq!(read, want);
         // 0.1 is 0x3DCCCCCD, least significant byte first.
         assert_eq!(&bytes[4..8], &[0xCD, 0xCC, 0xCC, 0x3D]);
+    }
+
+    #[test]
+    fn glb_is_not_encoded_as_samples() {
+        assert!(matches!(
+            encode(&sample_map(), Format::Glb, None),
+            Err(ExportError::NotSamples {
+                format: Format::Glb
+            })
+        ));
+        assert_eq!(Format::Glb.extension(), "glb");
+        assert_eq!(Format::F32.extension(), "f32");
     }
 
     #[test]
