@@ -33,6 +33,8 @@ test_packages=(
   lintian                  # judges the .deb (tests/package_deb.rs)
   desktop-file-utils       # desktop-file-validate checks the desktop entry (tests/manifests.rs)
   appstream                # appstreamcli validates the AppStream metainfo (tests/manifests.rs)
+  nodejs                   # node runs the Khronos glTF validator on generate's glb (tests/glb.rs)
+  npm                      # installs that validator, once (scripts/gltf-validator.sh)
 )
 
 windows_packages=(
@@ -88,9 +90,18 @@ case "${1:-test}" in
   *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows', 'windows-lint', 'hololens', 'aarch64' or 'profile'" >&2; exit 2 ;;
 esac
 
+# Whether package $1 is installed, or provided by one that is (NodeSource's
+# nodejs provides npm and conflicts with Debian's).
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" && return 0
+  dpkg-query -W -f='${Status}|${Provides}\n' 2>/dev/null |
+    grep "^install ok installed|" | cut -d'|' -f2 | tr ',' '\n' | sed 's/ *(.*//; s/^ *//' |
+    grep -x -- "$1" >/dev/null # not -q: under pipefail an early exit fails the pipe
+}
+
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  installed "$p" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

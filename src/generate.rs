@@ -1,4 +1,12 @@
 //! `holoterrain generate`: offline heightmap generation and export from the same engine.
+//!
+//! It sits above the layers it uses: the engine (`terrain`) for the heights
+//! and the sample formats, and for the glb mesh the renderer's grid and
+//! palette (`render`) placed as the app places the hologram (`app`).
+use crate::app::placement::Placement;
+use crate::input::Pose;
+use crate::render::ColorBands;
+use crate::render::glb::{self, GlbError};
 use crate::size::Size;
 use crate::terrain::export::{self, ExportError, Format};
 use crate::terrain::metrics::{Metrics, metrics};
@@ -24,6 +32,8 @@ pub enum GenerateError {
     /// The recipe (with the flags over it) cannot be grown.
     #[error("{0}")]
     Recipe(#[from] RecipeError),
+    #[error(transparent)]
+    Glb(#[from] GlbError),
     /// Flags that do not fit together.
     #[error("{0}")]
     Usage(String),
@@ -151,10 +161,12 @@ pub struct GenerateArgs {
     /// Generate tile I,J of a seamless world: W×H tiles share their edge samples.
     #[arg(long, value_name = "I,J", allow_hyphen_values = true)]
     pub tile: Option<TileIndex>,
-    /// Output file [default: heightmap.png, .raw or .pgm by format].
+    /// Output file [default: heightmap.png, .raw, .pgm, .f32 or .glb by format].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
-    /// Output format.
+    /// Output format: png16, png8, raw16, pgm (heights normalised to
+    /// integers), f32 (the heights as 32-bit little-endian floats), glb (the
+    /// terrain mesh as the hologram shows it, glTF 2.0 binary).
     #[arg(long, default_value = "png16", value_parser = parse_format)]
     pub format: Format,
     /// Print min, max, mean, erosion score and hypsometric integral.
@@ -189,7 +201,10 @@ pub fn run(
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("heightmap.{}", args.format.extension())));
-    let bytes = export::encode(&map, args.format, range)?;
+    let bytes = match args.format {
+        Format::Glb => terrain_glb(&map, range)?,
+        samples => export::encode(&map, samples, range)?,
+    };
     let metrics = metrics(&map);
     let json = stats_json(&metrics);
     let mut files = vec![(out.as_path(), bytes.as_slice())];
@@ -200,6 +215,16 @@ pub fn run(
     // so a failure leaves neither behind.
     export::write_all_atomically(&files)?;
     Ok(Generated { out, metrics })
+}
+
+/// The terrain mesh as the app draws it: on the hologram's footprint (the
+/// model matrix of a placement at the origin at 1×: metres, +Y up), its
+/// colour bands spread over the map's own heights by the thesis' rule, or
+/// over a tile world's fixed `range`, so neighbouring tiles agree at their seams.
+fn terrain_glb(map: &Heightmap, range: Option<(f32, f32)>) -> Result<Vec<u8>, GenerateError> {
+    let (lo, hi) = range.unwrap_or_else(|| map.min_max());
+    let model = Placement::at(Pose::IDENTITY).model_matrix();
+    Ok(glb::encode(map, model, &ColorBands::spread_over(lo, hi))?)
 }
 
 /// The metrics as the JSON object `--stats-json` writes.

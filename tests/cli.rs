@@ -49,6 +49,8 @@ fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
         ("bsp", "pgm", "b.pgm", None),
         ("bsp-structured", "png8", "s.png", None),
         ("diamond-square", "png16", "d.png", None),
+        ("fault", "f32", "f.f32", Some(33 * 17 * 4)),
+        ("bsp-structured", "glb", "s.glb", None),
     ] {
         let out = holoterrain(
             &[
@@ -77,6 +79,9 @@ fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
         }
         if format == "pgm" {
             assert!(bytes.starts_with(b"P5"));
+        }
+        if format == "glb" {
+            assert!(bytes.starts_with(b"glTF"));
         }
     }
 }
@@ -162,6 +167,7 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
         &["generate", "--tile", "x"],
         &["generate", "--thermal", "1", "--talus", "-1"],
         &["generate", "--out", "missing-dir/h.png"],
+        &["generate", "--format", "glb", "--out", "missing-dir/t.glb"],
         &[
             "generate",
             "--out",

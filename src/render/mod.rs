@@ -1,7 +1,8 @@
 //! Drawing the terrain: the backend-neutral seam ([`backend`]: the
 //! [`StereoRenderer`] trait and what it takes and gives; [`scene`]: what one
 //! frame draws; [`error`]), plain data and math every backend shares
-//! ([`camera`], [`grid`]), the backends — [`vulkan`] (Linux, Windows,
+//! ([`camera`], [`grid`]), the drawn terrain without a GPU (the shaders'
+//! colours, [`palette`]; the mesh as a glTF file, [`glb`]), the backends — [`vulkan`] (Linux, Windows,
 //! Android) and, on Windows, Direct3D 11, whose formats ([`dxgi`]) and
 //! shader interfaces ([`shader_interface`]) are plain data every platform
 //! can read — and [`offscreen`], which opens one by name. Nothing here names a type of a backend: callers name
@@ -19,8 +20,10 @@ pub mod camera;
 pub mod d3d11;
 pub mod dxgi;
 pub mod error;
+pub mod glb;
 pub mod grid;
 pub mod offscreen;
+pub mod palette;
 pub mod scene;
 pub mod shader_interface;
 pub mod vulkan;

@@ -573,7 +573,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let heights = driver.app().heightmap();
     for (name, format) in [
         (output::TERRAIN_PNG_FILE, Format::Png16),
-        // (output::TERRAIN_F32_FILE, Format::F32), PENDING-F32
+        (output::TERRAIN_F32_FILE, Format::F32),
     ] {
         let path = args.out.join(name);
         let bytes = export::encode(heights, format, None)

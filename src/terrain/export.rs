@@ -1,9 +1,12 @@
-//! Heightmap export: normalisation to 8/16-bit integers, the file formats (PNG, RAW, PGM) and atomic file writes.
+//! Heightmap export: normalisation to 8/16-bit integers, the file formats (PNG, RAW, PGM, raw floats; the glb mesh by name) and atomic file writes.
 //!
 //! Normalisation maps a height range `[lo, hi]` linearly onto `0..=max`
 //! with rounding to nearest: by default the map's own `[min, max]`; for
 //! seamless tiles a fixed range given by the caller (heights outside it are
 //! clamped), since normalising each tile on its own would break the seams.
+//! `f32` is the heights themselves, not normalised. `glb` is named here with
+//! the others, but it is a mesh with the renderer's grid and colours, so
+//! `render::glb` writes it (the terrain engine knows nothing of rendering).
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -16,10 +19,16 @@ use super::Heightmap;
 #[derive(Debug, Error)]
 pub enum ExportError {
     /// A format name that is not one of [`Format::ALL`].
-    #[error("unknown format `{name}`: valid formats are png16, png8, raw16, pgm")]
+    #[error("unknown format `{name}`: valid formats are png16, png8, raw16, pgm, f32, glb")]
     UnknownFormat {
         /// The name as given.
         name: String,
+    },
+    /// A format that is not a heightmap's samples ([`Format::Glb`]).
+    #[error("{format} is a mesh, not heightmap samples: render::glb writes it")]
+    NotSamples {
+        /// The format asked for.
+        format: Format,
     },
     /// A fixed normalisation range that is empty or not finite.
     #[error("height range {lo}..{hi} is invalid: both ends must be finite with lo < hi")]
@@ -61,11 +70,24 @@ pub enum Format {
     /// Binary PGM (P5) with maxval 65535: 16-bit samples, most significant
     /// byte first, as the Netpbm specification requires for maxval ≥ 256.
     Pgm,
+    /// Headerless 32-bit little-endian floats, row-major: the heights
+    /// themselves, bit for bit, not normalised.
+    F32,
+    /// A glTF 2.0 binary of the terrain mesh as the hologram shows it,
+    /// written by `render::glb`, not by [`encode`].
+    Glb,
 }
 
 impl Format {
     /// Every format, in the order the help text lists them.
-    pub const ALL: [Format; 4] = [Format::Png16, Format::Png8, Format::Raw16, Format::Pgm];
+    pub const ALL: [Format; 6] = [
+        Format::Png16,
+        Format::Png8,
+        Format::Raw16,
+        Format::Pgm,
+        Format::F32,
+        Format::Glb,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -74,6 +96,8 @@ impl Format {
             Format::Png8 => "png8",
             Format::Raw16 => "raw16",
             Format::Pgm => "pgm",
+            Format::F32 => "f32",
+            Format::Glb => "glb",
         }
     }
 
@@ -83,6 +107,8 @@ impl Format {
             Format::Png16 | Format::Png8 => "png",
             Format::Raw16 => "raw",
             Format::Pgm => "pgm",
+            Format::F32 => "f32",
+            Format::Glb => "glb",
         }
     }
 }
@@ -139,7 +165,8 @@ fn normalize_with(map: &Heightmap, range: Option<(f32, f32)>, top: f64, mut push
 }
 
 /// The file contents of `map` in `format`, normalised over `range` (the
-/// map's own min..max when `None`).
+/// map's own min..max when `None`; `f32` ignores it); an error for
+/// [`Format::Glb`], which is not samples.
 pub fn encode(
     map: &Heightmap,
     format: Format,
@@ -170,6 +197,8 @@ pub fn encode(
             }
             Ok(bytes)
         }
+        Format::F32 => Ok(map.cells().iter().flat_map(|h| h.to_le_bytes()).collect()),
+        Format::Glb => Err(ExportError::NotSamples { format }),
     }
 }
 
@@ -306,6 +335,44 @@ mod tests {
         assert_eq!(bytes.len(), header.len() + 2 * 6);
         // Sample 1 is 16384 = 0x4000, most significant byte first.
         assert_eq!(&bytes[header.len() + 2..header.len() + 4], &[0x40, 0x00]);
+    }
+
+    #[test]
+    fn f32_reads_back_as_the_heights_bit_for_bit() {
+        // Negative zero, a subnormal, the extremes and a NaN keep their bits.
+        let cells = vec![
+            -1.0,
+            0.1,
+            -0.0,
+            1e-40,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            f32::from_bits(0x7FC0_1234),
+            3.0,
+        ];
+        let map = Heightmap::from_cells(4, 2, cells.clone()).unwrap();
+        let bytes = encode(&map, Format::F32, Some((0.0, 1.0))).unwrap();
+        assert_eq!(bytes.len(), 4 * cells.len());
+        let read: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_bits())
+            .collect();
+        let want: Vec<u32> = cells.iter().map(|h| h.to_bits()).collect();
+        assert_eq!(read, want);
+        // 0.1 is 0x3DCCCCCD, least significant byte first.
+        assert_eq!(&bytes[4..8], &[0xCD, 0xCC, 0xCC, 0x3D]);
+    }
+
+    #[test]
+    fn glb_is_not_encoded_as_samples() {
+        assert!(matches!(
+            encode(&sample_map(), Format::Glb, None),
+            Err(ExportError::NotSamples {
+                format: Format::Glb
+            })
+        ));
+        assert_eq!(Format::Glb.extension(), "glb");
+        assert_eq!(Format::F32.extension(), "f32");
     }
 
     #[test]

@@ -6,13 +6,26 @@
 //! `normalize(−∂h/∂X, 1, −∂h/∂Z)`, with the derivatives taken by central
 //! differences `(h[i+1] − h[i−1]) / (2 · spacing)` inside the map and
 //! one-sided differences `(h[1] − h[0]) / spacing` (and its mirror) on the
-//! border.
+//! border. [`normals_xz`] spaces columns and rows apart differently: a
+//! non-square map drawn on a square, as the renderer's grid draws it.
 use super::{Heightmap, TerrainError};
 
 /// The unit normal of every sample, row-major like [`Heightmap::cells`].
 pub fn normals(map: &Heightmap, horizontal_spacing: f32) -> Result<Vec<[f32; 3]>, TerrainError> {
     let mut out = Vec::new();
     normals_into(map, horizontal_spacing, &mut out)?;
+    Ok(out)
+}
+
+/// [`normals`] with columns `spacing_x` apart along x and rows `spacing_z`
+/// apart along z.
+pub fn normals_xz(
+    map: &Heightmap,
+    spacing_x: f32,
+    spacing_z: f32,
+) -> Result<Vec<[f32; 3]>, TerrainError> {
+    let mut out = Vec::new();
+    fill_normals(map, spacing_x, spacing_z, &mut out)?;
     Ok(out)
 }
 
@@ -23,12 +36,24 @@ pub fn normals_into(
     horizontal_spacing: f32,
     out: &mut Vec<[f32; 3]>,
 ) -> Result<(), TerrainError> {
-    if !(horizontal_spacing.is_finite() && horizontal_spacing > 0.0) {
-        return Err(TerrainError::out_of_range(
-            "horizontal_spacing",
-            horizontal_spacing,
-            "a finite number > 0",
-        ));
+    fill_normals(map, horizontal_spacing, horizontal_spacing, out)
+}
+
+/// The normals of samples `spacing_x` apart along x and `spacing_z` along z, into `out`.
+fn fill_normals(
+    map: &Heightmap,
+    spacing_x: f32,
+    spacing_z: f32,
+    out: &mut Vec<[f32; 3]>,
+) -> Result<(), TerrainError> {
+    for (name, spacing) in [("spacing_x", spacing_x), ("spacing_z", spacing_z)] {
+        if !(spacing.is_finite() && spacing > 0.0) {
+            return Err(TerrainError::out_of_range(
+                name,
+                spacing,
+                "a finite number > 0",
+            ));
+        }
     }
     let width = map.width();
     let height = map.height();
@@ -37,10 +62,10 @@ pub fn normals_into(
     out.reserve(cells.len());
     for y in 0..height {
         let (up, down) = neighbours(y, height);
-        let dz = (down - up) as f32 * horizontal_spacing;
+        let dz = (down - up) as f32 * spacing_z;
         for x in 0..width {
             let (left, right) = neighbours(x, width);
-            let dx = (right - left) as f32 * horizontal_spacing;
+            let dx = (right - left) as f32 * spacing_x;
             let slope_x = (cells[y * width + right] - cells[y * width + left]) / dx;
             let slope_z = (cells[down * width + x] - cells[up * width + x]) / dz;
             let length = (slope_x * slope_x + 1.0 + slope_z * slope_z).sqrt();
@@ -113,5 +138,27 @@ mod tests {
         let map = Heightmap::flat(2, 2).unwrap();
         assert!(normals(&map, 0.0).is_err());
         assert!(normals(&map, f32::NAN).is_err());
+        assert!(normals_xz(&map, 1.0, -1.0).is_err());
+    }
+
+    #[test]
+    fn columns_and_rows_may_be_spaced_apart_differently() {
+        // h = x + y: slope 1 / 0.5 = 2 along x and 1 / 0.25 = 4 along z,
+        // so the normal is ∝ (−2, 1, −4) everywhere.
+        let cells = (0..3)
+            .flat_map(|y| (0..4).map(move |x| (x + y) as f32))
+            .collect();
+        let map = Heightmap::from_cells(4, 3, cells).unwrap();
+        let length = 21.0f32.sqrt();
+        for v in normals_xz(&map, 0.5, 0.25).unwrap() {
+            for (got, want) in v.into_iter().zip([-2.0, 1.0, -4.0]) {
+                assert!((got - want / length).abs() < 1e-6, "{v:?}");
+            }
+        }
+        // Equal spacings give exactly what `normals` gives.
+        assert_eq!(
+            normals_xz(&map, 0.7, 0.7).unwrap(),
+            normals(&map, 0.7).unwrap()
+        );
     }
 }

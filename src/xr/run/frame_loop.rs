@@ -150,8 +150,13 @@ impl<'a> FrameLoop<'a> {
     }
 
     /// Keeps the name of the landscape growing in `file` whenever it
-    /// changes (and on the first frame), for the next run without `--recipe`.
+    /// differs from what the file says, for the next run without `--recipe`.
     pub fn keep_landscape_in(&mut self, file: Option<PathBuf>) {
+        self.kept_landscape = file
+            .as_ref()
+            .and_then(|file| std::fs::read_to_string(file).ok())
+            .map(|kept| kept.trim().to_owned())
+            .unwrap_or_default();
         self.landscape_file = file;
     }
 
