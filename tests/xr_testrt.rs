@@ -939,6 +939,62 @@ fn saying_new_terrain_over_remoting_reseeds_with_cause_voice_as_in_the_simulator
 }
 
 #[test]
+fn next_landscape_said_over_remoting_grows_as_in_the_simulator_and_the_next_run_starts_with_it() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("remote-landscape.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
+    assert_eq!(sim_report["recipe"], "ridges");
+    assert_eq!(causes(&sim_report), ["voice", "airtap"]);
+    let report = dir.path().join("xr.json");
+    let state = dir.path().join("state");
+    let state_arg = state.to_str().expect("a UTF-8 path");
+    let output = remote_run(
+        &manifest,
+        &wearer,
+        &runtime_out,
+        &report,
+        &["--state", state_arg],
+    );
+    assert_success(&output, "xr --remote with next landscape said");
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    assert_eq!(xr_report["recipe"], "ridges");
+    assert_eq!(xr_report["recipe_values"], sim_report["recipe_values"]);
+    assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
+    assert_eq!(
+        std::fs::read_to_string(state.join("landscape.txt")).unwrap(),
+        "ridges\n"
+    );
+    // The next run without --recipe (as the packaged app always runs)
+    // starts with the landscape the last one ended with.
+    let next_report = dir.path().join("next.json");
+    let quiet = dir.path().join("quiet.txt");
+    std::fs::write(&quiet, "").unwrap();
+    let settings = environment(&quiet, MAP, SEED, RESOLUTION, &dir.path().join("next"));
+    let next = run_on_runtime(
+        &manifest,
+        &settings,
+        &[
+            "xr",
+            "--frames",
+            "10",
+            "--size",
+            MAP,
+            "--state",
+            state_arg,
+            "--report",
+            next_report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(&next, "xr without --recipe after a landscape was chosen");
+    assert_eq!(json(&next_report)["recipe"], "ridges");
+}
+
+#[test]
 fn bigger_smaller_and_reset_said_over_remoting_place_as_in_the_simulator() {
     let Some(manifest) = manifest("linux") else {
         return;
