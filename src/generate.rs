@@ -11,8 +11,8 @@ use crate::size::Size;
 use crate::terrain::export::{self, ExportError, Format};
 use crate::terrain::metrics::{Metrics, metrics};
 use crate::terrain::recipe::{
-    Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping, Thermal,
-    Weathering,
+    BspGrowth, Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping,
+    Thermal, Weathering,
 };
 use crate::terrain::recipe_growth::RecipeGrowth;
 use crate::terrain::tiles::TileWorld;
@@ -348,6 +348,11 @@ const DEMO_SHAPING: Shaping = Shaping {
 /// `algorithm` with generate's defaults.
 fn default_growth(algorithm: AlgorithmArg) -> Growth {
     let demo = GeneratorConfig::hololens_demo(2, 2);
+    let bsp = BspGrowth {
+        iterations: demo.iterations,
+        depth: demo.depth,
+        amplitude: demo.amplitude,
+    };
     match algorithm {
         AlgorithmArg::Fault => Growth::Fault {
             iterations: 1000,
@@ -357,16 +362,8 @@ fn default_growth(algorithm: AlgorithmArg) -> Growth {
             raise_only: false,
             falloff_radius: None,
         },
-        AlgorithmArg::Bsp => Growth::Bsp {
-            iterations: demo.iterations,
-            depth: demo.depth,
-            amplitude: demo.amplitude,
-        },
-        AlgorithmArg::BspStructured => Growth::BspStructured {
-            iterations: demo.iterations,
-            depth: demo.depth,
-            amplitude: demo.amplitude,
-        },
+        AlgorithmArg::Bsp => Growth::Bsp(bsp),
+        AlgorithmArg::BspStructured => Growth::BspStructured(bsp),
         AlgorithmArg::DiamondSquare => Growth::DiamondSquare { roughness: 1.0 },
     }
 }
@@ -403,19 +400,10 @@ fn override_growth(args: &GenerateArgs, growth: &mut Growth) -> Result<(), Gener
             *raise_only |= args.raise_only;
             *falloff_radius = args.fault_radius.or(*falloff_radius);
         }
-        Growth::Bsp {
-            iterations,
-            depth,
-            amplitude,
-        }
-        | Growth::BspStructured {
-            iterations,
-            depth,
-            amplitude,
-        } => {
-            *iterations = args.iterations.unwrap_or(*iterations);
-            *depth = args.depth.unwrap_or(*depth);
-            *amplitude = args.amplitude.unwrap_or(*amplitude);
+        Growth::Bsp(bsp) | Growth::BspStructured(bsp) => {
+            bsp.iterations = args.iterations.unwrap_or(bsp.iterations);
+            bsp.depth = args.depth.unwrap_or(bsp.depth);
+            bsp.amplitude = args.amplitude.unwrap_or(bsp.amplitude);
         }
         Growth::DiamondSquare { roughness } => {
             *roughness = args.amplitude.unwrap_or(*roughness);

@@ -127,29 +127,27 @@ pub enum Growth {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         falloff_radius: Option<f64>,
     },
-    /// A BSP tree of random fault segments per iteration (seed 003).
-    Bsp {
-        /// Trees.
-        iterations: usize,
-        /// Levels of lines in each tree.
-        depth: u32,
-        /// The root level's displacement, terrain units.
-        amplitude: f32,
-    },
+    /// A BSP tree of random fault segments per iteration (seed 000).
+    Bsp(BspGrowth),
     /// A structured BSP tree per iteration (the seed author's HoloLens demo).
-    BspStructured {
-        /// Trees.
-        iterations: usize,
-        /// Levels of lines in each tree.
-        depth: u32,
-        /// The root level's displacement, terrain units.
-        amplitude: f32,
-    },
+    BspStructured(BspGrowth),
     /// Diamond-square midpoint displacement (seed 003, 3.1), level by level.
     DiamondSquare {
         /// The corners' height and the first level's offset range, terrain units.
         roughness: f32,
     },
+}
+
+/// BSP fault trees, one per iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BspGrowth {
+    /// Trees.
+    pub iterations: usize,
+    /// Levels of lines in each tree.
+    pub depth: u32,
+    /// The root level's displacement, terrain units.
+    pub amplitude: f32,
 }
 
 /// How a classic fault line is drawn.
@@ -511,16 +509,16 @@ impl Recipe {
                     ));
                 }
             }
-            Growth::Bsp {
+            Growth::Bsp(BspGrowth {
                 iterations,
                 depth,
                 amplitude,
-            }
-            | Growth::BspStructured {
+            })
+            | Growth::BspStructured(BspGrowth {
                 iterations,
                 depth,
                 amplitude,
-            } => {
+            }) => {
                 iterations_ok(iterations)?;
                 if !(1..=MAX_DEPTH).contains(&depth) {
                     return Err(RecipeError::out_of_range(
@@ -682,26 +680,15 @@ impl Recipe {
                     falloff_radius,
                 },
             ),
-            Growth::Bsp {
-                iterations,
-                depth,
-                amplitude,
-            } => (
-                Algorithm::Bsp,
-                iterations,
-                depth,
-                amplitude,
-                FaultParams::default(),
-            ),
-            Growth::BspStructured {
-                iterations,
-                depth,
-                amplitude,
-            } => (
-                Algorithm::BspStructured,
-                iterations,
-                depth,
-                amplitude,
+            Growth::Bsp(bsp) | Growth::BspStructured(bsp) => (
+                if matches!(self.growth, Growth::Bsp(_)) {
+                    Algorithm::Bsp
+                } else {
+                    Algorithm::BspStructured
+                },
+                bsp.iterations,
+                bsp.depth,
+                bsp.amplitude,
                 FaultParams::default(),
             ),
             Growth::DiamondSquare { .. } => return None,
