@@ -565,7 +565,10 @@ mod tests {
                 // Each band shows at most the budget's worth of cells, or
                 // is one grid row of a coarse level (a fill of its block).
                 let shown_rows = rows.1.min(513) - rows.0;
-                assert!(shown_rows * 513 <= SLICE_CELLS || shown_rows <= half, "{work:?}");
+                assert!(
+                    shown_rows * 513 <= SLICE_CELLS || shown_rows <= half,
+                    "{work:?}"
+                );
             }
         }
         assert_eq!(big.slices(), 45);
@@ -711,7 +714,7 @@ mod tests {
     #[test]
     fn roughness_sets_the_hurst_exponent() {
         // roughness = 2^−H: H = 1, 0.5, 0.25 for roughness 0.5, 0.707, 0.841.
-        let h: Vec<f64> = [0.5f32, 0.707_106_8, 0.840_896_4]
+        let h: Vec<f64> = [0.5f32, std::f32::consts::FRAC_1_SQRT_2, 0.840_896_4]
             .iter()
             .map(|&r| measured_h(r))
             .collect();
