@@ -10,11 +10,13 @@ use crate::render::glb::{self, GlbError};
 use crate::size::Size;
 use crate::terrain::export::{self, ExportError, Format};
 use crate::terrain::metrics::{Metrics, metrics};
+use crate::terrain::midpoint::MidpointParams;
 use crate::terrain::recipe::{
     BspGrowth, Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping,
     Thermal, Weathering,
 };
 use crate::terrain::recipe_growth::RecipeGrowth;
+use crate::terrain::rmp::RmpParams;
 use crate::terrain::tiles::TileWorld;
 use crate::terrain::{GeneratorConfig, Heightmap, TerrainError};
 use clap::{Args, ValueEnum};
@@ -50,6 +52,10 @@ pub enum AlgorithmArg {
     BspStructured,
     /// Diamond-square midpoint displacement.
     DiamondSquare,
+    /// Square midpoint displacement with roughness (--amplitude: the first offsets).
+    Midpoint,
+    /// Repeated magnification and probing, Voronoi variant (--amplitude: peak height, --iterations: rounds).
+    Rmp,
 }
 
 /// How classic fault lines are drawn.
@@ -365,6 +371,23 @@ fn default_growth(algorithm: AlgorithmArg) -> Growth {
         AlgorithmArg::Bsp => Growth::Bsp(bsp),
         AlgorithmArg::BspStructured => Growth::BspStructured(bsp),
         AlgorithmArg::DiamondSquare => Growth::DiamondSquare { roughness: 1.0 },
+        AlgorithmArg::Midpoint => {
+            let params = MidpointParams::default();
+            Growth::Midpoint {
+                amplitude: params.amplitude,
+                roughness: params.roughness,
+            }
+        }
+        AlgorithmArg::Rmp => {
+            let params = RmpParams::default();
+            Growth::Rmp {
+                peaks: params.peaks,
+                peak_at: params.peak_at,
+                cones: params.cones,
+                iterations: params.iterations,
+                height: params.height,
+            }
+        }
     }
 }
 
@@ -407,6 +430,17 @@ fn override_growth(args: &GenerateArgs, growth: &mut Growth) -> Result<(), Gener
         }
         Growth::DiamondSquare { roughness } => {
             *roughness = args.amplitude.unwrap_or(*roughness);
+        }
+        Growth::Midpoint { amplitude, .. } => {
+            *amplitude = args.amplitude.unwrap_or(*amplitude);
+        }
+        Growth::Rmp {
+            iterations, height, ..
+        } => {
+            if let Some(count) = args.iterations {
+                *iterations = u32::try_from(count).unwrap_or(u32::MAX);
+            }
+            *height = args.amplitude.unwrap_or(*height);
         }
     }
     Ok(())

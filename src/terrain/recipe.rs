@@ -7,11 +7,14 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::TerrainError;
 use super::bsp::MAX_DEPTH;
 use super::erosion::{Hardness, HydraulicParams, MAX_EROSION_ITERATIONS, ThermalParams};
 use super::fault::{FaultParams, LineChoice};
 use super::filter::{MAX_GAUSSIAN_SIGMA, Smoothing};
 use super::generator::{Algorithm, GeneratorConfig, MAX_TOTAL_RELIEF};
+use super::midpoint::MidpointParams;
+use super::rmp::RmpParams;
 
 /// Most growth iterations a recipe may ask for.
 pub const MAX_ITERATIONS: usize = 10_000_000;
@@ -20,13 +23,15 @@ pub const MAX_ITERATIONS: usize = 10_000_000;
 pub const MAX_FILTER_PASSES: u32 = 1000;
 
 /// The built-in landscapes: name and recipe file, in the order they are listed.
-const BUILT_IN: [(&str, &str); 6] = [
+const BUILT_IN: [(&str, &str); 8] = [
     ("demo", include_str!("recipes/demo.toml")),
     ("ridges", include_str!("recipes/ridges.toml")),
     ("mesas", include_str!("recipes/mesas.toml")),
     ("highlands", include_str!("recipes/highlands.toml")),
     ("ranges", include_str!("recipes/ranges.toml")),
     ("islands", include_str!("recipes/islands.toml")),
+    ("hillocks", include_str!("recipes/hillocks.toml")),
+    ("summits", include_str!("recipes/summits.toml")),
 ];
 
 /// The name of a built-in recipe, checked: what a command names a
@@ -105,7 +110,7 @@ pub struct Recipe {
 }
 
 /// How the land rises.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Growth {
     /// Classic fault formation (seeds 000–002): a random line per iteration,
@@ -136,6 +141,71 @@ pub enum Growth {
         /// The corners' height and the first level's offset range, terrain units.
         roughness: f32,
     },
+    /// Square midpoint displacement (seed 003, 3.1's introduction), level by level.
+    Midpoint {
+        /// Half the range of the first level's offsets, terrain units.
+        amplitude: f32,
+        /// The factor each level multiplies the offset range by, 2^−H.
+        roughness: f32,
+    },
+    /// Repeated magnification and probing, the Voronoi variant (seed 003, 3.3).
+    Rmp {
+        /// Mountains, each with one peak.
+        peaks: u32,
+        /// Chosen places of the first peaks, fractions [x, y] of the map.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        peak_at: Vec<[f32; 2]>,
+        /// Voronoi sites per round: the fewer, the wider each mountain.
+        cones: u32,
+        /// Rounds of magnification and probing.
+        iterations: u32,
+        /// Every peak's final height, terrain units.
+        height: f32,
+    },
+}
+
+impl Growth {
+    /// The midpoint displacement parameters, for [`Growth::Midpoint`].
+    pub fn midpoint_params(&self) -> Option<MidpointParams> {
+        match *self {
+            Growth::Midpoint {
+                amplitude,
+                roughness,
+            } => Some(MidpointParams {
+                amplitude,
+                roughness,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The RMP parameters, for [`Growth::Rmp`].
+    pub fn rmp_params(&self) -> Option<RmpParams> {
+        match self {
+            Growth::Rmp {
+                peaks,
+                peak_at,
+                cones,
+                iterations,
+                height,
+            } => Some(RmpParams {
+                peaks: *peaks,
+                peak_at: peak_at.clone(),
+                cones: *cones,
+                iterations: *iterations,
+                height: *height,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Whether it grows by fault iterations (the only growth shaping follows).
+    pub fn is_faults(&self) -> bool {
+        matches!(
+            self,
+            Growth::Fault { .. } | Growth::Bsp(_) | Growth::BspStructured(_)
+        )
+    }
 }
 
 /// BSP fault trees, one per iteration.
@@ -470,8 +540,8 @@ impl Recipe {
                 ))
             }
         };
-        match self.growth {
-            Growth::Fault {
+        match &self.growth {
+            &Growth::Fault {
                 iterations,
                 displacement_max,
                 displacement_min,
@@ -509,12 +579,12 @@ impl Recipe {
                     ));
                 }
             }
-            Growth::Bsp(BspGrowth {
+            &Growth::Bsp(BspGrowth {
                 iterations,
                 depth,
                 amplitude,
             })
-            | Growth::BspStructured(BspGrowth {
+            | &Growth::BspStructured(BspGrowth {
                 iterations,
                 depth,
                 amplitude,
@@ -543,7 +613,15 @@ impl Recipe {
                     ));
                 }
             }
-            Growth::DiamondSquare { roughness } => {
+            Growth::Midpoint { .. } | Growth::Rmp { .. } => {
+                let checked = match (self.growth.midpoint_params(), self.growth.rmp_params()) {
+                    (Some(params), _) => params.validate(),
+                    (_, Some(params)) => params.validate(),
+                    _ => Ok(()),
+                };
+                checked.map_err(|error| in_table("growth", error))?;
+            }
+            &Growth::DiamondSquare { roughness } => {
                 if !(roughness.is_finite() && (0.0..=1e6).contains(&roughness)) {
                     return Err(RecipeError::out_of_range(
                         "growth.roughness",
@@ -564,11 +642,11 @@ impl Recipe {
             unit("shaping.smoothing", k)?;
         }
         let shaped = self.shaping != Shaping::default();
-        if shaped && matches!(self.growth, Growth::DiamondSquare { .. }) {
+        if shaped && !self.growth.is_faults() {
             return Err(RecipeError::out_of_range(
                 "shaping",
                 "set",
-                "nothing: shaping follows each fault iteration, and diamond-square has none (use [[finish]])",
+                "nothing: shaping follows each fault iteration, and this growth has none (use [[finish]])",
             ));
         }
         for finish in &self.finish {
@@ -691,7 +769,9 @@ impl Recipe {
                 bsp.amplitude,
                 FaultParams::default(),
             ),
-            Growth::DiamondSquare { .. } => return None,
+            Growth::DiamondSquare { .. } | Growth::Midpoint { .. } | Growth::Rmp { .. } => {
+                return None;
+            }
         };
         Some(GeneratorConfig {
             width,
@@ -706,6 +786,26 @@ impl Recipe {
             clamp_non_negative: self.shaping.clamp_non_negative,
             lock_border: self.shaping.lock_border,
         })
+    }
+}
+
+/// An engine's range error as the recipe key in `table` that holds the value.
+fn in_table(table: &str, error: TerrainError) -> RecipeError {
+    match error {
+        TerrainError::OutOfRange {
+            name,
+            value,
+            expected,
+        } => RecipeError::OutOfRange {
+            key: format!("{table}.{name}"),
+            value,
+            range: expected.into(),
+        },
+        other => RecipeError::OutOfRange {
+            key: table.into(),
+            value: "given".into(),
+            range: other.to_string(),
+        },
     }
 }
 

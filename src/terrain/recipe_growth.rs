@@ -6,7 +6,9 @@
 use super::diamond_square::DiamondSquareGrowth;
 use super::erosion::{HydraulicErosion, ThermalErosion};
 use super::filter::SmoothingPass;
+use super::midpoint::MidpointGrowth;
 use super::recipe::{Growth, Recipe};
+use super::rmp::RmpGrowth;
 use super::sliced::Sliced;
 use super::{Generator, Heightmap, TerrainError};
 
@@ -16,6 +18,10 @@ enum Job {
     Faults,
     /// Diamond-square, level by level.
     DiamondSquare(DiamondSquareGrowth),
+    /// Square midpoint displacement, level by level.
+    Midpoint(MidpointGrowth),
+    /// Repeated magnification and probing, a band of a round at a time.
+    Rmp(RmpGrowth),
     /// One pass of a finishing filter.
     Smooth(SmoothingPass),
     /// One step: heights scaled to 0..1, where the erosion constants hold.
@@ -89,11 +95,26 @@ impl RecipeGrowth {
     fn start(&mut self) -> Result<(), TerrainError> {
         let (width, height) = (self.width, self.height);
         let mut jobs = Vec::new();
-        match self.recipe.growth {
-            Growth::DiamondSquare { roughness } => jobs.push(Job::DiamondSquare(
+        let growth = &self.recipe.growth;
+        match growth {
+            &Growth::DiamondSquare { roughness } => jobs.push(Job::DiamondSquare(
                 DiamondSquareGrowth::new(width, height, roughness, self.seed)?,
             )),
-            _ => jobs.push(Job::Faults),
+            Growth::Midpoint { .. } => jobs.push(Job::Midpoint(MidpointGrowth::new(
+                width,
+                height,
+                &growth.midpoint_params().expect("a midpoint growth"),
+                self.seed,
+            )?)),
+            Growth::Rmp { .. } => jobs.push(Job::Rmp(RmpGrowth::new(
+                width,
+                height,
+                &growth.rmp_params().expect("an RMP growth"),
+                self.seed,
+            )?)),
+            Growth::Fault { .. } | Growth::Bsp(_) | Growth::BspStructured(_) => {
+                jobs.push(Job::Faults)
+            }
         }
         for finish in &self.recipe.finish {
             for smoothing in finish.passes() {
@@ -133,6 +154,8 @@ impl RecipeGrowth {
                 .as_ref()
                 .map_or(0, Generator::iterations_total),
             Job::DiamondSquare(job) => job.slices(),
+            Job::Midpoint(job) => job.slices(),
+            Job::Rmp(job) => job.slices(),
             Job::Smooth(job) => job.slices(),
             Job::Thermal(job) => job.slices(),
             Job::Hydraulic(job) => job.slices(),
@@ -175,6 +198,8 @@ impl RecipeGrowth {
                     let map = &mut self.map;
                     let finished = match job {
                         Job::DiamondSquare(job) => step_job(job, map),
+                        Job::Midpoint(job) => step_job(job, map),
+                        Job::Rmp(job) => step_job(job, map),
                         Job::Smooth(job) => step_job(job, map),
                         Job::Thermal(job) => step_job(job, map),
                         Job::Hydraulic(job) => step_job(job, map),

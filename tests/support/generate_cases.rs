@@ -10,7 +10,14 @@ const NON_SQUARE: &str = "97x61";
 /// tiles), the app's own growth, and every built-in recipe.
 pub fn generate_cases() -> Vec<Vec<String>> {
     let mut cases = Vec::new();
-    for algorithm in ["fault", "bsp", "bsp-structured", "diamond-square"] {
+    for algorithm in [
+        "fault",
+        "bsp",
+        "bsp-structured",
+        "diamond-square",
+        "midpoint",
+        "rmp",
+    ] {
         for format in ["png16", "png8", "raw16", "pgm"] {
             cases.push(vec![
                 "--algorithm",
@@ -76,7 +83,16 @@ pub fn generate_cases() -> Vec<Vec<String>> {
     // Every built-in recipe, grown to the end, its exact heights; the
     // recipes are listed here rather than asked of the build so that a new
     // one is added on purpose.
-    for recipe in ["demo", "ridges", "mesas", "highlands", "ranges", "islands"] {
+    for recipe in [
+        "demo",
+        "ridges",
+        "mesas",
+        "highlands",
+        "ranges",
+        "islands",
+        "hillocks",
+        "summits",
+    ] {
         cases.push(vec![
             "--recipe", recipe, "--size", NON_SQUARE, "--seed", "5", "--format", "f32",
         ]);
