@@ -44,6 +44,13 @@ pub(crate) fn rows_per_band(rows: usize, width: usize, weight: usize) -> usize {
     rows.div_ceil(bands).max(1)
 }
 
+/// Rows per band when `rows` rows of `width` cells are split into bands of
+/// about equal size of at most about `cells` cells (at least one row per band).
+pub(crate) fn rows_per_band_within(rows: usize, width: usize, cells: usize) -> usize {
+    let bands = (rows * width).div_ceil(cells.max(1)).clamp(1, rows.max(1));
+    rows.div_ceil(bands).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
