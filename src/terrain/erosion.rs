@@ -6,6 +6,7 @@
 //! Material only moves between cells: the sum of heights (plus sediment in
 //! suspension, for the hydraulic model) stays constant up to f32 rounding.
 use super::heightmap::check_size;
+#[cfg(test)]
 use super::metrics::for_each_slope;
 use super::sliced::{Sliced, rows_per_band, rows_per_band_within};
 use super::{Heightmap, TerrainError};
@@ -192,11 +193,15 @@ impl Bands {
 
 /// Cells in a band of a thermal erosion iteration: about 0.3 ms of work on
 /// one core of the project's machine (docs/performance.md, "Sliced steps").
-pub const THERMAL_BAND_CELLS: usize = 66_049;
+pub const THERMAL_BAND_CELLS: usize = 40_000;
 
 /// Cells in a band of a hydraulic erosion iteration: about 0.3 ms of work on
 /// one core of the project's machine (docs/performance.md, "Sliced steps").
-pub const HYDRAULIC_BAND_CELLS: usize = 33_000;
+pub const HYDRAULIC_BAND_CELLS: usize = 24_000;
+
+/// How many cells' slopes the first hydraulic slice measures in the time a
+/// band spends on one cell (docs/performance.md, "Sliced steps").
+const SLOPES_PER_BAND_CELL: usize = 8;
 
 const EMPTY_RANGE: (f32, f32) = (f32::INFINITY, f32::NEG_INFINITY);
 
@@ -347,15 +352,17 @@ impl ThermalStep {
     /// those inside the map).
     #[inline(always)]
     fn transfer(&self, cells: &[f32], delta: &mut [f32], i: usize, neighbours: &[usize]) {
+        // Branch-free: a neighbour at or under the talus adds 0.0, which
+        // leaves every sum as it is (none is ever -0.0: each starts at +0.0
+        // and an exact cancellation rounds to +0.0), so the bits are those of
+        // skipping it.
         let h = cells[i];
         let mut d_max = 0.0f32;
         let mut d_total = 0.0f32;
         for &n in neighbours {
             let d = h - cells[n];
             d_max = d_max.max(d);
-            if d > self.talus {
-                d_total += d;
-            }
+            d_total += if d > self.talus { d } else { 0.0 };
         }
         if d_max <= self.talus {
             return;
@@ -365,11 +372,13 @@ impl ThermalStep {
         let moved = self.rate * (d_max - self.talus) * factor;
         for &n in neighbours {
             let d = h - cells[n];
-            if d > self.talus {
-                let amount = moved * d / d_total;
-                delta[n] += amount;
-                delta[i] -= amount;
-            }
+            let amount = if d > self.talus {
+                moved * d / d_total
+            } else {
+                0.0
+            };
+            delta[n] += amount;
+            delta[i] -= amount;
         }
     }
 }
@@ -435,9 +444,11 @@ pub struct HydraulicErosion {
     height: usize,
     params: HydraulicParams,
     state: HydraulicState,
-    /// Rows per band of an iteration, and bands.
+    /// Rows per band of an iteration, and bands; the first band of the
+    /// first iteration (which also measures every slope) has `first_rows`.
     band_rows: usize,
     bands: usize,
+    first_rows: usize,
     /// Rows per band of the deposit, and bands.
     deposit_rows: usize,
     deposit_bands: usize,
@@ -456,7 +467,15 @@ impl HydraulicErosion {
     ) -> Result<Self, TerrainError> {
         check_size(width, height)?;
         let rows = rows_per_band_within(height, width, HYDRAULIC_BAND_CELLS);
-        Self::with_band_rows(width, height, rows, params)
+        let mut job = Self::with_band_rows(width, height, rows, params)?;
+        // The first slice also measures every slope: its band is shorter by
+        // as many cells as that costs, unless the whole map fits.
+        let slopes = (width * height).div_ceil(SLOPES_PER_BAND_CELL);
+        if slopes + width * height > HYDRAULIC_BAND_CELLS {
+            let left = HYDRAULIC_BAND_CELLS.saturating_sub(slopes) / width;
+            job.first_rows = left.clamp(1, rows);
+        }
+        Ok(job)
     }
 
     /// The job of `hydraulic(map, params)` on a `width × height` map, each
@@ -483,10 +502,37 @@ impl HydraulicErosion {
             state: HydraulicState::new(width * height),
             band_rows,
             bands: height.div_ceil(band_rows),
+            first_rows: band_rows,
             deposit_rows,
             deposit_bands: height.div_ceil(deposit_rows),
             done: 0,
         })
+    }
+
+    /// Bands of the first iteration.
+    fn first_iteration_bands(&self) -> usize {
+        1 + (self.height - self.first_rows.min(self.height)).div_ceil(self.band_rows)
+    }
+
+    /// The rows of slice `slice` (below the deposit's) and its iteration.
+    fn band_of(&self, slice: usize) -> (usize, usize, usize) {
+        let first = self.first_iteration_bands();
+        let (iteration, start) = if slice < first {
+            let start = match slice {
+                0 => 0,
+                band => self.first_rows + (band - 1) * self.band_rows,
+            };
+            (0, start)
+        } else {
+            let band = (slice - first) % self.bands;
+            (1 + (slice - first) / self.bands, band * self.band_rows)
+        };
+        let rows = if slice == 0 {
+            self.first_rows
+        } else {
+            self.band_rows
+        };
+        (iteration, start, (start + rows).min(self.height))
     }
 
     /// Water depth per cell, row-major.
@@ -502,7 +548,12 @@ impl HydraulicErosion {
 
 impl Sliced for HydraulicErosion {
     fn slices(&self) -> usize {
-        self.params.iterations as usize * self.bands + self.deposit_bands
+        match self.params.iterations as usize {
+            0 => self.deposit_bands,
+            iterations => {
+                self.first_iteration_bands() + (iterations - 1) * self.bands + self.deposit_bands
+            }
+        }
     }
 
     fn slices_done(&self) -> usize {
@@ -519,18 +570,15 @@ impl Sliced for HydraulicErosion {
             "the map the job was made for"
         );
         let iterations = self.params.iterations as usize;
-        let sweeps = iterations * self.bands;
+        let sweeps = self.slices() - self.deposit_bands;
         if self.done < sweeps {
-            let iteration = self.done / self.bands;
-            let band = self.done % self.bands;
-            if band == 0 {
+            let (iteration, start, end) = self.band_of(self.done);
+            if start == 0 {
                 if iteration == 0 {
                     self.state.measure_slopes(map);
                 }
                 self.state.start_iteration();
             }
-            let start = band * self.band_rows;
-            let end = (start + self.band_rows).min(self.height);
             let slopes_next = iteration + 1 < iterations;
             self.state.sweep(map, &self.params, start, end, slopes_next);
         } else {
@@ -593,13 +641,10 @@ impl HydraulicState {
 
     /// Every cell's slope, for the next iteration.
     fn measure_slopes(&mut self, map: &Heightmap) {
-        let mut max_slope = 0.0f32;
-        let mut slopes = self.slopes.iter_mut();
-        for_each_slope(map, |s| {
-            *slopes.next().expect("a slope per cell") = s;
-            max_slope = max_slope.max(s);
-        });
-        self.next_max_slope = max_slope;
+        self.next_max_slope = 0.0;
+        for y in 0..map.height() {
+            self.slope_row(map, y);
+        }
     }
 
     /// Starts an iteration on the slopes measured.
@@ -613,35 +658,69 @@ impl HydraulicState {
         self.next_max_slope = 0.0;
     }
 
-    /// The slopes of row `y`, folded into the next largest slope.
+    /// The slopes of row `y`, folded into the next largest slope. A slope
+    /// is the largest of up to four absolute differences, never -0.0, so
+    /// the largest slope is the same whatever order it is folded in.
     fn slope_row(&mut self, map: &Heightmap, y: usize) {
         let width = map.width();
         let height = map.height();
         let cells = map.cells();
         let row = &cells[y * width..(y + 1) * width];
-        let above = (y > 0).then(|| &cells[(y - 1) * width..y * width]);
-        let below = (y + 1 < height).then(|| &cells[(y + 1) * width..(y + 2) * width]);
         let slopes = &mut self.slopes[y * width..(y + 1) * width];
-        let mut max_slope = self.next_max_slope;
-        for x in 0..width {
-            let h = row[x];
-            let mut s = 0.0f32;
-            if x > 0 {
-                s = s.max((h - row[x - 1]).abs());
+        if y == 0 || y + 1 == height || width < 3 {
+            let above = (y > 0).then(|| &cells[(y - 1) * width..y * width]);
+            let below = (y + 1 < height).then(|| &cells[(y + 1) * width..(y + 2) * width]);
+            for x in 0..width {
+                let h = row[x];
+                let mut s = 0.0f32;
+                if x > 0 {
+                    s = s.max((h - row[x - 1]).abs());
+                }
+                if x + 1 < width {
+                    s = s.max((h - row[x + 1]).abs());
+                }
+                if let Some(above) = above {
+                    s = s.max((h - above[x]).abs());
+                }
+                if let Some(below) = below {
+                    s = s.max((h - below[x]).abs());
+                }
+                slopes[x] = s;
             }
-            if x + 1 < width {
-                s = s.max((h - row[x + 1]).abs());
+        } else {
+            let above = &cells[(y - 1) * width..y * width];
+            let below = &cells[(y + 1) * width..(y + 2) * width];
+            let edge = |x: usize, side: usize| {
+                let h = row[x];
+                0.0f32
+                    .max((h - row[side]).abs())
+                    .max((h - above[x]).abs())
+                    .max((h - below[x]).abs())
+            };
+            slopes[0] = edge(0, 1);
+            slopes[width - 1] = edge(width - 1, width - 2);
+            let inner = width - 2;
+            let (left, mid, right) = (&row[..inner], &row[1..=inner], &row[2..]);
+            let (up, down) = (&above[1..=inner], &below[1..=inner]);
+            let out = &mut slopes[1..=inner];
+            for x in 0..inner {
+                let h = mid[x];
+                out[x] = 0.0f32
+                    .max((h - left[x]).abs())
+                    .max((h - right[x]).abs())
+                    .max((h - up[x]).abs())
+                    .max((h - down[x]).abs());
             }
-            if let Some(above) = above {
-                s = s.max((h - above[x]).abs());
-            }
-            if let Some(below) = below {
-                s = s.max((h - below[x]).abs());
-            }
-            slopes[x] = s;
-            max_slope = max_slope.max(s);
         }
-        self.next_max_slope = max_slope;
+        let mut lanes = [self.next_max_slope; 8];
+        let chunks = slopes.chunks_exact(8);
+        let rest = chunks.remainder().iter().fold(0.0f32, |a, &s| a.max(s));
+        for chunk in chunks {
+            for (lane, &s) in lanes.iter_mut().zip(chunk) {
+                *lane = lane.max(s);
+            }
+        }
+        self.next_max_slope = lanes.iter().fold(rest, |a, &s| a.max(s));
     }
 
     /// Rows `start..end` of an iteration: rain and dissolve row y, move the
@@ -720,17 +799,22 @@ impl HydraulicState {
         if water <= 0.0 {
             return;
         }
+        // Branch-free: a neighbour not lower adds 0.0, which leaves every
+        // sum as it is (none is ever -0.0: the deltas start at +0.0 and an
+        // exact cancellation rounds to +0.0; a level is h + w with w > 0),
+        // so the bits are those of skipping it.
         let level = cells[i] + water;
+        let mut levels = [0.0f32; 4];
         let mut d_total = 0.0f32;
         let mut level_sum = level;
         let mut lower = 0u8;
-        for &n in neighbours {
-            let d = level - (cells[n] + self.water[n]);
-            if d > 0.0 {
-                d_total += d;
-                level_sum += cells[n] + self.water[n];
-                lower += 1;
-            }
+        for (&n, around) in neighbours.iter().zip(&mut levels) {
+            *around = cells[n] + self.water[n];
+            let d = level - *around;
+            let is_lower = d > 0.0;
+            d_total += if is_lower { d } else { 0.0 };
+            level_sum += if is_lower { *around } else { 0.0 };
+            lower += u8::from(is_lower);
         }
         if lower == 0 {
             return;
@@ -741,16 +825,14 @@ impl HydraulicState {
             return;
         }
         let sediment_per_water = self.sediment[i] / water;
-        for &n in neighbours {
-            let d = level - (cells[n] + self.water[n]);
-            if d > 0.0 {
-                let water_out = moved * d / d_total;
-                let sediment_out = sediment_per_water * water_out;
-                self.water_delta[n] += water_out;
-                self.water_delta[i] -= water_out;
-                self.sediment_delta[n] += sediment_out;
-                self.sediment_delta[i] -= sediment_out;
-            }
+        for (&n, &around) in neighbours.iter().zip(&levels) {
+            let d = level - around;
+            let water_out = if d > 0.0 { moved * d / d_total } else { 0.0 };
+            let sediment_out = sediment_per_water * water_out;
+            self.water_delta[n] += water_out;
+            self.water_delta[i] -= water_out;
+            self.sediment_delta[n] += sediment_out;
+            self.sediment_delta[i] -= sediment_out;
         }
     }
 
