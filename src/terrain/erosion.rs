@@ -191,12 +191,15 @@ impl Bands {
     }
 }
 
-/// Cells in a band of a thermal erosion iteration: about 0.3 ms of work on
-/// one core of the project's machine (docs/performance.md, "Sliced steps").
+/// Cells in a band of a thermal erosion iteration: an erosion cell costs
+/// 7–9 ns (20–50 of [`SLICE_CELLS`](super::sliced::SLICE_CELLS)' cheap
+/// cells), so a band is about 0.3 ms on one core of the project's machine,
+/// under a loaded machine's 1 ms (docs/performance.md, "Sliced steps").
 pub const THERMAL_BAND_CELLS: usize = 40_000;
 
-/// Cells in a band of a hydraulic erosion iteration: about 0.3 ms of work on
-/// one core of the project's machine (docs/performance.md, "Sliced steps").
+/// Cells in a band of a hydraulic erosion iteration: a cell costs about
+/// 16 ns, so a band is 0.3–0.4 ms on one core of the project's machine
+/// (docs/performance.md, "Sliced steps").
 pub const HYDRAULIC_BAND_CELLS: usize = 24_000;
 
 /// How many cells' slopes the first hydraulic slice measures in the time a

@@ -12,7 +12,10 @@ use super::Heightmap;
 /// Cells of cheap per-cell work (a few arithmetic operations and loads
 /// each) one slice may touch: a slice stays well under 1 ms on one core of
 /// the project's machine (docs/performance.md, "Sliced steps"). Jobs whose
-/// work grows with the map split by rows so that a slice stays near this.
+/// work grows with the map split by rows so that a slice stays near this;
+/// erosion, 20–50 times dearer a cell, has budgets of its own
+/// ([`THERMAL_BAND_CELLS`](super::erosion::THERMAL_BAND_CELLS),
+/// [`HYDRAULIC_BAND_CELLS`](super::erosion::HYDRAULIC_BAND_CELLS)).
 pub const SLICE_CELLS: usize = 70_000;
 
 /// Work on a heightmap done a bounded slice at a time.
