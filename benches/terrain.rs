@@ -348,7 +348,9 @@ fn sliced_steps(c: &mut Criterion) {
             ),
             (
                 "thermal erosion, 10 iterations",
-                Box::new(move || Box::new(ThermalErosion::new(&thermal).expect("valid"))),
+                Box::new(move || {
+                    Box::new(ThermalErosion::banded(size, size, &thermal).expect("valid"))
+                }),
             ),
             (
                 "hydraulic erosion, 10 iterations",
@@ -419,6 +421,9 @@ fn sliced_steps(c: &mut Criterion) {
             .map(|runs| median_of(runs))
             .collect();
         let slices = per_slice.len();
+        if slices == 0 {
+            continue;
+        }
         let worst = per_slice.iter().copied().fold(0.0, f64::max);
         let median = median_of(&mut per_slice);
         println!(
@@ -432,6 +437,121 @@ fn sliced_steps(c: &mut Criterion) {
     }
 }
 
+/// Every built-in recipe grown live with `RecipeGrowth` at 257×257 and
+/// 513×513, one step (`growth.step(1)`, what the app does a frame at steady
+/// state) timed at a time, beside the write-once floor (a fill of the map,
+/// as in "sliced steps"). Each benchmark grows the whole recipe from a flat
+/// map (making the growth is not timed); criterion reports the time of a
+/// whole growth. Printed afterwards: for each recipe and size the median
+/// step and the worst step over the growth, where a step's time is its
+/// median over the runs, both as multiples of the fill, which step is the
+/// worst, the largest of the steps' fastest runs (the worst step without
+/// preemptions), and the whole growth (the sum of the steps, median over
+/// the runs).
+fn live_recipes(c: &mut Criterion) {
+    use criterion::SamplingMode;
+    use holoterrain::terrain::recipe::Recipe;
+    use holoterrain::terrain::recipe_growth::RecipeGrowth;
+    const SAMPLES: usize = 10;
+    let mut group = c.benchmark_group("live recipes");
+    group
+        .sample_size(SAMPLES)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    let mut results = Vec::new();
+    for size in [257usize, 513] {
+        let mut cells = vec![0.0f32; size * size];
+        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
+            let started = Instant::now();
+            for i in 0..iters {
+                cells.fill(black_box(i as f32));
+                black_box(&mut cells);
+            }
+            started.elapsed()
+        });
+        for name in Recipe::built_in_names() {
+            let recipe = Recipe::built_in(name).expect("a built-in recipe");
+            let times = SliceTimes::default();
+            let totals = Rc::new(RefCell::new(Vec::new()));
+            let (sink, total_sink) = (Rc::clone(&times), Rc::clone(&totals));
+            group.bench_function(format!("{name}, {size}x{size}"), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let mut growth =
+                            RecipeGrowth::new(recipe.clone(), size, size, 11).expect("valid");
+                        let mut step = 0;
+                        let mut growth_time = Duration::ZERO;
+                        while !growth.is_complete() {
+                            let started = Instant::now();
+                            black_box(growth.step(1));
+                            let elapsed = started.elapsed();
+                            growth_time += elapsed;
+                            let mut sink = sink.borrow_mut();
+                            if sink.len() <= step {
+                                sink.push(Vec::new());
+                            }
+                            sink[step].push(elapsed.as_nanos() as f64);
+                            step += 1;
+                        }
+                        black_box(growth.heightmap());
+                        total_sink.borrow_mut().push(growth_time.as_nanos() as f64);
+                        total += growth_time;
+                    }
+                    total
+                })
+            });
+            results.push((size, name, Rc::clone(&fill), times, totals));
+        }
+    }
+    group.finish();
+    for (size, name, fill, times, totals) in results {
+        let Some(fill) = sample_median(&fill, SAMPLES) else {
+            continue;
+        };
+        // The largest of each step's fastest run: what the worst step costs
+        // when nothing else takes the core (the medians of a busy machine
+        // pick up preemptions of a few ms on some steps).
+        let worst_fastest = times
+            .borrow()
+            .iter()
+            .map(|runs| runs.iter().copied().fold(f64::INFINITY, f64::min))
+            .fold(0.0, f64::max);
+        let mut per_step: Vec<f64> = times
+            .borrow_mut()
+            .iter_mut()
+            .map(|runs| median_of(runs))
+            .collect();
+        let steps = per_step.len();
+        if steps == 0 {
+            continue;
+        }
+        let (worst_step, worst) =
+            per_step
+                .iter()
+                .copied()
+                .enumerate()
+                .fold(
+                    (0, 0.0),
+                    |best, (i, t)| if t > best.1 { (i, t) } else { best },
+                );
+        let median = median_of(&mut per_step);
+        let growth = median_of(&mut totals.borrow_mut());
+        println!(
+            "live recipes {size}x{size}, {name}: {steps} steps, median {:.1} µs = {:.1}× the fill, worst {:.1} µs = {:.1}× the fill (step {worst_step}), worst fastest run {:.1} µs = {:.1}× the fill, fill {:.2} µs, growth {:.1} ms",
+            median / 1e3,
+            median / fill,
+            worst / 1e3,
+            worst / fill,
+            worst_fastest / 1e3,
+            worst_fastest / fill,
+            fill / 1e3,
+            growth / 1e6
+        );
+    }
+}
+
 criterion_group!(
     benches,
     bsp_iteration,
@@ -439,6 +559,7 @@ criterion_group!(
     iir_pass,
     demo_frame,
     frame_after_stall,
-    sliced_steps
+    sliced_steps,
+    live_recipes
 );
 criterion_main!(benches);

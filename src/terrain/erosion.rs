@@ -6,8 +6,9 @@
 //! Material only moves between cells: the sum of heights (plus sediment in
 //! suspension, for the hydraulic model) stays constant up to f32 rounding.
 use super::heightmap::check_size;
+#[cfg(test)]
 use super::metrics::for_each_slope;
-use super::sliced::Sliced;
+use super::sliced::{Sliced, rows_per_band, rows_per_band_within};
 use super::{Heightmap, TerrainError};
 
 /// Most iterations one call accepts, a guard against a typo that would run for hours.
@@ -121,21 +122,95 @@ pub fn thermal(map: &mut Heightmap, params: &ThermalParams) -> Result<(), Terrai
     Ok(())
 }
 
-/// [`thermal`] a bounded slice at a time: each slice is one iteration, so
-/// the job has `params.iterations` slices; the map after slice `n` is the
-/// map after `n` iterations, and after the last it is [`thermal`]'s bit for
-/// bit.
+/// [`thermal`] a bounded slice at a time. Each iteration is split into
+/// bands of rows, visited top to bottom, so the job has `params.iterations`
+/// × bands slices; [`ThermalErosion::new`] makes one band of the whole map
+/// (a slice is an iteration), [`ThermalErosion::banded`] bands sized for a
+/// frame's budget. The map after the last slice is [`thermal`]'s bit for
+/// bit; between the bands of an iteration the rows above the band just done
+/// hold the new heights and the rest the old ones.
+///
+/// A band computes the transfers out of its rows from the heights at the
+/// start of the iteration, in the whole iteration's row-major order, and
+/// adds to the map every row no later row reads any more (one row behind,
+/// the last band all of them), so every height gets the same sums in the
+/// same order as in one pass. The lowest and highest height the next
+/// iteration's hardness needs are folded as rows are written, in row-major
+/// order; only the first slice reads the whole map for them.
 #[derive(Debug, Clone)]
 pub struct ThermalErosion {
     params: ThermalParams,
-    /// Net transfer of the current iteration, kept to avoid allocating.
+    /// The map size and rows per band, when banded; `None`: one band of
+    /// the whole map, whatever its size.
+    bands: Option<Bands>,
+    /// Net transfer of the current iteration, all zeros between iterations
+    /// (each row is cleared as it is added to the map).
     delta: Vec<f32>,
-    /// Iterations done.
+    /// The lowest and highest height at the start of the current iteration.
+    range: (f32, f32),
+    /// The lowest and highest new height of the rows written so far.
+    next_range: (f32, f32),
+    /// Slices done.
     done: usize,
 }
 
+/// A map size and the rows of each of its bands.
+#[derive(Debug, Clone, Copy)]
+struct Bands {
+    width: usize,
+    height: usize,
+    rows: usize,
+}
+
+impl Bands {
+    fn new(width: usize, height: usize, rows: usize) -> Result<Self, TerrainError> {
+        check_size(width, height)?;
+        Ok(Bands {
+            width,
+            height,
+            rows: rows.clamp(1, height),
+        })
+    }
+
+    /// Bands in the whole map.
+    fn count(&self) -> usize {
+        self.height.div_ceil(self.rows)
+    }
+
+    /// The rows of band `i`.
+    fn range(&self, i: usize) -> (usize, usize) {
+        (i * self.rows, ((i + 1) * self.rows).min(self.height))
+    }
+
+    fn check(&self, map: &Heightmap) {
+        assert_eq!(
+            (map.width(), map.height()),
+            (self.width, self.height),
+            "the map the job was made for"
+        );
+    }
+}
+
+/// Cells in a band of a thermal erosion iteration: an erosion cell costs
+/// 7–9 ns (20–50 of [`SLICE_CELLS`](super::sliced::SLICE_CELLS)' cheap
+/// cells), so a band is about 0.3 ms on one core of the project's machine,
+/// under a loaded machine's 1 ms (docs/performance.md, "Sliced steps").
+pub const THERMAL_BAND_CELLS: usize = 40_000;
+
+/// Cells in a band of a hydraulic erosion iteration: a cell costs about
+/// 16 ns, so a band is 0.3–0.4 ms on one core of the project's machine
+/// (docs/performance.md, "Sliced steps").
+pub const HYDRAULIC_BAND_CELLS: usize = 24_000;
+
+/// How many cells' slopes the first hydraulic slice measures in the time a
+/// band spends on one cell (docs/performance.md, "Sliced steps").
+const SLOPES_PER_BAND_CELL: usize = 8;
+
+const EMPTY_RANGE: (f32, f32) = (f32::INFINITY, f32::NEG_INFINITY);
+
 impl ThermalErosion {
-    /// The job of `thermal(map, params)`, with the same validation.
+    /// The job of `thermal(map, params)`, with the same validation: one
+    /// slice per iteration, on a map of any size.
     pub fn new(params: &ThermalParams) -> Result<Self, TerrainError> {
         check_iterations(params.iterations)?;
         check_non_negative("talus", params.talus)?;
@@ -144,58 +219,176 @@ impl ThermalErosion {
         check_unit("hardness.at_highest", params.hardness.at_highest)?;
         Ok(ThermalErosion {
             params: *params,
+            bands: None,
             delta: Vec::new(),
+            range: EMPTY_RANGE,
+            next_range: EMPTY_RANGE,
             done: 0,
         })
     }
 
-    /// One iteration of Olsen's rule on `map`.
-    fn iterate(&mut self, map: &mut Heightmap) {
-        let params = &self.params;
-        let width = map.width();
-        let delta = &mut self.delta;
-        delta.clear();
-        delta.resize(map.cells().len(), 0.0);
-        let (lo, hi) = map.min_max();
-        let inv_range = if hi > lo { 1.0 / (hi - lo) } else { 0.0 };
-        let hardness = params.hardness;
-        let cells = map.cells();
-        for (i, x) in (0..cells.len()).zip((0..width).cycle()) {
-            let h = cells[i];
-            let neighbours = neighbour_indices(i, x, width, cells.len());
-            let mut d_max = 0.0f32;
-            let mut d_total = 0.0f32;
-            for &n in neighbours.iter().flatten() {
-                let d = h - cells[n];
-                d_max = d_max.max(d);
-                if d > params.talus {
-                    d_total += d;
-                }
+    /// The job of `thermal(map, params)` on a `width × height` map, each
+    /// iteration in bands of about [`THERMAL_BAND_CELLS`] cells.
+    pub fn banded(
+        width: usize,
+        height: usize,
+        params: &ThermalParams,
+    ) -> Result<Self, TerrainError> {
+        let rows = rows_per_band_within(height, width, THERMAL_BAND_CELLS);
+        Self::with_band_rows(width, height, rows, params)
+    }
+
+    /// The job of `thermal(map, params)` on a `width × height` map, each
+    /// iteration in bands of `rows` rows (at least 1, the last band the
+    /// rest).
+    pub fn with_band_rows(
+        width: usize,
+        height: usize,
+        rows: usize,
+        params: &ThermalParams,
+    ) -> Result<Self, TerrainError> {
+        let mut job = Self::new(params)?;
+        job.bands = Some(Bands::new(width, height, rows)?);
+        Ok(job)
+    }
+
+    /// Bands per iteration.
+    fn bands_per_iteration(&self) -> usize {
+        self.bands.map_or(1, |bands| bands.count())
+    }
+
+    /// Band `band` of an iteration on `map`; `first` when it is the first
+    /// band of the first iteration.
+    fn band(&mut self, map: &mut Heightmap, band: usize, first: bool) {
+        let bands = match self.bands {
+            Some(bands) => {
+                bands.check(map);
+                bands
             }
-            if d_max <= params.talus {
-                continue;
+            None => Bands {
+                width: map.width(),
+                height: map.height(),
+                rows: map.height(),
+            },
+        };
+        let (width, height) = (map.width(), map.height());
+        if band == 0 {
+            if first {
+                self.delta.clear();
+                self.delta.resize(map.cells().len(), 0.0);
+                self.range = map.min_max();
+            } else {
+                self.range = self.next_range;
             }
-            let t = (h - lo) * inv_range;
-            let factor = hardness.at_lowest + t * (hardness.at_highest - hardness.at_lowest);
-            let moved = params.rate * (d_max - params.talus) * factor;
-            for &n in neighbours.iter().flatten() {
-                let d = h - cells[n];
-                if d > params.talus {
-                    let amount = moved * d / d_total;
-                    delta[n] += amount;
-                    delta[i] -= amount;
+            self.next_range = EMPTY_RANGE;
+        }
+        let (lo, hi) = self.range;
+        let step = ThermalStep {
+            talus: self.params.talus,
+            rate: self.params.rate,
+            at_lowest: self.params.hardness.at_lowest,
+            hardness_span: self.params.hardness.at_highest - self.params.hardness.at_lowest,
+            lo,
+            inv_range: if hi > lo { 1.0 / (hi - lo) } else { 0.0 },
+        };
+        let (start, end) = bands.range(band);
+        // Row y is added to the map once the transfers of row y + 1 are
+        // done: no later transfer reads it or sends to it.
+        let end = if end == height { height + 1 } else { end };
+        for y in start..end {
+            if y < height {
+                step.transfer_row(map.cells(), &mut self.delta, width, height, y);
+            }
+            if let Some(done) = y.checked_sub(1) {
+                let row = done * width..(done + 1) * width;
+                let cells = &mut map.cells_mut()[row.clone()];
+                let (mut lo, mut hi) = self.next_range;
+                for (h, d) in cells.iter_mut().zip(&mut self.delta[row]) {
+                    *h += *d;
+                    *d = 0.0;
+                    lo = lo.min(*h);
+                    hi = hi.max(*h);
                 }
+                self.next_range = (lo, hi);
             }
         }
-        for (h, d) in map.cells_mut().iter_mut().zip(delta.iter()) {
-            *h += d;
+    }
+}
+
+/// The constants of one thermal iteration.
+struct ThermalStep {
+    talus: f32,
+    rate: f32,
+    at_lowest: f32,
+    hardness_span: f32,
+    lo: f32,
+    inv_range: f32,
+}
+
+impl ThermalStep {
+    /// The transfers out of every cell of row `y`, added to `delta`.
+    fn transfer_row(
+        &self,
+        cells: &[f32],
+        delta: &mut [f32],
+        width: usize,
+        height: usize,
+        y: usize,
+    ) {
+        let row = y * width;
+        if y == 0 || y + 1 == height || width < 3 {
+            for x in 0..width {
+                let (neighbours, count) = edge_neighbours(x, y, width, height);
+                self.transfer(cells, delta, row + x, &neighbours[..count]);
+            }
+            return;
+        }
+        self.transfer(cells, delta, row, &[row + 1, row - width, row + width]);
+        for i in row + 1..row + width - 1 {
+            self.transfer(cells, delta, i, &[i - 1, i + 1, i - width, i + width]);
+        }
+        let i = row + width - 1;
+        self.transfer(cells, delta, i, &[i - 1, i - width, i + width]);
+    }
+
+    /// Olsen's rule for cell `i` with `neighbours` (left, right, up, down,
+    /// those inside the map).
+    #[inline(always)]
+    fn transfer(&self, cells: &[f32], delta: &mut [f32], i: usize, neighbours: &[usize]) {
+        // Branch-free: a neighbour at or under the talus adds 0.0, which
+        // leaves every sum as it is (none is ever -0.0: each starts at +0.0
+        // and an exact cancellation rounds to +0.0), so the bits are those of
+        // skipping it.
+        let h = cells[i];
+        let mut d_max = 0.0f32;
+        let mut d_total = 0.0f32;
+        for &n in neighbours {
+            let d = h - cells[n];
+            d_max = d_max.max(d);
+            d_total += if d > self.talus { d } else { 0.0 };
+        }
+        if d_max <= self.talus {
+            return;
+        }
+        let t = (h - self.lo) * self.inv_range;
+        let factor = self.at_lowest + t * self.hardness_span;
+        let moved = self.rate * (d_max - self.talus) * factor;
+        for &n in neighbours {
+            let d = h - cells[n];
+            let amount = if d > self.talus {
+                moved * d / d_total
+            } else {
+                0.0
+            };
+            delta[n] += amount;
+            delta[i] -= amount;
         }
     }
 }
 
 impl Sliced for ThermalErosion {
     fn slices(&self) -> usize {
-        self.params.iterations as usize
+        self.params.iterations as usize * self.bands_per_iteration()
     }
 
     fn slices_done(&self) -> usize {
@@ -206,7 +399,8 @@ impl Sliced for ThermalErosion {
         if self.is_done() {
             return;
         }
-        self.iterate(map);
+        let bands = self.bands_per_iteration();
+        self.band(map, self.done % bands, self.done == 0);
         self.done += 1;
     }
 }
@@ -234,27 +428,65 @@ pub fn hydraulic(map: &mut Heightmap, params: &HydraulicParams) -> Result<(), Te
 }
 
 /// [`hydraulic`] a bounded slice at a time, keeping the water and the
-/// sediment in suspension between slices: one slice per iteration, then a
-/// last slice that deposits what is still in suspension (so
-/// `params.iterations + 1` slices). Between slices the map shows the ground
-/// without the suspended sediment, as [`hydraulic`]'s loop has it; after the
-/// last slice it is [`hydraulic`]'s map bit for bit.
+/// sediment in suspension between slices. Each iteration is split into
+/// bands of about [`HYDRAULIC_BAND_CELLS`] cells, visited top to bottom,
+/// then the suspended sediment is deposited in bands of about
+/// [`SLICE_CELLS`](super::sliced::SLICE_CELLS) cells: `params.iterations` ×
+/// bands + deposit bands slices (`params.iterations + 1` on a map of one
+/// band). After the last slice the map is [`hydraulic`]'s bit for bit.
+///
+/// A band rains on and dissolves its rows, moves the water of the row
+/// above it, evaporates and deposits two rows above it and measures the
+/// next iteration's slopes three rows above it (the last band finishes all
+/// of them): each row is read and written in the same order and with the
+/// same values as in a whole iteration. Only the first slice measures the
+/// slopes of the whole map.
 #[derive(Debug, Clone)]
 pub struct HydraulicErosion {
     width: usize,
     height: usize,
     params: HydraulicParams,
     state: HydraulicState,
+    /// Rows per band of an iteration, and bands; the first band of the
+    /// first iteration (which also measures every slope) has `first_rows`.
+    band_rows: usize,
+    bands: usize,
+    first_rows: usize,
+    /// Rows per band of the deposit, and bands.
+    deposit_rows: usize,
+    deposit_bands: usize,
     /// Slices done.
     done: usize,
 }
 
 impl HydraulicErosion {
     /// The job of `hydraulic(map, params)` on a `width × height` map, with
-    /// the same validation.
+    /// the same validation, each iteration in bands of about
+    /// [`HYDRAULIC_BAND_CELLS`] cells.
     pub fn new(
         width: usize,
         height: usize,
+        params: &HydraulicParams,
+    ) -> Result<Self, TerrainError> {
+        check_size(width, height)?;
+        let rows = rows_per_band_within(height, width, HYDRAULIC_BAND_CELLS);
+        let mut job = Self::with_band_rows(width, height, rows, params)?;
+        // The first slice also measures every slope: its band is shorter by
+        // as many cells as that costs, unless the whole map fits.
+        let slopes = (width * height).div_ceil(SLOPES_PER_BAND_CELL);
+        if slopes + width * height > HYDRAULIC_BAND_CELLS {
+            let left = HYDRAULIC_BAND_CELLS.saturating_sub(slopes) / width;
+            job.first_rows = left.clamp(1, rows);
+        }
+        Ok(job)
+    }
+
+    /// The job of `hydraulic(map, params)` on a `width × height` map, each
+    /// iteration in bands of `rows` rows (at least 1, the last band the rest).
+    pub fn with_band_rows(
+        width: usize,
+        height: usize,
+        rows: usize,
         params: &HydraulicParams,
     ) -> Result<Self, TerrainError> {
         check_size(width, height)?;
@@ -264,13 +496,46 @@ impl HydraulicErosion {
         check_unit("evaporation", params.evaporation)?;
         check_non_negative("capacity", params.capacity)?;
         check_unit("steep_hardness", params.steep_hardness)?;
+        let band_rows = rows.clamp(1, height);
+        let deposit_rows = rows_per_band(height, width, 1);
         Ok(HydraulicErosion {
             width,
             height,
             params: *params,
             state: HydraulicState::new(width * height),
+            band_rows,
+            bands: height.div_ceil(band_rows),
+            first_rows: band_rows,
+            deposit_rows,
+            deposit_bands: height.div_ceil(deposit_rows),
             done: 0,
         })
+    }
+
+    /// Bands of the first iteration.
+    fn first_iteration_bands(&self) -> usize {
+        1 + (self.height - self.first_rows.min(self.height)).div_ceil(self.band_rows)
+    }
+
+    /// The rows of slice `slice` (below the deposit's) and its iteration.
+    fn band_of(&self, slice: usize) -> (usize, usize, usize) {
+        let first = self.first_iteration_bands();
+        let (iteration, start) = if slice < first {
+            let start = match slice {
+                0 => 0,
+                band => self.first_rows + (band - 1) * self.band_rows,
+            };
+            (0, start)
+        } else {
+            let band = (slice - first) % self.bands;
+            (1 + (slice - first) / self.bands, band * self.band_rows)
+        };
+        let rows = if slice == 0 {
+            self.first_rows
+        } else {
+            self.band_rows
+        };
+        (iteration, start, (start + rows).min(self.height))
     }
 
     /// Water depth per cell, row-major.
@@ -286,7 +551,12 @@ impl HydraulicErosion {
 
 impl Sliced for HydraulicErosion {
     fn slices(&self) -> usize {
-        self.params.iterations as usize + 1
+        match self.params.iterations as usize {
+            0 => self.deposit_bands,
+            iterations => {
+                self.first_iteration_bands() + (iterations - 1) * self.bands + self.deposit_bands
+            }
+        }
     }
 
     fn slices_done(&self) -> usize {
@@ -302,15 +572,29 @@ impl Sliced for HydraulicErosion {
             (self.width, self.height),
             "the map the job was made for"
         );
-        if self.done < self.params.iterations as usize {
-            self.state.iterate(map, &self.params);
+        let iterations = self.params.iterations as usize;
+        let sweeps = self.slices() - self.deposit_bands;
+        if self.done < sweeps {
+            let (iteration, start, end) = self.band_of(self.done);
+            if start == 0 {
+                if iteration == 0 {
+                    self.state.measure_slopes(map);
+                }
+                self.state.start_iteration();
+            }
+            let slopes_next = iteration + 1 < iterations;
+            self.state.sweep(map, &self.params, start, end, slopes_next);
         } else {
-            for (h, m) in map.cells_mut().iter_mut().zip(&self.state.sediment) {
+            let band = self.done - sweeps;
+            let start = band * self.deposit_rows * self.width;
+            let end = ((band + 1) * self.deposit_rows * self.width).min(map.cells().len());
+            let cells = &mut map.cells_mut()[start..end];
+            for (h, m) in cells.iter_mut().zip(&self.state.sediment[start..end]) {
                 *h += m;
             }
             // The water evaporates and the sediment is in the ground now.
-            self.state.water.fill(0.0);
-            self.state.sediment.fill(0.0);
+            self.state.water[start..end].fill(0.0);
+            self.state.sediment[start..end].fill(0.0);
         }
         self.done += 1;
     }
@@ -324,12 +608,17 @@ struct HydraulicState {
     water: Vec<f32>,
     /// Dissolved material carried per cell.
     sediment: Vec<f32>,
-    /// Net water transfer of the current transport step.
+    /// Net water transfer of the current transport step, all zeros between
+    /// iterations (each row is cleared as it settles).
     water_delta: Vec<f32>,
-    /// Net sediment transfer of the current transport step.
+    /// Net sediment transfer of the current transport step, likewise.
     sediment_delta: Vec<f32>,
     /// Each cell's slope s for the dissolve step.
     slopes: Vec<f32>,
+    /// 1 / the largest slope of the current iteration (0 on a flat map).
+    inv_max_slope: f32,
+    /// The largest slope measured so far for the next iteration.
+    next_max_slope: f32,
 }
 
 impl HydraulicState {
@@ -339,28 +628,145 @@ impl HydraulicState {
             sediment: vec![0.0; len],
             water_delta: vec![0.0; len],
             sediment_delta: vec![0.0; len],
-            slopes: Vec::with_capacity(len),
+            slopes: vec![0.0; len],
+            inv_max_slope: 0.0,
+            next_max_slope: 0.0,
         }
     }
 
+    /// One whole iteration on `map`.
+    #[cfg(test)]
     fn iterate(&mut self, map: &mut Heightmap, params: &HydraulicParams) {
-        let width = map.width();
+        self.measure_slopes(map);
+        self.start_iteration();
+        self.sweep(map, params, 0, map.height(), false);
+    }
 
-        self.slopes.clear();
-        for_each_slope(map, |s| self.slopes.push(s));
-        let max_slope = self.slopes.iter().fold(0.0f32, |a, &s| a.max(s));
-        let inv_max_slope = if max_slope > 0.0 {
+    /// Every cell's slope, for the next iteration.
+    fn measure_slopes(&mut self, map: &Heightmap) {
+        self.next_max_slope = 0.0;
+        for y in 0..map.height() {
+            self.slope_row(map, y);
+        }
+    }
+
+    /// Starts an iteration on the slopes measured.
+    fn start_iteration(&mut self) {
+        let max_slope = self.next_max_slope;
+        self.inv_max_slope = if max_slope > 0.0 {
             1.0 / max_slope
         } else {
             0.0
         };
+        self.next_max_slope = 0.0;
+    }
 
-        let cells = map.cells_mut();
-        let dissolving = cells
+    /// The slopes of row `y`, folded into the next largest slope. A slope
+    /// is the largest of up to four absolute differences, never -0.0, so
+    /// the largest slope is the same whatever order it is folded in.
+    fn slope_row(&mut self, map: &Heightmap, y: usize) {
+        let width = map.width();
+        let height = map.height();
+        let cells = map.cells();
+        let row = &cells[y * width..(y + 1) * width];
+        let slopes = &mut self.slopes[y * width..(y + 1) * width];
+        if y == 0 || y + 1 == height || width < 3 {
+            let above = (y > 0).then(|| &cells[(y - 1) * width..y * width]);
+            let below = (y + 1 < height).then(|| &cells[(y + 1) * width..(y + 2) * width]);
+            for x in 0..width {
+                let h = row[x];
+                let mut s = 0.0f32;
+                if x > 0 {
+                    s = s.max((h - row[x - 1]).abs());
+                }
+                if x + 1 < width {
+                    s = s.max((h - row[x + 1]).abs());
+                }
+                if let Some(above) = above {
+                    s = s.max((h - above[x]).abs());
+                }
+                if let Some(below) = below {
+                    s = s.max((h - below[x]).abs());
+                }
+                slopes[x] = s;
+            }
+        } else {
+            let above = &cells[(y - 1) * width..y * width];
+            let below = &cells[(y + 1) * width..(y + 2) * width];
+            let edge = |x: usize, side: usize| {
+                let h = row[x];
+                0.0f32
+                    .max((h - row[side]).abs())
+                    .max((h - above[x]).abs())
+                    .max((h - below[x]).abs())
+            };
+            slopes[0] = edge(0, 1);
+            slopes[width - 1] = edge(width - 1, width - 2);
+            let inner = width - 2;
+            let (left, mid, right) = (&row[..inner], &row[1..=inner], &row[2..]);
+            let (up, down) = (&above[1..=inner], &below[1..=inner]);
+            let out = &mut slopes[1..=inner];
+            for x in 0..inner {
+                let h = mid[x];
+                out[x] = 0.0f32
+                    .max((h - left[x]).abs())
+                    .max((h - right[x]).abs())
+                    .max((h - up[x]).abs())
+                    .max((h - down[x]).abs());
+            }
+        }
+        let mut lanes = [self.next_max_slope; 8];
+        let chunks = slopes.chunks_exact(8);
+        let rest = chunks.remainder().iter().fold(0.0f32, |a, &s| a.max(s));
+        for chunk in chunks {
+            for (lane, &s) in lanes.iter_mut().zip(chunk) {
+                *lane = lane.max(s);
+            }
+        }
+        self.next_max_slope = lanes.iter().fold(rest, |a, &s| a.max(s));
+    }
+
+    /// Rows `start..end` of an iteration: rain and dissolve row y, move the
+    /// water of row y − 1, evaporate and deposit row y − 2 and (with
+    /// `slopes_next`) measure row y − 3's slope for the next iteration;
+    /// the band that ends at the last row finishes every row.
+    fn sweep(
+        &mut self,
+        map: &mut Heightmap,
+        params: &HydraulicParams,
+        start: usize,
+        end: usize,
+        slopes_next: bool,
+    ) {
+        let width = map.width();
+        let height = map.height();
+        let end = if end == height { height + 3 } else { end };
+        for y in start..end {
+            if y < height {
+                self.dissolve_row(map, params, y);
+            }
+            if let Some(row) = y.checked_sub(1).filter(|&row| row < height) {
+                self.transport_row(map.cells(), width, height, row);
+            }
+            if let Some(row) = y.checked_sub(2).filter(|&row| row < height) {
+                self.settle_row(map, params, row);
+            }
+            if let Some(row) = y.checked_sub(3).filter(|&row| slopes_next && row < height) {
+                self.slope_row(map, row);
+            }
+        }
+    }
+
+    /// Rain and dissolve on row `y`.
+    fn dissolve_row(&mut self, map: &mut Heightmap, params: &HydraulicParams, y: usize) {
+        let width = map.width();
+        let row = y * width..(y + 1) * width;
+        let inv_max_slope = self.inv_max_slope;
+        let dissolving = map.cells_mut()[row.clone()]
             .iter_mut()
-            .zip(&mut self.water)
-            .zip(&mut self.sediment)
-            .zip(&self.slopes);
+            .zip(&mut self.water[row.clone()])
+            .zip(&mut self.sediment[row.clone()])
+            .zip(&self.slopes[row]);
         for (((h, water), sediment), &slope) in dissolving {
             *water += params.rain;
             let softness = 1.0 - params.steep_hardness * slope * inv_max_slope;
@@ -368,77 +774,113 @@ impl HydraulicState {
             *h -= amount;
             *sediment += amount;
         }
+    }
 
-        self.water_delta.fill(0.0);
-        self.sediment_delta.fill(0.0);
-        for (i, x) in (0..cells.len()).zip((0..width).cycle()) {
-            let water = self.water[i];
-            if water <= 0.0 {
-                continue;
+    /// The water (and its sediment) moving out of every cell of row `y`.
+    fn transport_row(&mut self, cells: &[f32], width: usize, height: usize, y: usize) {
+        let row = y * width;
+        if y == 0 || y + 1 == height || width < 3 {
+            for x in 0..width {
+                let (neighbours, count) = edge_neighbours(x, y, width, height);
+                self.transport(cells, row + x, &neighbours[..count]);
             }
-            let level = cells[i] + water;
-            let neighbours = neighbour_indices(i, x, width, cells.len());
-            let mut d_total = 0.0f32;
-            let mut level_sum = level;
-            let mut lower = 0u8;
-            for &n in neighbours.iter().flatten() {
-                let d = level - (cells[n] + self.water[n]);
-                if d > 0.0 {
-                    d_total += d;
-                    level_sum += cells[n] + self.water[n];
-                    lower += 1;
-                }
-            }
-            if lower == 0 {
-                continue;
-            }
-            let mean_level = level_sum / f32::from(lower + 1);
-            let moved = water.min(level - mean_level);
-            if moved <= 0.0 {
-                continue;
-            }
-            let sediment_per_water = self.sediment[i] / water;
-            for &n in neighbours.iter().flatten() {
-                let d = level - (cells[n] + self.water[n]);
-                if d > 0.0 {
-                    let water_out = moved * d / d_total;
-                    let sediment_out = sediment_per_water * water_out;
-                    self.water_delta[n] += water_out;
-                    self.water_delta[i] -= water_out;
-                    self.sediment_delta[n] += sediment_out;
-                    self.sediment_delta[i] -= sediment_out;
-                }
-            }
+            return;
         }
+        self.transport(cells, row, &[row + 1, row - width, row + width]);
+        for i in row + 1..row + width - 1 {
+            self.transport(cells, i, &[i - 1, i + 1, i - width, i + width]);
+        }
+        let i = row + width - 1;
+        self.transport(cells, i, &[i - 1, i - width, i + width]);
+    }
 
+    /// Olsen's transport out of cell `i` with `neighbours` (left, right,
+    /// up, down, those inside the map).
+    #[inline(always)]
+    fn transport(&mut self, cells: &[f32], i: usize, neighbours: &[usize]) {
+        let water = self.water[i];
+        if water <= 0.0 {
+            return;
+        }
+        // Branch-free: a neighbour not lower adds 0.0, which leaves every
+        // sum as it is (none is ever -0.0: the deltas start at +0.0 and an
+        // exact cancellation rounds to +0.0; a level is h + w with w > 0),
+        // so the bits are those of skipping it.
+        let level = cells[i] + water;
+        let mut levels = [0.0f32; 4];
+        let mut d_total = 0.0f32;
+        let mut level_sum = level;
+        let mut lower = 0u8;
+        for (&n, around) in neighbours.iter().zip(&mut levels) {
+            *around = cells[n] + self.water[n];
+            let d = level - *around;
+            let is_lower = d > 0.0;
+            d_total += if is_lower { d } else { 0.0 };
+            level_sum += if is_lower { *around } else { 0.0 };
+            lower += u8::from(is_lower);
+        }
+        if lower == 0 {
+            return;
+        }
+        let mean_level = level_sum / f32::from(lower + 1);
+        let moved = water.min(level - mean_level);
+        if moved <= 0.0 {
+            return;
+        }
+        let sediment_per_water = self.sediment[i] / water;
+        for (&n, &around) in neighbours.iter().zip(&levels) {
+            let d = level - around;
+            let water_out = if d > 0.0 { moved * d / d_total } else { 0.0 };
+            let sediment_out = sediment_per_water * water_out;
+            self.water_delta[n] += water_out;
+            self.water_delta[i] -= water_out;
+            self.sediment_delta[n] += sediment_out;
+            self.sediment_delta[i] -= sediment_out;
+        }
+    }
+
+    /// Evaporation and deposit on row `y`, clearing its transfers.
+    fn settle_row(&mut self, map: &mut Heightmap, params: &HydraulicParams, y: usize) {
+        let width = map.width();
+        let row = y * width..(y + 1) * width;
         let keep = 1.0 - params.evaporation;
-        let settling = cells
+        let settling = map.cells_mut()[row.clone()]
             .iter_mut()
-            .zip(&mut self.water)
-            .zip(&mut self.sediment)
-            .zip(&self.water_delta)
-            .zip(&self.sediment_delta);
-        for ((((h, water), sediment), &water_delta), &sediment_delta) in settling {
+            .zip(&mut self.water[row.clone()])
+            .zip(&mut self.sediment[row.clone()])
+            .zip(&mut self.water_delta[row.clone()])
+            .zip(&mut self.sediment_delta[row]);
+        for ((((h, water), sediment), water_delta), sediment_delta) in settling {
             // Rounding can leave a cell that sent everything a hair below zero.
-            let new_water = ((*water + water_delta) * keep).max(0.0);
-            let new_sediment = (*sediment + sediment_delta).max(0.0);
+            let new_water = ((*water + *water_delta) * keep).max(0.0);
+            let new_sediment = (*sediment + *sediment_delta).max(0.0);
             let deposit = (new_sediment - params.capacity * new_water).max(0.0);
             *h += deposit;
             *sediment = new_sediment - deposit;
             *water = new_water;
+            *water_delta = 0.0;
+            *sediment_delta = 0.0;
         }
     }
 }
 
-/// Indices of the left, right, upper and lower neighbours of cell `i` (in
-/// column `x`), when inside the map.
-fn neighbour_indices(i: usize, x: usize, width: usize, len: usize) -> [Option<usize>; 4] {
-    [
+/// The neighbours of cell (`x`, `y`) inside the map, in the order left,
+/// right, up, down, and how many there are.
+fn edge_neighbours(x: usize, y: usize, width: usize, height: usize) -> ([usize; 4], usize) {
+    let i = y * width + x;
+    let mut neighbours = [0; 4];
+    let mut count = 0;
+    let candidates = [
         (x > 0).then(|| i - 1),
         (x + 1 < width).then(|| i + 1),
-        (i >= width).then(|| i - width),
-        (i + width < len).then(|| i + width),
-    ]
+        (y > 0).then(|| i - width),
+        (y + 1 < height).then(|| i + width),
+    ];
+    for n in candidates.into_iter().flatten() {
+        neighbours[count] = n;
+        count += 1;
+    }
+    (neighbours, count)
 }
 
 fn check_iterations(iterations: u32) -> Result<(), TerrainError> {
@@ -1018,5 +1460,76 @@ mod tests {
         for params in hydraulic_cases {
             assert!(hydraulic(&mut map, &params).is_err(), "{params:?}");
         }
+    }
+
+    #[test]
+    fn thermal_in_row_bands_is_the_plain_rule_bit_for_bit() {
+        let params = [thermal_params(6, 0.0), thermal_params(4, 0.02)];
+        for start in start_maps() {
+            let (w, h) = (start.width(), start.height());
+            for params in &params {
+                let mut expected = start.clone();
+                thermal_reference(&mut expected, params);
+                for rows in [1, 2, 3, 5, h] {
+                    let job = ThermalErosion::with_band_rows(w, h, rows, params).unwrap();
+                    let bands = h.div_ceil(rows);
+                    assert_eq!(job.slices(), params.iterations as usize * bands);
+                    // A one-row band at the top only computes transfers
+                    // (the row is written with the next band), so not
+                    // every slice changes the map.
+                    let mut sliced = start.clone();
+                    let mut job = job;
+                    job.run_to_end(&mut sliced);
+                    assert!(job.is_done());
+                    assert_eq!(bits(&sliced), bits(&expected), "{w}x{h}, {rows} rows");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hydraulic_in_row_bands_is_the_plain_steps_bit_for_bit() {
+        let params = HydraulicParams {
+            iterations: 5,
+            ..HydraulicParams::default()
+        };
+        for start in start_maps() {
+            let (w, h) = (start.width(), start.height());
+            let mut expected = start.clone();
+            hydraulic_reference(&mut expected, &params);
+            for rows in [1, 2, 3, 4, 7, h] {
+                let job = HydraulicErosion::with_band_rows(w, h, rows, &params).unwrap();
+                let bands = h.div_ceil(rows);
+                assert_eq!(job.slices(), params.iterations as usize * bands + 1);
+                let mut sliced = start.clone();
+                let mut job = job;
+                job.run_to_end(&mut sliced);
+                assert_eq!(bits(&sliced), bits(&expected), "{w}x{h}, {rows} rows");
+            }
+        }
+    }
+
+    #[test]
+    fn banded_jobs_on_513x513_are_the_whole_functions() {
+        let start = diamond_square(513, 513, 1.0, 10).unwrap();
+        let thermal_params = thermal_params(2, 0.01);
+        let mut whole = start.clone();
+        thermal(&mut whole, &thermal_params).unwrap();
+        let mut job = ThermalErosion::banded(513, 513, &thermal_params).unwrap();
+        assert!(job.slices() > 2, "{} slices", job.slices());
+        let mut banded = start.clone();
+        job.run_to_end(&mut banded);
+        assert_eq!(bits(&banded), bits(&whole));
+        let params = HydraulicParams {
+            iterations: 2,
+            ..HydraulicParams::default()
+        };
+        let mut expected = start.clone();
+        hydraulic_reference(&mut expected, &params);
+        let job = HydraulicErosion::new(513, 513, &params).unwrap();
+        assert!(job.slices() > 3, "{} slices", job.slices());
+        let mut banded = start;
+        step_to_end(job, &mut banded);
+        assert_eq!(bits(&banded), bits(&expected));
     }
 }

@@ -26,9 +26,9 @@ enum Job {
     Smooth(SmoothingPass),
     /// One step: heights scaled to 0..1, where the erosion constants hold.
     ToUnit,
-    /// Thermal erosion, an iteration a step.
+    /// Thermal erosion, a band of an iteration a step.
     Thermal(ThermalErosion),
-    /// Hydraulic erosion, an iteration a step.
+    /// Hydraulic erosion, a band of an iteration (or of the deposit) a step.
     Hydraulic(HydraulicErosion),
     /// One step: heights scaled back from 0..1.
     FromUnit,
@@ -125,7 +125,11 @@ impl RecipeGrowth {
         if weathering.thermal.is_some() || weathering.hydraulic.is_some() {
             jobs.push(Job::ToUnit);
             if let Some(thermal) = weathering.thermal {
-                jobs.push(Job::Thermal(ThermalErosion::new(&thermal.into())?));
+                jobs.push(Job::Thermal(ThermalErosion::banded(
+                    width,
+                    height,
+                    &thermal.into(),
+                )?));
             }
             if let Some(hydraulic) = weathering.hydraulic {
                 jobs.push(Job::Hydraulic(HydraulicErosion::new(

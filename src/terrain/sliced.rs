@@ -12,7 +12,10 @@ use super::Heightmap;
 /// Cells of cheap per-cell work (a few arithmetic operations and loads
 /// each) one slice may touch: a slice stays well under 1 ms on one core of
 /// the project's machine (docs/performance.md, "Sliced steps"). Jobs whose
-/// work grows with the map split by rows so that a slice stays near this.
+/// work grows with the map split by rows so that a slice stays near this;
+/// erosion, 20–50 times dearer a cell, has budgets of its own
+/// ([`THERMAL_BAND_CELLS`](super::erosion::THERMAL_BAND_CELLS),
+/// [`HYDRAULIC_BAND_CELLS`](super::erosion::HYDRAULIC_BAND_CELLS)).
 pub const SLICE_CELLS: usize = 70_000;
 
 /// Work on a heightmap done a bounded slice at a time.
@@ -41,6 +44,13 @@ pub trait Sliced {
 pub(crate) fn rows_per_band(rows: usize, width: usize, weight: usize) -> usize {
     let work = rows * width * weight.max(1);
     let bands = work.div_ceil(SLICE_CELLS).clamp(1, rows.max(1));
+    rows.div_ceil(bands).max(1)
+}
+
+/// Rows per band when `rows` rows of `width` cells are split into bands of
+/// about equal size of at most about `cells` cells (at least one row per band).
+pub(crate) fn rows_per_band_within(rows: usize, width: usize, cells: usize) -> usize {
+    let bands = (rows * width).div_ceil(cells.max(1)).clamp(1, rows.max(1));
     rows.div_ceil(bands).max(1)
 }
 
