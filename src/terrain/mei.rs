@@ -131,10 +131,16 @@ pub fn stable_time_step(gravity: f32, cell_size: f32) -> f32 {
 /// 4. erosion and deposition: `C = Kc · max(sin α, min_tilt) · |(u, v)|`,
 ///    with α the tilt of the terrain from central differences; if `C > s`,
 ///    `Ks · (C − s)` moves from b to s, else `Kd · (s − C)` from s to b;
-/// 5. transport: each cell's sediment moves to `(x, y) + (u, v) · Δt / l`
-///    (clamped into the map) and is shared bilinearly among the 4 cells
-///    around that point: semi-Lagrangian advection traced forward, which
-///    conserves sediment exactly (Mei's backward lookup does not);
+/// 5. transport: each cell's sediment moves to `(x, y) + (u_out, v_out) · Δt / l`
+///    (clamped into the map), with the outflow velocity
+///    `u_out = (f_R − f_L) / (l · d̄)` (likewise v_out, same clamps), and is
+///    shared bilinearly among the 4 cells around that point; a share aimed
+///    at a cell whose ground stands above the source's water level stays in
+///    the source. This is semi-Lagrangian advection traced forward, which
+///    conserves sediment exactly (Mei's backward lookup does not). Mei's
+///    centred velocity, kept for the capacity, points into a wall where
+///    water arrives from behind, and sediment carried along it piled up on
+///    ridges into spikes; the outflow velocity and the guard prevent that;
 /// 6. evaporation: `d = d₂ · max(0, 1 − Ke · Δt)`.
 ///
 /// After the last iteration the water evaporates and the sediment still in
