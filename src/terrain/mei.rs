@@ -155,7 +155,7 @@ pub fn mei(map: &mut Heightmap, params: &MeiParams) -> Result<(), TerrainError> 
 
 /// Work of one cell in each of the three passes, in units of
 /// [`SLICE_CELLS`]'s cheap work (measured: docs/terrain-mei-particles.md).
-const PASS_WEIGHTS: [usize; 3] = [3, 3, 2];
+const PASS_WEIGHTS: [usize; 3] = [3, 3, 4];
 
 /// [`mei`] a bounded slice at a time, keeping water, flux and sediment
 /// between slices.
@@ -505,11 +505,10 @@ impl MeiState {
         for (b, s) in map.cells_mut().iter_mut().zip(&self.sediment) {
             *b += s;
         }
+        // The job ends here: only what the accessors show is cleared.
         self.sediment.fill(0.0);
         self.water.fill(0.0);
-        self.flux.fill([0.0; 4]);
         self.velocity.fill([0.0; 2]);
-        self.drift.fill([0.0; 2]);
     }
 }
 
