@@ -9,8 +9,10 @@ use crate::render::ColorBands;
 use crate::render::glb::{self, GlbError};
 use crate::size::Size;
 use crate::terrain::export::{self, ExportError, Format};
+use crate::terrain::mei::MeiParams;
 use crate::terrain::metrics::{Metrics, metrics};
 use crate::terrain::midpoint::MidpointParams;
+use crate::terrain::particles::ParticleParams;
 use crate::terrain::recipe::{
     BspGrowth, Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping,
     Thermal, Weathering,
@@ -164,6 +166,14 @@ pub struct GenerateArgs {
     /// Hydraulic erosion iterations (on heights scaled to 0..1).
     #[arg(long, value_name = "N")]
     pub hydraulic: Option<u32>,
+    /// Mei's virtual-pipe hydraulic erosion iterations, after the others (the
+    /// step kept in its stable range; docs/terrain.md).
+    #[arg(long, value_name = "N")]
+    pub mei: Option<u32>,
+    /// Particle erosion: rain particles dropped, moving over the surface,
+    /// dissolving and depositing; last.
+    #[arg(long, value_name = "N")]
+    pub particles: Option<u32>,
     /// Generate tile I,J of a seamless world: W×H tiles share their edge samples.
     #[arg(long, value_name = "I,J", allow_hyphen_values = true)]
     pub tile: Option<TileIndex>,
@@ -339,6 +349,17 @@ pub fn recipe_of(args: &GenerateArgs) -> Result<Recipe, GenerateError> {
             .get_or_insert_with(Hydraulic::default);
         hydraulic.iterations = iterations;
     }
+    if let Some(iterations) = args.mei {
+        let mei = recipe.weathering.mei.get_or_insert_with(MeiParams::default);
+        mei.iterations = iterations;
+    }
+    if let Some(count) = args.particles {
+        let particles = recipe
+            .weathering
+            .particles
+            .get_or_insert_with(ParticleParams::default);
+        particles.particles = count;
+    }
     recipe.validate()?;
     Ok(recipe)
 }
@@ -461,6 +482,8 @@ fn build_tile(
         || args.gaussian.is_some()
         || args.thermal.is_some()
         || args.hydraulic.is_some()
+        || args.mei.is_some()
+        || args.particles.is_some()
     {
         return Err(GenerateError::Usage(
             "smoothing and erosion see only one tile and would break its seams: drop them with --tile".into(),

@@ -29,7 +29,8 @@ use super::{Heightmap, TerrainError};
 pub const MIN_VELOCITY_DEPTH: f32 = 1e-6;
 
 /// Parameters of [`mei`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct MeiParams {
     /// Number of iterations (time steps), at most [`MAX_EROSION_ITERATIONS`].
     pub iterations: u32,

@@ -27,7 +27,8 @@ pub const MAX_LIFESPAN: u32 = 10_000;
 const STEP_WEIGHT: usize = 10;
 
 /// Parameters of [`particles`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ParticleParams {
     /// Number of rain particles, at most [`MAX_PARTICLES`].
     pub particles: u32,

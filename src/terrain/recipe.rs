@@ -13,7 +13,9 @@ use super::erosion::{Hardness, HydraulicParams, MAX_EROSION_ITERATIONS, ThermalP
 use super::fault::{FaultParams, LineChoice};
 use super::filter::{MAX_GAUSSIAN_SIGMA, Smoothing};
 use super::generator::{Algorithm, GeneratorConfig, MAX_TOTAL_RELIEF};
+use super::mei::MeiParams;
 use super::midpoint::MidpointParams;
+use super::particles::ParticleParams;
 use super::rmp::RmpParams;
 
 /// Most growth iterations a recipe may ask for.
@@ -23,7 +25,7 @@ pub const MAX_ITERATIONS: usize = 10_000_000;
 pub const MAX_FILTER_PASSES: u32 = 1000;
 
 /// The built-in landscapes: name and recipe file, in the order they are listed.
-const BUILT_IN: [(&str, &str); 8] = [
+const BUILT_IN: [(&str, &str); 10] = [
     ("demo", include_str!("recipes/demo.toml")),
     ("ridges", include_str!("recipes/ridges.toml")),
     ("mesas", include_str!("recipes/mesas.toml")),
@@ -32,6 +34,8 @@ const BUILT_IN: [(&str, &str); 8] = [
     ("islands", include_str!("recipes/islands.toml")),
     ("hillocks", include_str!("recipes/hillocks.toml")),
     ("summits", include_str!("recipes/summits.toml")),
+    ("valleys", include_str!("recipes/valleys.toml")),
+    ("badlands", include_str!("recipes/badlands.toml")),
 ];
 
 /// The name of a built-in recipe, checked: what a command names a
@@ -295,6 +299,23 @@ pub struct Weathering {
     /// Hydraulic erosion (Olsen; seed 003, 3.5.2), second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hydraulic: Option<Hydraulic>,
+    /// Mei et al.'s virtual-pipe hydraulic erosion (seed 003, 3.5), third;
+    /// a key left out takes its default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mei: Option<MeiParams>,
+    /// Particle erosion (seed 003, 3.5.3), last; a key left out takes its default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub particles: Option<ParticleParams>,
+}
+
+impl Weathering {
+    /// Whether any erosion runs (on heights scaled to 0..1).
+    pub fn is_some(&self) -> bool {
+        self.thermal.is_some()
+            || self.hydraulic.is_some()
+            || self.mei.is_some()
+            || self.particles.is_some()
+    }
 }
 
 /// Thermal erosion: material slides down slopes steeper than the talus.
@@ -712,6 +733,15 @@ impl Recipe {
                 "weathering.thermal.hardness_at_highest",
                 thermal.hardness_at_highest,
             )?;
+        }
+        if let Some(mei) = self.weathering.mei {
+            mei.validate()
+                .map_err(|error| in_table("weathering.mei", error))?;
+        }
+        if let Some(particles) = self.weathering.particles {
+            particles
+                .validate()
+                .map_err(|error| in_table("weathering.particles", error))?;
         }
         if let Some(hydraulic) = self.weathering.hydraulic {
             erosion_iterations("weathering.hydraulic.iterations", hydraulic.iterations)?;

@@ -6,7 +6,9 @@
 use super::diamond_square::DiamondSquareGrowth;
 use super::erosion::{HydraulicErosion, ThermalErosion};
 use super::filter::SmoothingPass;
+use super::mei::MeiErosion;
 use super::midpoint::MidpointGrowth;
+use super::particles::ParticleErosion;
 use super::recipe::{Growth, Recipe};
 use super::rmp::RmpGrowth;
 use super::sliced::Sliced;
@@ -30,6 +32,10 @@ enum Job {
     Thermal(ThermalErosion),
     /// Hydraulic erosion, a band of an iteration (or of the deposit) a step.
     Hydraulic(HydraulicErosion),
+    /// Mei's virtual-pipe erosion, a band of a pass a step.
+    Mei(MeiErosion),
+    /// Particle erosion, a batch of particle lives a step.
+    Particles(ParticleErosion),
     /// One step: heights scaled back from 0..1.
     FromUnit,
 }
@@ -122,7 +128,7 @@ impl RecipeGrowth {
             }
         }
         let weathering = self.recipe.weathering;
-        if weathering.thermal.is_some() || weathering.hydraulic.is_some() {
+        if weathering.is_some() {
             jobs.push(Job::ToUnit);
             if let Some(thermal) = weathering.thermal {
                 jobs.push(Job::Thermal(ThermalErosion::banded(
@@ -136,6 +142,14 @@ impl RecipeGrowth {
                     width,
                     height,
                     &hydraulic.into(),
+                )?));
+            }
+            if let Some(mei) = weathering.mei {
+                jobs.push(Job::Mei(MeiErosion::new(width, height, &mei)?));
+            }
+            if let Some(particles) = weathering.particles {
+                jobs.push(Job::Particles(ParticleErosion::new(
+                    width, height, &particles, self.seed,
                 )?));
             }
             jobs.push(Job::FromUnit);
@@ -163,6 +177,8 @@ impl RecipeGrowth {
             Job::Smooth(job) => job.slices(),
             Job::Thermal(job) => job.slices(),
             Job::Hydraulic(job) => job.slices(),
+            Job::Mei(job) => job.slices(),
+            Job::Particles(job) => job.slices(),
             Job::ToUnit | Job::FromUnit => 1,
         }
     }
@@ -207,6 +223,8 @@ impl RecipeGrowth {
                         Job::Smooth(job) => step_job(job, map),
                         Job::Thermal(job) => step_job(job, map),
                         Job::Hydraulic(job) => step_job(job, map),
+                        Job::Mei(job) => step_job(job, map),
+                        Job::Particles(job) => step_job(job, map),
                         Job::ToUnit => {
                             let (low, high) = map.min_max();
                             let span = if high > low { high - low } else { 1.0 };

@@ -92,6 +92,8 @@ pub fn generate_cases() -> Vec<Vec<String>> {
         "islands",
         "hillocks",
         "summits",
+        "valleys",
+        "badlands",
     ] {
         cases.push(vec![
             "--recipe", recipe, "--size", NON_SQUARE, "--seed", "5", "--format", "f32",
