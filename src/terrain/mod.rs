@@ -12,6 +12,7 @@ pub mod heightmap;
 pub(crate) mod lanes;
 pub mod metrics;
 pub mod normals;
+pub mod quadtree;
 pub mod raster;
 pub mod recipe;
 pub mod recipe_growth;
