@@ -32,6 +32,7 @@
 use super::rng::mix;
 use super::{Heightmap, TerrainError};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Deepest tile level: 4097 × 4097 samples.
 pub const MAX_LEVEL: u32 = 12;
@@ -57,42 +58,156 @@ pub enum NodeState {
     Expanded,
 }
 
-/// One coarse square's quadtree: the heights of every point created so far
+/// Side of a block of a sparse grid, in points.
+const BLOCK: usize = 16;
+
+/// A square's heights on its grid of (2^depth + 1)² points.
+#[derive(Clone)]
+enum Heights {
+    /// Every point, row-major: a square built as a tile.
+    Dense(Vec<f32>),
+    /// Blocks of [`BLOCK`]² points, row-major, each allocated when a point
+    /// of it is first written: a neighbour of which only a border strip
+    /// and a few coarse points were expanded.
+    Sparse(Vec<Option<Box<[f32; BLOCK * BLOCK]>>>),
+}
+
+/// One coarse square's quadtree: the heights of the points created so far,
 /// on a grid at its deepest level, and the state of every node.
 #[derive(Clone)]
 struct Square {
-    /// Depth of `heights`: a grid of side 2^depth + 1.
+    /// Depth of the grid: points (x, y), 0 ≤ x, y ≤ 2^depth.
     depth: u32,
-    /// Row-major heights; points not created yet are NaN.
-    heights: Vec<f32>,
+    /// The heights; points not created yet are NaN.
+    heights: Heights,
     /// `nodes[d][y · 2^d + x]` for every depth d < `depth`; deeper nodes are leaves.
     nodes: Vec<Vec<NodeState>>,
 }
 
 impl Square {
+    /// A square of depth 0 holding its four corners.
+    fn new(corners: [f32; 4]) -> Self {
+        let mut square = Square {
+            depth: 0,
+            heights: Heights::Sparse(vec![None]),
+            nodes: Vec::new(),
+        };
+        for (k, (x, y)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+            square.set(0, x, y, corners[k]);
+        }
+        square
+    }
+
     fn side(&self) -> usize {
         (1 << self.depth) + 1
     }
 
-    /// Deepens the grid to `depth`, keeping every height.
-    fn grow(&mut self, depth: u32) {
-        if depth <= self.depth {
-            return;
-        }
-        let (old_side, side) = (self.side(), (1usize << depth) + 1);
-        let stride = 1 << (depth - self.depth);
-        let mut heights = vec![f32::NAN; side * side];
-        for (y, row) in self.heights.chunks_exact(old_side).enumerate() {
-            let new_row = &mut heights[y * stride * side..];
-            for (x, &h) in row.iter().enumerate() {
-                new_row[x * stride] = h;
+    /// Every stored point of the grid, with its grid coordinates.
+    fn points(&self) -> Vec<(usize, usize, f32)> {
+        let side = self.side();
+        match &self.heights {
+            Heights::Dense(cells) => cells
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| !h.is_nan())
+                .map(|(k, &h)| (k % side, k / side, h))
+                .collect(),
+            Heights::Sparse(blocks) => {
+                let per_side = side.div_ceil(BLOCK);
+                let mut out = Vec::new();
+                for (b, block) in blocks.iter().enumerate() {
+                    let Some(block) = block else { continue };
+                    let (bx, by) = (b % per_side * BLOCK, b / per_side * BLOCK);
+                    for (k, &h) in block.iter().enumerate() {
+                        if !h.is_nan() {
+                            out.push((bx + k % BLOCK, by + k / BLOCK, h));
+                        }
+                    }
+                }
+                out
             }
         }
-        self.heights = heights;
-        for d in self.depth..depth {
+    }
+
+    /// Deepens the grid to `depth`, keeping every height (and the storage kind).
+    fn grow(&mut self, depth: u32) {
+        let before = self.depth;
+        if depth <= before {
+            return;
+        }
+        let side = (1usize << depth) + 1;
+        let points = match &self.heights {
+            Heights::Dense(old) => {
+                let (old_side, stride) = (self.side(), 1 << (depth - before));
+                let mut cells = vec![f32::NAN; side * side];
+                for (y, row) in old.chunks_exact(old_side).enumerate() {
+                    let new_row = &mut cells[y * stride * side..];
+                    for (x, &h) in row.iter().enumerate() {
+                        new_row[x * stride] = h;
+                    }
+                }
+                self.heights = Heights::Dense(cells);
+                Vec::new()
+            }
+            Heights::Sparse(_) => {
+                let points = self.points();
+                let per_side = side.div_ceil(BLOCK);
+                self.heights = Heights::Sparse(vec![None; per_side * per_side]);
+                points
+            }
+        };
+        self.depth = depth;
+        for (x, y, h) in points {
+            self.set(before, x, y, h);
+        }
+        for d in before..depth {
             self.nodes.push(vec![NodeState::Unexpanded; 1 << (2 * d)]);
         }
-        self.depth = depth;
+    }
+
+    /// Stores every point of the grid in one row-major array.
+    fn make_dense(&mut self) {
+        if matches!(self.heights, Heights::Dense(_)) {
+            return;
+        }
+        let side = self.side();
+        let mut cells = vec![f32::NAN; side * side];
+        for (x, y, h) in self.points() {
+            cells[y * side + x] = h;
+        }
+        self.heights = Heights::Dense(cells);
+    }
+
+    /// The height of point (x, y) of level `level` (≤ `depth`).
+    fn get(&self, level: u32, x: usize, y: usize) -> f32 {
+        let shift = self.depth - level;
+        let (x, y) = (x << shift, y << shift);
+        match &self.heights {
+            Heights::Dense(cells) => cells[y * self.side() + x],
+            Heights::Sparse(blocks) => {
+                let per_side = self.side().div_ceil(BLOCK);
+                match &blocks[y / BLOCK * per_side + x / BLOCK] {
+                    Some(block) => block[y % BLOCK * BLOCK + x % BLOCK],
+                    None => f32::NAN,
+                }
+            }
+        }
+    }
+
+    /// Sets point (x, y) of level `level` (≤ `depth`).
+    fn set(&mut self, level: u32, x: usize, y: usize, h: f32) {
+        let shift = self.depth - level;
+        let (x, y) = (x << shift, y << shift);
+        let side = self.side();
+        match &mut self.heights {
+            Heights::Dense(cells) => cells[y * side + x] = h,
+            Heights::Sparse(blocks) => {
+                let per_side = side.div_ceil(BLOCK);
+                let block = blocks[y / BLOCK * per_side + x / BLOCK]
+                    .get_or_insert_with(|| Box::new([f32::NAN; BLOCK * BLOCK]));
+                block[y % BLOCK * BLOCK + x % BLOCK] = h;
+            }
+        }
     }
 
     fn state(&self, depth: u32, x: usize, y: usize) -> NodeState {
@@ -105,12 +220,6 @@ impl Square {
     fn set_state(&mut self, depth: u32, x: usize, y: usize, state: NodeState) {
         self.nodes[depth as usize][(y << depth) + x] = state;
     }
-
-    /// The grid index of point (x, y) of level `level` (≤ `depth`).
-    fn at(&self, level: u32, x: usize, y: usize) -> usize {
-        let shift = self.depth - level;
-        ((y << shift) * self.side()) + (x << shift)
-    }
 }
 
 /// A seeded world of edge-matched fractal squares, expanded on demand.
@@ -121,7 +230,7 @@ pub struct QuadtreeWorld {
     /// `scales[l]` = 2^(−a·l), the offset bound of level l.
     scales: Vec<f64>,
     /// Where each square created so far is in `squares`.
-    index: HashMap<(i64, i64), usize>,
+    index: HashMap<(i64, i64), usize, BuildHasherDefault<SquareHasher>>,
     squares: Vec<Square>,
 }
 
@@ -153,7 +262,7 @@ impl QuadtreeWorld {
             seed,
             roughness,
             scales,
-            index: HashMap::new(),
+            index: HashMap::default(),
             squares: Vec::new(),
         })
     }
@@ -231,15 +340,25 @@ impl QuadtreeWorld {
             }
         }
         let s = self.square(i, j);
+        let last = 1usize << level;
+        // The whole square will be written: store all of it, at its depth.
         self.squares[s].grow(level);
+        self.squares[s].make_dense();
         for depth in 0..level {
             self.expand_level(i, j, depth);
         }
         let square = &self.squares[s];
-        let side = (1usize << level) + 1;
+        let Heights::Dense(grid) = &square.heights else {
+            unreachable!("made dense above");
+        };
+        let side = last + 1;
+        if square.depth == level {
+            return Heightmap::from_cells(side, side, grid.clone());
+        }
+        let stride = 1 << (square.depth - level);
         let mut cells = Vec::with_capacity(side * side);
-        for y in 0..side {
-            cells.extend((0..side).map(|x| square.heights[square.at(level, x, y)]));
+        for row in grid.chunks_exact(square.side()).step_by(stride) {
+            cells.extend(row.iter().step_by(stride));
         }
         Heightmap::from_cells(side, side, cells)
     }
@@ -249,14 +368,9 @@ impl QuadtreeWorld {
         if let Some(&s) = self.index.get(&(i, j)) {
             return s;
         }
-        let heights = [(0, 0), (1, 0), (0, 1), (1, 1)]
-            .map(|(dx, dy)| self.offset(0, i + dx, j + dy) as f32)
-            .to_vec();
-        self.squares.push(Square {
-            depth: 0,
-            heights,
-            nodes: Vec::new(),
-        });
+        let corners =
+            [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(dx, dy)| self.offset(0, i + dx, j + dy) as f32);
+        self.squares.push(Square::new(corners));
         self.index.insert((i, j), self.squares.len() - 1);
         self.squares.len() - 1
     }
@@ -330,9 +444,7 @@ impl QuadtreeWorld {
                 real[side] = true;
                 let new = self.new_points(s, depth, x, y, real, false);
                 let (mx, my) = MIDPOINTS[side];
-                let sq = &mut self.squares[s];
-                let at = sq.at(depth + 1, 2 * lx + mx, 2 * ly + my);
-                sq.heights[at] = new[side];
+                self.squares[s].set(depth + 1, 2 * lx + mx, 2 * ly + my, new[side]);
             }
         }
     }
@@ -356,7 +468,7 @@ impl QuadtreeWorld {
             (x - ((x >> depth) << depth)) as usize,
             (y - ((y >> depth) << depth)) as usize,
         );
-        let h = |cx: usize, cy: usize| sq.heights[sq.at(depth, lx + cx, ly + cy)];
+        let h = |cx: usize, cy: usize| sq.get(depth, lx + cx, ly + cy);
         let corners = [h(0, 0), h(1, 0), h(0, 1), h(1, 1)];
         let [tl, tr, bl, br] = corners;
         let ends = [(tl, bl), (tr, br), (tl, tr), (bl, br)];
@@ -384,8 +496,7 @@ impl QuadtreeWorld {
     fn write_points(&mut self, s: usize, depth: u32, lx: usize, ly: usize, new: &[f32; 5]) {
         let sq = &mut self.squares[s];
         for (k, &(mx, my)) in MIDPOINTS.iter().chain([(1, 1)].iter()).enumerate() {
-            let at = sq.at(depth + 1, 2 * lx + mx, 2 * ly + my);
-            sq.heights[at] = new[k];
+            sq.set(depth + 1, 2 * lx + mx, 2 * ly + my, new[k]);
         }
     }
 
@@ -431,13 +542,16 @@ impl QuadtreeWorld {
         let level = depth + 1;
         let scale = self.scale(level);
         let level_key = mix(self.seed ^ SALT, u64::from(level));
+        let points = 1usize << level;
         let sq = &mut self.squares[s];
         sq.grow(level);
+        sq.make_dense();
         let side = sq.side();
         let stride = 1usize << (sq.depth - level);
-        let points = 1usize << level;
         let (wx, wy) = (i << level, j << level);
-        let heights = &mut sq.heights;
+        let Heights::Dense(heights) = &mut sq.heights else {
+            unreachable!("made dense above");
+        };
         let at = |x: usize, y: usize| y * stride * side + x * stride;
         for y in 0..=points {
             let row_key = mix(level_key, (wy + y as i64) as u64);
@@ -474,7 +588,29 @@ impl QuadtreeWorld {
     #[cfg(test)]
     fn stored(&self, i: i64, j: i64, level: u32, x: usize, y: usize) -> f32 {
         let sq = &self.squares[self.index[&(i, j)]];
-        sq.heights[sq.at(level, x, y)]
+        sq.get(level, x, y)
+    }
+}
+
+/// The hasher of square indices: the project's mixing function, far
+/// cheaper than the default SipHash for two integers that no one chooses
+/// to collide.
+#[derive(Default)]
+struct SquareHasher(u64);
+
+impl Hasher for SquareHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix(self.0, u64::from(b));
+        }
+    }
+
+    fn write_i64(&mut self, v: i64) {
+        self.0 = mix(self.0, v as u64);
     }
 }
 
