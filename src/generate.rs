@@ -13,6 +13,7 @@ use crate::terrain::mei::MeiParams;
 use crate::terrain::metrics::{Metrics, metrics};
 use crate::terrain::midpoint::MidpointParams;
 use crate::terrain::particles::ParticleParams;
+use crate::terrain::quadtree::{self, QuadtreeWorld};
 use crate::terrain::recipe::{
     BspGrowth, Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping,
     Thermal, Weathering,
@@ -78,6 +79,15 @@ pub enum ShapingArg {
     None,
 }
 
+/// How `--tile` makes its seamless world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TileMethodArg {
+    /// Local faults fixed in world coordinates.
+    Fault,
+    /// Edge-matched quadtree midpoint displacement (seed 004).
+    Quadtree,
+}
+
 /// A tile index `I,J`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TileIndex {
@@ -123,7 +133,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "D")]
     pub depth: Option<u32>,
     /// BSP root amplitude, classic fault's first displacement (falling to a fifth of it),
-    /// diamond-square roughness, or tile fault displacement [default: 0.005, 1.25, 1, 1].
+    /// diamond-square roughness, tile fault displacement, or quadtree tile
+    /// roughness (0 to 4) [default: 0.005, 1.25, 1, 1, 1].
     #[arg(long, value_name = "A", allow_negative_numbers = true)]
     pub amplitude: Option<f32>,
     /// Seed: the same seed and flags give the same bytes.
@@ -177,6 +188,11 @@ pub struct GenerateArgs {
     /// Generate tile I,J of a seamless world: W×H tiles share their edge samples.
     #[arg(long, value_name = "I,J", allow_hyphen_values = true)]
     pub tile: Option<TileIndex>,
+    /// How --tile makes its world: fault (local faults fixed in world
+    /// coordinates) or quadtree (edge-matched midpoint-displacement squares;
+    /// --size a square 2^n+1 from 2x2 to 4097x4097) [default: fault].
+    #[arg(long, value_enum, value_name = "METHOD", requires = "tile")]
+    pub tile_method: Option<TileMethodArg>,
     /// Output file [default: heightmap.png, .raw, .pgm, .f32 or .glb by format].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
@@ -264,8 +280,14 @@ fn build(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Heightmap, Option<(f32, f32)>), GenerateError> {
     if let Some(tile) = args.tile {
-        let algorithm = args.algorithm.unwrap_or(AlgorithmArg::Fault);
-        return build_tile(args, algorithm, tile).map(|(map, range)| (map, Some(range)));
+        let built = match args.tile_method.unwrap_or(TileMethodArg::Fault) {
+            TileMethodArg::Fault => {
+                let algorithm = args.algorithm.unwrap_or(AlgorithmArg::Fault);
+                build_tile(args, algorithm, tile)
+            }
+            TileMethodArg::Quadtree => build_quadtree_tile(args, tile),
+        };
+        return built.map(|(map, range)| (map, Some(range)));
     }
     let recipe = recipe_of(args)?;
     let mut growth = RecipeGrowth::new(
@@ -478,6 +500,19 @@ fn build_tile(
             "--tile works with --algorithm fault (faults fixed in world coordinates)".into(),
         ));
     }
+    refuse_per_tile_steps(args)?;
+    let world = TileWorld::new(args.seed, f64::from(args.amplitude.unwrap_or(1.0)));
+    let map = world.tile(
+        tile.i,
+        tile.j,
+        args.size.width as usize,
+        args.size.height as usize,
+    )?;
+    Ok((map, world.export_range()))
+}
+
+/// Refuses smoothing and erosion with `--tile`.
+fn refuse_per_tile_steps(args: &GenerateArgs) -> Result<(), GenerateError> {
     if args.filter.is_some()
         || args.gaussian.is_some()
         || args.thermal.is_some()
@@ -489,13 +524,31 @@ fn build_tile(
             "smoothing and erosion see only one tile and would break its seams: drop them with --tile".into(),
         ));
     }
-    let world = TileWorld::new(args.seed, f64::from(args.amplitude.unwrap_or(1.0)));
-    let map = world.tile(
-        tile.i,
-        tile.j,
-        args.size.width as usize,
-        args.size.height as usize,
-    )?;
+    Ok(())
+}
+
+/// Square (i, j) of the edge-matched quadtree world, expanded to the level
+/// `--size` asks for (2^level + 1 samples a side), with the world's fixed
+/// export range.
+fn build_quadtree_tile(
+    args: &GenerateArgs,
+    tile: TileIndex,
+) -> Result<(Heightmap, (f32, f32)), GenerateError> {
+    if args.algorithm.is_some() {
+        return Err(GenerateError::Usage(
+            "--tile-method quadtree is its own algorithm: drop --algorithm".into(),
+        ));
+    }
+    refuse_per_tile_steps(args)?;
+    let (w, h) = (args.size.width as usize, args.size.height as usize);
+    let level = (0..=quadtree::MAX_LEVEL).find(|&l| w == h && w == (1 << l) + 1);
+    let Some(level) = level else {
+        return Err(GenerateError::Usage(format!(
+            "--tile-method quadtree needs a square --size of 2^n+1 samples (2x2, 3x3, 5x5, 9x9, … 257x257, 513x513, … 4097x4097), got {w}x{h}"
+        )));
+    };
+    let mut world = QuadtreeWorld::new(args.seed, args.amplitude.unwrap_or(1.0))?;
+    let map = world.tile(tile.i, tile.j, level)?;
     Ok((map, world.export_range()))
 }
 

@@ -148,6 +148,67 @@ fn neighbouring_tiles_written_as_raw16_share_their_edge() {
     }
 }
 
+/// Quadtree tiles (1,0), (0,0) and (0,1), written in that order, share
+/// their edges sample for sample; the fault method stays the default.
+#[test]
+fn quadtree_tiles_written_as_raw16_share_their_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 33;
+    for (tile, name) in [("1,0", "b.raw"), ("0,0", "a.raw"), ("0,1", "c.raw")] {
+        let out = holoterrain(
+            &[
+                "generate",
+                "--tile",
+                tile,
+                "--tile-method",
+                "quadtree",
+                "--size",
+                "33x33",
+                "--amplitude",
+                "1.2",
+                "--seed",
+                "4",
+                "--format",
+                "raw16",
+                "--out",
+                name,
+            ],
+            dir.path(),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let read = |name: &str| -> Vec<u16> {
+        std::fs::read(dir.path().join(name))
+            .unwrap()
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect()
+    };
+    let (a, b, c) = (read("a.raw"), read("b.raw"), read("c.raw"));
+    assert_eq!(a.len(), n * n);
+    for k in 0..n {
+        assert_eq!(a[k * n + n - 1], b[k * n], "row {k}");
+        assert_eq!(a[(n - 1) * n + k], c[k], "column {k}");
+    }
+    assert!(a.iter().min() < a.iter().max(), "the tile has relief");
+    // Without --tile-method, and with --tile-method fault, the fault tile.
+    for (args, name) in [
+        (&["--tile-method", "fault"][..], "fault.raw"),
+        (&[][..], "default.raw"),
+    ] {
+        let mut all = vec!["generate", "--tile", "0,0", "--size", "33x33"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--format", "raw16", "--out", name]);
+        assert!(holoterrain(&all, dir.path()).status.success());
+    }
+    assert_eq!(read("fault.raw"), read("default.raw"));
+    assert_ne!(read("fault.raw"), a);
+}
+
 /// Each bad invocation: one line on stderr, a non-zero exit, no file left behind.
 #[test]
 fn bad_input_gets_one_error_line_and_leaves_no_file() {
@@ -165,6 +226,62 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
         &["generate", "--tile", "0,0", "--gaussian", "2"],
         &["generate", "--tile", "0,0", "--algorithm", "bsp"],
         &["generate", "--tile", "x"],
+        &[
+            "generate",
+            "--tile",
+            "0,0",
+            "--tile-method",
+            "quadtree",
+            "--size",
+            "100x100",
+        ],
+        &[
+            "generate",
+            "--tile",
+            "0,0",
+            "--tile-method",
+            "quadtree",
+            "--size",
+            "33x17",
+        ],
+        &[
+            "generate",
+            "--tile",
+            "0,0",
+            "--tile-method",
+            "quadtree",
+            "--size",
+            "8193x8193",
+        ],
+        &[
+            "generate",
+            "--tile",
+            "0,0",
+            "--tile-method",
+            "quadtree",
+            "--amplitude",
+            "5",
+        ],
+        &[
+            "generate",
+            "--tile",
+            "0,0",
+            "--tile-method",
+            "quadtree",
+            "--algorithm",
+            "fault",
+        ],
+        &[
+            "generate",
+            "--tile",
+            "0,0",
+            "--tile-method",
+            "quadtree",
+            "--thermal",
+            "3",
+        ],
+        &["generate", "--tile", "0,0", "--tile-method", "hexagons"],
+        &["generate", "--tile-method", "quadtree"],
         &["generate", "--thermal", "1", "--talus", "-1"],
         &["generate", "--out", "missing-dir/h.png"],
         &["generate", "--format", "glb", "--out", "missing-dir/t.glb"],

@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod midpoint;
 pub mod normals;
 pub mod particles;
+pub mod quadtree;
 pub mod raster;
 pub mod recipe;
 pub mod recipe_growth;

@@ -67,6 +67,18 @@ pub fn generate_cases() -> Vec<Vec<String>> {
         NON_SQUARE,
     ]);
     cases.push(vec!["--tile", "1,2", "--size", "65x65", "--seed", "9"]);
+    cases.push(vec![
+        "--tile",
+        "-1,2",
+        "--tile-method",
+        "quadtree",
+        "--size",
+        "129x129",
+        "--seed",
+        "9",
+        "--format",
+        "raw16",
+    ]);
     // What the app grows (the default flags are its demo run): at its size
     // after all 500 iterations and after 120 (two seconds at 60 Hz), and on
     // a larger map, where the engine's wider row groups all come into play.
