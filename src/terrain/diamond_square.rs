@@ -10,10 +10,11 @@
 //! (edge midpoints get the mean of their 2–4 existing diamond neighbours
 //! plus an offset), both in row-major order; offsets come from one
 //! [`TerrainRng`] seeded with `seed`, so a seed fixes every bit.
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::rng::TerrainRng;
 use super::sliced::{SLICE_CELLS, Sliced};
-use super::{Heightmap, TerrainError};
 
 /// A diamond-square heightmap of `width × height` samples.
 ///

@@ -5,11 +5,12 @@
 //! applied), so the result does not depend on the order cells are visited.
 //! Material only moves between cells: the sum of heights (plus sediment in
 //! suspension, for the hydraulic model) stays constant up to f32 rounding.
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 #[cfg(test)]
 use super::metrics::for_each_slope;
 use super::sliced::{Sliced, rows_per_band, rows_per_band_within};
-use super::{Heightmap, TerrainError};
 
 /// Most iterations one call accepts, a guard against a typo that would run for hours.
 pub const MAX_EROSION_ITERATIONS: u32 = 100_000;

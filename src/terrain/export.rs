@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use super::Heightmap;
+use super::heightmap::Heightmap;
 
 /// What can go wrong when exporting a heightmap.
 #[derive(Debug, Error)]

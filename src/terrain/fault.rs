@@ -1,5 +1,5 @@
 //! Classic fault formation (seeds 001, 002): random lines, one side raised, the other lowered.
-use super::TerrainError;
+use super::error::TerrainError;
 use super::fixed::to_fixed;
 use super::raster::{Line, RowSplitter};
 use super::rng::TerrainRng;

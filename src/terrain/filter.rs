@@ -12,12 +12,13 @@
 //! heights near the border slightly (see [`iir_two_tap`]).
 use wide::f32x4;
 
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 #[cfg(target_arch = "x86_64")]
 use super::lanes::Avx8;
 use super::lanes::{ColumnBuffers, Lanes, array4};
 use super::sliced::{Sliced, rows_per_band};
-use super::{Heightmap, TerrainError};
 
 /// Largest Gaussian sigma accepted, in samples; the kernel radius is
 /// `ceil(3 * sigma)`, and wider kernels only cost time on maps we can hold.

@@ -10,12 +10,13 @@
 use wide::f32x4;
 
 use super::bsp::{BspScratch, BspTree, MAX_DEPTH, ROW_CHANGE_PADDING, TreeStyle};
+use super::error::TerrainError;
 use super::fault::{Fault, FaultParams, FaultRasterizer};
 use super::filter::{IirScratch, ROW_LANES, RowShaping, Vectors, iir_two_tap_sweeps, shape_row};
 use super::fixed::to_f32;
+use super::heightmap::Heightmap;
 use super::lanes::Lanes;
 use super::rng::TerrainRng;
-use super::{Heightmap, TerrainError};
 
 /// The most relief a run may build: heights are summed as i64 in units of
 /// 2^-32, which holds about ±2.1e9, and a difference array entry can

@@ -1,5 +1,5 @@
 //! `Heightmap`: a W×H grid of f32 heights, row-major, any size from 2×2 up.
-use super::TerrainError;
+use super::error::TerrainError;
 
 /// Largest number of cells accepted, so that index arithmetic never overflows
 /// and a typo in a size cannot ask for terabytes.

@@ -19,9 +19,10 @@
 //! wrote, so doing a pass a band of rows at a time gives the same bits as
 //! doing it at once.
 use super::erosion::MAX_EROSION_ITERATIONS;
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::sliced::{SLICE_CELLS, Sliced, rows_per_band};
-use super::{Heightmap, TerrainError};
 
 /// Mean water depth under which a cell's water has no velocity: the
 /// velocity divides the flux by the depth, and a film this thin would give

@@ -1,7 +1,7 @@
 //! Quality metrics of a heightmap: extremes, mean, Olsen's erosion score and the hypsometric integral.
 use serde::Serialize;
 
-use super::Heightmap;
+use super::heightmap::Heightmap;
 
 /// Summary numbers of one heightmap, as `holoterrain generate --stats` prints them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -27,10 +27,11 @@
 //! row 0 of the map is exactly the line [`midpoint_line`] makes (for
 //! `amplitude = 1` and the same grid side), and a crop is the top-left of
 //! the covering square map.
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::heightmap::{MAX_CELLS, check_size};
 use super::rng::TerrainRng;
 use super::sliced::{SLICE_CELLS, Sliced};
-use super::{Heightmap, TerrainError};
 
 /// Largest [`MidpointParams::amplitude`].
 pub const MAX_AMPLITUDE: f32 = 1.0e6;

@@ -8,7 +8,8 @@
 //! one-sided differences `(h[1] − h[0]) / spacing` (and its mirror) on the
 //! border. [`normals_xz`] spaces columns and rows apart differently: a
 //! non-square map drawn on a square, as the renderer's grid draws it.
-use super::{Heightmap, TerrainError};
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 
 /// The unit normal of every sample, row-major like [`Heightmap::cells`].
 pub fn normals(map: &Heightmap, horizontal_spacing: f32) -> Result<Vec<[f32; 3]>, TerrainError> {

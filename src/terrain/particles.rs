@@ -9,11 +9,12 @@
 //! Geometry: sample (x, y) is the point (x, y, h / l) in cell units, l the
 //! cell size in height units; each cell is split into two triangles along
 //! the diagonal from (x, y) to (x + 1, y + 1).
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::mei::{check_non_negative, check_scale, check_unit};
 use super::rng::TerrainRng;
 use super::sliced::{SLICE_CELLS, Sliced};
-use super::{Heightmap, TerrainError};
 
 /// Most particles one call accepts, a guard against a typo that would run for hours.
 pub const MAX_PARTICLES: u32 = 10_000_000;

@@ -29,8 +29,9 @@
 //! quadrant meets the real ones without a crack. A whole level of one
 //! square is expanded at once, so pseudo-partitions are made only outside
 //! that square, where the seed's "swathe" rule allows skipping them.
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::rng::mix;
-use super::{Heightmap, TerrainError};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 

@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::TerrainError;
 use super::bsp::MAX_DEPTH;
 use super::erosion::{Hardness, HydraulicParams, MAX_EROSION_ITERATIONS, ThermalParams};
+use super::error::TerrainError;
 use super::fault::{FaultParams, LineChoice};
 use super::filter::{MAX_GAUSSIAN_SIGMA, Smoothing};
 use super::generator::{Algorithm, GeneratorConfig, MAX_TOTAL_RELIEF};

@@ -5,14 +5,16 @@
 //! steps in the whole growth is known when it starts.
 use super::diamond_square::DiamondSquareGrowth;
 use super::erosion::{HydraulicErosion, ThermalErosion};
+use super::error::TerrainError;
 use super::filter::SmoothingPass;
+use super::generator::Generator;
+use super::heightmap::Heightmap;
 use super::mei::MeiErosion;
 use super::midpoint::MidpointGrowth;
 use super::particles::ParticleErosion;
 use super::recipe::{Growth, Recipe};
 use super::rmp::RmpGrowth;
 use super::sliced::Sliced;
-use super::{Generator, Heightmap, TerrainError};
 
 /// One part of the growth, in the order they run.
 enum Job {

@@ -9,9 +9,11 @@
 use super::bsp::{BspTree, TreeStyle};
 use super::fault::Fault;
 use super::fixed::{to_f32, to_fixed};
+use super::generator::Algorithm;
+use super::generator::GeneratorConfig;
 use super::generator::change_weight;
+use super::heightmap::Heightmap;
 use super::rng::TerrainRng;
-use super::{Algorithm, GeneratorConfig, Heightmap};
 
 /// Adds each fault to every sample by the side test (and, for faults with a
 /// distance falloff, the weight) of that sample.

@@ -23,10 +23,11 @@
 //! [`RmpGrowth`] finds by clipping the row with the half-plane of each other
 //! site (nearest first, stopping once the rest are too far to matter); the
 //! tests compare it with the plain per-cell nearest-site search.
+use super::error::TerrainError;
+use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::rng::TerrainRng;
 use super::sliced::{Sliced, rows_per_band};
-use super::{Heightmap, TerrainError};
 
 /// Largest [`RmpParams::peaks`].
 pub const MAX_PEAKS: u32 = 16;

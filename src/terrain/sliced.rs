@@ -7,7 +7,7 @@
 //! [`SmoothingPass`](super::filter::SmoothingPass). Each whole-map function
 //! is its job stepped to the end, so the two cannot drift apart; the tests
 //! compare both with plain reference transcriptions.
-use super::Heightmap;
+use super::heightmap::Heightmap;
 
 /// Cells of cheap per-cell work (a few arithmetic operations and loads
 /// each) one slice may touch: a slice stays well under 1 ms on one core of

@@ -8,10 +8,11 @@
 //! height is therefore a function of its world position only, and the sum is
 //! taken in fixed point, so tiles made independently and in any order agree
 //! bit for bit where they meet.
+use super::error::TerrainError;
 use super::fixed::{to_f32, to_fixed};
+use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::rng::TerrainRng;
-use super::{Heightmap, TerrainError};
 
 /// A seeded world of local faults.
 #[derive(Debug, Clone, PartialEq)]
