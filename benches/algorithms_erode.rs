@@ -2,60 +2,16 @@
 //!
 //! `cargo bench --bench algorithms_erode`; figures are recorded in
 //! docs/terrain-mei-particles.md.
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::terrain::diamond_square::diamond_square;
 use holoterrain::terrain::mei::MeiParams;
 use holoterrain::terrain::particles::ParticleParams;
-use holoterrain::terrain::{MeiErosion, ParticleErosion, Sliced};
-use std::cell::RefCell;
-use std::hint::black_box;
+use holoterrain::terrain::{MeiErosion, ParticleErosion};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 
-/// Per-iteration times of one benchmark, in nanoseconds, one entry per
-/// `iter_custom` call: criterion's warm-up calls first, then one per sample.
-type Recorded = Rc<RefCell<Vec<f64>>>;
-
-/// Each slice's time of every run of a sliced job, in nanoseconds:
-/// `times[i]` holds slice `i`'s times, one per run.
-type SliceTimes = Rc<RefCell<Vec<Vec<f64>>>>;
-
-/// Benchmarks `routine` (given an iteration count, it returns the time they
-/// took) and records what each call measured.
-fn bench_recorded(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    name: String,
-    mut routine: impl FnMut(u64) -> Duration,
-) -> Recorded {
-    let recorded = Recorded::default();
-    let sink = Rc::clone(&recorded);
-    group.bench_function(name, |b| {
-        b.iter_custom(|iters| {
-            let elapsed = routine(iters);
-            sink.borrow_mut()
-                .push(elapsed.as_nanos() as f64 / iters as f64);
-            elapsed
-        })
-    });
-    recorded
-}
-
-/// The median of the last `samples` recorded calls (criterion's samples);
-/// `None` when the benchmark did not run its samples (filtered out, `--test`).
-fn sample_median(recorded: &Recorded, samples: usize) -> Option<f64> {
-    let recorded = recorded.borrow();
-    let first = recorded.len().checked_sub(samples)?;
-    let mut last = recorded[first..].to_vec();
-    Some(median_of(&mut last))
-}
-
-/// The median of `times`, sorted in place.
-fn median_of(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    (times[(n - 1) / 2] + times[n / 2]) / 2.0
-}
+#[path = "support/slices.rs"]
+mod slices;
+use slices::*;
 
 /// Both jobs at 257×257 and 513×513 on a diamond-square map, each run
 /// whole with every slice timed on its own (making the job and its map is
@@ -65,22 +21,10 @@ fn median_of(times: &mut [f64]) -> f64 {
 /// multiples of the fill.
 fn erode_slices(c: &mut Criterion) {
     const SAMPLES: usize = 10;
-    let mut group = c.benchmark_group("erode slices");
-    group
-        .sample_size(SAMPLES)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1));
+    let mut group = slice_group(c, "erode slices", SAMPLES);
     let mut results = Vec::new();
     for size in [257usize, 513] {
-        let mut cells = vec![0.0f32; size * size];
-        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
-            let started = Instant::now();
-            for i in 0..iters {
-                cells.fill(black_box(i as f32));
-                black_box(&mut cells);
-            }
-            started.elapsed()
-        });
+        let fill = bench_fill(&mut group, size, size);
         let start = diamond_square(size, size, 1.0, 5).expect("valid size");
         let mei = MeiParams {
             iterations: 10,
@@ -90,7 +34,6 @@ fn erode_slices(c: &mut Criterion) {
             particles: 2000,
             ..ParticleParams::default()
         };
-        type MakeJob<'a> = Box<dyn Fn() -> Box<dyn Sliced> + 'a>;
         let jobs: Vec<(&str, MakeJob)> = vec![
             (
                 "Mei erosion, 10 iterations",
@@ -104,32 +47,7 @@ fn erode_slices(c: &mut Criterion) {
             ),
         ];
         for (name, make) in jobs {
-            let times = SliceTimes::default();
-            let sink = Rc::clone(&times);
-            group.bench_function(format!("{name}, {size}x{size}"), |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        let mut map = start.clone();
-                        let mut job = make();
-                        let mut slice = 0;
-                        while !job.is_done() {
-                            let started = Instant::now();
-                            job.step(black_box(&mut map));
-                            let elapsed = started.elapsed();
-                            total += elapsed;
-                            let mut sink = sink.borrow_mut();
-                            if sink.len() <= slice {
-                                sink.push(Vec::new());
-                            }
-                            sink[slice].push(elapsed.as_nanos() as f64);
-                            slice += 1;
-                        }
-                        black_box(&map);
-                    }
-                    total
-                })
-            });
+            let times = bench_slices(&mut group, format!("{name}, {size}x{size}"), &start, &make);
             results.push((size, name, Rc::clone(&fill), times));
         }
     }

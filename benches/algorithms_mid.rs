@@ -3,58 +3,17 @@
 //! `cargo bench --bench algorithms_mid`; figures are recorded in
 //! docs/terrain-midpoint-rmp.md. Same method as the "sliced steps" group of
 //! benches/terrain.rs.
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::terrain::{
     Heightmap, MidpointGrowth, MidpointParams, RmpGrowth, RmpParams, Sliced,
 };
-use std::cell::RefCell;
 use std::hint::black_box;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-/// Per-iteration times of one benchmark, in nanoseconds, one entry per
-/// `iter_custom` call: criterion's warm-up calls first, then one per sample.
-type Recorded = Rc<RefCell<Vec<f64>>>;
-
-/// Each slice's time of every run of a sliced job, in nanoseconds:
-/// `times[i]` holds slice `i`'s times, one per run.
-type SliceTimes = Rc<RefCell<Vec<Vec<f64>>>>;
-
-/// Benchmarks `routine` (given an iteration count, it returns the time they
-/// took) and records what each call measured.
-fn bench_recorded(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    name: String,
-    mut routine: impl FnMut(u64) -> Duration,
-) -> Recorded {
-    let recorded = Recorded::default();
-    let sink = Rc::clone(&recorded);
-    group.bench_function(name, |b| {
-        b.iter_custom(|iters| {
-            let elapsed = routine(iters);
-            sink.borrow_mut()
-                .push(elapsed.as_nanos() as f64 / iters as f64);
-            elapsed
-        })
-    });
-    recorded
-}
-
-/// The median of `times`, sorted in place.
-fn median_of(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    (times[(n - 1) / 2] + times[n / 2]) / 2.0
-}
-
-/// The median of the last `samples` recorded calls (criterion's samples);
-/// `None` when the benchmark did not run its samples (filtered out, `--test`).
-fn sample_median(recorded: &Recorded, samples: usize) -> Option<f64> {
-    let recorded = recorded.borrow();
-    let first = recorded.len().checked_sub(samples)?;
-    Some(median_of(&mut recorded[first..].to_vec()))
-}
+#[path = "support/slices.rs"]
+mod slices;
+use slices::*;
 
 /// Midpoint displacement and RMP at 257×257 and 513×513, beside the
 /// write-once floor (a fill of the map). Each benchmark runs the whole job,
@@ -64,22 +23,10 @@ fn sample_median(recorded: &Recorded, samples: usize) -> Option<f64> {
 /// runs), and both as multiples of the fill.
 fn sliced_steps(c: &mut Criterion) {
     const SAMPLES: usize = 10;
-    let mut group = c.benchmark_group("midpoint and rmp slices");
-    group
-        .sample_size(SAMPLES)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1));
+    let mut group = slice_group(c, "midpoint and rmp slices", SAMPLES);
     let mut results = Vec::new();
     for size in [257usize, 513] {
-        let mut cells = vec![0.0f32; size * size];
-        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
-            let started = Instant::now();
-            for i in 0..iters {
-                cells.fill(black_box(i as f32));
-                black_box(&mut cells);
-            }
-            started.elapsed()
-        });
+        let fill = bench_fill(&mut group, size, size);
         type MakeJob = Box<dyn Fn() -> Box<dyn Sliced>>;
         let rmp = |params: RmpParams| -> MakeJob {
             Box::new(move || Box::new(RmpGrowth::new(size, size, &params, 7).expect("valid")))

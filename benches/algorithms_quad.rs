@@ -3,48 +3,14 @@
 //!
 //! `cargo bench --bench algorithms_quad`; figures are recorded in
 //! docs/terrain-quadtree-bench.md.
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::terrain::quadtree::QuadtreeWorld;
-use std::cell::RefCell;
 use std::hint::black_box;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-/// Per-iteration times of one benchmark, in nanoseconds, one entry per
-/// `iter_custom` call: criterion's warm-up calls first, then one per sample.
-type Recorded = Rc<RefCell<Vec<f64>>>;
-
-/// Benchmarks `routine` (given an iteration count, it returns the time they
-/// took) and records what each call measured.
-fn bench_recorded(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    name: String,
-    mut routine: impl FnMut(u64) -> Duration,
-) -> Recorded {
-    let recorded = Recorded::default();
-    let sink = Rc::clone(&recorded);
-    group.bench_function(name, |b| {
-        b.iter_custom(|iters| {
-            let elapsed = routine(iters);
-            sink.borrow_mut()
-                .push(elapsed.as_nanos() as f64 / iters as f64);
-            elapsed
-        })
-    });
-    recorded
-}
-
-/// The median of the last `samples` recorded calls, which are criterion's
-/// samples, so it is the median criterion reports; `None` when the benchmark
-/// did not run its samples (filtered out, or `--test`).
-fn sample_median(recorded: &Recorded, samples: usize) -> Option<f64> {
-    let recorded = recorded.borrow();
-    let first = recorded.len().checked_sub(samples)?;
-    let mut last = recorded[first..].to_vec();
-    last.sort_by(f64::total_cmp);
-    Some((last[(samples - 1) / 2] + last[samples / 2]) / 2.0)
-}
+#[path = "support/slices.rs"]
+mod slices;
+use slices::*;
 
 /// One tile of a fresh world (its neighbours' border expansions included,
 /// as the first tile a viewer asks for costs), then the same tile asked of

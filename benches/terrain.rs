@@ -1,8 +1,7 @@
 //! Terrain engine and growth benchmarks: each fast path beside its plain reference, in one run.
 //!
 //! `cargo bench --bench terrain`; figures are recorded in docs/performance.md.
-use criterion::measurement::WallTime;
-use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use holoterrain::app::{App, AppConfig, EyeView, Fov, FrameInput, HandInput, Kept};
 use holoterrain::input::Pose;
 use holoterrain::terrain::bsp::{BspScratch, BspTree, TreeStyle};
@@ -10,10 +9,17 @@ use holoterrain::terrain::fault::{Fault, FaultParams, FaultRasterizer};
 use holoterrain::terrain::filter::Vectors;
 use holoterrain::terrain::rng::TerrainRng;
 use holoterrain::terrain::{Generator, GeneratorConfig, Heightmap, filter, reference};
-use std::cell::RefCell;
 use std::hint::black_box;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
+
+#[path = "support/slices.rs"]
+mod slices;
+use slices::{
+    MakeJob, Recorded, SliceTimes, bench_fill, bench_recorded, bench_slices, median_of,
+    sample_median, slice_group, slice_summary,
+};
+use std::cell::RefCell;
 
 fn bsp_iteration(c: &mut Criterion) {
     let (w, h) = (513, 513);
@@ -77,41 +83,6 @@ fn iir_pass(c: &mut Criterion) {
     group.finish();
 }
 
-/// Per-iteration times of one benchmark, in nanoseconds, one entry per
-/// `iter_custom` call: criterion's warm-up calls first, then one per sample.
-type Recorded = Rc<RefCell<Vec<f64>>>;
-
-/// Benchmarks `routine` (given an iteration count, it returns the time they
-/// took) and records what each call measured.
-fn bench_recorded(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    name: String,
-    mut routine: impl FnMut(u64) -> Duration,
-) -> Recorded {
-    let recorded = Recorded::default();
-    let sink = Rc::clone(&recorded);
-    group.bench_function(name, |b| {
-        b.iter_custom(|iters| {
-            let elapsed = routine(iters);
-            sink.borrow_mut()
-                .push(elapsed.as_nanos() as f64 / iters as f64);
-            elapsed
-        })
-    });
-    recorded
-}
-
-/// The median of the last `samples` recorded calls, which are criterion's
-/// samples, so it is the median criterion reports; `None` when the benchmark
-/// did not run its samples (filtered out, or `--test`).
-fn sample_median(recorded: &Recorded, samples: usize) -> Option<f64> {
-    let recorded = recorded.borrow();
-    let first = recorded.len().checked_sub(samples)?;
-    let mut last = recorded[first..].to_vec();
-    last.sort_by(f64::total_cmp);
-    Some((last[(samples - 1) / 2] + last[samples / 2]) / 2.0)
-}
-
 /// A sum of every height that reads memory as fast as it can: sixteen
 /// independent partial sums let the loop use full vector loads, where one
 /// running sum would wait on each addition.
@@ -143,15 +114,8 @@ fn demo_frame(c: &mut Criterion) {
     group.sample_size(SAMPLES);
     let mut medians = Vec::new();
     for size in [257usize, 513, 1025] {
-        let mut cells = vec![0.0f32; size * size];
-        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
-            let started = Instant::now();
-            for i in 0..iters {
-                cells.fill(black_box(i as f32));
-                black_box(&mut cells);
-            }
-            started.elapsed()
-        });
+        let fill = bench_fill(&mut group, size, size);
+        let cells = vec![1.0f32; size * size];
         let sum = bench_recorded(&mut group, format!("sum {size}x{size} f32"), |iters| {
             let started = Instant::now();
             for _ in 0..iters {
@@ -287,17 +251,6 @@ fn frame_after_stall(c: &mut Criterion) {
     group.finish();
 }
 
-/// Each slice's time of every run of a sliced job, in nanoseconds:
-/// `times[i]` holds slice `i`'s times, one per run.
-type SliceTimes = Rc<RefCell<Vec<Vec<f64>>>>;
-
-/// The median of `times`, sorted in place.
-fn median_of(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    (times[(n - 1) / 2] + times[n / 2]) / 2.0
-}
-
 /// Every whole-map job the recipe runner grows a slice at a time
 /// (`holoterrain::terrain::sliced`), at 257×257 and 513×513, beside the
 /// write-once floor (a fill of the map, as in "demo frame"). Each benchmark
@@ -310,25 +263,13 @@ fn sliced_steps(c: &mut Criterion) {
     use holoterrain::terrain::diamond_square::diamond_square;
     use holoterrain::terrain::erosion::{HydraulicParams, ThermalParams};
     use holoterrain::terrain::{
-        DiamondSquareGrowth, HydraulicErosion, Sliced, Smoothing, SmoothingPass, ThermalErosion,
+        DiamondSquareGrowth, HydraulicErosion, Smoothing, SmoothingPass, ThermalErosion,
     };
     const SAMPLES: usize = 10;
-    let mut group = c.benchmark_group("sliced steps");
-    group
-        .sample_size(SAMPLES)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1));
+    let mut group = slice_group(c, "sliced steps", SAMPLES);
     let mut results = Vec::new();
     for size in [257usize, 513] {
-        let mut cells = vec![0.0f32; size * size];
-        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
-            let started = Instant::now();
-            for i in 0..iters {
-                cells.fill(black_box(i as f32));
-                black_box(&mut cells);
-            }
-            started.elapsed()
-        });
+        let fill = bench_fill(&mut group, size, size);
         let start = diamond_square(size, size, 1.0, 5).expect("valid size");
         let thermal = ThermalParams {
             iterations: 10,
@@ -338,7 +279,6 @@ fn sliced_steps(c: &mut Criterion) {
             iterations: 10,
             ..HydraulicParams::default()
         };
-        type MakeJob<'a> = Box<dyn Fn() -> Box<dyn Sliced> + 'a>;
         let jobs: Vec<(&str, MakeJob)> = vec![
             (
                 "diamond-square growth",
@@ -381,32 +321,7 @@ fn sliced_steps(c: &mut Criterion) {
             ),
         ];
         for (name, make) in jobs {
-            let times = SliceTimes::default();
-            let sink = Rc::clone(&times);
-            group.bench_function(format!("{name}, {size}x{size}"), |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        let mut map = start.clone();
-                        let mut job = make();
-                        let mut slice = 0;
-                        while !job.is_done() {
-                            let started = Instant::now();
-                            job.step(black_box(&mut map));
-                            let elapsed = started.elapsed();
-                            total += elapsed;
-                            let mut sink = sink.borrow_mut();
-                            if sink.len() <= slice {
-                                sink.push(Vec::new());
-                            }
-                            sink[slice].push(elapsed.as_nanos() as f64);
-                            slice += 1;
-                        }
-                        black_box(&map);
-                    }
-                    total
-                })
-            });
+            let times = bench_slices(&mut group, format!("{name}, {size}x{size}"), &start, &make);
             results.push((size, name, Rc::clone(&fill), times));
         }
     }
@@ -415,17 +330,9 @@ fn sliced_steps(c: &mut Criterion) {
         let Some(fill) = sample_median(&fill, SAMPLES) else {
             continue;
         };
-        let mut per_slice: Vec<f64> = times
-            .borrow_mut()
-            .iter_mut()
-            .map(|runs| median_of(runs))
-            .collect();
-        let slices = per_slice.len();
-        if slices == 0 {
+        let Some((slices, median, worst)) = slice_summary(&times) else {
             continue;
-        }
-        let worst = per_slice.iter().copied().fold(0.0, f64::max);
-        let median = median_of(&mut per_slice);
+        };
         println!(
             "sliced steps {size}x{size}, {name}: {slices} slices, median {:.1} µs = {:.1}× the fill, worst {:.1} µs = {:.1}× the fill ({:.2} µs)",
             median / 1e3,
@@ -461,15 +368,7 @@ fn live_recipes(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(1));
     let mut results = Vec::new();
     for size in [257usize, 513] {
-        let mut cells = vec![0.0f32; size * size];
-        let fill = bench_recorded(&mut group, format!("fill {size}x{size} f32"), |iters| {
-            let started = Instant::now();
-            for i in 0..iters {
-                cells.fill(black_box(i as f32));
-                black_box(&mut cells);
-            }
-            started.elapsed()
-        });
+        let fill = bench_fill(&mut group, size, size);
         for name in Recipe::built_in_names() {
             let recipe = Recipe::built_in(name).expect("a built-in recipe");
             let times = SliceTimes::default();
