@@ -884,7 +884,9 @@ fn edge_neighbours(x: usize, y: usize, width: usize, height: usize) -> ([usize; 
     (neighbours, count)
 }
 
-fn check_iterations(iterations: u32) -> Result<(), TerrainError> {
+/// The parameter checks every erosion shares: each error names the
+/// parameter and its range in one line.
+pub(crate) fn check_iterations(iterations: u32) -> Result<(), TerrainError> {
     if iterations <= MAX_EROSION_ITERATIONS {
         Ok(())
     } else {
@@ -896,7 +898,7 @@ fn check_iterations(iterations: u32) -> Result<(), TerrainError> {
     }
 }
 
-fn check_non_negative(name: &'static str, value: f32) -> Result<(), TerrainError> {
+pub(crate) fn check_non_negative(name: &'static str, value: f32) -> Result<(), TerrainError> {
     if value.is_finite() && value >= 0.0 {
         Ok(())
     } else {
@@ -908,11 +910,27 @@ fn check_non_negative(name: &'static str, value: f32) -> Result<(), TerrainError
     }
 }
 
-fn check_unit(name: &'static str, value: f32) -> Result<(), TerrainError> {
+pub(crate) fn check_positive(name: &'static str, value: f32) -> Result<(), TerrainError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(TerrainError::out_of_range(
+            name,
+            value,
+            "a finite number > 0",
+        ))
+    }
+}
+
+pub(crate) fn check_unit(name: &'static str, value: f32) -> Result<(), TerrainError> {
     check_within(name, value, 0.0, 1.0, "between 0 and 1")
 }
 
-fn check_within(
+pub(crate) fn check_scale(name: &'static str, value: f32) -> Result<(), TerrainError> {
+    check_within(name, value, 0.0001, 10_000.0, "between 0.0001 and 10000")
+}
+
+pub(crate) fn check_within(
     name: &'static str,
     value: f32,
     lo: f32,

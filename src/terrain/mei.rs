@@ -18,7 +18,9 @@
 //! how steep the map is. Every pass reads only state the previous pass
 //! wrote, so doing a pass a band of rows at a time gives the same bits as
 //! doing it at once.
-use super::erosion::MAX_EROSION_ITERATIONS;
+use super::erosion::{
+    check_iterations, check_non_negative, check_positive, check_scale, check_unit,
+};
 use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::heightmap::check_size;
@@ -33,7 +35,7 @@ pub const MIN_VELOCITY_DEPTH: f32 = 1e-6;
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MeiParams {
-    /// Number of iterations (time steps), at most [`MAX_EROSION_ITERATIONS`].
+    /// Number of iterations (time steps), at most [`MAX_EROSION_ITERATIONS`](super::erosion::MAX_EROSION_ITERATIONS).
     pub iterations: u32,
     /// Δt asked for, a finite number > 0. The step taken is
     /// `min(time_step, stable_time_step(gravity, cell_size))`, so a large
@@ -526,66 +528,11 @@ fn neighbours(x: usize, y: usize, w: usize, h: usize) -> [Option<usize>; 4] {
     ]
 }
 
-pub(crate) fn check_iterations(iterations: u32) -> Result<(), TerrainError> {
-    if iterations <= MAX_EROSION_ITERATIONS {
-        Ok(())
-    } else {
-        Err(TerrainError::out_of_range(
-            "iterations",
-            iterations,
-            "at most 100000",
-        ))
-    }
-}
-
-pub(crate) fn check_non_negative(name: &'static str, value: f32) -> Result<(), TerrainError> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(TerrainError::out_of_range(
-            name,
-            value,
-            "a finite number >= 0",
-        ))
-    }
-}
-
-pub(crate) fn check_positive(name: &'static str, value: f32) -> Result<(), TerrainError> {
-    if value.is_finite() && value > 0.0 {
-        Ok(())
-    } else {
-        Err(TerrainError::out_of_range(
-            name,
-            value,
-            "a finite number > 0",
-        ))
-    }
-}
-
-pub(crate) fn check_unit(name: &'static str, value: f32) -> Result<(), TerrainError> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(TerrainError::out_of_range(name, value, "between 0 and 1"))
-    }
-}
-
-pub(crate) fn check_scale(name: &'static str, value: f32) -> Result<(), TerrainError> {
-    if (0.0001..=10_000.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(TerrainError::out_of_range(
-            name,
-            value,
-            "between 0.0001 and 10000",
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::terrain::diamond_square::diamond_square;
+    use crate::terrain::erosion::MAX_EROSION_ITERATIONS;
     use crate::terrain::metrics::metrics;
 
     fn bits(map: &Heightmap) -> Vec<u32> {

@@ -9,10 +9,10 @@
 //! Geometry: sample (x, y) is the point (x, y, h / l) in cell units, l the
 //! cell size in height units; each cell is split into two triangles along
 //! the diagonal from (x, y) to (x + 1, y + 1).
+use super::erosion::{check_non_negative, check_scale, check_unit};
 use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::heightmap::check_size;
-use super::mei::{check_non_negative, check_scale, check_unit};
 use super::rng::TerrainRng;
 use super::sliced::{SLICE_CELLS, Sliced};
 
