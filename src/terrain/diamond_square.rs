@@ -14,6 +14,7 @@ use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::rng::TerrainRng;
+use super::sliced::assert_map_size;
 use super::sliced::{SLICE_CELLS, Sliced};
 
 /// A diamond-square heightmap of `width × height` samples.
@@ -40,8 +41,9 @@ pub fn diamond_square(
     Heightmap::from_cells(width, height, cells)
 }
 
-/// The smallest 2^n + 1 that is at least `min_side` (which is ≥ 2).
-fn grid_side(min_side: usize) -> usize {
+/// The smallest 2^n + 1 that is at least `min_side` (which is ≥ 2): the
+/// square grid midpoint methods grow on.
+pub(crate) fn grid_side(min_side: usize) -> usize {
     let mut side = 2;
     while side < min_side {
         side = 2 * side - 1;
@@ -346,11 +348,7 @@ impl Sliced for DiamondSquareGrowth {
         let Some(&end) = self.ends.get(self.done) else {
             return;
         };
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
         let start = self.done.checked_sub(1).map_or(0, |i| self.ends[i]);
         for i in start..end {
             let work = self.plan[i];

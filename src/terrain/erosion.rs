@@ -10,6 +10,7 @@ use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 #[cfg(test)]
 use super::metrics::for_each_slope;
+use super::sliced::assert_map_size;
 use super::sliced::{Sliced, rows_per_band, rows_per_band_within};
 
 /// Most iterations one call accepts, a guard against a typo that would run for hours.
@@ -184,11 +185,7 @@ impl Bands {
     }
 
     fn check(&self, map: &Heightmap) {
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
     }
 }
 
@@ -568,11 +565,7 @@ impl Sliced for HydraulicErosion {
         if self.is_done() {
             return;
         }
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
         let iterations = self.params.iterations as usize;
         let sweeps = self.slices() - self.deposit_bands;
         if self.done < sweeps {

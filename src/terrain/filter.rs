@@ -18,6 +18,7 @@ use super::heightmap::check_size;
 #[cfg(target_arch = "x86_64")]
 use super::lanes::Avx8;
 use super::lanes::{ColumnBuffers, Lanes, array4};
+use super::sliced::assert_map_size;
 use super::sliced::{Sliced, rows_per_band};
 
 /// Largest Gaussian sigma accepted, in samples; the kernel radius is
@@ -718,11 +719,7 @@ impl Sliced for SmoothingPass {
         if self.is_done() {
             return;
         }
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
         let (width, height) = (self.width, self.height);
         let (first_sweep, band) = (self.done < self.bands, self.done % self.bands);
         let rows = if first_sweep {

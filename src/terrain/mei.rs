@@ -24,6 +24,7 @@ use super::erosion::{
 use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::heightmap::check_size;
+use super::sliced::assert_map_size;
 use super::sliced::{SLICE_CELLS, Sliced, rows_per_band};
 
 /// Mean water depth under which a cell's water has no velocity: the
@@ -255,11 +256,7 @@ impl Sliced for MeiErosion {
         if self.is_done() {
             return;
         }
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
         if self.iterations_done() >= self.params.iterations as usize {
             self.state.deposit_all(map);
         } else {

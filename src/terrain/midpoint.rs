@@ -27,10 +27,12 @@
 //! row 0 of the map is exactly the line [`midpoint_line`] makes (for
 //! `amplitude = 1` and the same grid side), and a crop is the top-left of
 //! the covering square map.
+use super::diamond_square::grid_side;
 use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::heightmap::{MAX_CELLS, check_size};
 use super::rng::TerrainRng;
+use super::sliced::assert_map_size;
 use super::sliced::{SLICE_CELLS, Sliced};
 
 /// Largest [`MidpointParams::amplitude`].
@@ -81,15 +83,6 @@ fn check_roughness(roughness: f32) -> Result<(), TerrainError> {
             "0 <= roughness <= 1",
         ))
     }
-}
-
-/// The smallest 2^n + 1 that is at least `min_side` (which is ≥ 2).
-fn grid_side(min_side: usize) -> usize {
-    let mut side = 2;
-    while side < min_side {
-        side = 2 * side - 1;
-    }
-    side
 }
 
 /// The smallest multiple of `step` that is at least `n`.
@@ -376,11 +369,7 @@ impl Sliced for MidpointGrowth {
         let Some(&work) = self.plan.get(self.done) else {
             return;
         };
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
         self.compute(work);
         self.show(work, map);
         self.done += 1;

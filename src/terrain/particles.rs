@@ -14,6 +14,7 @@ use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::rng::TerrainRng;
+use super::sliced::assert_map_size;
 use super::sliced::{SLICE_CELLS, Sliced};
 
 /// Most particles one call accepts, a guard against a typo that would run for hours.
@@ -245,11 +246,7 @@ impl Sliced for ParticleErosion {
         if self.is_done() {
             return;
         }
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
         let end = (self.dropped + self.batch).min(self.params.particles as usize);
         let mut sim = Simulation {
             map,

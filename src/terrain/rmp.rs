@@ -27,6 +27,7 @@ use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::heightmap::check_size;
 use super::rng::TerrainRng;
+use super::sliced::assert_map_size;
 use super::sliced::{Sliced, rows_per_band};
 
 /// Largest [`RmpParams::peaks`].
@@ -356,11 +357,7 @@ impl Sliced for RmpGrowth {
         if self.done >= self.slices {
             return;
         }
-        assert_eq!(
-            (map.width(), map.height()),
-            (self.width, self.height),
-            "the map the job was made for"
-        );
+        assert_map_size(map, self.width, self.height);
         if self.done == 0 {
             map.clear();
         }

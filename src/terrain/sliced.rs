@@ -54,6 +54,15 @@ pub(crate) fn rows_per_band_within(rows: usize, width: usize, cells: usize) -> u
     rows.div_ceil(bands).max(1)
 }
 
+/// Panics unless `map` is `width`×`height`: a job steps the map it was made for.
+pub(crate) fn assert_map_size(map: &Heightmap, width: usize, height: usize) {
+    assert_eq!(
+        (map.width(), map.height()),
+        (width, height),
+        "the map the job was made for"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
