@@ -39,7 +39,7 @@ impl ReseedCause {
 }
 
 /// One change to the world.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     /// Start a new terrain from the next seed.
@@ -74,6 +74,27 @@ pub enum Command {
         /// The landscape.
         name: BuiltInName,
     },
+    /// Fault the terrain along a traced path (in the map's (u, v) square,
+    /// so the hologram's pose and scale do not matter): the side the seeds'
+    /// perp-dot finds positive rises, the other sinks
+    /// ([`crate::terrain::sculpt`]).
+    Trace {
+        /// The hand that traced it, none for one made otherwise.
+        hand: Option<Hand>,
+        /// The path, thinned, in the order it was drawn.
+        points: Vec<[f32; 2]>,
+    },
+    /// Raise a hill (or sink a basin) at a point of the map.
+    Lift {
+        /// The hand that lifted it.
+        hand: Option<Hand>,
+        /// Where its peak is, in (u, v).
+        at: [f32; 2],
+        /// How high its peak rises, terrain units (negative: a basin).
+        height: f32,
+    },
+    /// Take back the last terrain command (reseed, landscape, edit), whoever made it.
+    Undo,
 }
 
 impl Command {
@@ -95,7 +116,7 @@ pub enum Origin {
 
 /// A command that was applied: its place in the world's order, who made
 /// it, and the growth iteration of the current seed it applied at.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Applied {
     /// Its sequence number: 0 for the run's first command, then one more each.
     pub seq: u64,
@@ -185,8 +206,18 @@ mod tests {
                 cause: ReseedCause::Voice,
                 name: BuiltInName::new("islands").unwrap(),
             },
+            Command::Trace {
+                hand: Some(Hand::Left),
+                points: vec![[0.1, 0.7 / 3.0], [0.9, 1.0 / 3.0]],
+            },
+            Command::Lift {
+                hand: None,
+                at: [0.25, 0.1],
+                height: -0.1f32 / 3.0,
+            },
+            Command::Undo,
         ];
-        for command in commands {
+        for command in commands.clone() {
             let text = serde_json::to_string(&command).unwrap();
             let back: Command = serde_json::from_str(&text).unwrap();
             assert_eq!(back, command, "{text}");

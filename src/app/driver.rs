@@ -119,7 +119,7 @@ impl FrameDriver {
     pub fn replaying(log: &CommandLog) -> Result<Self, AppError> {
         Ok(FrameDriver {
             replay: Some(Replay {
-                entries: log.entries.iter().copied().collect(),
+                entries: log.entries.iter().cloned().collect(),
                 frame: 0,
             }),
             ..Self::new(app_for(&log.start)?)
@@ -149,7 +149,7 @@ impl FrameDriver {
                     due.extend(replay.entries.pop_front());
                 }
                 replay.frame += 1;
-                let commands: Vec<_> = due.iter().map(|entry| entry.command).collect();
+                let commands: Vec<_> = due.iter().map(|entry| entry.command.clone()).collect();
                 let output = self.app.replay(input, &commands);
                 if let Some((entry, applied)) = due
                     .iter()

@@ -12,6 +12,8 @@ use crate::input::Hand;
 pub enum Target {
     /// The hologram, moved, turned or scaled.
     Hologram,
+    /// The land's surface, sculpted.
+    Surface,
 }
 
 /// How strongly a claim holds its hands: a stronger claim takes over weaker ones.

@@ -1,15 +1,17 @@
 //! What a platform hands the app each frame (`FrameInput`) and what it gets back (`FrameOutput`).
 use std::sync::Arc;
 
-use glam::Mat4;
+use glam::{Mat4, Vec2};
 
 use super::command::{Applied, ReseedCause};
 use super::placement::{Placement, PlacementCause};
 use super::surfaces::Surface;
+use super::undo::Undone;
 use super::voice::VoiceCommand;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::EyeView as RenderEyeView;
+use crate::terrain::sculpt::Ignored;
 
 /// A view's field of view as four angles in radians from its forward axis,
 /// OpenXR's `XrFovf` convention: left and down are negative for a symmetric view.
@@ -132,6 +134,20 @@ pub struct FrameInput {
 /// Something that happened this frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum AppEvent {
+    /// A hand edit applied (it eases in from now) or was ignored.
+    Edited {
+        /// A trace or a lift.
+        kind: Undone,
+        /// The hand that made it.
+        hand: Option<Hand>,
+        /// Why it changed nothing, when it did not apply.
+        ignored: Option<Ignored>,
+    },
+    /// An undo took back the last terrain command, or found none left (`None`).
+    Undid {
+        /// What it took back.
+        undone: Option<Undone>,
+    },
     /// The hologram's placement changed and is settled here: placed at the
     /// start, put onto a surface, or left where a manipulation ended (not on
     /// the frames in between, while it follows the hands). The platform
@@ -179,6 +195,18 @@ pub struct FrameOutput {
     /// The cameras to draw with: the input's views, passed through so a
     /// renderer needs nothing but this output and the heights.
     pub views: [EyeView; 2],
+    /// What is drawn on the land's surface: a stroke being traced and the
+    /// cursor where a hand points at the surface.
+    pub marks: OwnedSurfaceMarks,
+}
+
+/// Marks drawn on the land's surface, in the map's (u, v) square.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OwnedSurfaceMarks {
+    /// The stroke being traced, as drawn so far.
+    pub stroke: Vec<Vec2>,
+    /// Where a hand points at the surface (the stroke's next point).
+    pub cursor: Option<Vec2>,
 }
 
 impl FrameOutput {
@@ -218,6 +246,7 @@ impl FrameOutput {
             iterations_done: 0,
             iterations_applied: 0,
             views: [eye, eye],
+            marks: OwnedSurfaceMarks::default(),
         }
     }
 }

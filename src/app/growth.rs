@@ -61,6 +61,15 @@ impl GrowthSchedule {
         self.started_ns = Some(now_ns);
     }
 
+    /// Goes on with a growth that had done `done` iterations, as if it had
+    /// started just long enough before `now_ns` to be due that many.
+    pub fn resume(&mut self, now_ns: i64, done: usize) {
+        let rate = i128::from(self.iterations_per_second.max(1));
+        let elapsed = (done as i128 * NANOS_PER_SECOND + rate - 1) / rate;
+        self.started_ns =
+            Some((i128::from(now_ns) - elapsed).clamp(i64::MIN.into(), i64::MAX.into()) as i64);
+    }
+
     /// Moves the start `by_ns` later, so that time does not count towards
     /// growth; nothing happens before the start (or for `by_ns` ≤ 0).
     pub fn postpone(&mut self, by_ns: i64) {
@@ -89,6 +98,23 @@ mod tests {
     /// a runtime's clock would report a frame that is at least that late.
     fn frame_time_ns(frame: i64, rate: i64) -> i64 {
         (frame * 1_000_000_000 + rate - 1) / rate
+    }
+
+    #[test]
+    fn a_resumed_growth_is_due_exactly_what_it_had_done() {
+        for (rate, done) in [(60, 0), (60, 1), (60, 499), (7, 13), (90, 250)] {
+            let mut schedule = GrowthSchedule::new(rate);
+            let now = 5_000_000_123;
+            schedule.resume(now, done);
+            assert_eq!(
+                schedule.iterations_due(now, 10_000),
+                done,
+                "{rate} Hz, {done}"
+            );
+            assert!(
+                schedule.iterations_due(now + 1_000_000_000, 10_000) >= done + rate as usize - 1
+            );
+        }
     }
 
     #[test]

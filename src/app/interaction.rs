@@ -3,13 +3,15 @@
 //! Placement commands apply as they are issued, so each rule sees the one
 //! before it applied; reseeds wait in the frame's [`Commands`], which keeps
 //! the first asked for and applies it last.
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 
+use super::aim::{AimedAt, aim};
 use super::command::{Command, ReseedCause};
 use super::focus::{Focus, Strength, Target};
-use super::frame::{FrameInput, HandInput, Kept};
+use super::frame::{FrameInput, HandInput, Kept, OwnedSurfaceMarks};
 use super::manipulation::Manipulation;
 use super::placement::{self, Placement, PlacementCause};
+use super::stroke::Stroke;
 use super::surfaces::{self, Surface};
 use super::voice::VoiceCommand;
 use super::world::{PlacementId, World};
@@ -18,6 +20,7 @@ use crate::input::{
     Hand, HoldEvent, HoldRecognizer, PinchTracker, Pose, Press, SelectRecognizer, SurfaceProbe,
     TapRecognizer,
 };
+use crate::terrain::sculpt::Edit;
 
 /// The factor "bigger" scales the hologram by ("smaller" by its inverse).
 pub const VOICE_SCALE_STEP: f32 = 1.25;
@@ -60,6 +63,12 @@ pub struct Interaction {
     focus: Focus,
     /// What is moving the hologram, if anything.
     manipulation: Option<Manipulation>,
+    /// What each hand's press aimed at when it began (left, right).
+    pressed_on: [Option<AimedAt>; 2],
+    /// A hand sculpting the surface, if one is.
+    stroke: Option<Stroke>,
+    /// Where a hand's aim meets the land this frame (the right hand's first).
+    hover: Option<Vec2>,
     /// Where a manipulation in progress has the hologram now: a preview,
     /// drawn and aimed at, but not a command until it settles.
     preview: Option<Placement>,
@@ -115,6 +124,9 @@ impl Interaction {
                 hand: None,
             });
         }
+        if input.voice == Some(VoiceCommand::Undo) {
+            commands.issue(Command::Undo);
+        }
         let next_landscape_said = input.voice == Some(VoiceCommand::NextLandscape)
             && self.drawn(input, commands.world()).is_some();
         if next_landscape_said {
@@ -152,6 +164,26 @@ impl Interaction {
     /// The manipulation moving the hologram now, if any.
     pub fn manipulation(&self) -> Option<&Manipulation> {
         self.manipulation.as_ref()
+    }
+
+    /// The hill a hand is lifting, shown before it lets go.
+    pub fn lift_preview(&self) -> Option<Edit> {
+        self.stroke.as_ref().and_then(Stroke::lift_preview)
+    }
+
+    /// What to draw on the surface: the stroke being traced and where the
+    /// next point goes, else where a hand's aim meets the land.
+    pub fn marks(&self) -> OwnedSurfaceMarks {
+        match &self.stroke {
+            Some(stroke) => OwnedSurfaceMarks {
+                stroke: stroke.path(),
+                cursor: Some(stroke.cursor()),
+            },
+            None => OwnedSurfaceMarks {
+                stroke: Vec::new(),
+                cursor: self.hover,
+            },
+        }
     }
 
     /// Places the hologram when it is not yet (a kept placement, a surface
@@ -205,6 +237,7 @@ impl Interaction {
     /// the one in progress, and asks for each reseed a gesture makes.
     fn gestures(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
         let now = input.display_time_ns;
+        self.hover = None;
         let drawn = self.drawn(input, commands.world());
         let bounds = commands.world().bounds();
         // A pose with NaNs in it could slip through the slab test, so only
@@ -239,11 +272,24 @@ impl Interaction {
                     select == Press::Began,
                 )
             };
+            let heights = commands.world().heightmap();
+            let aimed_at = drawn.zip(hand_input.aim.filter(Pose::is_finite)).and_then(
+                |(placement, aim_pose)| aim(&aim_pose.forward_ray(), &placement, heights, bounds),
+            );
+            if press == Press::Began {
+                self.pressed_on[index] = aimed_at;
+            }
+            let on_surface = match aimed_at {
+                Some(AimedAt::Surface(uv)) => Some(uv),
+                _ => None,
+            };
+            if let Some(uv) = on_surface {
+                self.hover = self.hover.or(Some(uv));
+            }
             let hold = recognizers
                 .hold
                 .update(press, now, positions[index], || drawn.is_some() && aimed());
             let origin = recognizers.hold.origin().or(positions[index]);
-            let heights = commands.world().heightmap();
             let probe = drawn
                 .zip(hand_input.joints.as_ref())
                 .and_then(|(placement, joints)| {
@@ -257,7 +303,47 @@ impl Interaction {
             let tap = recognizers.tap.update(probe).is_some();
             let squeeze = recognizers.squeeze.press(hand_input.squeeze);
 
+            if self
+                .stroke
+                .as_ref()
+                .is_some_and(|stroke| stroke.hand == hand)
+            {
+                if self.focus.owner(hand) == Some(Target::Surface) {
+                    if let Some(stroke) = self.stroke.as_mut() {
+                        stroke.follow(positions[index], on_surface);
+                    }
+                } else {
+                    // Taken over (both hands now turn the hologram).
+                    self.stroke = None;
+                }
+            }
             match hold {
+                HoldEvent::Manipulating { first: true }
+                    if let Some(AimedAt::Surface(start)) = self.pressed_on[index] =>
+                {
+                    if let (Some(origin), Some(placement)) = (origin, drawn)
+                        && self.focus.claim(&[hand], Target::Surface, Strength::Drag)
+                    {
+                        let mut stroke = Stroke::new(hand, start, origin, placement);
+                        stroke.follow(positions[index], on_surface);
+                        self.stroke = Some(stroke);
+                    }
+                }
+                HoldEvent::ManipulationEnded
+                    if self
+                        .stroke
+                        .as_ref()
+                        .is_some_and(|stroke| stroke.hand == hand) =>
+                {
+                    self.focus.release(Target::Surface);
+                    let stroke = self.stroke.take();
+                    // A hand lost mid-stroke did not mean to finish it.
+                    if press != Press::Lost
+                        && let Some(command) = stroke.and_then(Stroke::finish)
+                    {
+                        commands.issue(command);
+                    }
+                }
                 HoldEvent::Manipulating { first: true } => {
                     if let (Some(origin), Some(start)) = (origin, drawn)
                         && self.focus.claim(&[hand], Target::Hologram, Strength::Drag)
@@ -407,6 +493,8 @@ impl Interaction {
     /// pinch in progress, as the hologram is about to be placed afresh.
     fn end_quietly(&mut self) {
         self.manipulation = None;
+        self.stroke = None;
+        self.focus.release(Target::Surface);
         self.preview = None;
         self.focus.release(Target::Hologram);
         for recognizers in &mut self.recognizers {

@@ -67,7 +67,7 @@ impl LogStart {
 }
 
 /// One command applied, as the log has it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogEntry {
     /// Its sequence number.
@@ -93,7 +93,7 @@ impl LogEntry {
             frame,
             time_ns,
             iteration: applied.iteration,
-            command: applied.command,
+            command: applied.command.clone(),
         }
     }
 }

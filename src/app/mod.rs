@@ -52,8 +52,10 @@
 //! Every settled change of placement is an [`AppEvent::Placed`]; the
 //! platform pins it with an anchor and, after a manipulation
 //! ([`PlacementCause::is_manipulation`]), keeps it for the next run.
+pub mod aim;
 pub mod command;
 pub mod driver;
+pub mod edits;
 pub mod focus;
 pub mod frame;
 pub mod growth;
@@ -65,7 +67,9 @@ pub mod placement;
 pub mod recorder;
 pub mod report;
 pub mod scene;
+pub mod stroke;
 pub mod surfaces;
+pub mod undo;
 pub mod voice;
 pub mod world;
 
@@ -151,29 +155,46 @@ impl App {
             Some(commands) => {
                 frame.origin = Origin::Replay;
                 for command in commands {
-                    frame.issue(*command);
+                    frame.issue(command.clone());
                 }
             }
             None => self.interaction.frame(input, &mut frame),
         }
         let (events, commands) = frame.finish();
-        let reseeded = events
-            .iter()
-            .any(|event| matches!(event, AppEvent::Reseeded { .. }));
-        let iterations_applied = self.world.grow(now);
+        let changed_by_commands = events.iter().any(|event| {
+            matches!(
+                event,
+                AppEvent::Reseeded { .. }
+                    | AppEvent::Undid { undone: Some(_) }
+                    | AppEvent::Edited { ignored: None, .. }
+            )
+        });
+        // A lift the hand still holds shows, but only its command applies.
+        let previewed = match replayed {
+            Some(_) => self.world.preview(None),
+            None => self.world.preview(self.interaction.lift_preview().as_ref()),
+        };
+        let (iterations_applied, grown) = self.world.grow(now);
         FrameOutput {
             model: self
                 .interaction
                 .drawn(input, &self.world)
                 .as_ref()
                 .map(Placement::model_matrix),
-            heights_changed: reseeded || iterations_applied > 0,
+            heights_changed: changed_by_commands || previewed || grown,
             events,
             commands,
             iterations_done: self.world.iterations_done(),
             iterations_applied,
             views: input.views,
+            marks: self.interaction.marks(),
         }
+    }
+
+    /// Finishes an edit still easing in and drops a lift's preview, so the
+    /// heights are exactly what the commands made (a run's end writes them).
+    pub fn settle_edits(&mut self) {
+        self.world.settle_edits();
     }
 
     /// The world: terrain, growth and the settled placement.
@@ -282,3 +303,5 @@ impl Commands for FrameCommands<'_> {
 mod tests;
 #[cfg(test)]
 mod tests_manipulation;
+#[cfg(test)]
+mod tests_sculpt;

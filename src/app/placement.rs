@@ -178,12 +178,21 @@ fn horizontal_forward(head: &Pose) -> Vec3 {
     flat_up.try_normalize().unwrap_or(Vec3::NEG_Z)
 }
 
-/// The box in hologram space that holds the terrain with its relief
-/// (and the base plane, so a flat map has bounds too).
+/// How far the hologram's base reaches below the land's zero (or its
+/// lowest point, if lower), metres at scale 1: a hand takes the hologram
+/// by this block to move it.
+pub const BASE_DEPTH_M: f32 = 0.03;
+
+/// The box in hologram space that holds the terrain with its relief and
+/// the base under it (so a flat map has bounds too).
 pub fn hologram_bounds(min_height: f32, max_height: f32) -> Aabb {
     let half = HOLOGRAM_SIZE_M / 2.0;
     Aabb::new(
-        Vec3::new(-half, min_height.min(0.0) * HOLOGRAM_SIZE_M, -half),
+        Vec3::new(
+            -half,
+            min_height.min(0.0) * HOLOGRAM_SIZE_M - BASE_DEPTH_M,
+            -half,
+        ),
         Vec3::new(half, max_height.max(0.0) * HOLOGRAM_SIZE_M, half),
     )
 }

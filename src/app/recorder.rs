@@ -10,7 +10,10 @@ use super::App;
 use super::frame::{AppEvent, FrameOutput};
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::placement::Placement;
-use super::report::{CpuTimes, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats};
+use super::report::{
+    CpuTimes, EditRecord, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats,
+    UndoRecord,
+};
 use crate::terrain::recipe::Recipe;
 
 /// The app's world as a report needs it, kept where a report made away
@@ -53,6 +56,10 @@ pub struct RunRecorder {
     reseeds: Vec<ReseedRecord>,
     /// The settled placements, in order.
     placements: Vec<PlacementRecord>,
+    /// The hand edits, applied or ignored, in order.
+    edits: Vec<EditRecord>,
+    /// The undos, in order.
+    undos: Vec<UndoRecord>,
     /// Frames drawn.
     frames: u64,
     /// The most iterations any one update applied.
@@ -80,6 +87,8 @@ impl RunRecorder {
             seeds: vec![start.seed],
             reseeds: Vec::new(),
             placements: Vec::new(),
+            edits: Vec::new(),
+            undos: Vec::new(),
             frames: 0,
             max_iterations_per_frame: 0,
             update_ms: Vec::with_capacity(expected_frames),
@@ -111,17 +120,35 @@ impl RunRecorder {
         self.update_ms.push(update_ms);
         self.max_iterations_per_frame =
             self.max_iterations_per_frame.max(output.iterations_applied);
+        let time = (display_time_ns - first_ns) as f64 * 1e-9;
         for event in &output.events {
             match *event {
                 AppEvent::Reseeded { seed, cause, .. } => {
                     self.seeds.push(seed);
                     self.reseeds.push(ReseedRecord {
                         frame: self.frames,
-                        time: (display_time_ns - first_ns) as f64 * 1e-9,
+                        time,
                         cause,
                         seed,
                     });
                 }
+                AppEvent::Edited {
+                    kind,
+                    hand,
+                    ignored,
+                } => self.edits.push(EditRecord {
+                    frame: self.frames,
+                    time,
+                    kind,
+                    hand,
+                    applied: ignored.is_none(),
+                    ignored: ignored.map(|why| why.reason()),
+                }),
+                AppEvent::Undid { undone } => self.undos.push(UndoRecord {
+                    frame: self.frames,
+                    time,
+                    undone,
+                }),
                 AppEvent::Placed { placement, cause } => self
                     .placements
                     .push(PlacementRecord::new(self.frames, &placement, cause)),
@@ -184,6 +211,8 @@ impl RunRecorder {
             growth_complete: world.growth_complete,
             max_iterations_per_frame: self.max_iterations_per_frame,
             placements: self.placements.clone(),
+            edits: self.edits.clone(),
+            undos: self.undos.clone(),
             hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),
             hologram_scale: placement.map(|placement| placement.scale),
             cpu_ms: CpuTimes {

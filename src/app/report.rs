@@ -8,6 +8,8 @@ use crate::terrain::recipe::Recipe;
 
 use super::ReseedCause;
 use super::placement::{Placement, PlacementCause};
+use super::undo::Undone;
+use crate::input::Hand;
 use crate::input::Pose;
 
 /// Spread of a set of per-frame timings, in milliseconds.
@@ -64,6 +66,35 @@ pub struct ReseedRecord {
 }
 
 /// A pose as the report lists it.
+/// A hand edit: when, which, by which hand, and whether it applied (if
+/// not, why).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EditRecord {
+    /// The frame it showed from.
+    pub frame: u64,
+    /// Display seconds since the run's first frame.
+    pub time: f64,
+    /// A trace or a lift.
+    pub kind: Undone,
+    /// The hand that made it.
+    pub hand: Option<Hand>,
+    /// Whether it changed the terrain.
+    pub applied: bool,
+    /// Why it did not.
+    pub ignored: Option<&'static str>,
+}
+
+/// An undo: when, and what it took back (none when nothing was left).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct UndoRecord {
+    /// The frame it showed from.
+    pub frame: u64,
+    /// Display seconds since the run's first frame.
+    pub time: f64,
+    /// What it took back.
+    pub undone: Option<Undone>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PoseRecord {
     /// Position in metres, x y z.
@@ -139,6 +170,10 @@ pub struct RunReport {
     pub max_iterations_per_frame: usize,
     /// Every settled change of the hologram's placement, in order.
     pub placements: Vec<PlacementRecord>,
+    /// Hand edits, applied or ignored (with why), in order.
+    pub edits: Vec<EditRecord>,
+    /// Undos and what each took back, in order.
+    pub undos: Vec<UndoRecord>,
     /// Where the hologram was at the end (null if it never was placed).
     pub hologram_pose: Option<PoseRecord>,
     /// Its scale at the end (1 = 0.5 m across; null if never placed).

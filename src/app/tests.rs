@@ -9,11 +9,11 @@ use crate::terrain::{Generator, GeneratorConfig};
 
 const SIDE: usize = 17;
 const SEED: u64 = 7;
-const EYE: Vec3 = Vec3::new(0.0, 1.6, 0.0);
+pub(super) const EYE: Vec3 = Vec3::new(0.0, 1.6, 0.0);
 /// Where the hologram lands for a level head at [`EYE`] looking down -Z.
-const CENTRE: Vec3 = Vec3::new(0.0, 1.3, -1.0);
+pub(super) const CENTRE: Vec3 = Vec3::new(0.0, 1.3, -1.0);
 
-fn app() -> App {
+pub(super) fn app() -> App {
     App::new(AppConfig::hololens_demo(SIDE, SIDE, SEED)).unwrap()
 }
 
@@ -31,7 +31,7 @@ fn still_view() -> EyeView {
 
 /// A frame at `frame / rate` seconds with a level head at [`EYE`] looking down -Z
 /// and both hands open, untracked controllers.
-fn frame_at(frame: i64, rate: i64) -> FrameInput {
+pub(super) fn frame_at(frame: i64, rate: i64) -> FrameInput {
     FrameInput {
         display_time_ns: (frame * 1_000_000_000 + rate - 1) / rate,
         head: Some(Pose::new(EYE, Quat::IDENTITY)),
@@ -46,7 +46,7 @@ fn frame_at(frame: i64, rate: i64) -> FrameInput {
 }
 
 /// A right hand at `tip` with the given thumb–index gap, aiming at `aim_target`.
-fn right_hand(input: &mut FrameInput, tip: Vec3, gap: f32, aim_target: Vec3) {
+pub(super) fn right_hand(input: &mut FrameInput, tip: Vec3, gap: f32, aim_target: Vec3) {
     tracked_hand(input, Hand::Right, tip, gap, aim_target);
 }
 
@@ -68,7 +68,7 @@ fn reseeds(output: &FrameOutput) -> Vec<ReseedCause> {
         .iter()
         .filter_map(|event| match event {
             AppEvent::Reseeded { cause, .. } => Some(*cause),
-            AppEvent::Placed { .. } => None,
+            _ => None,
         })
         .collect()
 }
@@ -80,13 +80,13 @@ fn reseed_hands(output: &FrameOutput) -> Vec<Option<Hand>> {
         .iter()
         .filter_map(|event| match event {
             AppEvent::Reseeded { hand, .. } => Some(*hand),
-            AppEvent::Placed { .. } => None,
+            _ => None,
         })
         .collect()
 }
 
 /// Runs frames 0.. at 60 Hz, letting `shape` edit each input; the outputs.
-fn run(
+pub(super) fn run(
     app: &mut App,
     frames: i64,
     mut shape: impl FnMut(i64, &mut FrameInput),
@@ -146,7 +146,7 @@ fn the_first_located_head_places_the_hologram_once_and_it_stays_pinned() {
         .flat_map(|out| &out.events)
         .filter_map(|event| match event {
             AppEvent::Placed { placement, .. } => Some(placement.pose),
-            AppEvent::Reseeded { .. } => None,
+            _ => None,
         })
         .collect();
     assert_eq!(placed.len(), 1);
@@ -376,7 +376,7 @@ fn reseeds_follow_a_reproducible_seed_sequence() {
             .flat_map(|out| out.events.clone())
             .filter_map(|event| match event {
                 AppEvent::Reseeded { seed, .. } => Some(seed),
-                AppEvent::Placed { .. } => None,
+                _ => None,
             })
             .collect()
     };

@@ -85,7 +85,7 @@ fn placements(outputs: &[FrameOutput]) -> Vec<(usize, PlacementCause, Placement)
         .flat_map(|(frame, output)| {
             output.events.iter().filter_map(move |event| match event {
                 AppEvent::Placed { placement, cause } => Some((frame, *cause, *placement)),
-                AppEvent::Reseeded { .. } => None,
+                _ => None,
             })
         })
         .collect()

@@ -19,16 +19,19 @@ pub enum VoiceCommand {
     Reset,
     /// "next landscape": the next built-in recipe grows from a new seed.
     NextLandscape,
+    /// "undo": the last terrain command (reseed, landscape, edit) is taken back.
+    Undo,
 }
 
 /// Every phrase the app understands, as the speech recognizer's dictionary
 /// spells it, with its command.
-pub const PHRASES: [(&str, VoiceCommand); 5] = [
+pub const PHRASES: [(&str, VoiceCommand); 6] = [
     ("new terrain", VoiceCommand::NewTerrain),
     ("bigger", VoiceCommand::Bigger),
     ("smaller", VoiceCommand::Smaller),
     ("reset", VoiceCommand::Reset),
     ("next landscape", VoiceCommand::NextLandscape),
+    ("undo", VoiceCommand::Undo),
 ];
 
 impl VoiceCommand {

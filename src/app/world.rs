@@ -1,19 +1,26 @@
-//! The world: the terrain growing, the hologram's settled placement and the reseed count; it only applies commands and grows, and knows nothing of hands.
+//! The world: the terrain growing, the hand edits over it, what undo can take back, the hologram's settled placement and the reseed count; it only applies commands and grows, and knows nothing of hands.
 use thiserror::Error;
 
 use super::command::Command;
+use super::edits::EditLayer;
 use super::frame::AppEvent;
 use super::growth::GrowthSchedule;
 use super::growth::MAX_ITERATIONS_PER_FRAME;
 use super::placement::{self, Placement, PlacementCause};
+use super::undo::{Replaced, UndoStack, Undone};
 use crate::input::Aabb;
+use crate::input::Hand;
 use crate::terrain::recipe::{BuiltInName, Recipe};
 use crate::terrain::recipe_growth::RecipeGrowth;
 use crate::terrain::rng::mix;
+use crate::terrain::sculpt::Edit;
 use crate::terrain::{Heightmap, TerrainError};
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
 pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
+
+/// How long an edit takes to ease in once rasterised, nanoseconds of display time.
+pub const EDIT_EASE_NS: i64 = 500_000_000;
 
 /// What the app cannot start with.
 #[derive(Debug, Error)]
@@ -77,6 +84,10 @@ pub struct PlacementId(u64);
 pub struct World {
     /// The terrain being grown.
     growth: RecipeGrowth,
+    /// The hand edits over it, and the heights that show.
+    edits: EditLayer,
+    /// What undo can take back.
+    undo: UndoStack,
     /// What its recipe is called.
     recipe_name: String,
     /// When the current seed started growing.
@@ -115,6 +126,8 @@ impl World {
                 config.height,
                 config.seed,
             )?,
+            edits: EditLayer::new(config.width, config.height),
+            undo: UndoStack::default(),
             recipe_name: config.recipe_name.clone(),
             schedule: GrowthSchedule::new(config.iterations_per_second),
             max_iterations_per_frame: config.max_iterations_per_frame,
@@ -143,28 +156,37 @@ impl World {
         match *command {
             Command::Reseed { cause, hand } => {
                 let seed = self.next_seed();
-                self.growth.reseed(seed);
-                self.schedule.start(now);
-                self.update_bounds();
+                let recipe = self.growth.recipe().clone();
+                self.replace_terrain(Undone::Reseed, recipe, self.recipe_name.clone(), seed, now);
                 Some(AppEvent::Reseeded { seed, cause, hand })
             }
             Command::Landscape { cause, name } => {
                 let seed = self.next_seed();
-                let (width, height) = (
-                    self.growth.heightmap().width(),
-                    self.growth.heightmap().height(),
+                self.replace_terrain(
+                    Undone::Landscape,
+                    name.recipe(),
+                    name.as_str().into(),
+                    seed,
+                    now,
                 );
-                // Built-in recipes are checked by the tests at every size the app takes.
-                self.growth = RecipeGrowth::new(name.recipe(), width, height, seed)
-                    .expect("a built-in recipe grows on any map");
-                self.recipe_name = name.as_str().into();
-                self.schedule.start(now);
-                self.update_bounds();
                 Some(AppEvent::Reseeded {
                     seed,
                     cause,
                     hand: None,
                 })
+            }
+            Command::Trace { hand, ref points } => {
+                let edit = Edit::Trace {
+                    points: points.clone(),
+                };
+                Some(self.edit(Undone::Trace, &edit, hand))
+            }
+            Command::Lift { hand, at, height } => {
+                Some(self.edit(Undone::Lift, &Edit::Lift { at, height }, hand))
+            }
+            Command::Undo => {
+                let undone = self.undo(now);
+                Some(AppEvent::Undid { undone })
             }
             Command::Place { cause, placement } => {
                 if !self.ever_placed {
@@ -186,6 +208,127 @@ impl World {
         }
     }
 
+    /// Starts `recipe` (called `recipe_name`) growing from `seed` at `now`
+    /// on flat ground, keeping the terrain it replaces (with its edits) for undo.
+    fn replace_terrain(
+        &mut self,
+        kind: Undone,
+        recipe: Recipe,
+        recipe_name: String,
+        seed: u64,
+        now: i64,
+    ) {
+        let (width, height) = (
+            self.growth.heightmap().width(),
+            self.growth.heightmap().height(),
+        );
+        // Built-in recipes are checked by the tests at every size the app
+        // takes, and the current one already started on this map.
+        let growth = RecipeGrowth::new(recipe, width, height, seed)
+            .expect("a recipe that grows on this map starts again");
+        let replaced = std::mem::replace(&mut self.growth, growth);
+        let replaced_name = std::mem::replace(&mut self.recipe_name, recipe_name);
+        self.undo.push(Replaced::Terrain {
+            kind,
+            growth: Box::new(replaced),
+            recipe_name: replaced_name,
+            layer: self.edits.take(),
+        });
+        self.schedule.start(now);
+        self.compose();
+    }
+
+    /// Applies `edit` from `hand` (what undo calls a `kind`): it starts
+    /// easing in, or it is ignored and the event says why.
+    fn edit(&mut self, kind: Undone, edit: &Edit, hand: Option<Hand>) -> AppEvent {
+        match edit.checked() {
+            Ok(edit) => {
+                let layer = self.edits.snapshot();
+                self.undo.push(Replaced::Edit { kind, layer });
+                self.edits.begin(&edit);
+                self.compose();
+                AppEvent::Edited {
+                    kind,
+                    hand,
+                    ignored: None,
+                }
+            }
+            Err(why) => AppEvent::Edited {
+                kind,
+                hand,
+                ignored: Some(why),
+            },
+        }
+    }
+
+    /// Takes back the last terrain command, if any is left: an edit's layer
+    /// as it was, or the terrain a reseed replaced, growing on from where
+    /// it stood.
+    fn undo(&mut self, now: i64) -> Option<Undone> {
+        let replaced = self.undo.pop()?;
+        let kind = replaced.kind();
+        match replaced {
+            Replaced::Edit { layer, .. } => {
+                self.edits.settle();
+                self.edits.restore(layer);
+            }
+            Replaced::Terrain {
+                growth,
+                recipe_name,
+                layer,
+                ..
+            } => {
+                self.growth = *growth;
+                self.recipe_name = recipe_name;
+                self.edits.restore(layer);
+                self.schedule.resume(now, self.growth.steps_done());
+            }
+        }
+        self.compose();
+        Some(kind)
+    }
+
+    /// Brings what shows (grown heights plus edits) and the bounds in step.
+    fn compose(&mut self) {
+        let range = self
+            .edits
+            .compose(self.growth.heightmap())
+            .unwrap_or_else(|| self.growth.height_range());
+        self.bounds = placement::hologram_bounds(range.0, range.1);
+    }
+
+    /// Shows `lift` (a lift the hand still holds) over the terrain without
+    /// applying it, or stops showing one; whether the heights changed.
+    pub fn preview(&mut self, lift: Option<&Edit>) -> bool {
+        let changed = self.edits.preview(lift);
+        if changed {
+            self.compose();
+        }
+        changed
+    }
+
+    /// Finishes an edit still easing in and drops any preview, so the
+    /// heights are the terrain the commands made (what a run writes at its end).
+    pub fn settle_edits(&mut self) {
+        self.edits.preview(None);
+        self.edits.settle();
+        self.compose();
+    }
+
+    /// Grows straight to `iteration` of the current seed (or its end),
+    /// ignoring display time and the per-frame budget, and settles the
+    /// edits: how a command log is replayed offline.
+    pub fn grow_to(&mut self, iteration: usize) {
+        let behind = iteration.saturating_sub(self.growth.steps_done());
+        self.growth.step(behind);
+        self.settle_edits();
+    }
+
+    /// Terrain commands undo can still take back.
+    pub fn undo_depth(&self) -> usize {
+        self.undo.len()
+    }
+
     /// The next seed: `mix(previous seed, reseed count)`, so a run is
     /// reproducible from its first seed.
     fn next_seed(&mut self) -> u64 {
@@ -202,25 +345,21 @@ impl World {
     }
 
     /// Grows the iterations due by `now`, at most the per-frame budget of
-    /// them; how many it applied.
-    pub fn grow(&mut self, now: i64) -> usize {
+    /// them, and moves an edit in flight on; how many iterations it applied
+    /// and whether the heights changed.
+    pub fn grow(&mut self, now: i64) -> (usize, bool) {
         let due = self.schedule.iterations_due(now, self.growth.steps_total());
         let behind = due.saturating_sub(self.growth.steps_done());
-        if behind == 0 {
-            return 0;
+        let applied = if behind == 0 {
+            0
+        } else {
+            self.growth.step(behind.min(self.max_iterations_per_frame))
+        };
+        let edited = self.edits.advance(now);
+        if applied > 0 || edited {
+            self.compose();
         }
-        let applied = self.growth.step(behind.min(self.max_iterations_per_frame));
-        if applied > 0 {
-            self.update_bounds();
-        }
-        applied
-    }
-
-    /// Brings the bounds in step with the heights. The generator keeps
-    /// their range as it writes them, so this costs no pass over the map.
-    fn update_bounds(&mut self) {
-        let (low, high) = self.growth.height_range();
-        self.bounds = placement::hologram_bounds(low, high);
+        (applied, applied > 0 || edited)
     }
 
     /// Where the hologram is settled and how big, once placed.
@@ -243,9 +382,10 @@ impl World {
         self.ever_placed
     }
 
-    /// The current heights (terrain units).
+    /// The heights that show (terrain units): the grown terrain plus its
+    /// edits, an edit easing in and a lift's preview.
     pub fn heightmap(&self) -> &Heightmap {
-        self.growth.heightmap()
+        self.edits.shown().unwrap_or(self.growth.heightmap())
     }
 
     /// The hologram's bounds in hologram space (metres at 1×), relief included.

@@ -127,6 +127,12 @@ impl Aabb {
     /// The ray parameter where the ray first meets the box (0 when it starts
     /// inside), or `None` when it misses or the box lies behind it.
     pub fn hit(&self, ray: &Ray) -> Option<f32> {
+        self.span(ray).map(|(entry, _)| entry)
+    }
+
+    /// The ray parameters where the ray enters the box (0 when it starts
+    /// inside) and leaves it, or `None` when it misses or the box lies behind it.
+    pub fn span(&self, ray: &Ray) -> Option<(f32, f32)> {
         let mut entry = 0.0f32;
         let mut exit = f32::INFINITY;
         for axis in 0..3 {
@@ -150,7 +156,7 @@ impl Aabb {
                 return None;
             }
         }
-        Some(entry)
+        Some((entry, exit))
     }
 }
 

@@ -22,6 +22,7 @@ pub mod recipe_growth;
 pub mod reference;
 pub mod rmp;
 pub mod rng;
+pub mod sculpt;
 pub mod sliced;
 pub mod tiles;
 

@@ -453,6 +453,18 @@ impl<'a> FrameLoop<'a> {
                         session.pulse(hand)?;
                     }
                 }
+                AppEvent::Edited {
+                    kind,
+                    hand,
+                    ignored,
+                } => match ignored {
+                    None => log::info!("edited the terrain ({kind:?}, {hand:?} hand)"),
+                    Some(why) => log::info!("ignored a {kind:?}: {}", why.reason()),
+                },
+                AppEvent::Undid { undone } => match undone {
+                    Some(undone) => log::info!("undid the last {undone:?}"),
+                    None => log::info!("nothing left to undo"),
+                },
             }
         }
         Ok(())

@@ -1,0 +1,153 @@
+//! What a ray aims at on the hologram: a point of the land's surface (its (u, v)), or the base and sides under the land.
+//!
+//! The ray is marched through the hologram's bounds in steps of half a
+//! sample and the crossing into the land refined by bisection, so a ray
+//! grazing a ridge finds the ridge and not the valley behind it.
+use glam::{Vec2, Vec3};
+
+use super::placement::{HOLOGRAM_SIZE_M, Placement, probe_surface};
+use crate::input::{Aabb, Ray};
+use crate::terrain::Heightmap;
+
+/// Most steps one march takes (a ray crossing a 1025-sample map corner to
+/// corner at half a sample a step needs about 2900; the cap keeps a frame's
+/// cost bounded on bigger maps, which then march coarser).
+const MAX_STEPS: usize = 4096;
+/// Bisection rounds refining a crossing: 2⁻¹² of a step.
+const REFINE_ROUNDS: usize = 12;
+
+/// Where a ray meets the hologram first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AimedAt {
+    /// The land's surface at this (u, v).
+    Surface(Vec2),
+    /// The base or the sides under the land's edge: where a hand takes the
+    /// hologram to move it.
+    Base,
+}
+
+/// How far above (positive) or below the land `point` (hologram space)
+/// lies, with its (u, v): points off the footprint are measured at its
+/// nearest edge.
+fn above_land(point: Vec3, heights: &Heightmap) -> (f32, Vec2) {
+    let half = HOLOGRAM_SIZE_M / 2.0;
+    let inside = Vec3::new(
+        point.x.clamp(-half, half),
+        point.y,
+        point.z.clamp(-half, half),
+    );
+    let probe = probe_surface(inside, heights).expect("a point clamped onto the footprint");
+    (probe.height_above_surface, Vec2::new(probe.u, probe.v))
+}
+
+/// What `ray` (in the room) meets first on the hologram at `placement`
+/// with `heights` inside `bounds` (hologram space), if anything: entering
+/// the bounds below the land means the base or the sides; entering above,
+/// the first point where it passes into the land is the surface it aims at.
+pub fn aim(ray: &Ray, placement: &Placement, heights: &Heightmap, bounds: Aabb) -> Option<AimedAt> {
+    let local = placement.ray_to_local(ray);
+    let (entry, exit) = bounds.span(&local)?;
+    let at = |t: f32| local.origin + local.direction * t;
+    let (above, _) = above_land(at(entry), heights);
+    if above < 0.0 {
+        return Some(AimedAt::Base);
+    }
+    let sample = HOLOGRAM_SIZE_M / (heights.width().max(heights.height()) - 1) as f32;
+    let length = (exit - entry) * local.direction.length();
+    let steps = ((length / (sample * 0.5)).ceil() as usize).clamp(1, MAX_STEPS);
+    let step = (exit - entry) / steps as f32;
+    let mut outside = entry;
+    for i in 1..=steps {
+        let t = entry + step * i as f32;
+        if above_land(at(t), heights).0 <= 0.0 {
+            let mut inside = t;
+            for _ in 0..REFINE_ROUNDS {
+                let middle = (outside + inside) / 2.0;
+                if above_land(at(middle), heights).0 <= 0.0 {
+                    inside = middle;
+                } else {
+                    outside = middle;
+                }
+            }
+            let (_, uv) = above_land(at(inside), heights);
+            return Some(AimedAt::Surface(uv));
+        }
+        outside = t;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::placement::hologram_bounds;
+    use crate::input::Pose;
+    use glam::Quat;
+
+    fn placement() -> Placement {
+        Placement::at(Pose::new(Vec3::new(0.0, 1.0, -1.0), Quat::IDENTITY))
+    }
+
+    /// A map with a ridge along v = 0.5, 0.2 high.
+    fn ridge() -> Heightmap {
+        let mut map = Heightmap::flat(33, 33).unwrap();
+        for x in 0..33 {
+            map.set(x, 16, 0.2);
+        }
+        map
+    }
+
+    fn bounds(map: &Heightmap) -> Aabb {
+        let (low, high) = map.min_max();
+        hologram_bounds(low, high)
+    }
+
+    #[test]
+    fn a_ray_from_above_meets_the_surface_where_it_points() {
+        let map = Heightmap::flat(33, 33).unwrap();
+        let target = placement().to_room(Vec3::new(0.1, 0.0, -0.05));
+        let from = target + Vec3::new(0.0, 0.5, 0.5);
+        let ray = Ray::new(from, target - from);
+        let Some(AimedAt::Surface(uv)) = aim(&ray, &placement(), &map, bounds(&map)) else {
+            panic!("the ray should meet the surface");
+        };
+        assert!(uv.abs_diff_eq(Vec2::new(0.7, 0.4), 1e-3), "{uv}");
+    }
+
+    #[test]
+    fn a_ridge_in_the_way_is_what_the_ray_meets() {
+        let map = ridge();
+        // Aimed at the flat ground behind the ridge, from the front and low.
+        let target = placement().to_room(Vec3::new(0.0, 0.0, -0.15));
+        let from = placement().to_room(Vec3::new(0.0, 0.12, 0.6));
+        let ray = Ray::new(from, target - from);
+        let Some(AimedAt::Surface(uv)) = aim(&ray, &placement(), &map, bounds(&map)) else {
+            panic!("the ray should meet the ridge");
+        };
+        assert!((uv.y - 0.5).abs() < 0.04, "{uv}");
+    }
+
+    #[test]
+    fn a_ray_entering_below_the_land_takes_the_base() {
+        let map = ridge();
+        let mut box_with_base = bounds(&map);
+        box_with_base.min.y -= 0.03;
+        let from = placement().to_room(Vec3::new(0.0, -0.015, 0.6));
+        let ray = Ray::new(
+            from,
+            placement().to_room(Vec3::new(0.0, -0.015, 0.0)) - from,
+        );
+        assert_eq!(
+            aim(&ray, &placement(), &map, box_with_base),
+            Some(AimedAt::Base)
+        );
+    }
+
+    #[test]
+    fn a_ray_that_misses_meets_nothing() {
+        let map = ridge();
+        let from = placement().to_room(Vec3::new(0.0, 0.3, 0.6));
+        let ray = Ray::new(from, Vec3::Y);
+        assert_eq!(aim(&ray, &placement(), &map, bounds(&map)), None);
+    }
+}

@@ -1,0 +1,179 @@
+//! The hand-edit layer over the grown terrain: every settled edit's change summed in order, the edit in flight (rasterised a slice a frame, then eased in over half a second), a lift's live preview, and the heights the wearer sees.
+//!
+//! Edits are added after the recipe's growth and shaping, never fed to
+//! them, so later growth neither smooths nor clamps an edit, an edit
+//! changes nothing beyond its reach, and taking the layer back is exact.
+//! The heights the world holds are `grown + layer` (summed in that order,
+//! so a replay that settles every edit at once ends with the same bits as
+//! a run that eased them in).
+use super::world::EDIT_EASE_NS;
+use crate::terrain::Heightmap;
+use crate::terrain::Sliced;
+use crate::terrain::sculpt::{Edit, EditRaster, edit_change};
+
+/// An edit on its way in.
+#[derive(Debug, Clone)]
+struct InFlight {
+    /// Rasterises the change, a band of rows a frame.
+    raster: EditRaster,
+    /// The change so far (whole once the raster is done).
+    change: Heightmap,
+    /// When easing in began (once the raster is done).
+    easing_since_ns: Option<i64>,
+    /// How much of the change shows, 0 to 1.
+    shown: f32,
+}
+
+/// The edits over one map.
+#[derive(Debug, Clone)]
+pub struct EditLayer {
+    width: usize,
+    height: usize,
+    /// Every settled edit's change, summed in order; `None` before the first.
+    layer: Option<Vec<f32>>,
+    /// The edit easing in.
+    in_flight: Option<InFlight>,
+    /// A lift's change while the hand still holds it: shown, not applied.
+    preview: Option<(Edit, Heightmap)>,
+    /// The grown heights plus all of the above, kept when any is present.
+    shown: Option<Heightmap>,
+}
+
+impl EditLayer {
+    /// No edits on a `width`×`height` map.
+    pub fn new(width: usize, height: usize) -> Self {
+        EditLayer {
+            width,
+            height,
+            layer: None,
+            in_flight: None,
+            preview: None,
+            shown: None,
+        }
+    }
+
+    /// Whether nothing is edited, easing in or previewed: the grown
+    /// heights are what shows.
+    pub fn is_empty(&self) -> bool {
+        self.layer.is_none() && self.in_flight.is_none() && self.preview.is_none()
+    }
+
+    /// Starts `edit` (already checked) easing in, settling the one before.
+    pub fn begin(&mut self, edit: &Edit) {
+        self.settle();
+        self.in_flight = Some(InFlight {
+            raster: EditRaster::new(edit, self.width, self.height),
+            change: Heightmap::flat(self.width, self.height).expect("the map's own size"),
+            easing_since_ns: None,
+            shown: 0.0,
+        });
+    }
+
+    /// Moves the edit in flight on to `now`: one band of its raster, or its
+    /// easing; whether what shows changed.
+    pub fn advance(&mut self, now: i64) -> bool {
+        let Some(flight) = self.in_flight.as_mut() else {
+            return false;
+        };
+        if !flight.raster.is_done() {
+            flight.raster.step(&mut flight.change);
+            if !flight.raster.is_done() {
+                return false;
+            }
+            flight.easing_since_ns = Some(now);
+        }
+        let since = now.saturating_sub(flight.easing_since_ns.unwrap_or(now));
+        let t = (since as f32 / EDIT_EASE_NS as f32).clamp(0.0, 1.0);
+        if t >= 1.0 {
+            self.settle();
+            return true;
+        }
+        let eased = t * t * (3.0 - 2.0 * t);
+        let changed = eased != flight.shown;
+        flight.shown = eased;
+        changed
+    }
+
+    /// Finishes the edit in flight at once (its raster to the end, wholly
+    /// added to the layer); whether there was one.
+    pub fn settle(&mut self) -> bool {
+        let Some(mut flight) = self.in_flight.take() else {
+            return false;
+        };
+        flight.raster.run_to_end(&mut flight.change);
+        let layer = self
+            .layer
+            .get_or_insert_with(|| vec![0.0; self.width * self.height]);
+        for (sum, change) in layer.iter_mut().zip(flight.change.cells()) {
+            *sum += change;
+        }
+        true
+    }
+
+    /// Shows `edit` (a lift the hand still holds) without applying it, or
+    /// nothing; whether what shows changed.
+    pub fn preview(&mut self, edit: Option<&Edit>) -> bool {
+        if self.preview.as_ref().map(|(shown, _)| shown) == edit {
+            return false;
+        }
+        self.preview = edit.map(|edit| (edit.clone(), edit_change(edit, self.width, self.height)));
+        true
+    }
+
+    /// Settles the edit in flight and hands over the layer (for undo),
+    /// leaving none.
+    pub fn take(&mut self) -> Option<Vec<f32>> {
+        self.settle();
+        self.shown = None;
+        self.layer.take()
+    }
+
+    /// The settled layer as it is now, after settling the edit in flight (for undo).
+    pub fn snapshot(&mut self) -> Option<Vec<f32>> {
+        self.settle();
+        self.layer.clone()
+    }
+
+    /// Puts back a layer [`Self::take`] or [`Self::snapshot`] handed out.
+    pub fn restore(&mut self, layer: Option<Vec<f32>>) {
+        self.in_flight = None;
+        self.layer = layer;
+        if self.is_empty() {
+            self.shown = None;
+        }
+    }
+
+    /// Recomputes what shows over `grown`; its lowest and highest height,
+    /// or `None` when nothing is edited (the grown heights show).
+    pub fn compose(&mut self, grown: &Heightmap) -> Option<(f32, f32)> {
+        if self.is_empty() {
+            self.shown = None;
+            return None;
+        }
+        let shown = self.shown.get_or_insert_with(|| grown.clone());
+        let out = shown.cells_mut();
+        out.copy_from_slice(grown.cells());
+        if let Some(layer) = &self.layer {
+            for (height, change) in out.iter_mut().zip(layer) {
+                *height += change;
+            }
+        }
+        if let Some(flight) = &self.in_flight {
+            let part = flight.shown;
+            for (height, change) in out.iter_mut().zip(flight.change.cells()) {
+                *height += change * part;
+            }
+        }
+        if let Some((_, change)) = &self.preview {
+            for (height, change) in out.iter_mut().zip(change.cells()) {
+                *height += change;
+            }
+        }
+        Some(shown.min_max())
+    }
+
+    /// The heights that show, once [`Self::compose`] made them.
+    pub fn shown(&self) -> Option<&Heightmap> {
+        self.shown.as_ref()
+    }
+}

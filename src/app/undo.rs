@@ -1,0 +1,85 @@
+//! Undo: what each terrain command (reseed, landscape, edit) replaced, newest last, the last [`UNDO_DEPTH`] of them.
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::terrain::recipe_growth::RecipeGrowth;
+
+/// Terrain commands that can be taken back, counting back from the last.
+pub const UNDO_DEPTH: usize = 16;
+
+/// Which terrain command an undo takes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Undone {
+    /// A new seed.
+    Reseed,
+    /// A new landscape.
+    Landscape,
+    /// A traced fault.
+    Trace,
+    /// A lifted hill.
+    Lift,
+}
+
+/// What one terrain command replaced.
+pub enum Replaced {
+    /// An edit: the edit layer as it was before.
+    Edit {
+        /// Which edit.
+        kind: Undone,
+        /// The layer before it (`None`: no edits).
+        layer: Option<Vec<f32>>,
+    },
+    /// A new terrain: the growth it replaced, as it stood, with its edits.
+    Terrain {
+        /// A reseed or a landscape.
+        kind: Undone,
+        /// The growth, mid-way or done, ready to go on.
+        growth: Box<RecipeGrowth>,
+        /// What its recipe is called.
+        recipe_name: String,
+        /// Its edit layer.
+        layer: Option<Vec<f32>>,
+    },
+}
+
+impl Replaced {
+    /// Which command it was.
+    pub fn kind(&self) -> Undone {
+        match self {
+            Replaced::Edit { kind, .. } | Replaced::Terrain { kind, .. } => *kind,
+        }
+    }
+}
+
+/// The commands that can still be taken back.
+#[derive(Default)]
+pub struct UndoStack {
+    steps: VecDeque<Replaced>,
+}
+
+impl UndoStack {
+    /// Notes what a command replaced, forgetting the oldest beyond [`UNDO_DEPTH`].
+    pub fn push(&mut self, replaced: Replaced) {
+        if self.steps.len() == UNDO_DEPTH {
+            self.steps.pop_front();
+        }
+        self.steps.push_back(replaced);
+    }
+
+    /// What the last command replaced, if any is left.
+    pub fn pop(&mut self) -> Option<Replaced> {
+        self.steps.pop_back()
+    }
+
+    /// How many commands can be taken back.
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Whether none can.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
