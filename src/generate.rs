@@ -22,6 +22,8 @@ use crate::terrain::recipe_growth::RecipeGrowth;
 use crate::terrain::rmp::RmpParams;
 use crate::terrain::tiles::TileWorld;
 use crate::terrain::{GeneratorConfig, Heightmap, TerrainError};
+use crate::app::World;
+use crate::app::log::CommandLog;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -115,6 +117,19 @@ impl std::str::FromStr for TileIndex {
 /// Flags of `holoterrain generate`.
 #[derive(Debug, Clone, Args)]
 pub struct GenerateArgs {
+    /// Write the terrain a command log (a run's commands.jsonl) ended
+    /// with: its recipe, seed, size and every command (reseeds, landscapes,
+    /// hand edits, undos), replayed bit for bit; takes no terrain flags.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = [
+            "recipe", "algorithm", "size", "iterations", "depth", "amplitude", "seed",
+            "displacement_min", "line", "raise_only", "fault_radius", "shaping", "filter",
+            "fir", "gaussian", "thermal", "talus", "hydraulic", "mei", "particles", "tile",
+        ]
+    )]
+    pub replay: Option<PathBuf>,
     /// Start from a recipe: a built-in name (`holoterrain recipes`) or a
     /// recipe file (a value with a / or ending in .toml); the flags given
     /// beside it override its values.
@@ -289,6 +304,9 @@ fn build(
         };
         return built.map(|(map, range)| (map, Some(range)));
     }
+    if let Some(path) = &args.replay {
+        return Ok((replayed(path)?, None));
+    }
     let recipe = recipe_of(args)?;
     let mut growth = RecipeGrowth::new(
         recipe,
@@ -298,6 +316,22 @@ fn build(
     )?;
     growth.run_to_end(progress);
     Ok((growth.into_heightmap(), None))
+}
+
+/// The terrain the command log at `path` ended with.
+fn replayed(path: &std::path::Path) -> Result<Heightmap, GenerateError> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        GenerateError::Usage(format!(
+            "cannot read the command log {shown}: {error}; give --replay a run's commands.jsonl"
+        ))
+    })?;
+    let log = CommandLog::parse(&text).map_err(|error| {
+        GenerateError::Usage(format!("command log {shown}: {error}"))
+    })?;
+    let world = World::replayed(&log)
+        .map_err(|error| GenerateError::Usage(format!("command log {shown}: {error}")))?;
+    Ok(world.heightmap().clone())
 }
 
 /// The recipe the flags ask for: `--recipe`'s (or the chosen algorithm's

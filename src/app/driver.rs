@@ -131,6 +131,13 @@ impl FrameDriver {
         &self.app
     }
 
+    /// The app with its edits settled: the terrain its commands made,
+    /// for what a run writes at its end (as `generate --replay` does).
+    pub fn settled_app(&mut self) -> &App {
+        self.app.settle_edits();
+        &self.app
+    }
+
     /// One update: the app takes in `input` (or the replayed commands of
     /// this frame), and `recorder` notes it with its CPU time.
     pub fn update(

@@ -197,6 +197,15 @@ pub fn hologram_bounds(min_height: f32, max_height: f32) -> Aabb {
     )
 }
 
+/// The point of the land's surface at (u, v) in [0, 1]², in hologram space.
+pub fn surface_point(heights: &Heightmap, u: f32, v: f32) -> Vec3 {
+    Vec3::new(
+        (u - 0.5) * HOLOGRAM_SIZE_M,
+        sample_bilinear(heights, u, v) * HOLOGRAM_SIZE_M,
+        (v - 0.5) * HOLOGRAM_SIZE_M,
+    )
+}
+
 /// Where a point in hologram space is over the surface, or `None` when it is
 /// not above the terrain's footprint.
 pub fn probe_surface(point: Vec3, heights: &Heightmap) -> Option<SurfaceProbe> {

@@ -3,6 +3,7 @@ use thiserror::Error;
 
 use super::command::Command;
 use super::edits::EditLayer;
+use super::log::CommandLog;
 use super::frame::AppEvent;
 use super::growth::GrowthSchedule;
 use super::growth::MAX_ITERATIONS_PER_FRAME;
@@ -322,6 +323,20 @@ impl World {
         let behind = iteration.saturating_sub(self.growth.steps_done());
         self.growth.step(behind);
         self.settle_edits();
+    }
+
+    /// The terrain `log`'s run ended with: its commands applied in order,
+    /// each at the growth iteration it applied at, growth to the iteration
+    /// the run ended at, every edit settled; no frames, no display time.
+    pub fn replayed(log: &CommandLog) -> Result<World, AppError> {
+        let mut world = World::new(&log.start.app_config())?;
+        for entry in &log.entries {
+            world.grow_to(entry.iteration);
+            world.apply(&entry.command, entry.time_ns);
+        }
+        let last = log.entries.last().map_or(0, |entry| entry.iteration);
+        world.grow_to(log.end.map_or(last, |end| end.iteration));
+        Ok(world)
     }
 
     /// Terrain commands undo can still take back.

@@ -569,8 +569,9 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         apng.finish()?;
     }
 
-    // The terrain it ends with, as `generate` writes the same map.
-    let heights = driver.app().heightmap();
+    // The terrain it ends with, as `generate` writes the same map (an
+    // edit still easing in counts whole, as its command applied).
+    let heights = driver.settled_app().heightmap();
     for (name, format) in [
         (output::TERRAIN_PNG_FILE, Format::Png16),
         (output::TERRAIN_F32_FILE, Format::F32),

@@ -1,4 +1,4 @@
-//! The gesture script: a text file of timed events (air-taps, taps, selects, drags, two-hand turns, grabs, head moves) that drive the simulated user.
+//! The gesture script: a text file of timed events (air-taps, taps, selects, drags, traces, lifts, two-hand turns, grabs, head moves, words said) that drive the simulated user.
 //!
 //! One event per line; `#` starts a comment; blank lines are ignored.
 //! ```text
@@ -6,7 +6,9 @@
 //! 3.0 airtap right away       # pinch aimed (and looking) elsewhere: no reseed
 //! 2.5 tap left 0.2 0.7        # index tip pushes into the surface at (u, v)
 //! 4.0 select right            # controller select press
-//! 5.0 hold right 1.0 0.3 0 0  # pinch on the hologram, move 0.3 m along x over 1 s, release
+//! 5.0 hold right 1.0 0.3 0 0  # pinch on the hologram's base, move 0.3 m along x over 1 s, release
+//! 5.0 trace right 1.0 0.1 0.5 0.9 0.5   # pinch on the surface at (u, v), drag through the points
+//! 5.0 lift left 1.0 0.5 0.5 0.1         # pinch on the surface at (u, v), raise the hand 0.1 m
 //! 5.0 twohand 1.0 90 1.5      # both hands pinch; their line turns 90° and spreads 1.5×
 //! 5.0 grab left 1.0 0 0.2 0   # controller squeeze held 1 s while it moves 0.2 m up
 //! 6.0 head 0.0 1.6 0.5 0.0 1.0 -1.0   # head moves to (x y z), looks at (x y z)
@@ -35,6 +37,10 @@ pub const MAX_TIME_S: f64 = 86_400.0;
 pub const MAX_GESTURE_S: f64 = 60.0;
 /// Farthest a `hold` or `grab` may move the hand along each axis, metres.
 pub const MAX_MOVE_M: f32 = 10.0;
+/// Most points a `trace` may pass through.
+pub const MAX_TRACE_POINTS: usize = 256;
+/// Farthest a `lift` may raise or lower the hand, metres.
+pub const MAX_LIFT_M: f32 = 1.0;
 /// Largest turn a `twohand` may make, degrees either way.
 pub const MAX_TURN_DEG: f32 = 720.0;
 /// Largest factor by which a `twohand` may spread (or, inverted, close) the hands.
@@ -69,8 +75,34 @@ pub enum Action {
         /// Which controller.
         hand: Hand,
     },
-    /// Pinch aiming at the hologram and keep pinching while the hand moves
-    /// by `delta` at constant speed, then release.
+    /// Pinch aiming at the land's surface at the first point and keep
+    /// pinching while the aim sweeps through the others at constant speed,
+    /// the hand moving across with it, then release: a traced fault.
+    Trace {
+        /// Which hand.
+        hand: Hand,
+        /// How long the pinch lasts, seconds.
+        seconds: f64,
+        /// The (u, v) points, at least two, each in 0..1.
+        points: Vec<[f32; 2]>,
+    },
+    /// Pinch aiming at the land's surface at (u, v) and raise the hand `dh`
+    /// metres (negative: lower it) over `seconds`, then release: a lifted hill.
+    Lift {
+        /// Which hand.
+        hand: Hand,
+        /// How long the pinch lasts, seconds.
+        seconds: f64,
+        /// Across the terrain, 0..1 left to right.
+        u: f32,
+        /// Along the terrain, 0..1 far to near.
+        v: f32,
+        /// How far the hand rises, metres.
+        dh: f32,
+    },
+    /// Pinch aiming at the hologram's base (below the land's edge, on the
+    /// side facing the head) and keep pinching while the hand moves by
+    /// `delta` at constant speed, then release.
     Hold {
         /// Which hand.
         hand: Hand,
@@ -157,7 +189,9 @@ pub struct ScriptError {
     pub expected: &'static str,
 }
 
-const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|twohand|grab|head|stall|disconnect|say ...`, e.g. `1.0 airtap right`";
+const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|trace|lift|twohand|grab|head|stall|disconnect|say ...`, e.g. `1.0 airtap right`";
+const TRACE: &str = "`TIME trace left|right SECONDS U0 V0 U1 V1 [U V ...]` (SECONDS in 0..60, at least two points, each U and V in 0..1)";
+const LIFT: &str = "`TIME lift left|right SECONDS U V DH` (SECONDS in 0..60, U and V in 0..1, DH metres within ±1)";
 const AIRTAP: &str = "`TIME airtap left|right [away]`";
 const TAP: &str = "`TIME tap left|right U V` with U and V in 0..1";
 const SELECT: &str = "`TIME select left|right`";
@@ -309,6 +343,68 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
                     seconds,
                     delta,
                 }
+            }
+        }
+        "trace" => {
+            let [hand, seconds, coordinates @ ..] = args else {
+                return Err(error(
+                    line,
+                    format!(
+                        "trace takes a hand, a duration and points, got `{}`",
+                        args.join(" ")
+                    ),
+                    TRACE,
+                ));
+            };
+            if coordinates.len() < 4 || coordinates.len() % 2 != 0 {
+                return Err(error(
+                    line,
+                    format!(
+                        "trace needs at least two points as U V pairs, got {} numbers",
+                        coordinates.len()
+                    ),
+                    TRACE,
+                ));
+            }
+            if coordinates.len() / 2 > MAX_TRACE_POINTS {
+                return Err(error(
+                    line,
+                    format!("trace takes at most {MAX_TRACE_POINTS} points"),
+                    TRACE,
+                ));
+            }
+            let mut points = Vec::with_capacity(coordinates.len() / 2);
+            for pair in coordinates.chunks(2) {
+                points.push([
+                    parse_unit(line, pair[0], TRACE)?,
+                    parse_unit(line, pair[1], TRACE)?,
+                ]);
+            }
+            Action::Trace {
+                hand: parse_hand(line, hand, TRACE)?,
+                seconds: parse_duration(line, seconds, TRACE)?,
+                points,
+            }
+        }
+        "lift" => {
+            let [hand, seconds, u, v, dh] = args else {
+                return Err(error(
+                    line,
+                    format!(
+                        "lift takes a hand, a duration, a point and a height, got `{}`",
+                        args.join(" ")
+                    ),
+                    LIFT,
+                ));
+            };
+            Action::Lift {
+                hand: parse_hand(line, hand, LIFT)?,
+                seconds: parse_duration(line, seconds, LIFT)?,
+                u: parse_unit(line, u, LIFT)?,
+                v: parse_unit(line, v, LIFT)?,
+                dh: parse_number(line, dh, LIFT, "a height in metres", |dh| {
+                    dh.abs() <= MAX_LIFT_M
+                })?,
             }
         }
         "twohand" => {
@@ -551,6 +647,63 @@ mod tests {
     fn a_tap_outside_the_terrain_is_rejected() {
         let error = Script::parse("1.0 tap left 1.2 0.5").unwrap_err();
         assert_eq!((error.line, error.expected), (1, TAP));
+    }
+
+    #[test]
+    fn traces_and_lifts_parse_their_points_and_heights() {
+        let script =
+            Script::parse("1 trace right 1.5 0.1 0.5 0.5 0.4 0.9 0.5
+2 lift left 1 0.3 0.7 -0.05
+")
+                .unwrap();
+        assert_eq!(
+            script.events[0].action,
+            Action::Trace {
+                hand: Hand::Right,
+                seconds: 1.5,
+                points: vec![[0.1, 0.5], [0.5, 0.4], [0.9, 0.5]]
+            }
+        );
+        assert_eq!(
+            script.events[1].action,
+            Action::Lift {
+                hand: Hand::Left,
+                seconds: 1.0,
+                u: 0.3,
+                v: 0.7,
+                dh: -0.05
+            }
+        );
+    }
+
+    #[test]
+    fn a_trace_off_the_surface_or_too_short_is_a_script_error_on_its_line() {
+        for (text, expected) in [
+            ("1 airtap right
+2 trace right 1 0.1 0.5 1.1 0.5", TRACE),
+            ("
+
+2 trace right 1 0.1 0.5", TRACE),
+            ("
+
+2 trace right 1 0.1 0.5 0.2", TRACE),
+            ("
+
+2 trace right -1 0.1 0.5 0.2 0.5", TRACE),
+            ("
+
+2 lift right 1 0.1 0.5", LIFT),
+            ("
+
+2 lift right 1 0.1 -0.5 0.1", LIFT),
+            ("
+
+2 lift right 1 0.1 0.5 3", LIFT),
+        ] {
+            let error = Script::parse(text).unwrap_err();
+            assert_eq!((error.line, error.expected), (3 - text.starts_with('1') as usize, expected), "{text}");
+        }
+        assert_eq!(Script::parse("-1 trace right 1 0.1 0.5 0.2 0.5").unwrap_err().line, 1);
     }
 
     #[test]

@@ -42,6 +42,11 @@ const POKE_DEPTH_M: f32 = 0.03;
 const TWO_HAND_HEIGHT_M: f32 = 0.15;
 /// ...this far to each side of it, before they spread.
 const TWO_HAND_HALF_SPAN_M: f32 = 0.15;
+/// A hand pointing down at the land for a trace or a lift is this far
+/// above the point...
+const REACH_ABOVE_M: f32 = 0.3;
+/// ...and this far from it towards the head.
+const REACH_TOWARDS_M: f32 = 0.12;
 /// Radius of a synthetic fingertip joint.
 const TIP_RADIUS_M: f32 = 0.008;
 /// Radius of every other synthetic joint.
@@ -61,6 +66,8 @@ impl TimedEvent {
     fn duration_ns(&self) -> i64 {
         match self.action {
             Action::Hold { seconds, .. }
+            | Action::Trace { seconds, .. }
+            | Action::Lift { seconds, .. }
             | Action::TwoHand { seconds, .. }
             | Action::Grab { seconds, .. } => seconds_to_ns(seconds),
             _ => HOLD_NS,
@@ -80,6 +87,8 @@ impl TimedEvent {
             | Action::Tap { hand: used, .. }
             | Action::Select { hand: used }
             | Action::Hold { hand: used, .. }
+            | Action::Trace { hand: used, .. }
+            | Action::Lift { hand: used, .. }
             | Action::Grab { hand: used, .. } => used == hand,
             Action::TwoHand { .. } => true,
             Action::Head { .. }
@@ -343,7 +352,40 @@ impl SimulatedUser {
             }
             Action::Hold { delta, .. } => {
                 let moved = delta * progress;
-                pinching(raised_tip + moved, raised_aim + moved, start.centre)
+                let base = hologram.map_or(start.centre, |hologram| {
+                    base_facing(&hologram, start.head.position, heights)
+                });
+                pinching(raised_tip + moved, raised_aim + moved, base + moved)
+            }
+            Action::Trace { ref points, .. } => {
+                let Some(hologram) = hologram else {
+                    return rest;
+                };
+                let on_land = |uv: [f32; 2]| {
+                    hologram.to_room(placement::surface_point(heights, uv[0], uv[1]))
+                };
+                let first = on_land(points[0]);
+                let target = on_land(point_along(points, progress));
+                // The hand follows the aim across, half as far, level with
+                // the hologram, so its first move says "trace", not "lift".
+                let up = hologram.pose.up();
+                let across = target - first;
+                let moved = (across - up * across.dot(up)) * 0.5;
+                let first_below = hologram.to_room(on_plane(points[0]));
+                let over = reaching_over(&hologram, first_below, start.head.position) + moved;
+                pinching(over, over, target)
+            }
+            Action::Lift { u, v, dh, .. } => {
+                let Some(hologram) = hologram else {
+                    return rest;
+                };
+                let target = hologram.to_room(placement::surface_point(heights, u, v));
+                let raised = hologram.pose.up() * (dh * progress);
+                // Above the point's place on the base plane, not on the
+                // land, which rises under the hand as the hill shows.
+                let below = hologram.to_room(on_plane([u, v]));
+                let over = reaching_over(&hologram, below, start.head.position) + raised;
+                pinching(over, over, target)
             }
             Action::TwoHand { degrees, scale, .. } => {
                 let turn = turn_about_vertical((degrees * progress).to_radians());
@@ -408,6 +450,54 @@ impl SimulatedUser {
             | Action::Say { .. } => rest,
         }
     }
+}
+
+/// The point `progress` (0..1) of the way along the polyline `points` by length.
+fn point_along(points: &[[f32; 2]], progress: f32) -> [f32; 2] {
+    let lengths: Vec<f32> = points
+        .windows(2)
+        .map(|pair| glam::Vec2::from(pair[0]).distance(pair[1].into()))
+        .collect();
+    let mut remaining = lengths.iter().sum::<f32>() * progress.clamp(0.0, 1.0);
+    for (pair, length) in points.windows(2).zip(&lengths) {
+        if remaining <= *length && *length > 0.0 {
+            let (a, b) = (glam::Vec2::from(pair[0]), glam::Vec2::from(pair[1]));
+            return a.lerp(b, remaining / length).to_array();
+        }
+        remaining -= length;
+    }
+    *points.last().expect("a trace has points")
+}
+
+/// The point at (u, v) on the land's zero plane, in hologram space.
+fn on_plane(uv: [f32; 2]) -> Vec3 {
+    Vec3::new(
+        (uv[0] - 0.5) * HOLOGRAM_SIZE_M,
+        0.0,
+        (uv[1] - 0.5) * HOLOGRAM_SIZE_M,
+    )
+}
+
+/// Where a hand reaching over the table to point down at `point` (on the
+/// land) is: above it and a little towards `viewer`, so its aim comes
+/// down steeply and no ridge in front hides the point.
+fn reaching_over(hologram: &Placement, point: Vec3, viewer: Vec3) -> Vec3 {
+    let up = hologram.pose.up();
+    let towards = viewer - point;
+    let level = (towards - up * towards.dot(up)).normalize_or(Vec3::Z);
+    point + up * REACH_ABOVE_M + level * REACH_TOWARDS_M
+}
+
+/// The middle of the base's side that faces `viewer`, in the room: where
+/// a hand takes the hologram to move it.
+fn base_facing(hologram: &Placement, viewer: Vec3, heights: &Heightmap) -> Vec3 {
+    let local_viewer = hologram.to_local(viewer);
+    let towards = Vec3::new(local_viewer.x, 0.0, local_viewer.z).normalize_or(Vec3::Z);
+    // Onto the side of the square footprint, just inside its edge.
+    let edge = HOLOGRAM_SIZE_M / 2.0 * 0.98 / towards.x.abs().max(towards.z.abs());
+    let (low, high) = heights.min_max();
+    let bottom = placement::hologram_bounds(low, high).min.y;
+    hologram.to_room(towards * edge + Vec3::Y * (bottom + placement::BASE_DEPTH_M * 0.5))
 }
 
 /// Seconds to whole nanoseconds, rounded to nearest.

@@ -212,6 +212,8 @@ impl RecipeGrowth {
                             .cells_mut()
                             .copy_from_slice(generator.heightmap().cells());
                         self.map_is_current = true;
+                        // The range is the map's now, not the generator's.
+                        map_changed = true;
                         self.current += 1;
                     }
                     did
@@ -291,7 +293,7 @@ impl RecipeGrowth {
         }
     }
 
-    /// The lowest and highest height now.
+    /// The lowest and highest height now (kept as the heights are written).
     pub fn height_range(&self) -> (f32, f32) {
         match &self.generator {
             Some(generator) if !self.map_is_current => generator.height_range(),
@@ -329,4 +331,27 @@ impl RecipeGrowth {
 fn step_job(job: &mut impl Sliced, map: &mut Heightmap) -> bool {
     job.step(map);
     job.is_done()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::recipe::BuiltInName;
+
+    #[test]
+    fn the_kept_height_range_is_the_maps_at_every_step() {
+        for name in Recipe::built_in_names().filter_map(BuiltInName::new) {
+            let mut growth = RecipeGrowth::new(name.recipe(), 33, 33, 5).unwrap();
+            while !growth.is_complete() {
+                growth.step(7);
+                assert_eq!(
+                    growth.height_range(),
+                    growth.heightmap().min_max(),
+                    "{} at step {}",
+                    name.as_str(),
+                    growth.steps_done()
+                );
+            }
+        }
+    }
 }
