@@ -3,6 +3,8 @@
 //! It sits above the layers it uses: the engine (`terrain`) for the heights
 //! and the sample formats, and for the glb mesh the renderer's grid and
 //! palette (`render`) placed as the app places the hologram (`app`).
+use crate::app::World;
+use crate::app::log::CommandLog;
 use crate::app::placement::Placement;
 use crate::input::Pose;
 use crate::render::ColorBands;
@@ -22,8 +24,6 @@ use crate::terrain::recipe_growth::RecipeGrowth;
 use crate::terrain::rmp::RmpParams;
 use crate::terrain::tiles::TileWorld;
 use crate::terrain::{GeneratorConfig, Heightmap, TerrainError};
-use crate::app::World;
-use crate::app::log::CommandLog;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -326,9 +326,8 @@ fn replayed(path: &std::path::Path) -> Result<Heightmap, GenerateError> {
             "cannot read the command log {shown}: {error}; give --replay a run's commands.jsonl"
         ))
     })?;
-    let log = CommandLog::parse(&text).map_err(|error| {
-        GenerateError::Usage(format!("command log {shown}: {error}"))
-    })?;
+    let log = CommandLog::parse(&text)
+        .map_err(|error| GenerateError::Usage(format!("command log {shown}: {error}")))?;
     let world = World::replayed(&log)
         .map_err(|error| GenerateError::Usage(format!("command log {shown}: {error}")))?;
     Ok(world.heightmap().clone())

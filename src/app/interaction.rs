@@ -339,9 +339,9 @@ impl Interaction {
                     let stroke = self.stroke.take();
                     // A hand lost mid-stroke did not mean to finish it.
                     if press != Press::Lost
-                        && let Some(command) = stroke.and_then(Stroke::finish)
+                        && let Some(stroke) = stroke
                     {
-                        commands.issue(command);
+                        commands.issue(stroke.finish());
                     }
                 }
                 HoldEvent::Manipulating { first: true } => {

@@ -93,21 +93,25 @@ impl Stroke {
         }
     }
 
-    /// The command the stroke makes when the pinch lets go: none if the
-    /// hand never moved enough to say what it meant.
-    pub fn finish(self) -> Option<Command> {
+    /// The command the stroke makes when the pinch lets go. A pinch held
+    /// still is a trace of one point, which the world ignores and the
+    /// report says why.
+    pub fn finish(self) -> Command {
         let hand = Some(self.hand);
         match self.mode {
-            Mode::Undecided => None,
-            Mode::Trace { drawn } => Some(Command::Trace {
+            Mode::Undecided => Command::Trace {
+                hand,
+                points: vec![self.start.to_array()],
+            },
+            Mode::Trace { drawn } => Command::Trace {
                 hand,
                 points: thin_path(&drawn, THIN_TOLERANCE),
-            }),
-            Mode::Lift { height } => Some(Command::Lift {
+            },
+            Mode::Lift { height } => Command::Lift {
                 hand,
                 at: self.start.to_array(),
                 height,
-            }),
+            },
         }
     }
 
@@ -165,9 +169,16 @@ mod tests {
     fn moving_up_first_lifts_by_the_hand_over_half_a_metre_times_the_scale() {
         let mut stroke = stroke();
         stroke.follow(Some(Vec3::new(0.1, 1.21, -0.6)), Some(Vec2::new(0.3, 0.41)));
-        assert_eq!(stroke.clone().finish(), None, "1 cm says nothing yet");
+        assert_eq!(
+            stroke.clone().finish(),
+            Command::Trace {
+                hand: Some(Hand::Right),
+                points: vec![[0.3, 0.4]]
+            },
+            "1 cm says nothing yet"
+        );
         stroke.follow(Some(Vec3::new(0.105, 1.3, -0.6)), Some(Vec2::new(0.5, 0.5)));
-        let Some(Command::Lift { at, height, .. }) = stroke.finish() else {
+        let Command::Lift { at, height, .. } = stroke.finish() else {
             panic!("a lift");
         };
         assert_eq!(at, [0.3, 0.4]);
@@ -185,7 +196,7 @@ mod tests {
             );
         }
         assert_eq!(stroke.lift_preview(), None);
-        let Some(Command::Trace { points, hand }) = stroke.finish() else {
+        let Command::Trace { points, hand } = stroke.finish() else {
             panic!("a trace");
         };
         assert_eq!(hand, Some(Hand::Right));

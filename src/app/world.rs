@@ -3,10 +3,10 @@ use thiserror::Error;
 
 use super::command::Command;
 use super::edits::EditLayer;
-use super::log::CommandLog;
 use super::frame::AppEvent;
 use super::growth::GrowthSchedule;
 use super::growth::MAX_ITERATIONS_PER_FRAME;
+use super::log::CommandLog;
 use super::placement::{self, Placement, PlacementCause};
 use super::undo::{Replaced, UndoStack, Undone};
 use crate::input::Aabb;

@@ -651,11 +651,12 @@ mod tests {
 
     #[test]
     fn traces_and_lifts_parse_their_points_and_heights() {
-        let script =
-            Script::parse("1 trace right 1.5 0.1 0.5 0.5 0.4 0.9 0.5
+        let script = Script::parse(
+            "1 trace right 1.5 0.1 0.5 0.5 0.4 0.9 0.5
 2 lift left 1 0.3 0.7 -0.05
-")
-                .unwrap();
+",
+        )
+        .unwrap();
         assert_eq!(
             script.events[0].action,
             Action::Trace {
@@ -679,31 +680,61 @@ mod tests {
     #[test]
     fn a_trace_off_the_surface_or_too_short_is_a_script_error_on_its_line() {
         for (text, expected) in [
-            ("1 airtap right
-2 trace right 1 0.1 0.5 1.1 0.5", TRACE),
-            ("
+            (
+                "1 airtap right
+2 trace right 1 0.1 0.5 1.1 0.5",
+                TRACE,
+            ),
+            (
+                "
 
-2 trace right 1 0.1 0.5", TRACE),
-            ("
+2 trace right 1 0.1 0.5",
+                TRACE,
+            ),
+            (
+                "
 
-2 trace right 1 0.1 0.5 0.2", TRACE),
-            ("
+2 trace right 1 0.1 0.5 0.2",
+                TRACE,
+            ),
+            (
+                "
 
-2 trace right -1 0.1 0.5 0.2 0.5", TRACE),
-            ("
+2 trace right -1 0.1 0.5 0.2 0.5",
+                TRACE,
+            ),
+            (
+                "
 
-2 lift right 1 0.1 0.5", LIFT),
-            ("
+2 lift right 1 0.1 0.5",
+                LIFT,
+            ),
+            (
+                "
 
-2 lift right 1 0.1 -0.5 0.1", LIFT),
-            ("
+2 lift right 1 0.1 -0.5 0.1",
+                LIFT,
+            ),
+            (
+                "
 
-2 lift right 1 0.1 0.5 3", LIFT),
+2 lift right 1 0.1 0.5 3",
+                LIFT,
+            ),
         ] {
             let error = Script::parse(text).unwrap_err();
-            assert_eq!((error.line, error.expected), (3 - text.starts_with('1') as usize, expected), "{text}");
+            assert_eq!(
+                (error.line, error.expected),
+                (3 - text.starts_with('1') as usize, expected),
+                "{text}"
+            );
         }
-        assert_eq!(Script::parse("-1 trace right 1 0.1 0.5 0.2 0.5").unwrap_err().line, 1);
+        assert_eq!(
+            Script::parse("-1 trace right 1 0.1 0.5 0.2 0.5")
+                .unwrap_err()
+                .line,
+            1
+        );
     }
 
     #[test]
