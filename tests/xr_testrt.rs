@@ -127,6 +127,13 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         ["airtap", "tap", "airtap"],
         "the script's three reseeds"
     );
+    let edits: Vec<(&str, bool)> = sim_report["edits"]
+        .as_array()
+        .expect("edits")
+        .iter()
+        .map(|edit| (edit["kind"].as_str().unwrap(), edit["applied"] == true))
+        .collect();
+    assert_eq!(edits, [("trace", true), ("lift", true)], "the script's two edits");
     assert_eq!(
         xr_report["placements"], sim_report["placements"],
         "placed ahead of the gaze at frame 0 on both"

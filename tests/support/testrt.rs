@@ -182,6 +182,19 @@ pub fn assert_same_run(xr: &Value, sim: &Value) {
             .collect()
     };
     assert_eq!(reseeds(xr), reseeds(sim), "reseeds (frame, cause, seed)");
+    let edits = |report: &Value| -> Vec<Value> {
+        report["edits"]
+            .as_array()
+            .expect("edits")
+            .iter()
+            .map(|edit| {
+                let mut edit = edit.clone();
+                edit.as_object_mut().expect("an edit").remove("time");
+                edit
+            })
+            .collect()
+    };
+    assert_eq!(edits(xr), edits(sim), "edits (frame, kind, hand, applied)");
 }
 
 /// The frame numbers of the PNGs in `dir` named `prefix`NNNNN.png.
