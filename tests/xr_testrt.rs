@@ -133,7 +133,11 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         .iter()
         .map(|edit| (edit["kind"].as_str().unwrap(), edit["applied"] == true))
         .collect();
-    assert_eq!(edits, [("trace", true), ("lift", true)], "the script's two edits");
+    assert_eq!(
+        edits,
+        [("trace", true), ("lift", true)],
+        "the script's two edits"
+    );
     assert_eq!(
         xr_report["placements"], sim_report["placements"],
         "placed ahead of the gaze at frame 0 on both"
