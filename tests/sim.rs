@@ -83,8 +83,9 @@ fn at_90_hz_a_reseed_lands_on_the_first_frame_at_or_after_its_time() {
         .iter()
         .map(|reseed| (reseed.frame, reseed.cause.name()))
         .collect();
-    // 0.505 s × 90 Hz = frame 45.45 → 46; 2.5 s × 90 Hz = frame 225.
-    assert_eq!(summary, vec![(46, "select"), (225, "tap")]);
+    // A select click reseeds on its release: (0.505 + 0.15) s × 90 Hz =
+    // frame 58.95 → 59; 2.5 s × 90 Hz = frame 225.
+    assert_eq!(summary, vec![(59, "select"), (225, "tap")]);
 }
 
 #[test]

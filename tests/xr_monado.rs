@@ -304,11 +304,13 @@ fn pinch(client: &RemoteClient, direction: [f32; 3]) {
 }
 
 #[test]
-fn right_trigger_reseeds_once_per_press() {
+fn right_trigger_clicks_reseed_once_each_and_a_long_press_does_not() {
     let Some((status, report, output)) = run_remote(|client| {
-        for _ in 0..2 {
+        // Two clicks (0.15 s, within the 0.35 s of an air-tap), then a
+        // press held 0.8 s aimed at nothing: no reseed.
+        for held in [0.15, 0.15, 0.8] {
             client.update(|state| state.right.trigger = true);
-            pause(0.6);
+            pause(held);
             client.update(|state| state.right.trigger = false);
             pause(0.8);
         }
@@ -337,9 +339,13 @@ fn pinch_aimed_at_the_hologram_is_an_air_tap_reseed() {
     assert_eq!(reseed_causes(&report), ["airtap"], "report: {report}");
 }
 
+/// The middle of the hologram's base on its side facing the starting head
+/// (the land's zero is at the centre's height; the base reaches 3 cm below).
+const BASE_FRONT: [f32; 3] = [0.0, 1.285, -0.75];
+
 #[test]
-fn a_pinch_held_on_the_hologram_drags_it_and_does_not_reseed() {
-    let towards = std::array::from_fn(|axis| HOLOGRAM_CENTRE[axis] - PINCH_HAND_POSITION[axis]);
+fn a_pinch_held_on_the_hologram_base_drags_it_and_does_not_reseed() {
+    let towards = std::array::from_fn(|axis| BASE_FRONT[axis] - PINCH_HAND_POSITION[axis]);
     let Some((status, report, output)) = run_remote(|client| {
         client.update(|state| {
             state.head = head_looking_up();
@@ -360,6 +366,44 @@ fn a_pinch_held_on_the_hologram_drags_it_and_does_not_reseed() {
         ["gaze", "move"],
         "report: {report}"
     );
+}
+
+#[test]
+fn the_trigger_held_and_swept_across_the_surface_traces_a_fault() {
+    // From above the hologram's front, the controller's ray sweeps the
+    // land from left to right across its middle.
+    let over = [0.0, 1.7, -0.7];
+    let aim_at = |u: f32| {
+        let target = [HOLOGRAM_CENTRE[0] + (u - 0.5) * 0.5, HOLOGRAM_CENTRE[1], HOLOGRAM_CENTRE[2]];
+        RemotePose::aiming(over, std::array::from_fn(|axis| target[axis] - over[axis]))
+    };
+    let Some((status, report, output)) = run_remote(|client| {
+        client.update(|state| {
+            state.head = head_looking_up();
+            state.right.pose = aim_at(0.2);
+        });
+        pause(1.0);
+        client.update(|state| state.right.trigger = true);
+        for step in 0..=20 {
+            client.update(|state| {
+                state.right.pose = aim_at(0.2 + 0.03 * step as f32);
+                // The controller moves across with its ray, level.
+                state.right.pose.position[0] = over[0] + 0.01 * step as f32;
+            });
+            pause(0.05);
+        }
+        client.update(|state| state.right.trigger = false);
+        pause(1.0);
+    }) else {
+        return;
+    };
+    assert!(status.success(), "exit {status}; output:\n{output}");
+    let edits = report["edits"].as_array().expect("edits");
+    assert_eq!(edits.len(), 1, "report: {report}");
+    assert_eq!(edits[0]["kind"], "trace");
+    assert_eq!(edits[0]["applied"], true, "report: {report}");
+    assert!(reseed_causes(&report).is_empty(), "report: {report}");
+    assert_eq!(placement_causes(&report), ["gaze"], "report: {report}");
 }
 
 /// The causes of the report's placements, in order.

@@ -39,6 +39,31 @@ pub trait Commands {
     fn issue(&mut self, command: Command);
 }
 
+/// What presses on the hologram: a pinch (the joints', or the runtime's
+/// own air-tap), or a controller's select button. Each clicks (a press let
+/// go within the air-tap limits) or holds to sculpt or drag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pointer {
+    Pinch = 0,
+    Controller = 1,
+}
+
+/// One pointer's press on one frame, with what the hand aims at.
+struct Pressed {
+    hand: Hand,
+    pointer: Pointer,
+    press: Press,
+    hold: HoldEvent,
+    /// Where the hand was when the press began (else now).
+    origin: Option<Vec3>,
+    /// Where the hand is now.
+    position: Option<Vec3>,
+    /// Where its aim meets the land now.
+    on_surface: Option<Vec2>,
+    /// Where the hologram is drawn this frame.
+    drawn: Option<Placement>,
+}
+
 /// The gesture recognisers of one hand.
 #[derive(Debug, Clone, Default)]
 struct HandRecognizers {
@@ -48,6 +73,8 @@ struct HandRecognizers {
     hold: HoldRecognizer,
     /// Index tip pushed into the surface.
     tap: TapRecognizer,
+    /// Click versus hold of a controller's select aimed at the hologram.
+    controller_hold: HoldRecognizer,
     /// The select action: a controller's button, or a hand's runtime air-tap.
     select: SelectRecognizer,
     /// The squeeze action: a controller's grab.
@@ -63,10 +90,13 @@ pub struct Interaction {
     focus: Focus,
     /// What is moving the hologram, if anything.
     manipulation: Option<Manipulation>,
-    /// What each hand's press aimed at when it began (left, right).
-    pressed_on: [Option<AimedAt>; 2],
-    /// A hand sculpting the surface, if one is.
-    stroke: Option<Stroke>,
+    /// What each hand's presses aimed at when they began, by hand, then
+    /// by [`Pointer`].
+    pressed_on: [[Option<AimedAt>; 2]; 2],
+    /// A hand sculpting the surface, with what it presses, if one is.
+    stroke: Option<(Pointer, Stroke)>,
+    /// What presses for the one-hand drag in progress.
+    dragging_with: Option<Pointer>,
     /// Where a hand's aim meets the land this frame (the right hand's first).
     hover: Option<Vec2>,
     /// Where a manipulation in progress has the hologram now: a preview,
@@ -168,14 +198,16 @@ impl Interaction {
 
     /// The hill a hand is lifting, shown before it lets go.
     pub fn lift_preview(&self) -> Option<Edit> {
-        self.stroke.as_ref().and_then(Stroke::lift_preview)
+        self.stroke
+            .as_ref()
+            .and_then(|(_, stroke)| stroke.lift_preview())
     }
 
     /// What to draw on the surface: the stroke being traced and where the
     /// next point goes, else where a hand's aim meets the land.
     pub fn marks(&self) -> OwnedSurfaceMarks {
         match &self.stroke {
-            Some(stroke) => OwnedSurfaceMarks {
+            Some((_, stroke)) => OwnedSurfaceMarks {
                 stroke: stroke.path(),
                 cursor: Some(stroke.cursor()),
             },
@@ -262,23 +294,17 @@ impl Interaction {
             let aimed = || gaze_hits || hand_input.aim.as_ref().is_some_and(hits);
             let recognizers = &mut self.recognizers[index];
             let select = recognizers.select.press(hand_input.select);
-            let (press, controller_select) = if hand_input.select_is_air_tap {
+            let (pinch, controller) = if hand_input.select_is_air_tap {
                 // The runtime recognises the pinch; ours would count it again.
                 recognizers.pinch.update(None);
-                (select, false)
+                (select, Press::Up)
             } else {
-                (
-                    recognizers.pinch.press(hand_input.joints.as_ref()),
-                    select == Press::Began,
-                )
+                (recognizers.pinch.press(hand_input.joints.as_ref()), select)
             };
             let heights = commands.world().heightmap();
             let aimed_at = drawn.zip(hand_input.aim.filter(Pose::is_finite)).and_then(
                 |(placement, aim_pose)| aim(&aim_pose.forward_ray(), &placement, heights, bounds),
             );
-            if press == Press::Began {
-                self.pressed_on[index] = aimed_at;
-            }
             let on_surface = match aimed_at {
                 Some(AimedAt::Surface(uv)) => Some(uv),
                 _ => None,
@@ -286,10 +312,6 @@ impl Interaction {
             if let Some(uv) = on_surface {
                 self.hover = self.hover.or(Some(uv));
             }
-            let hold = recognizers
-                .hold
-                .update(press, now, positions[index], || drawn.is_some() && aimed());
-            let origin = recognizers.hold.origin().or(positions[index]);
             let probe = drawn
                 .zip(hand_input.joints.as_ref())
                 .and_then(|(placement, joints)| {
@@ -303,71 +325,34 @@ impl Interaction {
             let tap = recognizers.tap.update(probe).is_some();
             let squeeze = recognizers.squeeze.press(hand_input.squeeze);
 
-            if self
-                .stroke
-                .as_ref()
-                .is_some_and(|stroke| stroke.hand == hand)
-            {
-                if self.focus.owner(hand) == Some(Target::Surface) {
-                    if let Some(stroke) = self.stroke.as_mut() {
-                        stroke.follow(positions[index], on_surface);
-                    }
-                } else {
-                    // Taken over (both hands now turn the hologram).
-                    self.stroke = None;
+            let mut clicked = [false; 2];
+            for (pointer, press) in [(Pointer::Pinch, pinch), (Pointer::Controller, controller)] {
+                let recognizer = match pointer {
+                    Pointer::Pinch => &mut self.recognizers[index].hold,
+                    Pointer::Controller => &mut self.recognizers[index].controller_hold,
+                };
+                // A controller's click reseeds wherever it points, as its
+                // press always did; its hold acts only on what it aims at.
+                let hold = recognizer.update(press, now, positions[index], || {
+                    drawn.is_some() && (pointer == Pointer::Controller || aimed())
+                });
+                let origin = recognizer.origin().or(positions[index]);
+                if press == Press::Began {
+                    self.pressed_on[index][pointer as usize] = aimed_at;
                 }
+                let pressed = Pressed {
+                    hand,
+                    pointer,
+                    press,
+                    hold,
+                    origin,
+                    position: positions[index],
+                    on_surface,
+                    drawn,
+                };
+                clicked[pointer as usize] = self.pointer(&pressed, input, commands);
             }
-            match hold {
-                HoldEvent::Manipulating { first: true }
-                    if let Some(AimedAt::Surface(start)) = self.pressed_on[index] =>
-                {
-                    if let (Some(origin), Some(placement)) = (origin, drawn)
-                        && self.focus.claim(&[hand], Target::Surface, Strength::Drag)
-                    {
-                        let mut stroke = Stroke::new(hand, start, origin, placement);
-                        stroke.follow(positions[index], on_surface);
-                        self.stroke = Some(stroke);
-                    }
-                }
-                HoldEvent::ManipulationEnded
-                    if self
-                        .stroke
-                        .as_ref()
-                        .is_some_and(|stroke| stroke.hand == hand) =>
-                {
-                    self.focus.release(Target::Surface);
-                    let stroke = self.stroke.take();
-                    // A hand lost mid-stroke did not mean to finish it.
-                    if press != Press::Lost
-                        && let Some(stroke) = stroke
-                    {
-                        commands.issue(stroke.finish());
-                    }
-                }
-                HoldEvent::Manipulating { first: true } => {
-                    if let (Some(origin), Some(start)) = (origin, drawn)
-                        && self.focus.claim(&[hand], Target::Hologram, Strength::Drag)
-                    {
-                        self.start(
-                            Manipulation::Drag {
-                                hand,
-                                origin,
-                                start,
-                            },
-                            commands.world(),
-                        );
-                    }
-                }
-                HoldEvent::ManipulationEnded
-                    if matches!(
-                        self.manipulation,
-                        Some(Manipulation::Drag { hand: dragging, .. }) if dragging == hand
-                    ) || matches!(self.manipulation, Some(Manipulation::TwoHand { .. })) =>
-                {
-                    self.end(input, commands);
-                }
-                _ => {}
-            }
+
             match squeeze {
                 Press::Began if aimed() => {
                     if let (Some(grip), Some(placement)) = (grips[index], drawn)
@@ -388,9 +373,9 @@ impl Interaction {
             }
 
             let reseed = [
-                (hold == HoldEvent::Tap, ReseedCause::AirTap),
+                (clicked[Pointer::Pinch as usize], ReseedCause::AirTap),
                 (tap, ReseedCause::Tap),
-                (controller_select && drawn.is_some(), ReseedCause::Select),
+                (clicked[Pointer::Controller as usize], ReseedCause::Select),
             ]
             .into_iter()
             .find_map(|(fired, cause)| fired.then_some(cause));
@@ -407,6 +392,96 @@ impl Interaction {
         {
             self.preview = Some(moved);
         }
+    }
+
+    /// Acts on one pointer's press: a click (whether it tapped), a hold on
+    /// the surface that sculpts, a hold on the base that drags, and their ends.
+    fn pointer(
+        &mut self,
+        pressed: &Pressed,
+        input: &FrameInput,
+        commands: &mut dyn Commands,
+    ) -> bool {
+        let Pressed {
+            hand,
+            pointer,
+            press,
+            hold,
+            origin,
+            position,
+            on_surface,
+            drawn,
+        } = *pressed;
+        let index = hand.index();
+        let sculpting = self
+            .stroke
+            .as_ref()
+            .is_some_and(|(by, stroke)| *by == pointer && stroke.hand == hand);
+        if sculpting {
+            if self.focus.owner(hand) == Some(Target::Surface) {
+                if let Some((_, stroke)) = self.stroke.as_mut() {
+                    stroke.follow(position, on_surface);
+                }
+            } else {
+                // Taken over (both hands now turn the hologram).
+                self.stroke = None;
+            }
+        }
+        match hold {
+            HoldEvent::Tap => return true,
+            HoldEvent::Manipulating { first: true } => {
+                let Some(origin) = origin else {
+                    return false;
+                };
+                match (self.pressed_on[index][pointer as usize], drawn) {
+                    (Some(AimedAt::Surface(start)), Some(placement)) => {
+                        if self.focus.claim(&[hand], Target::Surface, Strength::Drag) {
+                            let mut stroke = Stroke::new(hand, start, origin, placement);
+                            stroke.follow(position, on_surface);
+                            self.stroke = Some((pointer, stroke));
+                        }
+                    }
+                    // A controller held aimed at nothing holds nothing.
+                    (None, _) if pointer == Pointer::Controller => {}
+                    (_, Some(start)) => {
+                        if self.focus.claim(&[hand], Target::Hologram, Strength::Drag) {
+                            self.dragging_with = Some(pointer);
+                            self.start(
+                                Manipulation::Drag {
+                                    hand,
+                                    origin,
+                                    start,
+                                },
+                                commands.world(),
+                            );
+                        }
+                    }
+                    (_, None) => {}
+                }
+            }
+            HoldEvent::ManipulationEnded if sculpting => {
+                self.focus.release(Target::Surface);
+                // A hand lost mid-stroke did not mean to finish it.
+                if let Some((_, stroke)) = self.stroke.take()
+                    && press != Press::Lost
+                {
+                    commands.issue(stroke.finish());
+                }
+            }
+            HoldEvent::ManipulationEnded => {
+                let dragged_by_this = matches!(
+                    self.manipulation,
+                    Some(Manipulation::Drag { hand: dragging, .. }) if dragging == hand
+                ) && self.dragging_with == Some(pointer);
+                let turning = matches!(self.manipulation, Some(Manipulation::TwoHand { .. }))
+                    && pointer == Pointer::Pinch;
+                if dragged_by_this || turning {
+                    self.end(input, commands);
+                }
+            }
+            _ => {}
+        }
+        false
     }
 
     /// Starts `manipulation`, its hands already claimed: the preview takes
@@ -499,6 +574,7 @@ impl Interaction {
         self.focus.release(Target::Hologram);
         for recognizers in &mut self.recognizers {
             recognizers.hold = HoldRecognizer::new();
+            recognizers.controller_hold = HoldRecognizer::new();
         }
     }
 }

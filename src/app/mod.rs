@@ -28,13 +28,19 @@
 //!    hologram is placed. A pinch (or a hand's runtime select) aimed at the
 //!    hologram — its aim ray or the head's gaze ray hits the hologram's
 //!    bounds when it begins — is an air-tap if it ends within 0.35 s having
-//!    moved less than 2 cm, and reseeds on its release; held longer or moved
-//!    further it drags the hologram 1:1 with the hand, and on release the
-//!    hologram settles onto an upward surface up to 10 cm below its base.
+//!    moved less than 2 cm, and reseeds on its release. Held longer or moved
+//!    further, what the hand's ray met when the pinch began decides
+//!    ([`aim::aim`]): the land sculpts ([`stroke::Stroke`]: the first 2 cm
+//!    of travel say a traced fault or a lifted hill, a command on release);
+//!    the base, or only the gaze, drags the hologram 1:1 with the hand, and
+//!    on release the hologram settles onto an upward surface up to 10 cm
+//!    below its base.
 //!    Both hands pinching on it turn it about the vertical and scale it
 //!    (0.25–4×) ([`manipulation::Manipulation`]). A controller's squeeze
 //!    aimed at it carries it rigidly with the grip. A controller's select
-//!    reseeds on each press; a fingertip pushed into the surface taps. Hit
+//!    clicked (within the air-tap's limits) reseeds on its release wherever
+//!    it points, and held it sculpts or drags as a pinch does; a fingertip
+//!    pushed into the surface taps. Hit
 //!    tests use the placement the hologram is drawn at this frame
 //!    ([`FrameInput::hologram_located`] when the platform locates it and no
 //!    manipulation is moving it, else the app's own). At most one reseed per
@@ -45,7 +51,11 @@
 //!    the next seed is `mix(previous seed, reseed count)` (so a run
 //!    is reproducible from its first seed), the map goes flat and growth
 //!    restarts at this frame's display time.
-//! 4. Growth: the iterations due by now ([`growth::GrowthSchedule`]), at
+//! 4. Edits ([`Command::Trace`], [`Command::Lift`]) are a layer over the
+//!    grown terrain ([`edits::EditLayer`]), eased in over half a second;
+//!    [`Command::Undo`] takes back the last reseed, landscape or edit
+//!    ([`undo::UndoStack`]).
+//! 5. Growth: the iterations due by now ([`growth::GrowthSchedule`]), at
 //!    most the per-frame budget of them, with display time up to a frame
 //!    that is not visible left out (the rules and why: [`growth`]).
 //!

@@ -273,12 +273,12 @@ fn a_runtime_air_tap_aimed_away_does_nothing() {
 }
 
 #[test]
-fn holding_select_reseeds_once() {
+fn a_select_click_reseeds_once_on_its_release() {
     let mut app = app();
-    let outputs = run(&mut app, 8, |frame, input| {
-        input.hands[Hand::Left.index()].select = Some(frame >= 3);
+    let outputs = run(&mut app, 10, |frame, input| {
+        input.hands[Hand::Left.index()].select = Some((3..6).contains(&frame));
     });
-    assert_eq!(reseeds(&outputs[3]), vec![ReseedCause::Select]);
+    assert_eq!(reseeds(&outputs[6]), vec![ReseedCause::Select]);
     assert_eq!(
         outputs.iter().map(|out| reseeds(out).len()).sum::<usize>(),
         1
@@ -286,12 +286,21 @@ fn holding_select_reseeds_once() {
 }
 
 #[test]
+fn a_select_held_past_the_tap_limit_never_reseeds() {
+    let mut app = app();
+    let outputs = run(&mut app, 60, |frame, input| {
+        input.hands[Hand::Left.index()].select = Some((3..40).contains(&frame));
+    });
+    assert!(outputs.iter().all(|out| reseeds(out).is_empty()));
+}
+
+#[test]
 fn a_select_reseed_names_the_hand_that_pressed() {
     let mut app = app();
     let outputs = run(&mut app, 8, |frame, input| {
-        input.hands[Hand::Left.index()].select = Some(frame >= 3);
+        input.hands[Hand::Left.index()].select = Some((3..5).contains(&frame));
     });
-    assert_eq!(reseed_hands(&outputs[3]), vec![Some(Hand::Left)]);
+    assert_eq!(reseed_hands(&outputs[5]), vec![Some(Hand::Left)]);
 }
 
 #[test]
@@ -331,10 +340,10 @@ fn when_both_hands_select_on_one_frame_the_left_one_is_named() {
     let mut app = app();
     let outputs = run(&mut app, 6, |frame, input| {
         for hand in Hand::BOTH {
-            input.hands[hand.index()].select = Some(frame >= 3);
+            input.hands[hand.index()].select = Some(frame == 3);
         }
     });
-    assert_eq!(reseed_hands(&outputs[3]), vec![Some(Hand::Left)]);
+    assert_eq!(reseed_hands(&outputs[4]), vec![Some(Hand::Left)]);
 }
 
 #[test]
@@ -352,16 +361,19 @@ fn a_reseed_flattens_the_map_and_restarts_growth() {
     let mut app = app();
     run(&mut app, 30, |_, _| {});
     assert_eq!(app.iterations_done(), 29);
-    let mut input = frame_at(30, 60);
-    input.hands[0].select = Some(true);
-    let mut reseeder = frame_at(29, 60);
-    reseeder.hands[0].select = Some(false);
-    app.update(&reseeder);
-    let output = app.update(&input);
+    // A click: up on frame 29, pressed on frame 30, released on frame 31.
+    for (frame, pressed) in [(29, false), (30, true)] {
+        let mut input = frame_at(frame, 60);
+        input.hands[0].select = Some(pressed);
+        app.update(&input);
+    }
+    let mut release = frame_at(31, 60);
+    release.hands[0].select = Some(false);
+    let output = app.update(&release);
     assert!(output.heights_changed);
     assert_eq!(output.iterations_done, 0);
     assert_eq!(app.heightmap().min_max(), (0.0, 0.0));
-    app.update(&frame_at(33, 60));
+    app.update(&frame_at(34, 60));
     assert_eq!(app.iterations_done(), 3);
 }
 
@@ -626,10 +638,11 @@ fn a_voice_command_before_placement_does_not_reseed() {
 fn a_gesture_and_a_voice_command_on_one_frame_reseed_once_by_the_gesture() {
     let mut app = app();
     let outputs = run(&mut app, 6, |frame, input| {
-        input.hands[Hand::Right.index()].select = Some(frame >= 3);
-        if frame == 3 {
+        // A click released on frame 4, when the voice command is heard too.
+        input.hands[Hand::Right.index()].select = Some(frame == 3);
+        if frame == 4 {
             input.voice = Some(VoiceCommand::NewTerrain);
         }
     });
-    assert_eq!(reseeds(&outputs[3]), vec![ReseedCause::Select]);
+    assert_eq!(reseeds(&outputs[4]), vec![ReseedCause::Select]);
 }

@@ -308,3 +308,29 @@ fn reseeds_in(output: &FrameOutput) -> usize {
         .filter(|event| matches!(event, AppEvent::Reseeded { .. }))
         .count()
 }
+
+#[test]
+fn a_controllers_select_held_and_swept_across_the_surface_traces() {
+    const CONTROLLER_AT: Vec3 = Vec3::new(0.0, 1.45, -0.55);
+    let mut app = app();
+    let outputs = run(&mut app, 60, |frame, input| {
+        let t = ((frame - 5) as f32 / 30.0).clamp(0.0, 1.0);
+        let at = CONTROLLER_AT + Vec3::X * (0.2 * t);
+        let aim = Pose::looking_at(at, on_map(0.2 + 0.6 * t, 0.5));
+        input.hands[Hand::Left.index()] = HandInput {
+            joints: None,
+            aim,
+            grip: aim,
+            select: Some((5..40).contains(&frame)),
+            squeeze: Some(false),
+            select_is_air_tap: false,
+        };
+    });
+    let traced = outputs
+        .iter()
+        .flat_map(|out| &out.commands)
+        .filter(|applied| matches!(applied.command, Command::Trace { .. }))
+        .count();
+    assert_eq!(traced, 1);
+    assert!(outputs.iter().all(|out| reseeds_in(out) == 0));
+}
