@@ -143,7 +143,7 @@ pub fn rmp(
 
 /// Another site, as one Voronoi cell's row clipping needs it.
 #[derive(Debug, Clone, Copy)]
-struct Rival {
+pub(crate) struct Rival {
     /// Squared distance to the cell's own site.
     distance2: i64,
     x: i64,
@@ -152,9 +152,10 @@ struct Rival {
     first: bool,
 }
 
-/// The Voronoi cell of one site containing a peak this round.
+/// The Voronoi cell of one site (for RMP, a site whose cell holds a peak
+/// this round; for plates, one a collision line crosses).
 #[derive(Debug, Clone, Default)]
-struct Cell {
+pub(crate) struct Cell {
     x: i64,
     y: i64,
     /// Every other site, nearest first.
@@ -162,10 +163,33 @@ struct Cell {
 }
 
 impl Cell {
+    /// Makes this the cell of `sites[owner]`, its rivals every other site
+    /// nearest first (reusing the rivals' storage).
+    pub(crate) fn set_site(&mut self, sites: &[(i64, i64)], owner: usize) {
+        let (sx, sy) = sites[owner];
+        self.x = sx;
+        self.y = sy;
+        self.rivals.clear();
+        for (i, &(x, y)) in sites.iter().enumerate() {
+            if i != owner {
+                let distance2 = (x - sx).pow(2) + (y - sy).pow(2);
+                let first = i < owner;
+                self.rivals.push(Rival {
+                    distance2,
+                    x,
+                    y,
+                    first,
+                });
+            }
+        }
+        // Only speed depends on the order: clipping is an intersection.
+        self.rivals.sort_unstable_by_key(|r| r.distance2);
+    }
+
     /// The run `lo..=hi` of row `y` (of a map `width` wide) whose cells are
     /// nearer this cell's site than any other (a tie goes to the site drawn
     /// first), if any.
-    fn row_run(&self, y: i64, width: i64) -> Option<(i64, i64)> {
+    pub(crate) fn row_run(&self, y: i64, width: i64) -> Option<(i64, i64)> {
         let (sx, sy) = (self.x, self.y);
         let dy2 = (y - sy) * (y - sy);
         let (mut lo, mut hi) = (0, width - 1);
@@ -295,31 +319,14 @@ impl RmpGrowth {
         }
         self.cells.resize_with(owners.len(), Cell::default);
         for (cell, &owner) in self.cells.iter_mut().zip(&owners) {
-            let (sx, sy) = self.sites[owner];
-            cell.x = sx;
-            cell.y = sy;
-            cell.rivals.clear();
-            for (i, &(x, y)) in self.sites.iter().enumerate() {
-                if i != owner {
-                    let distance2 = (x - sx).pow(2) + (y - sy).pow(2);
-                    let first = i < owner;
-                    cell.rivals.push(Rival {
-                        distance2,
-                        x,
-                        y,
-                        first,
-                    });
-                }
-            }
-            // Only speed depends on the order: clipping is an intersection.
-            cell.rivals.sort_unstable_by_key(|r| r.distance2);
+            cell.set_site(&self.sites, owner);
         }
     }
 }
 
 /// The index of the site nearest `p` (squared distances, exact); the first
 /// drawn of equally near sites.
-fn nearest_site(sites: &[(i64, i64)], p: (i64, i64)) -> usize {
+pub(crate) fn nearest_site(sites: &[(i64, i64)], p: (i64, i64)) -> usize {
     let mut best = 0;
     let mut best_d2 = i64::MAX;
     for (i, &(x, y)) in sites.iter().enumerate() {
