@@ -605,6 +605,8 @@ pub struct PlatesGrowth {
     grid: SiteGrid,
     touched: Vec<bool>,
     cells: Vec<Cell>,
+    /// The rows each of `cells` may have map cells in.
+    spans: Vec<Option<(i64, i64)>>,
     done: usize,
 }
 
@@ -637,6 +639,7 @@ impl PlatesGrowth {
             grid: SiteGrid::new(width, height, cones),
             touched: vec![false; cones],
             cells: Vec::new(),
+            spans: Vec::new(),
             done: 0,
         })
     }
@@ -679,8 +682,12 @@ impl PlatesGrowth {
         }
         let owners: Vec<usize> = (0..self.cones).filter(|&i| self.touched[i]).collect();
         self.cells.resize_with(owners.len(), Cell::default);
+        self.spans.clear();
         for (cell, &owner) in self.cells.iter_mut().zip(&owners) {
             cell.set_site(&self.sites, owner);
+            // A cell is a few rows of the map: the row clipping need not
+            // visit the rest.
+            self.spans.push(cell.row_span(width as i64, height as i64));
         }
     }
 }
@@ -723,8 +730,12 @@ impl Sliced for PlatesGrowth {
         let first = band * self.band_rows;
         let rows = first..(first + self.band_rows).min(self.height);
         let cells = map.cells_mut();
-        for cell in &self.cells {
-            for y in rows.clone() {
+        for (cell, span) in self.cells.iter().zip(&self.spans) {
+            let Some((top, bottom)) = *span else {
+                continue;
+            };
+            let rows = rows.start.max(top as usize)..rows.end.min(bottom as usize + 1);
+            for y in rows {
                 let Some((lo, hi)) = cell.row_run(y as i64, width as i64) else {
                     continue;
                 };

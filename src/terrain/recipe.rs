@@ -16,6 +16,7 @@ use super::generator::{Algorithm, GeneratorConfig, MAX_TOTAL_RELIEF};
 use super::mei::MeiParams;
 use super::midpoint::MidpointParams;
 use super::particles::ParticleParams;
+use super::plates::PlatesParams;
 use super::rmp::RmpParams;
 
 /// Most growth iterations a recipe may ask for.
@@ -166,6 +167,21 @@ pub enum Growth {
         /// Every peak's final height, terrain units.
         height: f32,
     },
+    /// Tectonic plates (seed 003, 3.6): the square split into convex
+    /// plates that drift and collide in a physics world, ranges raised
+    /// where they meet.
+    Plates {
+        /// Plates the square is split into.
+        plates: u32,
+        /// Physics steps of 1/60 s.
+        steps: u32,
+        /// Voronoi sites per step: the fewer, the wider a range.
+        cones: u32,
+        /// The height one step's collision raises its cells by, terrain units.
+        uplift: f32,
+        /// A free plate's drift, sides of the square per second.
+        drift: f32,
+    },
 }
 
 impl Growth {
@@ -198,6 +214,26 @@ impl Growth {
                 cones: *cones,
                 iterations: *iterations,
                 height: *height,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The tectonic plates parameters, for [`Growth::Plates`].
+    pub fn plates_params(&self) -> Option<PlatesParams> {
+        match *self {
+            Growth::Plates {
+                plates,
+                steps,
+                cones,
+                uplift,
+                drift,
+            } => Some(PlatesParams {
+                plates,
+                steps,
+                cones,
+                uplift,
+                drift,
             }),
             _ => None,
         }
@@ -634,10 +670,16 @@ impl Recipe {
                     ));
                 }
             }
-            Growth::Midpoint { .. } | Growth::Rmp { .. } => {
-                let checked = match (self.growth.midpoint_params(), self.growth.rmp_params()) {
-                    (Some(params), _) => params.validate(),
-                    (_, Some(params)) => params.validate(),
+            Growth::Midpoint { .. } | Growth::Rmp { .. } | Growth::Plates { .. } => {
+                let growth = &self.growth;
+                let checked = match (
+                    growth.midpoint_params(),
+                    growth.rmp_params(),
+                    growth.plates_params(),
+                ) {
+                    (Some(params), _, _) => params.validate(),
+                    (_, Some(params), _) => params.validate(),
+                    (_, _, Some(params)) => params.validate(),
                     _ => Ok(()),
                 };
                 checked.map_err(|error| in_table("growth", error))?;
@@ -799,7 +841,10 @@ impl Recipe {
                 bsp.amplitude,
                 FaultParams::default(),
             ),
-            Growth::DiamondSquare { .. } | Growth::Midpoint { .. } | Growth::Rmp { .. } => {
+            Growth::DiamondSquare { .. }
+            | Growth::Midpoint { .. }
+            | Growth::Rmp { .. }
+            | Growth::Plates { .. } => {
                 return None;
             }
         };
