@@ -18,15 +18,18 @@
 //! 2. every plate is pulled along its own seeded direction (the magma
 //!    underneath: a constant force against linear damping, so a free plate
 //!    drifts at `drift` sides a second);
-//! 3. rapier steps; the contact manifolds between two plates with two
-//!    points each give one collision line;
+//! 3. rapier steps; the contact manifolds between two plates that press on
+//!    each other (a positive normal impulse) with two points each give one
+//!    collision line, with a strength: the pair's impulse as a share of the
+//!    step's hardest, rounded up to eighths (so converging plates raise
+//!    more than plates sliding past each other);
 //! 4. `cones` Voronoi sites are scattered over the map, the collision lines
 //!    walked in map cells, and the cells of every site a line passed
-//!    through raised by `uplift` (one union for the step: a cell is raised
-//!    at most once a step).
+//!    through raised by `uplift` times the strongest such line's strength
+//!    (one union for the step: a cell is raised at most once a step).
 //!
-//! A cell's height is `uplift · (steps in which it was raised)`, counted in
-//! integers, so the order of raising cannot change a bit. The uplift's
+//! A cell's height is `uplift / 8 · (the eighths it was raised by)`,
+//! counted in integers, so the order of raising cannot change a bit. The uplift's
 //! row runs are RMP's exact integer Voronoi clipping; the tests compare the
 //! whole rasterisation with a plain per-cell nearest-site search over the
 //! collision lines the physics recorded.
@@ -76,6 +79,9 @@ const MIN_PIECE: f64 = 0.2;
 /// Tries of a seeded cut before cutting through the centroid, which
 /// always leaves each piece at least 4/9 of a convex plate.
 const CUT_TRIES: usize = 8;
+/// Levels of a collision's strength: its share of the step's hardest push,
+/// rounded up to eighths, so uplift adds whole numbers.
+pub const STRENGTH_LEVELS: u32 = 8;
 /// The stream of the uplift's Voronoi sites, apart from the layout's, so
 /// that the sites do not depend on how many draws the layout took.
 const UPLIFT_STREAM: u64 = 0x504c_4154_4553;
@@ -271,13 +277,17 @@ pub fn split_square(plates: u32, rng: &mut TerrainRng) -> Vec<Polygon> {
 }
 
 /// One collision line of a physics step: two plates' contact manifold
-/// with two points, in physics units.
+/// with two points, in physics units, while they press on each other.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Collision {
     /// The two plates, by index, the lower first.
     pub plates: (usize, usize),
     /// The two contact points (on the first collider's surface).
     pub ends: [[f32; 2]; 2],
+    /// How hard they press: the pair's normal impulse this step as a share
+    /// of the step's hardest pair's, rounded up to
+    /// 1..=[`STRENGTH_LEVELS`].
+    pub strength: u32,
 }
 
 /// A kinematic beam along one side of the square.
@@ -400,12 +410,20 @@ impl Tectonics {
         self.steps += 1;
         let mut collisions = std::mem::take(&mut self.collisions);
         collisions.clear();
+        let mut pushes = Vec::new();
         for pair in self.world.narrow_phase.contact_pairs() {
             let (Some(a), Some(b)) = (self.plate_of(pair.collider1), self.plate_of(pair.collider2))
             else {
                 continue;
             };
-            if !pair.has_any_active_contact() {
+            // Plates that touch without pressing on each other raise nothing.
+            let push: f32 = pair
+                .solver_manifolds()
+                .iter()
+                .flat_map(|manifold| &manifold.points)
+                .map(|point| point.data.impulse)
+                .sum();
+            if !pair.has_any_active_contact() || push.is_nan() || push <= 0.0 {
                 continue;
             }
             let pose = self.world.colliders[pair.collider1].position();
@@ -421,13 +439,20 @@ impl Tectonics {
                 collisions.push(Collision {
                     plates: (a.min(b), a.max(b)),
                     ends: [end(0), end(1)],
+                    strength: 0,
                 });
+                pushes.push(push);
             }
+        }
+        let hardest = pushes.iter().copied().fold(0.0, f32::max);
+        for (collision, push) in collisions.iter_mut().zip(pushes) {
+            let share = (push / hardest * STRENGTH_LEVELS as f32).ceil();
+            collision.strength = (share as u32).clamp(1, STRENGTH_LEVELS);
         }
         // The uplift is a union and does not depend on this order; the
         // record that tests and tools read does.
         collisions.sort_by(|p, q| {
-            let key = |c: &Collision| (c.plates, c.ends.map(|e| e.map(f32::to_bits)));
+            let key = |c: &Collision| (c.plates, c.ends.map(|e| e.map(f32::to_bits)), c.strength);
             key(p).cmp(&key(q))
         });
         self.collisions = collisions;
@@ -590,7 +615,8 @@ impl SiteGrid {
 pub struct PlatesGrowth {
     width: usize,
     height: usize,
-    uplift: f32,
+    /// The height of one strength level: `uplift / STRENGTH_LEVELS`.
+    unit: f32,
     cones: usize,
     tectonics: Tectonics,
     rng: TerrainRng,
@@ -599,12 +625,13 @@ pub struct PlatesGrowth {
     band_rows: usize,
     bands: usize,
     slices: usize,
-    /// This step's sites, their buckets, which a collision touched, and
-    /// the touched ones' cells.
+    /// This step's sites, their buckets, the strongest collision that
+    /// touched each (0 for none), and the touched ones' cells and strengths.
     sites: Vec<(i64, i64)>,
     grid: SiteGrid,
-    touched: Vec<bool>,
+    touched: Vec<u32>,
     cells: Vec<Cell>,
+    levels: Vec<u32>,
     /// The rows each of `cells` may have map cells in.
     spans: Vec<Option<(i64, i64)>>,
     done: usize,
@@ -627,7 +654,7 @@ impl PlatesGrowth {
         Ok(PlatesGrowth {
             width,
             height,
-            uplift: params.uplift,
+            unit: params.uplift / STRENGTH_LEVELS as f32,
             cones,
             tectonics,
             rng: TerrainRng::new(mix(seed, UPLIFT_STREAM)),
@@ -637,8 +664,9 @@ impl PlatesGrowth {
             slices: params.steps as usize * bands,
             sites: Vec::with_capacity(cones),
             grid: SiteGrid::new(width, height, cones),
-            touched: vec![false; cones],
+            touched: vec![0; cones],
             cells: Vec::new(),
+            levels: Vec::new(),
             spans: Vec::new(),
             done: 0,
         })
@@ -672,15 +700,18 @@ impl PlatesGrowth {
             self.sites.push((x, y));
         }
         self.grid.fill(&self.sites);
-        self.touched.fill(false);
+        self.touched.fill(0);
         for collision in &self.tectonics.collisions {
             let a = to_cell(collision.ends[0], width, height);
             let b = to_cell(collision.ends[1], width, height);
             bresenham(a, b, |p| {
-                self.touched[self.grid.nearest(&self.sites, p)] = true;
+                let site = &mut self.touched[self.grid.nearest(&self.sites, p)];
+                *site = (*site).max(collision.strength);
             });
         }
-        let owners: Vec<usize> = (0..self.cones).filter(|&i| self.touched[i]).collect();
+        let owners: Vec<usize> = (0..self.cones).filter(|&i| self.touched[i] > 0).collect();
+        self.levels.clear();
+        self.levels.extend(owners.iter().map(|&i| self.touched[i]));
         self.cells.resize_with(owners.len(), Cell::default);
         self.spans.clear();
         for (cell, &owner) in self.cells.iter_mut().zip(&owners) {
@@ -730,7 +761,7 @@ impl Sliced for PlatesGrowth {
         let first = band * self.band_rows;
         let rows = first..(first + self.band_rows).min(self.height);
         let cells = map.cells_mut();
-        for (cell, span) in self.cells.iter().zip(&self.spans) {
+        for ((cell, span), &level) in self.cells.iter().zip(&self.spans).zip(&self.levels) {
             let Some((top, bottom)) = *span else {
                 continue;
             };
@@ -741,8 +772,8 @@ impl Sliced for PlatesGrowth {
                 };
                 let run = y * width + lo as usize..y * width + hi as usize + 1;
                 for (raises, shown) in self.raises[run.clone()].iter_mut().zip(&mut cells[run]) {
-                    *raises += 1;
-                    *shown = *raises as f32 * self.uplift;
+                    *raises += level;
+                    *shown = *raises as f32 * self.unit;
                 }
             }
         }
@@ -812,7 +843,9 @@ mod tests {
                     (x, y)
                 })
                 .collect();
-            let mut colours = Vec::new();
+            // The remembered colours: each site a line crossed, with the
+            // strongest such line's strength.
+            let mut colours = vec![0u32; sites.len()];
             for line in step {
                 let (x0, y0) = (
                     cell_of(line.ends[0][0], width),
@@ -828,7 +861,8 @@ mod tests {
                 let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
                 let (mut x, mut y, mut err) = (x0, y0, dx - dy);
                 loop {
-                    colours.push(plain_nearest(&sites, (x, y)));
+                    let site = plain_nearest(&sites, (x, y));
+                    colours[site] = colours[site].max(line.strength);
                     if x == x1 && y == y1 {
                         break;
                     }
@@ -845,13 +879,12 @@ mod tests {
             }
             for y in 0..height {
                 for x in 0..width {
-                    if colours.contains(&plain_nearest(&sites, (x as i64, y as i64))) {
-                        raises[y * width + x] += 1;
-                    }
+                    raises[y * width + x] += colours[plain_nearest(&sites, (x as i64, y as i64))];
                 }
             }
         }
-        raises.iter().map(|&n| n as f32 * p.uplift).collect()
+        let unit = p.uplift / STRENGTH_LEVELS as f32;
+        raises.iter().map(|&n| n as f32 * unit).collect()
     }
 
     /// Grows slice by slice, recording each step's collision lines.
