@@ -26,7 +26,7 @@ pub const MAX_ITERATIONS: usize = 10_000_000;
 pub const MAX_FILTER_PASSES: u32 = 1000;
 
 /// The built-in landscapes: name and recipe file, in the order they are listed.
-const BUILT_IN: [(&str, &str); 10] = [
+const BUILT_IN: [(&str, &str); 11] = [
     ("demo", include_str!("recipes/demo.toml")),
     ("ridges", include_str!("recipes/ridges.toml")),
     ("mesas", include_str!("recipes/mesas.toml")),
@@ -37,6 +37,7 @@ const BUILT_IN: [(&str, &str); 10] = [
     ("summits", include_str!("recipes/summits.toml")),
     ("valleys", include_str!("recipes/valleys.toml")),
     ("badlands", include_str!("recipes/badlands.toml")),
+    ("cordillera", include_str!("recipes/cordillera.toml")),
 ];
 
 /// The name of a built-in recipe, checked: what a command names a
@@ -983,6 +984,21 @@ mod tests {
         assert_eq!(
             Recipe::from_toml(&eroded).unwrap_err().to_string(),
             "weathering.thermal.rate = 0.9 is out of range: 0 to 0.5"
+        );
+        let plates = "description = \"x\"\n[growth]\nalgorithm = \"plates\"\nplates = 0\nsteps = 10\ncones = 8\nuplift = 0.01\ndrift = 0.1\n";
+        assert_eq!(
+            Recipe::from_toml(plates).unwrap_err().to_string(),
+            "growth.plates = 0 is out of range: 2 <= plates <= 32"
+        );
+        assert_eq!(
+            Recipe::from_toml(
+                &plates
+                    .replace("plates = 0", "plates = 4")
+                    .replace("cones = 8", "cones = 300")
+            )
+            .unwrap_err()
+            .to_string(),
+            "growth.cones = 300 is out of range: 2 <= cones <= 256"
         );
     }
 }
