@@ -933,12 +933,17 @@ mod tests {
                 );
             }
         }
-        // Collisions did happen, and on a map with several bands a step.
-        let (map, lines) = grow(300, 520, &params(8, 30, 64), 3);
+        // Collisions did happen, and on a map with two bands a step.
+        let fast = PlatesParams {
+            drift: 0.5,
+            ..params(8, 20, 64)
+        };
+        let (map, lines) = grow(260, 290, &fast, 3);
+        assert_eq!(rows_per_band(290, 260, 1), 145);
         assert!(lines.iter().map(Vec::len).sum::<usize>() > 10);
         assert_eq!(
             bits(map.cells()),
-            bits(&reference(300, 520, &params(8, 30, 64), 3, &lines))
+            bits(&reference(260, 290, &fast, 3, &lines))
         );
     }
 
@@ -1088,23 +1093,25 @@ mod tests {
         let (width, height) = (129, 129);
         let p = params(6, 300, 160);
         let (map, lines) = grow(width, height, &p, 8);
-        // Distance from each cell to the nearest collision line of the run.
+        // Every cell a collision line of the run crossed, then each map
+        // cell's squared distance to the nearest of them (up to 24 cells).
+        let mut crossed = vec![false; width * height];
+        for line in lines.iter().flatten() {
+            let a = to_cell(line.ends[0], width, height);
+            let b = to_cell(line.ends[1], width, height);
+            bresenham(a, b, |(x, y)| {
+                crossed[y as usize * width + x as usize] = true
+            });
+        }
         let mut near = vec![u32::MAX; width * height];
-        for step in &lines {
-            for line in step {
-                bresenham(
-                    to_cell(line.ends[0], width, height),
-                    to_cell(line.ends[1], width, height),
-                    |(x, y)| {
-                        for yy in (y - 24).max(0)..=(y + 24).min(height as i64 - 1) {
-                            for xx in (x - 24).max(0)..=(x + 24).min(width as i64 - 1) {
-                                let d = ((xx - x).pow(2) + (yy - y).pow(2)) as u32;
-                                let i = yy as usize * width + xx as usize;
-                                near[i] = near[i].min(d);
-                            }
-                        }
-                    },
-                );
+        for i in (0..width * height).filter(|&i| crossed[i]) {
+            let (x, y) = ((i % width) as i64, (i / width) as i64);
+            for yy in (y - 24).max(0)..=(y + 24).min(height as i64 - 1) {
+                for xx in (x - 24).max(0)..=(x + 24).min(width as i64 - 1) {
+                    let d = ((xx - x).pow(2) + (yy - y).pow(2)) as u32;
+                    let j = yy as usize * width + xx as usize;
+                    near[j] = near[j].min(d);
+                }
             }
         }
         let mean = |keep: &dyn Fn(u32) -> bool| {
