@@ -29,10 +29,10 @@
 //!    (one union for the step: a cell is raised at most once a step).
 //!
 //! A cell's height is `uplift / 8 · (the eighths it was raised by)`,
-//! counted in integers, so the order of raising cannot change a bit. The uplift's
-//! row runs are RMP's exact integer Voronoi clipping; the tests compare the
-//! whole rasterisation with a plain per-cell nearest-site search over the
-//! collision lines the physics recorded.
+//! counted in integers, so the order of raising cannot change a bit. The
+//! uplift's row runs are RMP's exact integer Voronoi clipping; the tests
+//! compare the whole rasterisation with a plain per-cell nearest-site
+//! search over the collision lines the physics recorded.
 use libm::{cos, sin};
 use rapier2d::prelude::{
     ColliderBuilder, ColliderHandle, PhysicsWorld, RigidBodyBuilder, RigidBodyHandle, Vector,
@@ -206,7 +206,7 @@ fn centroid(polygon: &[[f64; 2]]) -> [f64; 2] {
 /// on its left and on its right. Each is the polygon's intersection with
 /// a half-plane, so both stay convex (the thesis sorts corners by their
 /// angle about the cut's middle, listing 3.2; for a convex polygon the
-/// side of the line is the same partition, from one exact sign each).
+/// side of the line is the same partition, from one sign each).
 fn cut(polygon: &[[f64; 2]], at: [f64; 2], direction: [f64; 2]) -> (Polygon, Polygon) {
     let side = |p: [f64; 2]| direction[0] * (p[1] - at[1]) - direction[1] * (p[0] - at[0]);
     let (mut left, mut right) = (Vec::new(), Vec::new());
@@ -271,7 +271,7 @@ pub fn split_square(plates: u32, rng: &mut TerrainRng) -> Vec<Polygon> {
         let last = pieces.len();
         pieces.push(left);
         pieces.push(right);
-        pieces.swap(largest.min(last), last);
+        pieces.swap(largest, last);
     }
     pieces
 }
