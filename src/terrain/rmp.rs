@@ -170,8 +170,9 @@ pub(crate) struct Cell {
 }
 
 impl Cell {
-    /// Makes this the cell of `sites[owner]`, its rivals every other site
-    /// nearest first (reusing the rivals' storage).
+    /// Makes this the cell of `sites[owner]`, its rivals every other site,
+    /// the nearest [`SORTED_RIVALS`] of them sorted nearest first (reusing
+    /// the rivals' storage).
     pub(crate) fn set_site(&mut self, sites: &[(i64, i64)], owner: usize) {
         let (sx, sy) = sites[owner];
         self.x = sx;
