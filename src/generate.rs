@@ -15,6 +15,7 @@ use crate::terrain::mei::MeiParams;
 use crate::terrain::metrics::{Metrics, metrics};
 use crate::terrain::midpoint::MidpointParams;
 use crate::terrain::particles::ParticleParams;
+use crate::terrain::plates::PlatesParams;
 use crate::terrain::quadtree::{self, QuadtreeWorld};
 use crate::terrain::recipe::{
     BspGrowth, Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping,
@@ -61,6 +62,8 @@ pub enum AlgorithmArg {
     Midpoint,
     /// Repeated magnification and probing, Voronoi variant (--amplitude: peak height, --iterations: rounds).
     Rmp,
+    /// Tectonic plates: drifting convex plates collide in a physics world, ranges rise where they meet (--amplitude: uplift per step, --iterations: physics steps).
+    Plates,
 }
 
 /// How classic fault lines are drawn.
@@ -464,6 +467,16 @@ fn default_growth(algorithm: AlgorithmArg) -> Growth {
                 height: params.height,
             }
         }
+        AlgorithmArg::Plates => {
+            let params = PlatesParams::default();
+            Growth::Plates {
+                plates: params.plates,
+                steps: params.steps,
+                cones: params.cones,
+                uplift: params.uplift,
+                drift: params.drift,
+            }
+        }
     }
 }
 
@@ -517,6 +530,12 @@ fn override_growth(args: &GenerateArgs, growth: &mut Growth) -> Result<(), Gener
                 *iterations = u32::try_from(count).unwrap_or(u32::MAX);
             }
             *height = args.amplitude.unwrap_or(*height);
+        }
+        Growth::Plates { steps, uplift, .. } => {
+            if let Some(count) = args.iterations {
+                *steps = u32::try_from(count).unwrap_or(u32::MAX);
+            }
+            *uplift = args.amplitude.unwrap_or(*uplift);
         }
     }
     Ok(())

@@ -51,6 +51,7 @@ fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
         ("diamond-square", "png16", "d.png", None),
         ("fault", "f32", "f.f32", Some(33 * 17 * 4)),
         ("bsp-structured", "glb", "s.glb", None),
+        ("plates", "f32", "p.f32", Some(33 * 17 * 4)),
     ] {
         let out = holoterrain(
             &[
@@ -84,6 +85,52 @@ fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
             assert!(bytes.starts_with(b"glTF"));
         }
     }
+}
+
+#[test]
+fn generate_help_names_the_plates_algorithm_and_its_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["generate", "--help"], dir.path());
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("plates") && help.to_lowercase().contains("tectonic plates"),
+        "{help}"
+    );
+    assert!(help.contains("uplift per step"), "{help}");
+    // Its flags reach it: more steps and more uplift raise higher ranges.
+    let highest = |extra: &[&str]| {
+        let args = [
+            &[
+                "generate",
+                "--algorithm",
+                "plates",
+                "--size",
+                "40x40",
+                "--stats",
+            ][..],
+            extra,
+            &["--out", "p.png"],
+        ]
+        .concat();
+        let out = holoterrain(&args, dir.path());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines()
+            .find_map(|line| line.strip_prefix("max "))
+            .unwrap()
+            .trim()
+            .parse::<f64>()
+            .unwrap()
+    };
+    let low = highest(&["--iterations", "60", "--amplitude", "0.001"]);
+    let high = highest(&["--iterations", "60", "--amplitude", "0.004"]);
+    assert!(low > 0.0 && (high / low - 4.0).abs() < 1e-3, "{low} {high}");
+    assert!(highest(&["--iterations", "240", "--amplitude", "0.001"]) > low);
 }
 
 #[test]

@@ -187,7 +187,8 @@ fn a_bad_recipe_is_one_line_a_failure_and_nothing_written() {
     std::fs::write(dir.path().join("typo.toml"), "description = \"x\"\n[growth]\nalgorithm = \"bsp\"\niterations = 10\ndepth = 3\namplitude = 0.1\ndpeth = 2\n").unwrap();
     std::fs::write(dir.path().join("steep.toml"), "description = \"x\"\n[growth]\nalgorithm = \"bsp\"\niterations = 10\ndepth = 30\namplitude = 0.1\n").unwrap();
     std::fs::write(dir.path().join("broken.toml"), "description = \"x\n").unwrap();
-    let cases: [(&str, &str); 4] = [
+    std::fs::write(dir.path().join("still.toml"), "description = \"x\"\n[growth]\nalgorithm = \"plates\"\nplates = 0\nsteps = 10\ncones = 8\nuplift = 0.01\ndrift = 0.1\n").unwrap();
+    let cases: [(&str, &str); 5] = [
         ("alps", "the built-in recipes are demo, ridges"),
         (
             "typo.toml",
@@ -195,6 +196,10 @@ fn a_bad_recipe_is_one_line_a_failure_and_nothing_written() {
         ),
         ("steep.toml", "growth.depth = 30 is out of range: 1 to 20"),
         ("broken.toml", "recipe broken.toml, line 1, column"),
+        (
+            "still.toml",
+            "growth.plates = 0 is out of range: 2 <= plates <= 32",
+        ),
     ];
     for (recipe, says) in cases {
         for subcommand in [

@@ -16,6 +16,7 @@ use super::generator::{Algorithm, GeneratorConfig, MAX_TOTAL_RELIEF};
 use super::mei::MeiParams;
 use super::midpoint::MidpointParams;
 use super::particles::ParticleParams;
+use super::plates::PlatesParams;
 use super::rmp::RmpParams;
 
 /// Most growth iterations a recipe may ask for.
@@ -25,7 +26,7 @@ pub const MAX_ITERATIONS: usize = 10_000_000;
 pub const MAX_FILTER_PASSES: u32 = 1000;
 
 /// The built-in landscapes: name and recipe file, in the order they are listed.
-const BUILT_IN: [(&str, &str); 10] = [
+const BUILT_IN: [(&str, &str); 11] = [
     ("demo", include_str!("recipes/demo.toml")),
     ("ridges", include_str!("recipes/ridges.toml")),
     ("mesas", include_str!("recipes/mesas.toml")),
@@ -36,6 +37,7 @@ const BUILT_IN: [(&str, &str); 10] = [
     ("summits", include_str!("recipes/summits.toml")),
     ("valleys", include_str!("recipes/valleys.toml")),
     ("badlands", include_str!("recipes/badlands.toml")),
+    ("cordillera", include_str!("recipes/cordillera.toml")),
 ];
 
 /// The name of a built-in recipe, checked: what a command names a
@@ -166,6 +168,21 @@ pub enum Growth {
         /// Every peak's final height, terrain units.
         height: f32,
     },
+    /// Tectonic plates (seed 003, 3.6): the square split into convex
+    /// plates that drift and collide in a physics world, ranges raised
+    /// where they meet.
+    Plates {
+        /// Plates the square is split into.
+        plates: u32,
+        /// Physics steps of 1/60 s.
+        steps: u32,
+        /// Voronoi sites per step: the fewer, the wider a range.
+        cones: u32,
+        /// The height one step's collision raises its cells by, terrain units.
+        uplift: f32,
+        /// A free plate's drift, sides of the square per second.
+        drift: f32,
+    },
 }
 
 impl Growth {
@@ -198,6 +215,26 @@ impl Growth {
                 cones: *cones,
                 iterations: *iterations,
                 height: *height,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The tectonic plates parameters, for [`Growth::Plates`].
+    pub fn plates_params(&self) -> Option<PlatesParams> {
+        match *self {
+            Growth::Plates {
+                plates,
+                steps,
+                cones,
+                uplift,
+                drift,
+            } => Some(PlatesParams {
+                plates,
+                steps,
+                cones,
+                uplift,
+                drift,
             }),
             _ => None,
         }
@@ -634,10 +671,16 @@ impl Recipe {
                     ));
                 }
             }
-            Growth::Midpoint { .. } | Growth::Rmp { .. } => {
-                let checked = match (self.growth.midpoint_params(), self.growth.rmp_params()) {
-                    (Some(params), _) => params.validate(),
-                    (_, Some(params)) => params.validate(),
+            Growth::Midpoint { .. } | Growth::Rmp { .. } | Growth::Plates { .. } => {
+                let growth = &self.growth;
+                let checked = match (
+                    growth.midpoint_params(),
+                    growth.rmp_params(),
+                    growth.plates_params(),
+                ) {
+                    (Some(params), _, _) => params.validate(),
+                    (_, Some(params), _) => params.validate(),
+                    (_, _, Some(params)) => params.validate(),
                     _ => Ok(()),
                 };
                 checked.map_err(|error| in_table("growth", error))?;
@@ -799,7 +842,10 @@ impl Recipe {
                 bsp.amplitude,
                 FaultParams::default(),
             ),
-            Growth::DiamondSquare { .. } | Growth::Midpoint { .. } | Growth::Rmp { .. } => {
+            Growth::DiamondSquare { .. }
+            | Growth::Midpoint { .. }
+            | Growth::Rmp { .. }
+            | Growth::Plates { .. } => {
                 return None;
             }
         };
@@ -938,6 +984,21 @@ mod tests {
         assert_eq!(
             Recipe::from_toml(&eroded).unwrap_err().to_string(),
             "weathering.thermal.rate = 0.9 is out of range: 0 to 0.5"
+        );
+        let plates = "description = \"x\"\n[growth]\nalgorithm = \"plates\"\nplates = 0\nsteps = 10\ncones = 8\nuplift = 0.01\ndrift = 0.1\n";
+        assert_eq!(
+            Recipe::from_toml(plates).unwrap_err().to_string(),
+            "growth.plates = 0 is out of range: 2 <= plates <= 32"
+        );
+        assert_eq!(
+            Recipe::from_toml(
+                &plates
+                    .replace("plates = 0", "plates = 4")
+                    .replace("cones = 8", "cones = 300")
+            )
+            .unwrap_err()
+            .to_string(),
+            "growth.cones = 300 is out of range: 2 <= cones <= 256"
         );
     }
 }

@@ -12,6 +12,7 @@ use super::heightmap::Heightmap;
 use super::mei::MeiErosion;
 use super::midpoint::MidpointGrowth;
 use super::particles::ParticleErosion;
+use super::plates::PlatesGrowth;
 use super::recipe::{Growth, Recipe};
 use super::rmp::RmpGrowth;
 use super::sliced::Sliced;
@@ -26,6 +27,8 @@ enum Job {
     Midpoint(MidpointGrowth),
     /// Repeated magnification and probing, a band of a round at a time.
     Rmp(RmpGrowth),
+    /// Tectonic plates, a physics step (or a band of its uplift) at a time.
+    Plates(Box<PlatesGrowth>),
     /// One pass of a finishing filter.
     Smooth(SmoothingPass),
     /// One step: heights scaled to 0..1, where the erosion constants hold.
@@ -120,6 +123,12 @@ impl RecipeGrowth {
                 &growth.rmp_params().expect("an RMP growth"),
                 self.seed,
             )?)),
+            Growth::Plates { .. } => jobs.push(Job::Plates(Box::new(PlatesGrowth::new(
+                width,
+                height,
+                &growth.plates_params().expect("a plates growth"),
+                self.seed,
+            )?))),
             Growth::Fault { .. } | Growth::Bsp(_) | Growth::BspStructured(_) => {
                 jobs.push(Job::Faults)
             }
@@ -176,6 +185,7 @@ impl RecipeGrowth {
             Job::DiamondSquare(job) => job.slices(),
             Job::Midpoint(job) => job.slices(),
             Job::Rmp(job) => job.slices(),
+            Job::Plates(job) => job.slices(),
             Job::Smooth(job) => job.slices(),
             Job::Thermal(job) => job.slices(),
             Job::Hydraulic(job) => job.slices(),
@@ -224,6 +234,7 @@ impl RecipeGrowth {
                         Job::DiamondSquare(job) => step_job(job, map),
                         Job::Midpoint(job) => step_job(job, map),
                         Job::Rmp(job) => step_job(job, map),
+                        Job::Plates(job) => step_job(job.as_mut(), map),
                         Job::Smooth(job) => step_job(job, map),
                         Job::Thermal(job) => step_job(job, map),
                         Job::Hydraulic(job) => step_job(job, map),
@@ -328,7 +339,7 @@ impl RecipeGrowth {
 }
 
 /// One slice of `job` on `map`; whether the job is now done.
-fn step_job(job: &mut impl Sliced, map: &mut Heightmap) -> bool {
+fn step_job(job: &mut (impl Sliced + ?Sized), map: &mut Heightmap) -> bool {
     job.step(map);
     job.is_done()
 }

@@ -143,7 +143,7 @@ pub fn rmp(
 
 /// Another site, as one Voronoi cell's row clipping needs it.
 #[derive(Debug, Clone, Copy)]
-struct Rival {
+pub(crate) struct Rival {
     /// Squared distance to the cell's own site.
     distance2: i64,
     x: i64,
@@ -152,20 +152,131 @@ struct Rival {
     first: bool,
 }
 
-/// The Voronoi cell of one site containing a peak this round.
+/// Rivals sorted by distance when a cell is made; the rest are only known
+/// to be no nearer than the last of these. A cell is clipped by a few
+/// near rivals, so sorting all of them (RMP's up to 1023) would be wasted.
+const SORTED_RIVALS: usize = 24;
+
+/// The Voronoi cell of one site (for RMP, a site whose cell holds a peak
+/// this round; for plates, one a collision line crosses).
 #[derive(Debug, Clone, Default)]
-struct Cell {
+pub(crate) struct Cell {
     x: i64,
     y: i64,
-    /// Every other site, nearest first.
+    /// Every other site: the first `sorted` nearest first, the rest in
+    /// any order, none of them nearer than `rivals[sorted - 1]`.
     rivals: Vec<Rival>,
+    sorted: usize,
 }
 
 impl Cell {
+    /// Makes this the cell of `sites[owner]`, its rivals every other site,
+    /// the nearest [`SORTED_RIVALS`] of them sorted nearest first (reusing
+    /// the rivals' storage).
+    pub(crate) fn set_site(&mut self, sites: &[(i64, i64)], owner: usize) {
+        let (sx, sy) = sites[owner];
+        self.x = sx;
+        self.y = sy;
+        self.rivals.clear();
+        for (i, &(x, y)) in sites.iter().enumerate() {
+            if i != owner {
+                let distance2 = (x - sx).pow(2) + (y - sy).pow(2);
+                let first = i < owner;
+                self.rivals.push(Rival {
+                    distance2,
+                    x,
+                    y,
+                    first,
+                });
+            }
+        }
+        // Only speed depends on the order: clipping is an intersection.
+        if self.rivals.len() > SORTED_RIVALS {
+            self.rivals
+                .select_nth_unstable_by_key(SORTED_RIVALS - 1, |r| r.distance2);
+            self.sorted = SORTED_RIVALS;
+        } else {
+            self.sorted = self.rivals.len();
+        }
+        self.rivals[..self.sorted].sort_unstable_by_key(|r| r.distance2);
+    }
+
+    /// Whether rival `index` and every one after it can be left out when
+    /// rivals farther than `reach2` (squared) cannot clip; `Some(false)`
+    /// when only this one can.
+    fn beyond(&self, index: usize, reach2: i64) -> Option<bool> {
+        if index == self.sorted && index > 0 && self.rivals[index - 1].distance2 > reach2 {
+            // Every unsorted rival is at least as far as the last sorted one.
+            return Some(true);
+        }
+        (self.rivals[index].distance2 > reach2).then_some(index < self.sorted)
+    }
+
+    /// Rows `top..=bottom` of a `width`×`height` map outside which the
+    /// cell has no map cell (a bound, not always tight); none when the
+    /// cell surely has none. The cell is clipped from the map's rectangle
+    /// in floating point by the rivals' closed half-planes; rounding can
+    /// only move its corners by far less than the row added either side.
+    pub(crate) fn row_span(&self, width: i64, height: i64) -> Option<(i64, i64)> {
+        let (sx, sy) = (self.x as f64, self.y as f64);
+        let (right, bottom) = ((width - 1) as f64, (height - 1) as f64);
+        let mut polygon = vec![[0.0, 0.0], [right, 0.0], [right, bottom], [0.0, bottom]];
+        let mut clipped = Vec::with_capacity(8);
+        let reach = |polygon: &[[f64; 2]]| {
+            let far = polygon
+                .iter()
+                .map(|p| (p[0] - sx).powi(2) + (p[1] - sy).powi(2))
+                .fold(0.0, f64::max);
+            // Rounded up to a whole square distance, as the rivals' are.
+            4 * far.ceil() as i64
+        };
+        let mut reach2 = reach(&polygon);
+        for index in 0..self.rivals.len() {
+            match self.beyond(index, reach2) {
+                Some(true) => break,
+                Some(false) => continue,
+                None => {}
+            }
+            let rival = self.rivals[index];
+            // Nearer the site than the rival: a·x + b·y ≤ c.
+            let (rx, ry) = (rival.x as f64, rival.y as f64);
+            let (a, b) = (2.0 * (rx - sx), 2.0 * (ry - sy));
+            let c = rx * rx + ry * ry - sx * sx - sy * sy;
+            let side = |p: [f64; 2]| a * p[0] + b * p[1] - c;
+            clipped.clear();
+            for i in 0..polygon.len() {
+                let (p, q) = (polygon[i], polygon[(i + 1) % polygon.len()]);
+                let (sp, sq) = (side(p), side(q));
+                if sp <= 0.0 {
+                    clipped.push(p);
+                }
+                if (sp < 0.0 && sq > 0.0) || (sp > 0.0 && sq < 0.0) {
+                    let t = sp / (sp - sq);
+                    clipped.push([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]);
+                }
+            }
+            if clipped.is_empty() {
+                // Only an empty cell or rounding leaves nothing: keep every
+                // row, and let the exact row clipping decide.
+                return Some((0, height - 1));
+            }
+            std::mem::swap(&mut polygon, &mut clipped);
+            reach2 = reach(&polygon);
+        }
+        let top = polygon.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
+        let low = polygon
+            .iter()
+            .map(|p| p[1])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let top = (top.floor() as i64 - 1).max(0);
+        let low = (low.ceil() as i64 + 1).min(height - 1);
+        (top <= low).then_some((top, low))
+    }
+
     /// The run `lo..=hi` of row `y` (of a map `width` wide) whose cells are
     /// nearer this cell's site than any other (a tie goes to the site drawn
     /// first), if any.
-    fn row_run(&self, y: i64, width: i64) -> Option<(i64, i64)> {
+    pub(crate) fn row_run(&self, y: i64, width: i64) -> Option<(i64, i64)> {
         let (sx, sy) = (self.x, self.y);
         let dy2 = (y - sy) * (y - sy);
         let (mut lo, mut hi) = (0, width - 1);
@@ -174,10 +285,13 @@ impl Cell {
         // everywhere on the run, and so do all after it.
         let reach = |lo: i64, hi: i64| 4 * ((lo - sx).pow(2).max((hi - sx).pow(2)) + dy2);
         let mut reach2 = reach(lo, hi);
-        for rival in &self.rivals {
-            if rival.distance2 > reach2 {
-                break;
+        for index in 0..self.rivals.len() {
+            match self.beyond(index, reach2) {
+                Some(true) => break,
+                Some(false) => continue,
+                None => {}
             }
+            let rival = &self.rivals[index];
             // d²(p, site) − d²(p, rival) = a·x + b for p = (x, y); the site
             // keeps p where that is < 0 (the rival drawn first) or ≤ 0.
             let a = 2 * (rival.x - sx);
@@ -295,31 +409,14 @@ impl RmpGrowth {
         }
         self.cells.resize_with(owners.len(), Cell::default);
         for (cell, &owner) in self.cells.iter_mut().zip(&owners) {
-            let (sx, sy) = self.sites[owner];
-            cell.x = sx;
-            cell.y = sy;
-            cell.rivals.clear();
-            for (i, &(x, y)) in self.sites.iter().enumerate() {
-                if i != owner {
-                    let distance2 = (x - sx).pow(2) + (y - sy).pow(2);
-                    let first = i < owner;
-                    cell.rivals.push(Rival {
-                        distance2,
-                        x,
-                        y,
-                        first,
-                    });
-                }
-            }
-            // Only speed depends on the order: clipping is an intersection.
-            cell.rivals.sort_unstable_by_key(|r| r.distance2);
+            cell.set_site(&self.sites, owner);
         }
     }
 }
 
 /// The index of the site nearest `p` (squared distances, exact); the first
 /// drawn of equally near sites.
-fn nearest_site(sites: &[(i64, i64)], p: (i64, i64)) -> usize {
+pub(crate) fn nearest_site(sites: &[(i64, i64)], p: (i64, i64)) -> usize {
     let mut best = 0;
     let mut best_d2 = i64::MAX;
     for (i, &(x, y)) in sites.iter().enumerate() {
@@ -630,6 +727,7 @@ mod tests {
                     first,
                 })
                 .collect(),
+            sorted: rivals.len(),
         };
         assert_eq!(cell(2, 0, &[(6, 0, false)]).row_run(0, 9), Some((0, 4)));
         assert_eq!(cell(2, 0, &[(6, 0, true)]).row_run(0, 9), Some((0, 3)));
@@ -641,6 +739,34 @@ mod tests {
         );
         assert_eq!(cell(3, 3, &[(3, 0, false)]).row_run(1, 9), None);
         assert_eq!(cell(3, 3, &[(3, 0, false)]).row_run(5, 9), Some((0, 8)));
+    }
+
+    #[test]
+    fn a_cells_rows_lie_within_its_row_span_and_partly_sorted_rivals_clip_as_all_sorted() {
+        let mut rng = TerrainRng::new(4);
+        for (width, height, count) in [(2, 2, 3), (9, 5, 40), (64, 40, 8), (120, 97, 300)] {
+            let sites: Vec<(i64, i64)> = (0..count)
+                .map(|_| (rng.below(width) as i64, rng.below(height) as i64))
+                .collect();
+            let (w, h) = (width as i64, height as i64);
+            for owner in 0..sites.len() {
+                let mut cell = Cell::default();
+                cell.set_site(&sites, owner);
+                // Every rival sorted: the plain order.
+                let mut all = cell.clone();
+                all.rivals.sort_by_key(|r| r.distance2);
+                all.sorted = all.rivals.len();
+                let span = cell.row_span(w, h);
+                for y in 0..h {
+                    let run = cell.row_run(y, w);
+                    assert_eq!(run, all.row_run(y, w), "site {owner} row {y}");
+                    if run.is_some() {
+                        let (top, bottom) = span.expect("a cell with cells has a span");
+                        assert!((top..=bottom).contains(&y), "row {y} outside {span:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

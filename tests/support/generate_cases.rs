@@ -17,6 +17,7 @@ pub fn generate_cases() -> Vec<Vec<String>> {
         "diamond-square",
         "midpoint",
         "rmp",
+        "plates",
     ] {
         for format in ["png16", "png8", "raw16", "pgm"] {
             cases.push(vec![
@@ -106,6 +107,7 @@ pub fn generate_cases() -> Vec<Vec<String>> {
         "summits",
         "valleys",
         "badlands",
+        "cordillera",
     ] {
         cases.push(vec![
             "--recipe", recipe, "--size", NON_SQUARE, "--seed", "5", "--format", "f32",
