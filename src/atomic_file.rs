@@ -26,9 +26,18 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Writes several files, each through a temp file beside it; all are written
 /// in full before the first is renamed into place, so a failure to write any
 /// of them leaves none behind. Names the file that failed.
+///
+/// A target that is a device, a pipe or a socket (`--out /dev/null`,
+/// `/dev/stdout`) is written into directly, last: renaming a file over it
+/// would replace the device itself (as root, `/dev/null` became a file).
 pub fn write_all<'a>(files: &[(&'a Path, &[u8])]) -> Result<(), (&'a Path, io::Error)> {
     let mut written = Vec::with_capacity(files.len());
+    let mut special = Vec::new();
     for &(path, bytes) in files {
+        if is_special(path) {
+            special.push((path, bytes));
+            continue;
+        }
         let mut file = temp_file_in(folder_of(path)).map_err(|e| (path, e))?;
         file.write_all(bytes)
             .and_then(|()| file.as_file().sync_all())
@@ -38,7 +47,19 @@ pub fn write_all<'a>(files: &[(&'a Path, &[u8])]) -> Result<(), (&'a Path, io::E
     for (path, file) in written {
         file.persist(path).map_err(|e| (path, e.error))?;
     }
+    for (path, bytes) in special {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut target| target.write_all(bytes))
+            .map_err(|e| (path, e))?;
+    }
     Ok(())
+}
+
+/// Whether `path` exists and is neither a plain file nor a folder.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| !meta.is_file() && !meta.is_dir())
 }
 
 /// The folder a file goes in: its parent, or the current folder.
@@ -62,6 +83,19 @@ mod tests {
         write(&path, b"abc").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"abc");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_target_is_written_into_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        write(Path::new("/dev/null"), b"gone").unwrap();
+        assert!(
+            fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
     }
 
     #[cfg(unix)]

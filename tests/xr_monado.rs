@@ -374,7 +374,11 @@ fn the_trigger_held_and_swept_across_the_surface_traces_a_fault() {
     // land from left to right across its middle.
     let over = [0.0, 1.7, -0.7];
     let aim_at = |u: f32| {
-        let target = [HOLOGRAM_CENTRE[0] + (u - 0.5) * 0.5, HOLOGRAM_CENTRE[1], HOLOGRAM_CENTRE[2]];
+        let target = [
+            HOLOGRAM_CENTRE[0] + (u - 0.5) * 0.5,
+            HOLOGRAM_CENTRE[1],
+            HOLOGRAM_CENTRE[2],
+        ];
         RemotePose::aiming(over, std::array::from_fn(|axis| target[axis] - over[axis]))
     };
     let Some((status, report, output)) = run_remote(|client| {
