@@ -583,9 +583,11 @@ fn killing_the_runtime_mid_session_ends_with_one_line_a_report_and_exit_3() {
         RemoteClient::connect(address, PATIENCE).expect("connect to Monado's remote driver");
     output.wait_for("state FOCUSED");
     pause(1.0);
+    // A click: the reseed comes on its release.
     client.update(|state| state.right.trigger = true);
-    output.wait_for("reseed select ");
+    pause(0.15);
     client.update(|state| state.right.trigger = false);
+    output.wait_for("reseed select ");
     pause(1.0);
 
     monado::kill_service(&pid_path);
