@@ -1,11 +1,15 @@
 //! Where the hologram goes and how big it is, its bounds for hit tests, and how points map onto its surface.
 //!
-//! Hologram space: metres at 1× scale, origin at the centre of the terrain's
-//! base (height zero), +Y up, +Z towards the viewer it was placed for. The
-//! terrain covers x, z in [-0.25, 0.25]. Sample (column c, row r) of a W×H
-//! heightmap sits at u = c/(W-1), v = r/(H-1), i.e. at x = (u - 0.5)·0.5 m,
-//! z = (v - 0.5)·0.5 m, y = height·0.5 m: row 0 is the far edge. A
-//! [`Placement`] puts that space in the room: its pose, then its scale.
+//! Hologram space: metres at 1× scale, origin at the centre of the
+//! diorama's underside (the flat plate the base stands on), +Y up, +Z
+//! towards the viewer it was placed for. The terrain covers x, z in
+//! [-0.25, 0.25]; its height zero sits [`BASE_DEPTH_M`] above the origin.
+//! Sample (column c, row r) of a W×H heightmap sits at u = c/(W-1),
+//! v = r/(H-1), i.e. at x = (u - 0.5)·0.5 m, z = (v - 0.5)·0.5 m,
+//! y = height·0.5 m + [`BASE_DEPTH_M`]: row 0 is the far edge. The base's
+//! sides carry the land's edge down to the underside at y = 0, or lower
+//! when the land dips below it ([`base_bottom_m`]). A [`Placement`] puts
+//! that space in the room: its pose, then its scale.
 use glam::{Mat3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +18,12 @@ use crate::terrain::Heightmap;
 
 /// Edge length of the square hologram, in metres; also the metres per terrain height unit.
 pub const HOLOGRAM_SIZE_M: f32 = 0.5;
+/// How far the land's height zero sits above the underside of the base, at
+/// 1× scale: deep enough to read as a solid block from the side.
+pub const BASE_DEPTH_M: f32 = 0.03;
+/// The least the base keeps under the lowest land, when the land dips so low
+/// that the underside goes below the pose.
+pub const MIN_BASE_UNDER_LAND_M: f32 = 0.01;
 /// How far ahead of the head the hologram's centre is placed, horizontally.
 pub const PLACEMENT_DISTANCE_M: f32 = 1.0;
 /// How far below eye level the hologram's centre is placed.
@@ -48,9 +58,13 @@ impl Placement {
         }
     }
 
-    /// The mesh's model-to-space transform.
+    /// The mesh's model-to-space transform: model space is the terrain
+    /// grid's (x, z in [-0.5, 0.5], heights in terrain units), its zero
+    /// the base's depth above the pose.
     pub fn model_matrix(&self) -> Mat4 {
-        self.pose.to_mat4() * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M * self.scale))
+        self.pose.to_mat4()
+            * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M * self.scale))
+            * Mat4::from_translation(Vec3::Y * (BASE_DEPTH_M / HOLOGRAM_SIZE_M))
     }
 
     /// A point of the room in hologram space (metres at 1×).
@@ -178,14 +192,51 @@ fn horizontal_forward(head: &Pose) -> Vec3 {
     flat_up.try_normalize().unwrap_or(Vec3::NEG_Z)
 }
 
-/// The box in hologram space that holds the terrain with its relief
-/// (and the base plane, so a flat map has bounds too).
+/// Where the base's underside is in hologram space (metres at 1×) for land
+/// whose lowest height is `min_height`: at the pose (0), or lower when the
+/// land dips to within [`MIN_BASE_UNDER_LAND_M`] of it.
+pub fn base_bottom_m(min_height: f32) -> f32 {
+    (land_y_m(min_height) - MIN_BASE_UNDER_LAND_M).min(0.0)
+}
+
+/// Where a land height (terrain units) is in hologram space, metres at 1×.
+pub fn land_y_m(height: f32) -> f32 {
+    height * HOLOGRAM_SIZE_M + BASE_DEPTH_M
+}
+
+/// The box in hologram space that holds the diorama: the base from its
+/// underside and the land with its relief (at least up to height zero, so
+/// a flat map has bounds too).
 pub fn hologram_bounds(min_height: f32, max_height: f32) -> Aabb {
     let half = HOLOGRAM_SIZE_M / 2.0;
     Aabb::new(
-        Vec3::new(-half, min_height.min(0.0) * HOLOGRAM_SIZE_M, -half),
-        Vec3::new(half, max_height.max(0.0) * HOLOGRAM_SIZE_M, half),
+        Vec3::new(-half, base_bottom_m(min_height), -half),
+        Vec3::new(half, land_y_m(max_height.max(0.0)), half),
     )
+}
+
+/// Where `ray` (in hologram space) first meets the base's sides or
+/// underside, as the ray parameter, for a diorama whose `bounds` come from
+/// [`hologram_bounds`]; `None` when it misses them, or meets the land first
+/// from above. The base is taken as the box from the underside up to the
+/// land's height zero (the demo's border, where the sides meet the land);
+/// a ray starting inside it hits at 0.
+pub fn base_hit(ray: &Ray, bounds: &Aabb) -> Option<f32> {
+    let base = Aabb::new(
+        bounds.min,
+        Vec3::new(bounds.max.x, BASE_DEPTH_M, bounds.max.z),
+    );
+    let entry = base.hit(ray)?;
+    if entry == 0.0 {
+        return Some(0.0);
+    }
+    // Which face the ray came in through: the top face is the land's.
+    let at = ray.origin + ray.direction * entry;
+    let through_top = (at.y - base.max.y).abs() <= 1e-6 * (1.0 + base.max.y.abs())
+        && ray.direction.y < 0.0
+        && at.x.abs() < base.max.x
+        && at.z.abs() < base.max.z;
+    (!through_top).then_some(entry)
 }
 
 /// Where a point in hologram space is over the surface, or `None` when it is
@@ -196,7 +247,7 @@ pub fn probe_surface(point: Vec3, heights: &Heightmap) -> Option<SurfaceProbe> {
     if !(0.0..=1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
         return None;
     }
-    let surface = sample_bilinear(heights, u, v) * HOLOGRAM_SIZE_M;
+    let surface = land_y_m(sample_bilinear(heights, u, v));
     Some(SurfaceProbe {
         u,
         v,
@@ -284,7 +335,12 @@ mod tests {
         let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
         let model = Placement::at(pose).model_matrix();
         let far_left = model.transform_point3(Vec3::new(-0.5, 1.0, -0.5));
-        assert_close(far_left, Vec3::new(-0.25, 1.8, -1.25));
+        assert_close(far_left, Vec3::new(-0.25, 1.8 + BASE_DEPTH_M, -1.25));
+        // The land's zero is the base's depth above the pose.
+        assert_close(
+            model.transform_point3(Vec3::ZERO),
+            pose.position + Vec3::Y * BASE_DEPTH_M,
+        );
     }
 
     #[test]
@@ -294,7 +350,7 @@ mod tests {
         let far_left = double
             .model_matrix()
             .transform_point3(Vec3::new(-0.5, 1.0, -0.5));
-        assert_close(far_left, Vec3::new(-0.5, 2.3, -1.5));
+        assert_close(far_left, Vec3::new(-0.5, 2.3 + 2.0 * BASE_DEPTH_M, -1.5));
         let local = Vec3::new(0.1, 0.05, -0.2);
         assert_close(double.to_local(double.to_room(local)), local);
         assert_close(double.to_room(local), pose.transform_point(local * 2.0));
@@ -356,15 +412,66 @@ mod tests {
     fn probe_reads_the_surface_height_under_the_point() {
         let mut map = Heightmap::flat(3, 3).unwrap();
         map.set(2, 0, 0.4); // far right corner
-        let probe = probe_surface(Vec3::new(0.25, 0.25, -0.25), &map).unwrap();
+        let probe = probe_surface(Vec3::new(0.25, 0.25 + BASE_DEPTH_M, -0.25), &map).unwrap();
         assert_eq!((probe.u, probe.v), (1.0, 0.0));
         assert!((probe.height_above_surface - 0.05).abs() < 1e-6);
+        // The land's model matrix puts that sample where the probe has it.
+        let model = Placement::at(Pose::IDENTITY).model_matrix();
+        let drawn = model.transform_point3(Vec3::new(0.5, 0.4, -0.5));
+        assert!((drawn.y - (0.25 + BASE_DEPTH_M - 0.05)).abs() < 1e-6);
     }
 
     #[test]
     fn probe_outside_the_footprint_is_none() {
         let map = Heightmap::flat(3, 3).unwrap();
         assert_eq!(probe_surface(Vec3::new(0.3, 0.1, 0.0), &map), None);
+    }
+
+    #[test]
+    fn the_bounds_run_from_the_underside_to_the_highest_land() {
+        let bounds = hologram_bounds(0.0, 0.2);
+        assert_eq!(bounds.min.y, 0.0);
+        assert!((bounds.max.y - (0.1 + BASE_DEPTH_M)).abs() < 1e-6);
+        // Land dipping below the plate takes the underside down with it.
+        let deep = hologram_bounds(-0.1, 0.2);
+        assert!((deep.min.y - (-0.05 + BASE_DEPTH_M - MIN_BASE_UNDER_LAND_M)).abs() < 1e-6);
+        assert!(deep.min.y < 0.0);
+        assert_eq!(base_bottom_m(-0.01), 0.0);
+    }
+
+    #[test]
+    fn a_ray_from_the_side_or_below_hits_the_base() {
+        let bounds = hologram_bounds(0.0, 0.2);
+        // Level with the base, from the viewer's side: its near side.
+        let side = Ray::new(Vec3::new(0.0, 0.01, 1.0), Vec3::NEG_Z);
+        let t = base_hit(&side, &bounds).unwrap();
+        assert!((t - 0.75).abs() < 1e-6, "{t}");
+        // From the right, at an angle, still below the land's zero.
+        let slanted = Ray::new(Vec3::new(1.0, 0.02, 0.1), Vec3::new(-1.0, 0.0, -0.1));
+        assert!(base_hit(&slanted, &bounds).is_some());
+        // From under the table: the underside.
+        let below = Ray::new(Vec3::new(0.1, -0.5, 0.1), Vec3::Y);
+        assert!((base_hit(&below, &bounds).unwrap() - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_ray_at_the_land_or_past_the_base_misses_it() {
+        let bounds = hologram_bounds(0.0, 0.2);
+        // Straight down onto the land: the top, not the base.
+        let down = Ray::new(Vec3::new(0.05, 1.0, 0.05), Vec3::NEG_Y);
+        assert_eq!(base_hit(&down, &bounds), None);
+        // Level with the land's relief, above the base's sides.
+        let above = Ray::new(Vec3::new(0.0, 0.08, 1.0), Vec3::NEG_Z);
+        assert_eq!(base_hit(&above, &bounds), None);
+        // Beside it.
+        let beside = Ray::new(Vec3::new(0.4, 0.01, 1.0), Vec3::NEG_Z);
+        assert_eq!(base_hit(&beside, &bounds), None);
+        // Pointing away.
+        let away = Ray::new(Vec3::new(0.0, 0.01, 1.0), Vec3::Z);
+        assert_eq!(base_hit(&away, &bounds), None);
+        // A hand inside the base holds it.
+        let inside = Ray::new(Vec3::new(0.0, 0.01, 0.0), Vec3::X);
+        assert_eq!(base_hit(&inside, &bounds), Some(0.0));
     }
 
     #[test]

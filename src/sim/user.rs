@@ -373,7 +373,7 @@ impl SimulatedUser {
                 let Some(hologram) = hologram else {
                     return rest;
                 };
-                let surface = placement::sample_bilinear(heights, u, v) * HOLOGRAM_SIZE_M;
+                let surface = placement::land_y_m(placement::sample_bilinear(heights, u, v));
                 let above = if held {
                     -POKE_DEPTH_M
                 } else if since_ns < -HOLD_NS {

@@ -28,6 +28,7 @@ use crate::app::recorder::{RunRecorder, WorldSummary};
 use crate::app::report::RunReport;
 use crate::app::{AppEvent, FrameInput, FrameOutput, VoiceCommand};
 use crate::atomic_file;
+use crate::render::scene::Display;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
 use crate::xr::input::actions::HANDS;
@@ -404,6 +405,10 @@ impl<'a> FrameLoop<'a> {
             self.locked_recorder().anchored = anchored;
         }
 
+        // The blend mode the session chose decides the look: see-through
+        // (additive) or covering the world (opaque).
+        self.driver
+            .set_display(display_for(session.facts().blend_mode));
         let drawing = frame_state.should_render && !self.frame_limit_reached();
         let render_ms = if drawing {
             self.driver.draw(&output, |scene| session.draw(scene))?
@@ -471,5 +476,16 @@ fn state_name(state: xr::SessionState) -> &'static str {
         xr::SessionState::LOSS_PENDING => "LOSS_PENDING",
         xr::SessionState::EXITING => "EXITING",
         _ => "UNKNOWN",
+    }
+}
+
+/// The look for frames blended with the world by `mode`: only an opaque
+/// display shows black as black; additive and alpha-blended ones see
+/// through it, so they take the additive look's brightness floor.
+fn display_for(mode: xr::EnvironmentBlendMode) -> Display {
+    if mode == xr::EnvironmentBlendMode::OPAQUE {
+        Display::Opaque
+    } else {
+        Display::Additive
     }
 }
