@@ -168,7 +168,69 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         runtime["wearer"]["hologram_pose"],
         sim_report["hologram_pose"]
     );
+    // A table-top scene: planar reprojection from the submitted depth, one
+    // of the modes listed, and depth over 0.1 to 10 m.
+    assert_eq!(
+        runtime["reprojection_modes_listed"],
+        serde_json::json!([
+            "DEPTH",
+            "PLANAR_FROM_DEPTH",
+            "PLANAR_MANUAL",
+            "ORIENTATION_ONLY"
+        ])
+    );
+    assert_eq!(
+        runtime["reprojection_modes"],
+        serde_json::json!(["PLANAR_FROM_DEPTH"])
+    );
+    assert_eq!(xr_report["reprojection_mode"], "PLANAR_FROM_DEPTH");
+    assert_eq!(runtime["depth_ranges"], serde_json::json!([[0.1, 10.0]]));
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
+}
+
+/// A runtime that lists no planar reprojection gets no reprojection
+/// request at all: the app asks only for a listed mode.
+#[test]
+fn xr_asks_for_no_reprojection_mode_the_runtime_does_not_list() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("hololens-wearer.txt");
+    let runtime_out = dir.path().join("runtime");
+    let report = dir.path().join("xr.json");
+    let mut settings = environment(&wearer, MAP, SEED, RESOLUTION, &runtime_out);
+    settings.push((
+        "HOLOTERRAIN_TESTRT_REPROJECTION",
+        "DEPTH,ORIENTATION_ONLY".to_owned(),
+    ));
+    let xr = run_on_runtime(
+        &manifest,
+        &settings,
+        &[
+            "xr",
+            "--frames",
+            "30",
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(
+        &xr,
+        "holoterrain xr on a runtime without planar reprojection",
+    );
+    let runtime = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+    assert_eq!(
+        runtime["reprojection_modes_listed"],
+        serde_json::json!(["DEPTH", "ORIENTATION_ONLY"])
+    );
+    assert_eq!(runtime["reprojection_modes"], serde_json::json!(["none"]));
+    assert_eq!(json(&report)["reprojection_mode"], Value::Null);
 }
 
 /// `holoterrain sim` with the test runtime's settings for `script` in the

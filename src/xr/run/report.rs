@@ -72,6 +72,9 @@ pub struct XrReport {
     pub blend_mode: String,
     /// Reference space used: "UNBOUNDED_MSFT" or "LOCAL".
     pub reference_space: String,
+    /// The reprojection mode asked for (XR_MSFT_composition_layer_reprojection),
+    /// e.g. "PLANAR_FROM_DEPTH"; `None` when none was.
+    pub reprojection_mode: Option<String>,
     /// Colour and depth swapchain formats, e.g. "R8G8B8A8_SRGB".
     pub swapchain_formats: Vec<String>,
     /// Where the room's surfaces came from: "XR_MSFT_scene_understanding",
@@ -187,6 +190,7 @@ impl ReportSoFar {
         facts.blend_mode = format!("{:?}", session.blend_mode);
         facts.hand_tracking = session.hand_tracking;
         facts.reference_space = session.reference_space.into();
+        facts.reprojection_mode = session.reprojection.map(|mode| format!("{mode:?}"));
         facts.swapchain_formats = session.swapchain_formats.clone();
         facts.surfaces = session.surfaces.into();
         facts.placement_kept = session.placement_kept.clone();

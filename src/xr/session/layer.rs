@@ -1,6 +1,6 @@
 //! Submitting a drawn frame: xrEndFrame with one projection layer of both
 //! eyes' colour images and, with XR_KHR_composition_layer_depth, their
-//! depth. Built from the raw structures, because the depth info must be
+//! depth, and with XR_MSFT_composition_layer_reprojection the mode asked for. Built from the raw structures, because the depth info must be
 //! chained onto each projection view, which the openxr crate's builders
 //! cannot do.
 
@@ -23,13 +23,15 @@ pub struct ProjectionLayer<'a, G: xr::Graphics> {
     pub depth: Option<&'a StereoSwapchain<G>>,
 }
 
-/// Ends the frame shown at `time` with `layer`, blended with `blend_mode`.
+/// Ends the frame shown at `time` with `layer`, blended with `blend_mode`,
+/// asking for `reprojection` when it is `Some` (a mode the runtime listed).
 /// xrBeginFrame must have been called for it, and the swapchain images
 /// released.
 pub fn end_frame_with<G: xr::Graphics>(
     session: &xr::Session<G>,
     time: xr::Time,
     blend_mode: xr::EnvironmentBlendMode,
+    reprojection: Option<xr::sys::ReprojectionModeMSFT>,
     layer: &ProjectionLayer<'_, G>,
 ) -> Result<(), XrError> {
     let rect = xr::Rect2Di {
@@ -67,9 +69,18 @@ pub fn end_frame_with<G: xr::Graphics>(
             fov: layer.views[eye].fov,
             sub_image: sub_image(layer.color, eye),
         });
+    let reprojection_info =
+        reprojection.map(|mode| xr::sys::CompositionLayerReprojectionInfoMSFT {
+            ty: xr::sys::CompositionLayerReprojectionInfoMSFT::TYPE,
+            next: std::ptr::null(),
+            reprojection_mode: mode,
+        });
     let projection = xr::sys::CompositionLayerProjection {
         ty: xr::sys::CompositionLayerProjection::TYPE,
-        next: std::ptr::null(),
+        next: match &reprojection_info {
+            Some(info) => info as *const _ as *const _,
+            None => std::ptr::null(),
+        },
         layer_flags: xr::CompositionLayerFlags::BLEND_TEXTURE_SOURCE_ALPHA,
         space: layer.space.as_raw(),
         view_count: projection_views.len() as u32,
@@ -87,7 +98,7 @@ pub fn end_frame_with<G: xr::Graphics>(
     };
     // SAFETY: the caller began this frame (xrBeginFrame through the
     // session's FrameStream); every structure above (layer, views, depth
-    // infos) lives until the call returns, and the swapchains, space and
+    // infos, reprojection info) lives until the call returns, and the swapchains, space and
     // session are alive.
     let result = unsafe { (session.instance().fp().end_frame)(session.as_raw(), &end_info) };
     if result.into_raw() < 0 {

@@ -27,7 +27,7 @@ use crate::input::Hand;
 use crate::render::scene::{FrameScene, VIEW_COUNT};
 use crate::xr::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use crate::xr::error::{XrError, xr_call};
-use crate::xr::graphics::choice::choose_blend_mode;
+use crate::xr::graphics::choice::{choose_blend_mode, choose_reprojection_mode};
 use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::xr::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use crate::xr::input::actions::{HandProfiles, HandSample, Input, located_pose};
@@ -72,6 +72,9 @@ pub struct SessionFacts {
     pub surfaces: &'static str,
     /// Where the placement is kept between runs.
     pub placement_kept: String,
+    /// The reprojection mode asked for with each frame
+    /// (XR_MSFT_composition_layer_reprojection), when one is.
+    pub reprojection: Option<xr::sys::ReprojectionModeMSFT>,
 }
 
 /// The session and what hangs off it. Fields drop in declaration order:
@@ -196,6 +199,9 @@ impl<B: GraphicsBinding> Session<B> {
             || Keeper::open(&session, reference_space == "UNBOUNDED_MSFT", keeping),
         )?;
         let swapchain_formats = vec![B::format_name(color.format), B::format_name(depth.format)];
+        let reprojection = set_up("xrEnumerateReprojectionModesMSFT", || {
+            reprojection_mode(runtime)
+        })?;
         // SAFETY: the frames are dropped before the swapchains (field order).
         let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
         let facts = SessionFacts {
@@ -206,6 +212,7 @@ impl<B: GraphicsBinding> Session<B> {
             swapchain_formats,
             surfaces: surface_finder.as_ref().map_or("none", SurfaceFinder::name),
             placement_kept: keeper.description().to_owned(),
+            reprojection,
         };
         Ok(Self {
             frames,
@@ -441,7 +448,13 @@ impl<B: GraphicsBinding> Session<B> {
             depth: self.submit_depth.then_some(&self.depth),
         };
         watched("xrEndFrame", || {
-            end_frame_with(&self.session, time, blend_mode, &layer)
+            end_frame_with(
+                &self.session,
+                time,
+                blend_mode,
+                self.facts.reprojection,
+                &layer,
+            )
         })
     }
 
@@ -556,4 +569,48 @@ fn hand_input(sample: &HandSample) -> HandInput {
         squeeze: sample.squeeze,
         select_is_air_tap: sample.select_is_air_tap,
     }
+}
+
+/// The reprojection mode to ask for, from those the runtime lists for the
+/// stereo view ([`choose_reprojection_mode`]); `None` without
+/// XR_MSFT_composition_layer_reprojection or depth submission.
+fn reprojection_mode(runtime: &Runtime) -> Result<Option<xr::sys::ReprojectionModeMSFT>, XrError> {
+    let Some(extension) = runtime
+        .instance
+        .exts()
+        .msft_composition_layer_reprojection
+        .filter(|_| runtime.extensions.reprojection)
+    else {
+        return Ok(None);
+    };
+    let enumerate = |capacity: u32, count: &mut u32, modes: *mut xr::sys::ReprojectionModeMSFT| {
+        // SAFETY: the instance and system are live; `modes` has room for
+        // `capacity` modes (none when 0).
+        let result = unsafe {
+            (extension.enumerate_reprojection_modes)(
+                runtime.instance.as_raw(),
+                runtime.system,
+                VIEW_TYPE,
+                capacity,
+                count,
+                modes,
+            )
+        };
+        if result.into_raw() < 0 {
+            Err(XrError::Xr {
+                call: "xrEnumerateReprojectionModesMSFT",
+                result,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let mut count = 0;
+    enumerate(0, &mut count, std::ptr::null_mut())?;
+    let mut listed = vec![xr::sys::ReprojectionModeMSFT::DEPTH; count as usize];
+    enumerate(count, &mut count, listed.as_mut_ptr())?;
+    listed.truncate(count as usize);
+    let chosen = choose_reprojection_mode(&listed, runtime.extensions.composition_depth);
+    log::info!("reprojection modes offered {listed:?}; asking for {chosen:?}");
+    Ok(chosen)
 }

@@ -47,6 +47,9 @@ pub const SEED_VARIABLE: &str = "HOLOTERRAIN_TESTRT_SEED";
 /// `N`: the runtime stops answering at xrWaitFrame for the session's frame
 /// N (from 0), which then never returns, as a frozen runtime's would.
 pub const HANG_VARIABLE: &str = "HOLOTERRAIN_TESTRT_HANG";
+/// The reprojection modes xrEnumerateReprojectionModesMSFT lists, by name,
+/// comma-separated (e.g. `DEPTH,ORIENTATION_ONLY`); unset: HoloLens 2's four.
+pub const REPROJECTION_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REPROJECTION";
 
 /// HoloLens 2's default render target size per eye (Microsoft's
 /// "Rendering in DirectX", supported resolutions on HoloLens 2).

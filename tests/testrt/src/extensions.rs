@@ -19,6 +19,8 @@ pub enum Extension {
     D3d11Enable,
     /// XR_KHR_composition_layer_depth.
     CompositionLayerDepth,
+    /// XR_MSFT_composition_layer_reprojection.
+    CompositionLayerReprojection,
     /// XR_EXT_hand_tracking.
     HandTracking,
     /// XR_MSFT_hand_interaction.
@@ -64,11 +66,17 @@ const fn name(with_nul: &'static [u8]) -> &'static str {
 }
 
 /// The extensions of every build.
-const TABLE: [Entry; 10] = [
+const TABLE: [Entry; 11] = [
     Entry {
         extension: Extension::CompositionLayerDepth,
         name: name(xr::KHR_COMPOSITION_LAYER_DEPTH_EXTENSION_NAME),
         version: xr::KHR_composition_layer_depth_SPEC_VERSION,
+        offered: || true,
+    },
+    Entry {
+        extension: Extension::CompositionLayerReprojection,
+        name: name(xr::MSFT_COMPOSITION_LAYER_REPROJECTION_EXTENSION_NAME),
+        version: xr::MSFT_composition_layer_reprojection_SPEC_VERSION,
         offered: || true,
     },
     Entry {

@@ -211,6 +211,7 @@ pub unsafe extern "system" fn end_frame(
     with_runtime("xrEndFrame", |runtime| {
         let handle = session.into_raw();
         let depth = runtime.enabled.has(Extension::CompositionLayerDepth);
+        let reprojection_enabled = runtime.enabled.has(Extension::CompositionLayerReprojection);
         let current = lookup_mut(&mut runtime.sessions, handle, "XrSession")?;
         // SAFETY: the application's pointers.
         let info = unsafe { input(end_info, "frameEndInfo") }?;
@@ -248,7 +249,10 @@ pub unsafe extern "system" fn end_frame(
             ));
         }
         // SAFETY: the application's layer array and the structures it points at.
-        let layers = unsafe { read_layers(info, depth) }?;
+        let (layers, reprojection) = unsafe { read_layers(info, depth, reprojection_enabled) }?;
+        if let Some(mode) = reprojection {
+            crate::reprojection::check_mode(mode, &runtime.reprojection_modes)?;
+        }
         check_layers(
             &layers,
             &SessionObjects {
@@ -262,6 +266,7 @@ pub unsafe extern "system" fn end_frame(
         let frame = runtime.record.frames_submitted;
         runtime.record.frames_submitted += 1;
         runtime.record.blend_mode = Some(format!("{:?}", info.environment_blend_mode));
+        runtime.record.note_projection(&layers, reprojection);
         let submission = layers.iter().find_map(|layer| match layer {
             Layer::Projection { views, .. } => Some(Submission {
                 frame,
@@ -295,12 +300,19 @@ pub unsafe extern "system" fn end_frame(
 /// # Safety
 /// `info.layers` holds `info.layer_count` pointers (or is NULL), each NULL
 /// or pointing at a composition layer structure that lives for the call.
-unsafe fn read_layers(info: &xr::FrameEndInfo, depth_enabled: bool) -> XrResult<Vec<Layer>> {
+/// Also gives the reprojection mode a projection layer asks for (with
+/// XR_MSFT_composition_layer_reprojection enabled).
+unsafe fn read_layers(
+    info: &xr::FrameEndInfo,
+    depth_enabled: bool,
+    reprojection_enabled: bool,
+) -> XrResult<(Vec<Layer>, Option<xr::ReprojectionModeMSFT>)> {
     let count = info.layer_count as usize;
     if count > 0 && info.layers.is_null() {
         return Err(invalid(format!("layers is NULL with layerCount {count}")));
     }
     let mut layers = Vec::with_capacity(count);
+    let mut reprojection = None;
     for index in 0..count {
         let what = format!("layers[{index}]");
         // SAFETY: the array holds `count` pointers.
@@ -325,8 +337,24 @@ unsafe fn read_layers(info: &xr::FrameEndInfo, depth_enabled: bool) -> XrResult<
             xr::StructureType::COMPOSITION_LAYER_PROJECTION => {
                 // SAFETY: the type says the structure is a projection layer.
                 let layer = unsafe { &*header.cast::<xr::CompositionLayerProjection>() };
+                let allowed: &[xr::StructureType] = if reprojection_enabled {
+                    &[xr::StructureType::COMPOSITION_LAYER_REPROJECTION_INFO_MSFT]
+                } else {
+                    &[]
+                };
                 // SAFETY: the chain is the application's.
-                unsafe { check_chain(layer.next, &[], &what) }?;
+                unsafe { check_chain(layer.next, allowed, &what) }?;
+                let mut link = layer.next.cast::<xr::BaseInStructure>();
+                // SAFETY: the chain was checked: each link is a structure of it.
+                while let Some(header) = unsafe { link.as_ref() } {
+                    if header.ty == xr::StructureType::COMPOSITION_LAYER_REPROJECTION_INFO_MSFT {
+                        // SAFETY: the type says it is a reprojection info structure.
+                        let info =
+                            unsafe { &*link.cast::<xr::CompositionLayerReprojectionInfoMSFT>() };
+                        reprojection = Some(info.reprojection_mode);
+                    }
+                    link = header.next;
+                }
                 if layer.view_count > 0 && layer.views.is_null() {
                     return Err(invalid(format!("{what}.views is NULL")));
                 }
@@ -368,7 +396,7 @@ unsafe fn read_layers(info: &xr::FrameEndInfo, depth_enabled: bool) -> XrResult<
             }
         }
     }
-    Ok(layers)
+    Ok((layers, reprojection))
 }
 
 /// The sub-image an XrSwapchainSubImage names.

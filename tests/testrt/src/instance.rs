@@ -299,14 +299,11 @@ fn open(enabled: Enabled) -> Result<Runtime, String> {
         config.pc_codecs.clone(),
         config.player_codecs.clone(),
     );
-    Ok(Runtime::new(
-        config,
-        enabled,
-        wearer,
-        remoting,
-        record,
-        anchor_store,
-    ))
+    let reprojection_modes = crate::reprojection::listed_modes()?;
+    Ok(Runtime {
+        reprojection_modes,
+        ..Runtime::new(config, enabled, wearer, remoting, record, anchor_store)
+    })
 }
 
 /// xrDestroyInstance: destroys what is left and writes runtime-report.json.

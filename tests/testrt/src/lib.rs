@@ -34,6 +34,7 @@ mod planes;
 mod profiles;
 mod remoting;
 mod report;
+mod reprojection;
 mod scene;
 mod session;
 mod spaces;

@@ -1,7 +1,9 @@
 //! What the runtime saw, written to `HOLOTERRAIN_TESTRT_OUT`:
 //! `runtime-report.json` at xrDestroyInstance (graphics API, frames
 //! submitted, formats chosen, blend mode, session states, haptics,
-//! remoting, speech, violations, scenes computed, the anchor store's names)
+//! remoting, speech, violations, scenes computed, the reprojection modes
+//! listed and asked for, the depth's near and far planes, the anchor
+//! store's names)
 //! and `submitted-NNNNN.png`, the submitted colour
 //! images read back, both eyes side by side as the simulator writes its
 //! frames. Every file is written whole or not at all.
@@ -79,6 +81,11 @@ pub struct Record {
     pub problems: Vec<String>,
     /// Scenes computed (xrComputeNewSceneMSFT).
     pub scene_computes: u32,
+    /// Each reprojection mode the frames asked for, in the order first asked
+    /// ("none" for frames that asked for none).
+    pub reprojection_modes: Vec<String>,
+    /// Each distinct [nearZ, farZ] of the submitted depth, in order.
+    pub depth_ranges: Vec<[f32; 2]>,
 }
 
 /// runtime-report.json.
@@ -98,6 +105,9 @@ struct Report<'a> {
     images: &'a [String],
     problems: &'a [String],
     scene_computes: u32,
+    reprojection_modes_listed: Vec<String>,
+    reprojection_modes: &'a [String],
+    depth_ranges: &'a [[f32; 2]],
     anchor_store: Vec<String>,
     wearer: WearerSummary,
 }
@@ -140,6 +150,29 @@ impl Record {
             out,
             ..Self::default()
         })
+    }
+
+    /// Notes what a submitted frame's projection layer asked for: its
+    /// reprojection mode and its depth's near and far planes.
+    pub fn note_projection(
+        &mut self,
+        layers: &[crate::layers::Layer],
+        reprojection: Option<openxr_sys::ReprojectionModeMSFT>,
+    ) {
+        let mode = reprojection.map_or_else(|| "none".to_owned(), crate::reprojection::mode_name);
+        if !self.reprojection_modes.contains(&mode) {
+            self.reprojection_modes.push(mode);
+        }
+        for layer in layers {
+            if let crate::layers::Layer::Projection { views, .. } = layer {
+                for depth in views.iter().filter_map(|view| view.depth.as_ref()) {
+                    let range = [depth.near_z, depth.far_z];
+                    if !self.depth_ranges.contains(&range) {
+                        self.depth_ranges.push(range);
+                    }
+                }
+            }
+        }
     }
 
     /// Notes a problem on the runtime's side (stderr and the report).
@@ -203,6 +236,13 @@ impl Record {
             images: &self.images,
             problems: &self.problems,
             scene_computes: self.scene_computes,
+            reprojection_modes_listed: runtime
+                .reprojection_modes
+                .iter()
+                .map(|&mode| crate::reprojection::mode_name(mode))
+                .collect(),
+            reprojection_modes: &self.reprojection_modes,
+            depth_ranges: &self.depth_ranges,
             anchor_store: runtime.anchor_store.names(),
             wearer: WearerSummary {
                 seed: app.seed(),

@@ -130,6 +130,8 @@ pub struct Runtime {
     pub scenes: HashMap<u64, Scene>,
     /// Live plane detectors; each belongs to a session.
     pub plane_detectors: HashMap<u64, PlaneDetector>,
+    /// The reprojection modes xrEnumerateReprojectionModesMSFT lists.
+    pub reprojection_modes: Vec<xr::ReprojectionModeMSFT>,
 }
 
 /// The state of the one instance the runtime holds (`None` before
@@ -179,6 +181,8 @@ impl Runtime {
             scene_observers: HashMap::new(),
             scenes: HashMap::new(),
             plane_detectors: HashMap::new(),
+            reprojection_modes: crate::reprojection::parse_modes(None)
+                .expect("the default modes are known"),
         }
     }
 
