@@ -52,6 +52,8 @@ pub struct LoopRecord {
     pub anchored: bool,
     /// Every command applied, as `commands.jsonl` holds them.
     pub command_log: Option<CommandLog>,
+    /// Frames that also drew the first-person observer view (Mixed Reality Capture).
+    pub observer_frames: u64,
 }
 
 /// What the loop records as it goes. It is shared with the watchdog, which
@@ -69,6 +71,8 @@ pub struct LoopRecorder {
     anchored: bool,
     /// The app's world as the report needs it, as of its latest update.
     world: WorldSummary,
+    /// Frames that also drew the observer view.
+    observer_frames: u64,
 }
 
 impl LoopRecorder {
@@ -79,6 +83,7 @@ impl LoopRecorder {
             states_seen: Vec::new(),
             anchored: false,
             world: WorldSummary::default(),
+            observer_frames: 0,
         }
     }
 
@@ -91,6 +96,7 @@ impl LoopRecorder {
             session_states: self.states_seen.clone(),
             anchored: self.anchored,
             command_log: Some(self.run.command_log()),
+            observer_frames: self.observer_frames,
         }
     }
 }
@@ -415,6 +421,15 @@ impl<'a> FrameLoop<'a> {
         } else {
             None
         };
+        // Mixed Reality Capture: the camera's own view, at the eyes' display
+        // time, with every height (its renderer draws only while it is active).
+        if render_ms.is_some()
+            && session.observer_active()
+            && let Some(scene) = self.driver.scene_with_every_height(&output)
+            && session.draw_observer(&scene, time)?
+        {
+            self.locked_recorder().observer_frames += 1;
+        }
         session.end_frame(time, render_ms.is_some())?;
         if let Some(render_ms) = render_ms {
             let frames = {

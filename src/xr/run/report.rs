@@ -72,6 +72,9 @@ pub struct XrReport {
     pub blend_mode: String,
     /// Reference space used: "UNBOUNDED_MSFT" or "LOCAL".
     pub reference_space: String,
+    /// Frames that also drew the first-person observer view, which Mixed
+    /// Reality Capture records (0 without it, or while no capture ran).
+    pub observer_frames: u64,
     /// The reprojection mode asked for (XR_MSFT_composition_layer_reprojection),
     /// e.g. "PLANAR_FROM_DEPTH"; `None` when none was.
     pub reprojection_mode: Option<String>,
@@ -229,6 +232,7 @@ impl ReportSoFar {
             session_states: record.session_states,
             anchored: record.anchored,
             command_log: record.command_log,
+            observer_frames: record.observer_frames,
             ended,
             longest_runtime_call: longest_watched_call().map(|longest| RuntimeCallRecord {
                 call: longest.name.into(),

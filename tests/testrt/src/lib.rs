@@ -30,6 +30,7 @@ mod hands;
 mod instance;
 mod layers;
 mod loader;
+mod observer;
 mod planes;
 mod profiles;
 mod remoting;

@@ -28,13 +28,21 @@ pub fn image_name(frame: u64) -> String {
     format!("submitted-{frame:05}.png")
 }
 
+/// The file name of the observer view's image of frame `frame`.
+pub fn observer_image_name(frame: u64) -> String {
+    format!("observer-{frame:05}.png")
+}
+
 /// Whether `name` is a file the runtime writes.
 fn is_runtime_output(name: &str) -> bool {
     name == REPORT_FILE
-        || name
-            .strip_prefix("submitted-")
-            .and_then(|rest| rest.strip_suffix(".png"))
-            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        || ["submitted-", "observer-"].iter().any(|prefix| {
+            name.strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(".png"))
+                .is_some_and(|digits| {
+                    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                })
+        })
 }
 
 /// One xrApplyHapticFeedback call.
@@ -86,6 +94,10 @@ pub struct Record {
     pub reprojection_modes: Vec<String>,
     /// Each distinct [nearZ, farZ] of the submitted depth, in order.
     pub depth_ranges: Vec<[f32; 2]>,
+    /// Frames that submitted a layer for the observer view.
+    pub observer_frames: u64,
+    /// The observer images written.
+    pub observer_images: Vec<String>,
 }
 
 /// runtime-report.json.
@@ -108,6 +120,8 @@ struct Report<'a> {
     reprojection_modes_listed: Vec<String>,
     reprojection_modes: &'a [String],
     depth_ranges: &'a [[f32; 2]],
+    observer_frames: u64,
+    observer_images: &'a [String],
     anchor_store: Vec<String>,
     wearer: WearerSummary,
 }
@@ -215,6 +229,23 @@ impl Record {
         }
     }
 
+    /// Writes the observer view's image of frame `frame` (`width`×`height`
+    /// RGBA rows, alpha kept) as `observer-NNNNN.png`.
+    pub fn write_observer(&mut self, frame: u64, width: u32, height: u32, rgba: &[u8]) {
+        let Some(dir) = self.out.clone() else {
+            return;
+        };
+        let name = observer_image_name(frame);
+        let path = dir.join(&name);
+        let written = holoterrain::sim::capture::encode_rgba_png(width, height, rgba, &path)
+            .map_err(|error| error.to_string())
+            .and_then(|png| atomic_file::write(&path, &png).map_err(|error| error.to_string()));
+        match written {
+            Ok(()) => self.observer_images.push(name),
+            Err(error) => self.note_failure(format!("writing {}: {error}", path.display())),
+        }
+    }
+
     /// Writes runtime-report.json (nothing without an output folder).
     pub fn write(&self, runtime: &Runtime) -> Result<(), String> {
         let Some(dir) = &self.out else {
@@ -243,6 +274,8 @@ impl Record {
                 .collect(),
             reprojection_modes: &self.reprojection_modes,
             depth_ranges: &self.depth_ranges,
+            observer_frames: self.observer_frames,
+            observer_images: &self.observer_images,
             anchor_store: runtime.anchor_store.names(),
             wearer: WearerSummary {
                 seed: app.seed(),

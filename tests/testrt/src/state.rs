@@ -132,6 +132,8 @@ pub struct Runtime {
     pub plane_detectors: HashMap<u64, PlaneDetector>,
     /// The reprojection modes xrEnumerateReprojectionModesMSFT lists.
     pub reprojection_modes: Vec<xr::ReprojectionModeMSFT>,
+    /// When the observer view is active, and its size.
+    pub observer: crate::observer::ObserverSettings,
 }
 
 /// The state of the one instance the runtime holds (`None` before
@@ -183,6 +185,7 @@ impl Runtime {
             plane_detectors: HashMap::new(),
             reprojection_modes: crate::reprojection::parse_modes(None)
                 .expect("the default modes are known"),
+            observer: crate::observer::ObserverSettings::default(),
         }
     }
 
