@@ -106,10 +106,14 @@ void main() {
     vec3 floor_color = color * frame.look.z;
     float strata = 1.0;
     if (surface == 1) {
-        // Cut earth: darker than the land, in layers about a quarter of a band thick.
+        // Cut earth: darker than the land, in layers about a quarter of a band
+        // thick but at least a third of the base's depth, faded where a layer
+        // would be thinner than a few pixels (fine stripes only alias).
         color *= 0.7;
-        float layer = fract(in_height / max(frame.bands.w * 0.7, 1e-4));
-        strata = 0.85 + 0.15 * smoothstep(0.35, 0.5, abs(layer - 0.5));
+        float thickness = max(frame.bands.w * 0.7, abs(frame.surface.x) / 3.0);
+        float layer = fract(in_height / thickness);
+        float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(in_height) / thickness);
+        strata = 1.0 - 0.15 * resolved * (1.0 - smoothstep(0.35, 0.5, abs(layer - 0.5)));
     } else if (surface == 2) {
         color = rock * 0.4;
         floor_color = color * frame.look.z;

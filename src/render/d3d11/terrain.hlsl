@@ -211,10 +211,14 @@ float4 pixel_main(VertexOutput input) : SV_Target
     float3 floor_color = color * look.z;
     float strata = 1.0;
     if (surface_kind == 1) {
-        // Cut earth: darker than the land, in layers about a quarter of a band thick.
+        // Cut earth: darker than the land, in layers about a quarter of a band
+        // thick but at least a third of the base's depth, faded where a layer
+        // would be thinner than a few pixels (fine stripes only alias).
         color *= 0.7;
-        float layer = frac(input.height / max(bands.w * 0.7, 1e-4));
-        strata = 0.85 + 0.15 * smoothstep(0.35, 0.5, abs(layer - 0.5));
+        float thickness = max(bands.w * 0.7, abs(surface.x) / 3.0);
+        float layer = frac(input.height / thickness);
+        float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(input.height) / thickness);
+        strata = 1.0 - 0.15 * resolved * (1.0 - smoothstep(0.35, 0.5, abs(layer - 0.5)));
     } else if (surface_kind == 2) {
         color = rock * 0.4;
         floor_color = color * look.z;
