@@ -35,9 +35,10 @@ use support::images::{image_difference, rgb_png};
 use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
-    hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
-    with_player,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_observer_is_the_capture,
+    assert_same_run, causes, data, environment, hanging_environment, json, manifest,
+    observer_settings, remoting_environment, runtime_library, script, simulate,
+    simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 use support::wine;
@@ -738,13 +739,18 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     std::fs::copy(script("hololens-wearer.txt"), &wearer).expect("copy the script");
     let sim_out = scratch.path().join("sim");
     let sim_report = simulate(&wearer, TESTRT_RESOLUTION, &sim_out);
+    // The same run with captures, for Mixed Reality Capture's observer view.
+    let capture_out = scratch.path().join("sim-capture");
+    simulate_with_capture(&wearer, TESTRT_RESOLUTION, &capture_out);
     let runtime_out = scratch.path().join("runtime-out");
     let report = scratch.path().join("xr.json");
+    let mut settings = environment(&wearer, MAP, SEED, TESTRT_RESOLUTION, &runtime_out);
+    settings.extend(observer_settings());
     let commands = activate(&runtime)
         + &exe_run(
             scratch.path(),
             "xr",
-            &environment(&wearer, MAP, SEED, TESTRT_RESOLUTION, &runtime_out),
+            &settings,
             &[
                 "xr",
                 "--graphics",
@@ -801,6 +807,7 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     assert_eq!(runtime_report["blend_mode"], "ADDITIVE");
     assert_eq!(runtime_report["frames_submitted"], 240);
     assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
+    assert_observer_is_the_capture(&xr_report, &runtime_out, &capture_out, 2.0);
 }
 
 /// The Linux simulator's run of `script` in `room`, keeping its placement

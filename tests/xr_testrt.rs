@@ -35,9 +35,10 @@ use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::process::{signal, wait_at_most};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
-    hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
-    with_player,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_observer_is_the_capture,
+    assert_same_run, causes, data, environment, hanging_environment, json, manifest,
+    observer_settings, remoting_environment, runtime_library, script, simulate,
+    simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 
@@ -188,20 +189,6 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
 }
 
-/// An RGBA PNG's size and pixels.
-fn rgba_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let file =
-        std::fs::File::open(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .expect("a PNG");
-    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
-    let info = reader.next_frame(&mut pixels).expect("PNG pixels");
-    assert_eq!(info.color_type, png::ColorType::Rgba, "{}", path.display());
-    pixels.truncate(info.buffer_size());
-    (info.width, info.height, pixels)
-}
-
 /// Mixed Reality Capture: while the runtime says the first-person observer
 /// view is active (frames 60 to 90), the app draws it at the eyes' display
 /// time into its own swapchain, and what the runtime reads back is the
@@ -214,20 +201,10 @@ fn the_observer_view_is_drawn_while_active_and_is_the_simulators_capture() {
     let dir = scratch();
     let wearer = script("hololens-wearer.txt");
     let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
-    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args(["sim", "--frames", FRAMES, "--size", MAP, "--seed"])
-        .arg(SEED.to_string())
-        .args(["--resolution", RESOLUTION, "--every", "30", "--script"])
-        .arg(&wearer)
-        .args(["--capture", "--capture-size", "160x90", "--out"])
-        .arg(&sim_out)
-        .output()
-        .expect("run holoterrain sim");
-    assert_success(&sim, "holoterrain sim --capture");
+    simulate_with_capture(&wearer, RESOLUTION, &sim_out);
     let report = dir.path().join("xr.json");
     let mut settings = environment(&wearer, MAP, SEED, RESOLUTION, &runtime_out);
-    settings.push(("HOLOTERRAIN_TESTRT_OBSERVER", "60-90".to_owned()));
-    settings.push(("HOLOTERRAIN_TESTRT_OBSERVER_SIZE", "160x90".to_owned()));
+    settings.extend(observer_settings());
     let xr = run_on_runtime(
         &manifest,
         &settings,
@@ -246,51 +223,11 @@ fn the_observer_view_is_drawn_while_active_and_is_the_simulators_capture() {
     );
     assert_success(&xr, "holoterrain xr with the observer view active");
     let xr_report = json(&report);
-    assert_eq!(xr_report["observer_frames"], 31);
     assert_eq!(xr_report["validation_messages"], 0);
     let runtime = json(&runtime_out.join("runtime-report.json"));
     assert_eq!(runtime["violations"], Value::Array(Vec::new()));
     assert_eq!(runtime["problems"], Value::Array(Vec::new()));
-    assert_eq!(runtime["observer_frames"], 31);
-    let images = runtime["observer_images"]
-        .as_array()
-        .expect("observer images");
-    assert_eq!(images.len(), 31);
-    assert_eq!(images[0], "observer-00060.png");
-    assert_eq!(images[30], "observer-00090.png");
-    for frame in [60, 90] {
-        let (width, height, observer) =
-            rgba_png(&runtime_out.join(format!("observer-{frame:05}.png")));
-        let (sim_width, sim_height, capture) =
-            rgba_png(&sim_out.join(format!("capture-{frame:05}.png")));
-        assert_eq!((width, height), (160, 90), "the size the runtime gave");
-        assert_eq!((sim_width, sim_height), (160, 90));
-        // Alpha as a fourth colour: three channels at a time.
-        let as_rgb = |pixels: &[u8], from: usize| -> Vec<u8> {
-            pixels
-                .chunks_exact(4)
-                .flat_map(|pixel| [pixel[from], pixel[from + 1], pixel[3]])
-                .collect()
-        };
-        for from in [0, 1] {
-            let difference = support::images::image_difference(
-                &as_rgb(&capture, from),
-                &as_rgb(&observer, from),
-            );
-            eprintln!("observer frame {frame}, from channel {from}: {difference:?}");
-            assert!(
-                difference.terrain > 0.05,
-                "frame {frame}: little hologram: {difference:?}"
-            );
-            assert!(
-                difference.mean <= 1.0 && difference.within_8 >= 0.99,
-                "frame {frame}: the observer view is not the capture: {difference:?}"
-            );
-        }
-        // Transparent where there is no hologram, opaque on it.
-        assert!(observer.chunks_exact(4).any(|pixel| pixel == [0, 0, 0, 0]));
-        assert!(observer.chunks_exact(4).any(|pixel| pixel[3] == 255));
-    }
+    assert_observer_is_the_capture(&xr_report, &runtime_out, &sim_out, 1.0);
 }
 
 /// A runtime that lists no planar reprojection gets no reprojection
