@@ -504,3 +504,16 @@ fn display_for(mode: xr::EnvironmentBlendMode) -> Display {
         Display::Additive
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_opaque_display_gets_the_opaque_look() {
+        use xr::EnvironmentBlendMode as Mode;
+        assert_eq!(display_for(Mode::OPAQUE), Display::Opaque);
+        assert_eq!(display_for(Mode::ADDITIVE), Display::Additive);
+        assert_eq!(display_for(Mode::ALPHA_BLEND), Display::Additive);
+    }
+}
