@@ -1,5 +1,8 @@
-// Terrain fragment shader: colour by height and slope bands (sand, grass,
-// rock, snow, blended smoothly as in texture splatting) under a directional light.
+// Diorama fragment shader: the land coloured by height and slope bands (sand,
+// grass, rock, snow, blended smoothly as in texture splatting), the base's
+// sides darker with the strata their heights imply, the water dim blue and
+// rippling, under a directional light with the display's ambient and floor,
+// and the marks (a stroke, a cursor ring) bright on the land.
 #version 450
 
 layout(constant_id = 0) const bool ENCODE_SRGB = false;
@@ -10,10 +13,16 @@ layout(set = 0, binding = 0) uniform Frame {
     vec4 light_dir;
     vec4 bands;
     uvec4 grid;
+    vec4 surface;
+    vec4 look;
+    vec4 marks;
+    vec4 stroke[32];
 } frame;
 
 layout(location = 0) in vec3 in_normal;
 layout(location = 1) in float in_height;
+layout(location = 2) in vec2 in_uv;
+layout(location = 3) flat in float in_surface;
 
 layout(location = 0) out vec4 out_color;
 
@@ -25,15 +34,64 @@ vec3 linear_to_srgb(vec3 linear) {
     return mix(linear * 12.92, 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, linear));
 }
 
+vec2 stroke_point(int index) {
+    vec4 pair = frame.stroke[index / 2];
+    return (index % 2 == 0) ? pair.xy : pair.zw;
+}
+
+// How much of a mark covers this point: 1 on the stroke or the ring, 0
+// away from them, soft over about a pixel.
+float mark_cover(vec2 uv) {
+    float pixel = max(length(fwidth(uv)), 1e-5);
+    float cover = 0.0;
+    int count = int(frame.marks.x);
+    for (int index = 0; index < count; index++) {
+        vec2 a = stroke_point(index);
+        vec2 b = stroke_point(min(index + 1, count - 1));
+        vec2 ab = b - a;
+        float along = clamp(dot(uv - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
+        float distance_to = length(uv - (a + ab * along));
+        // 3 mm wide at 1x: 0.006 of the 0.5 m side.
+        cover = max(cover, 1.0 - smoothstep(0.003 - pixel, 0.003 + pixel, distance_to));
+    }
+    if (frame.marks.y > 0.5) {
+        // A ring 1 cm across (radius 0.01 of the side), 2 mm thick.
+        float off_ring = abs(length(uv - frame.marks.zw) - 0.01);
+        cover = max(cover, 1.0 - smoothstep(0.002 - pixel, 0.002 + pixel, off_ring));
+    }
+    return cover;
+}
+
 void main() {
     vec3 sand = srgb_to_linear(vec3(0.82, 0.74, 0.50));
     vec3 grass = srgb_to_linear(vec3(0.33, 0.55, 0.22));
     vec3 rock = srgb_to_linear(vec3(0.50, 0.45, 0.40));
     vec3 snow = srgb_to_linear(vec3(0.95, 0.96, 1.0));
+    vec3 water = srgb_to_linear(vec3(0.05, 0.3, 0.9));
+    vec3 mark = srgb_to_linear(vec3(1.0, 0.92, 0.45));
 
     vec3 normal = normalize(in_normal);
     vec3 terrain_up = normalize(frame.model[1].xyz);
+    int surface = int(round(in_surface));
+    vec3 to_light = normalize(frame.light_dir.xyz);
+
+    if (surface >= 3) {
+        // Water: a gentle ripple of two slow waves, repeating every 60 s, tilts the normal.
+        vec2 phase = in_uv * vec2(37.0, 29.0) + frame.surface.z * vec2(0.7330383, -0.5235988);
+        vec3 tilt = normalize(frame.model[0].xyz) * sin(phase.x) + normalize(frame.model[2].xyz) * sin(phase.y);
+        vec3 wavy = normalize(normal + 0.12 * tilt);
+        float lit_water = 0.55 + 0.45 * max(dot(wavy, to_light), 0.0);
+        vec3 color = water * lit_water;
+        float alpha = surface == 3 ? 0.7 : 0.8;
+        out_color = vec4(ENCODE_SRGB ? linear_to_srgb(color) : color, alpha);
+        return;
+    }
+
     float flatness = abs(dot(normal, terrain_up));
+    if (surface != 0) {
+        // The sides and underside take the colour the land would have at their height, level.
+        flatness = 1.0;
+    }
     // Grass does not hold on steep slopes, snow even less: both give way to rock.
     vec3 grass_or_rock = mix(rock, grass, smoothstep(0.45, 0.65, flatness));
     vec3 snow_or_rock = mix(rock, snow, smoothstep(0.6, 0.75, flatness));
@@ -44,11 +102,30 @@ void main() {
     color = mix(color, rock, smoothstep(frame.bands.y - half_blend, frame.bands.y + half_blend, in_height));
     color = mix(color, snow_or_rock, smoothstep(frame.bands.z - half_blend, frame.bands.z + half_blend, in_height));
 
-    vec3 to_light = normalize(frame.light_dir.xyz);
+    // The floor keeps a share of the palette's colour however a surface faces the light.
+    vec3 floor_color = color * frame.look.z;
+    float strata = 1.0;
+    if (surface == 1) {
+        // Cut earth: darker than the land, in layers about a quarter of a band
+        // thick but at least a third of the base's depth, faded where a layer
+        // would be thinner than a few pixels (fine stripes only alias).
+        color *= 0.7;
+        float thickness = max(frame.bands.w * 0.7, abs(frame.surface.x) / 3.0);
+        float layer = fract(in_height / thickness);
+        float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(in_height) / thickness);
+        strata = 1.0 - 0.15 * resolved * (1.0 - smoothstep(0.35, 0.5, abs(layer - 0.5)));
+    } else if (surface == 2) {
+        color = rock * 0.4;
+        floor_color = color * frame.look.z;
+    }
+
     float diffuse = max(dot(normal, to_light), 0.0);
     // Sky light from above, dimmer from below, so shadowed slopes keep their colour.
-    float ambient = mix(0.1, 0.25, dot(normal, terrain_up) * 0.5 + 0.5);
-    vec3 lit = color * (ambient + 0.8 * diffuse);
+    float ambient = mix(frame.look.x, frame.look.y, dot(normal, terrain_up) * 0.5 + 0.5);
+    vec3 lit = max(color * (ambient + 0.8 * diffuse), floor_color) * strata;
+    if (surface == 0) {
+        lit = mix(lit, mark, mark_cover(in_uv));
+    }
 
     out_color = vec4(ENCODE_SRGB ? linear_to_srgb(lit) : lit, 1.0);
 }

@@ -5,8 +5,9 @@
 //! palette (`render`) placed as the app places the hologram (`app`).
 use crate::app::World;
 use crate::app::log::CommandLog;
-use crate::app::placement::Placement;
-use crate::input::Pose;
+use glam::{Mat4, Vec3};
+
+use crate::app::placement::HOLOGRAM_SIZE_M;
 use crate::render::ColorBands;
 use crate::render::glb::{self, GlbError};
 use crate::size::Size;
@@ -267,13 +268,15 @@ pub fn run(
     Ok(Generated { out, metrics })
 }
 
-/// The terrain mesh as the app draws it: on the hologram's footprint (the
-/// model matrix of a placement at the origin at 1×: metres, +Y up), its
-/// colour bands spread over the map's own heights by the thesis' rule, or
-/// over a tile world's fixed `range`, so neighbouring tiles agree at their seams.
+/// The terrain mesh as the app draws its land: on the hologram's footprint
+/// at 1× (metres, +Y up), its colour bands spread over the map's own
+/// heights by the thesis' rule, or over a tile world's fixed `range`, so
+/// neighbouring tiles agree at their seams. The file holds the land alone,
+/// without the app's base, so its height zero stays at the origin rather
+/// than the base's depth above it (as `Placement::model_matrix` puts it).
 fn terrain_glb(map: &Heightmap, range: Option<(f32, f32)>) -> Result<Vec<u8>, GenerateError> {
     let (lo, hi) = range.unwrap_or_else(|| map.min_max());
-    let model = Placement::at(Pose::IDENTITY).model_matrix();
+    let model = Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M));
     Ok(glb::encode(map, model, &ColorBands::spread_over(lo, hi))?)
 }
 

@@ -11,7 +11,8 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
-    ColorBands, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
+    ColorBands, Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
+    SurfaceMarks,
 };
 
 /// Eye image size of the reference renders.
@@ -129,6 +130,12 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         heights,
         light_dir: Vec3::new(-0.7, 0.6, -0.2),
         bands: ColorBands::spread_over(0.0, 1.0),
+        // 3 cm of base under the 0 to 10 cm of relief.
+        base_bottom: -0.3,
+        sea_level: None,
+        time_s: 0.0,
+        display: Display::Additive,
+        marks: SurfaceMarks::default(),
     }
 }
 
@@ -598,4 +605,247 @@ fn committed_spirv_passes_spirv_val() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+}
+
+// ------------------------------------------------------- the diorama's look --
+
+/// Renders `scene` once with a fresh renderer made from `options`, checking
+/// the validation layer stayed silent.
+fn render_scene(options: OffscreenOptions, scene: &FrameScene<'_>) -> StereoImage {
+    let mut renderer = OffscreenRenderer::new(options).unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(scene).unwrap();
+    let image = renderer.read_back().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    image
+}
+
+/// A pixel's brightness, the mean of its colour channels.
+fn brightness(pixel: &[u8]) -> f64 {
+    pixel[..3].iter().map(|&c| f64::from(c)).sum::<f64>() / 3.0
+}
+
+/// Where the land at (u, v) shows in the left eye of `scene`, as (column,
+/// row), when in view.
+fn land_pixel(
+    scene: &FrameScene<'_>,
+    heights: &[f32],
+    u: f32,
+    v: f32,
+    size: (u32, u32),
+) -> Option<(u32, u32)> {
+    let col = (u * (GRID_WIDTH - 1) as f32).round() as usize;
+    let row = (v * (GRID_HEIGHT - 1) as f32).round() as usize;
+    let height = heights[row * GRID_WIDTH as usize + col];
+    let world = scene
+        .model
+        .transform_point3(Vec3::new(u - 0.5, height, v - 0.5));
+    let eye = scene.views[0];
+    let ndc = (eye.projection * eye.view).project_point3(world);
+    let x = (ndc.x + 1.0) / 2.0 * size.0 as f32;
+    let y = (ndc.y + 1.0) / 2.0 * size.1 as f32;
+    (x >= 0.0 && y >= 0.0 && x < size.0 as f32 && y < size.1 as f32).then_some((x as u32, y as u32))
+}
+
+#[test]
+fn a_stroke_and_a_cursor_brighten_the_land_along_them() {
+    let heights = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    // Large enough that the 1 cm ring has a middle of its own.
+    let options = OffscreenOptions {
+        eye_width: 640,
+        eye_height: 480,
+        ..options()
+    };
+    let stroke: Vec<glam::Vec2> = (0..=20)
+        .map(|i| glam::Vec2::new(0.2 + 0.03 * i as f32, 0.55 + 0.1 * (i as f32 * 0.4).sin()))
+        .collect();
+    let cursor = glam::Vec2::new(0.5, 0.3);
+    let plain = scene(Some(&heights));
+    let marked = FrameScene {
+        marks: SurfaceMarks {
+            stroke: &stroke,
+            cursor: Some(cursor),
+        },
+        ..plain
+    };
+    let without = render_scene(options, &plain);
+    let with = render_scene(options, &marked);
+    // For a look when it fails.
+    write_png(
+        &output_dir().join("marks.png"),
+        with.width * 2,
+        with.height,
+        &side_by_side(&with),
+    );
+    let size = (options.eye_width, options.eye_height);
+    let pixel = |image: &StereoImage, (x, y): (u32, u32)| {
+        let at = ((y * image.width + x) * 4) as usize;
+        brightness(&image.left[at..at + 4])
+    };
+    // Halfway between stroke points, so the line (not only its joints) is drawn.
+    let along: Vec<(u32, u32)> = stroke
+        .windows(2)
+        .filter_map(|pair| {
+            let middle = (pair[0] + pair[1]) / 2.0;
+            land_pixel(&plain, &heights, middle.x, middle.y, size)
+        })
+        .collect();
+    assert!(along.len() >= 15, "the stroke is out of view: {along:?}");
+    let brighter = along
+        .iter()
+        .filter(|&&at| pixel(&with, at) > pixel(&without, at) + 20.0)
+        .count();
+    assert!(
+        brighter * 10 >= along.len() * 8,
+        "only {brighter} of {} points along the stroke are brighter",
+        along.len()
+    );
+    // The ring: bright on its rim, either side of the cursor.
+    for side in [-0.01, 0.01] {
+        let rim = land_pixel(&plain, &heights, cursor.x + side, cursor.y, size).unwrap();
+        assert!(
+            pixel(&with, rim) > pixel(&without, rim) + 20.0,
+            "the ring's rim at {side}"
+        );
+    }
+    // Away from both the land is as it was.
+    let away = land_pixel(&plain, &heights, 0.85, 0.15, size).unwrap();
+    assert_eq!(pixel(&with, away), pixel(&without, away));
+}
+
+/// Whether a pixel reads as blue: blue well above red, and above green.
+fn is_blue(pixel: &[u8]) -> bool {
+    pixel[3] > 0 && u16::from(pixel[2]) > u16::from(pixel[0]) + 30 && pixel[2] > pixel[1]
+}
+
+#[test]
+fn water_is_blue_over_low_land_which_shows_through_and_ripples_in_time() {
+    let heights = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    let dry = scene(Some(&heights));
+    let wet = FrameScene {
+        sea_level: Some(0.4),
+        ..dry
+    };
+    let dry_image = render_scene(options(), &dry);
+    let wet_image = render_scene(options(), &wet);
+    // For a look when it fails.
+    write_png(
+        &output_dir().join("water.png"),
+        wet_image.width * 2,
+        wet_image.height,
+        &side_by_side(&wet_image),
+    );
+    let blue = |image: &StereoImage| image.left.chunks(4).filter(|p| is_blue(p)).count();
+    let covered = covered(&wet_image.left).count();
+    assert!(blue(&dry_image) * 50 < covered, "dry land is not blue");
+    assert!(
+        blue(&wet_image) * 10 > covered,
+        "only {} of {covered} pixels are blue under a sea",
+        blue(&wet_image)
+    );
+    // The land under the water shows: the blue pixels are not all one colour,
+    // and they follow the land they cover.
+    let under: Vec<(&[u8], &[u8])> = wet_image
+        .left
+        .chunks(4)
+        .zip(dry_image.left.chunks(4))
+        .filter(|(wet, dry)| is_blue(wet) && dry[3] == 255)
+        .collect();
+    let mean_of = |values: Vec<f64>| values.iter().sum::<f64>() / values.len() as f64;
+    let wet_green: Vec<f64> = under.iter().map(|(wet, _)| f64::from(wet[1])).collect();
+    let dry_green: Vec<f64> = under.iter().map(|(_, dry)| f64::from(dry[1])).collect();
+    let (wet_mean, dry_mean) = (mean_of(wet_green.clone()), mean_of(dry_green.clone()));
+    let covariance = mean_of(
+        wet_green
+            .iter()
+            .zip(&dry_green)
+            .map(|(w, d)| (w - wet_mean) * (d - dry_mean))
+            .collect(),
+    );
+    assert!(
+        covariance > 20.0,
+        "the land does not show through the water: {covariance}"
+    );
+    // Water over land leaves it opaque.
+    assert!(under.iter().all(|(wet, _)| wet[3] == 255));
+    // The ripple moves with time, and the same time draws the same water.
+    let later = FrameScene { time_s: 2.0, ..wet };
+    let later_image = render_scene(options(), &later);
+    assert_ne!(later_image.left, wet_image.left);
+    assert_eq!(render_scene(options(), &wet), wet_image);
+}
+
+#[test]
+fn an_additive_display_keeps_shaded_slopes_visible_and_an_opaque_one_darker() {
+    let heights = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    let additive = render_scene(options(), &scene(Some(&heights)));
+    let opaque = render_scene(
+        options(),
+        &FrameScene {
+            display: Display::Opaque,
+            ..scene(Some(&heights))
+        },
+    );
+    let darkest = |image: &StereoImage| {
+        let mut values: Vec<f64> = image
+            .left
+            .chunks(4)
+            .filter(|p| p[3] == 255)
+            .map(brightness)
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 50]
+    };
+    let (additive_dark, opaque_dark) = (darkest(&additive), darkest(&opaque));
+    // sRGB 55 of 255 is about 4% of full light: dim but seen through a visor.
+    assert!(
+        additive_dark > 55.0,
+        "additive: the darkest 2% are at {additive_dark}"
+    );
+    assert!(
+        opaque_dark < additive_dark - 15.0,
+        "opaque {opaque_dark}, additive {additive_dark}"
+    );
+}
+
+#[test]
+fn seen_from_below_the_underside_is_closed_and_the_land_culled() {
+    let heights = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
+    // Both eyes under the table, looking up at the diorama's middle.
+    let target = Vec3::new(0.0, -0.05, 0.0);
+    let views: [EyeView; 2] = std::array::from_fn(|eye| {
+        let position = Vec3::new(-0.03 + 0.06 * eye as f32, -0.6, 0.3);
+        let forward = (target - position).normalize();
+        let right = forward.cross(Vec3::Y).normalize();
+        let orientation = Quat::from_mat3(&Mat3::from_cols(right, right.cross(forward), -forward));
+        EyeView {
+            view: view_from_pose(position, orientation),
+            projection: perspective_from_fov(-0.6, 0.6, 0.45, -0.45, 0.05, 20.0),
+        }
+    });
+    let image = render_scene(
+        options(),
+        &FrameScene {
+            views,
+            ..scene(Some(&heights))
+        },
+    );
+    let shown: Vec<&[u8]> = image.left.chunks(4).filter(|p| p[3] == 255).collect();
+    assert!(
+        shown.len() > 1000,
+        "the underside is not drawn: {}",
+        shown.len()
+    );
+    // One flat colour (the underside's), not the land's bands seen through it.
+    let first = shown[0];
+    let same = shown
+        .iter()
+        .filter(|p| p.iter().zip(first).all(|(a, b)| a.abs_diff(*b) <= 3))
+        .count();
+    assert!(
+        same * 10 >= shown.len() * 9,
+        "{same} of {} pixels are the underside's",
+        shown.len()
+    );
 }

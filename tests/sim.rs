@@ -283,3 +283,91 @@ fn saying_new_terrain_reseeds_with_cause_voice_on_the_first_frame_at_or_after_it
     // the air-tap at 2.5 s reseeds on its release, 0.15 s later (frame 159).
     assert_eq!(summary, vec![(72, "voice"), (159, "airtap")]);
 }
+
+fn decode_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba, "{}", path.display());
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// A capture beside every written frame: the hologram opaque over a
+/// transparent background, seen from the head's camera.
+#[test]
+fn a_capture_is_written_beside_every_frame_with_the_background_transparent() {
+    let out = tempfile::tempdir().unwrap();
+    let args = SimArgs {
+        frames: 61,
+        every: 30,
+        capture: true,
+        capture_size: Size {
+            width: 160,
+            height: 90,
+        },
+        validation: true,
+        ..small_run(out.path(), "two-airtaps-one-tap.txt")
+    };
+    let report = sim::run(&args).unwrap();
+    assert_eq!(report.validation_messages, Some(0));
+    for frame in [0, 30, 60] {
+        assert!(out.path().join(format!("frame-{frame:05}.png")).exists());
+        let (width, height, pixels) =
+            decode_rgba(&out.path().join(format!("capture-{frame:05}.png")));
+        assert_eq!((width, height), (160, 90));
+        let alphas: Vec<u8> = pixels.chunks(4).map(|p| p[3]).collect();
+        // The corners are room, not hologram.
+        for corner in [
+            0,
+            width as usize - 1,
+            alphas.len() - width as usize,
+            alphas.len() - 1,
+        ] {
+            assert_eq!(alphas[corner], 0, "frame {frame}: corner {corner}");
+        }
+        assert!(
+            pixels
+                .chunks(4)
+                .filter(|p| p[3] == 0)
+                .all(|p| p == [0, 0, 0, 0])
+        );
+        let opaque = alphas.iter().filter(|&&a| a == 255).count();
+        let partial = alphas.iter().filter(|&&a| a != 0 && a != 255).count();
+        assert!(
+            opaque * 20 > alphas.len(),
+            "frame {frame}: {opaque} opaque pixels"
+        );
+        // No water in the demo: land and base are all opaque.
+        assert_eq!(partial, 0, "frame {frame}");
+    }
+    assert!(!out.path().join("capture-00001.png").exists());
+}
+
+#[test]
+fn an_opaque_display_draws_the_same_terrain_darker_in_the_shade() {
+    let additive_out = tempfile::tempdir().unwrap();
+    let opaque_out = tempfile::tempdir().unwrap();
+    let run = |out: &Path, blend| {
+        let args = SimArgs {
+            frames: 120,
+            blend,
+            ..small_run(out, "two-airtaps-one-tap.txt")
+        };
+        sim::run(&args).unwrap();
+        decode_rgb(&out.join("frame-00119.png")).2
+    };
+    let additive = run(additive_out.path(), holoterrain::render::Display::Additive);
+    let opaque = run(opaque_out.path(), holoterrain::render::Display::Opaque);
+    let sum = |pixels: &[u8]| pixels.iter().map(|&c| u64::from(c)).sum::<u64>();
+    assert!(sum(&opaque) < sum(&additive), "opaque is not darker");
+    // The same pixels are covered: only the shading differs.
+    let covered = |pixels: &[u8]| {
+        pixels
+            .chunks(3)
+            .map(|p| p != [0, 0, 0])
+            .collect::<Vec<bool>>()
+    };
+    assert_eq!(covered(&additive), covered(&opaque));
+}

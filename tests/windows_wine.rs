@@ -35,9 +35,10 @@ use support::images::{image_difference, rgb_png};
 use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
-    hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
-    with_player,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_observer_is_the_capture,
+    assert_same_run, causes, data, environment, hanging_environment, json, manifest,
+    observer_settings, remoting_environment, runtime_library, script, simulate,
+    simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 use support::wine;
@@ -472,6 +473,111 @@ fn sim_with_d3d11_reports_as_vulkan_and_draws_matching_images() {
     }
 }
 
+/// An RGBA PNG's size and pixels.
+fn rgba_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::fs::File::open(path).expect("PNG written");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG pixels");
+    assert_eq!(info.color_type, png::ColorType::Rgba, "{}", path.display());
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// The islands (a recipe with a sea) drawn by both renderers, eyes and
+/// capture: the water, the base and the capture camera's RGBA picture agree
+/// within the same tolerance as the demo's eyes.
+#[test]
+fn sim_with_d3d11_draws_water_base_and_capture_as_vulkan() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let vulkan_dir = scratch.path().join("vulkan");
+    let d3d11_dir = scratch.path().join("d3d11");
+    let command = |out: &Path, renderer: &str| {
+        let args = [
+            "sim",
+            "--frames",
+            "121",
+            "--every",
+            "60",
+            "--size",
+            "65x65",
+            "--recipe",
+            "islands",
+            "--resolution",
+            "256x192",
+            "--capture",
+            "--capture-size",
+            "320x180",
+            "--renderer",
+            renderer,
+            "--out",
+        ]
+        .map(str::to_owned)
+        .into_iter()
+        .chain([out.display().to_string()]);
+        let quoted: Vec<String> = args.map(|arg| shell_quote(&arg)).collect();
+        format!("wine64 \"$EXE\" {}\n", quoted.join(" "))
+    };
+    let output = wine::run_shell_with_direct3d(
+        scratch.path(),
+        &(command(&vulkan_dir, "vulkan") + &command(&d3d11_dir, "d3d11")),
+    );
+    assert_success(
+        &output,
+        "holoterrain.exe sim --recipe islands --capture, vulkan then d3d11",
+    );
+    for frame in [0, 60, 120] {
+        let (_, _, vulkan_eyes) = rgb_png(&vulkan_dir.join(format!("frame-{frame:05}.png")));
+        let (_, _, d3d11_eyes) = rgb_png(&d3d11_dir.join(format!("frame-{frame:05}.png")));
+        let eyes = image_difference(&vulkan_eyes, &d3d11_eyes);
+        eprintln!("frame {frame}, eyes: {eyes:?}");
+        assert!(
+            eyes.mean <= 2.0 && eyes.within_8 >= 0.99,
+            "frame {frame}: the eyes differ too much: {eyes:?}"
+        );
+        let name = format!("capture-{frame:05}.png");
+        let (width, height, vulkan) = rgba_png(&vulkan_dir.join(&name));
+        let (d3d11_width, d3d11_height, d3d11) = rgba_png(&d3d11_dir.join(&name));
+        assert_eq!((width, height), (320, 180));
+        assert_eq!((d3d11_width, d3d11_height), (320, 180));
+        // Alpha as a fourth colour: three channels at a time.
+        let as_rgb = |pixels: &[u8], from: usize| -> Vec<u8> {
+            pixels
+                .chunks_exact(4)
+                .flat_map(|pixel| [pixel[from], pixel[from + 1], pixel[3]])
+                .collect()
+        };
+        for from in [0, 1] {
+            let capture = image_difference(&as_rgb(&vulkan, from), &as_rgb(&d3d11, from));
+            eprintln!("{name} from channel {from}: {capture:?}");
+            assert!(
+                capture.terrain > 0.05,
+                "{name}: little hologram: {capture:?}"
+            );
+            assert!(
+                capture.mean <= 2.0 && capture.within_8 >= 0.99,
+                "{name}: the captures differ too much: {capture:?}"
+            );
+        }
+        // Water on the islands: blue pixels in both.
+        let blue = |pixels: &[u8]| {
+            pixels
+                .chunks_exact(4)
+                .filter(|p| p[3] > 0 && u16::from(p[2]) > u16::from(p[0]) + 30)
+                .count()
+        };
+        if frame == 120 {
+            assert!(blue(&vulkan) > 100, "{name}: no water seen");
+            assert!(blue(&d3d11) > 100, "{name}: no water seen with d3d11");
+        }
+    }
+}
+
 /// Wine's Direct3D 11 has no debug layer (its device offers no
 /// ID3D11InfoQueue), so `--validation` with d3d11 says so in one line
 /// and writes nothing.
@@ -633,13 +739,18 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     std::fs::copy(script("hololens-wearer.txt"), &wearer).expect("copy the script");
     let sim_out = scratch.path().join("sim");
     let sim_report = simulate(&wearer, TESTRT_RESOLUTION, &sim_out);
+    // The same run with captures, for Mixed Reality Capture's observer view.
+    let capture_out = scratch.path().join("sim-capture");
+    simulate_with_capture(&wearer, TESTRT_RESOLUTION, &capture_out);
     let runtime_out = scratch.path().join("runtime-out");
     let report = scratch.path().join("xr.json");
+    let mut settings = environment(&wearer, MAP, SEED, TESTRT_RESOLUTION, &runtime_out);
+    settings.extend(observer_settings());
     let commands = activate(&runtime)
         + &exe_run(
             scratch.path(),
             "xr",
-            &environment(&wearer, MAP, SEED, TESTRT_RESOLUTION, &runtime_out),
+            &settings,
             &[
                 "xr",
                 "--graphics",
@@ -696,6 +807,7 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
     assert_eq!(runtime_report["blend_mode"], "ADDITIVE");
     assert_eq!(runtime_report["frames_submitted"], 240);
     assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
+    assert_observer_is_the_capture(&xr_report, &runtime_out, &capture_out, 2.0);
 }
 
 /// The Linux simulator's run of `script` in `room`, keeping its placement

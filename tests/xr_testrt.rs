@@ -35,9 +35,10 @@ use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::process::{signal, wait_at_most};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_same_run, causes, data, environment,
-    hanging_environment, json, manifest, remoting_environment, runtime_library, script, simulate,
-    with_player,
+    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_observer_is_the_capture,
+    assert_same_run, causes, data, environment, hanging_environment, json, manifest,
+    observer_settings, remoting_environment, runtime_library, script, simulate,
+    simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 
@@ -179,7 +180,110 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         runtime["wearer"]["hologram_pose"],
         sim_report["hologram_pose"]
     );
+    // A table-top scene: planar reprojection from the submitted depth, one
+    // of the modes listed, and depth over 0.1 to 10 m.
+    assert_eq!(
+        runtime["reprojection_modes_listed"],
+        serde_json::json!([
+            "DEPTH",
+            "PLANAR_FROM_DEPTH",
+            "PLANAR_MANUAL",
+            "ORIENTATION_ONLY"
+        ])
+    );
+    assert_eq!(
+        runtime["reprojection_modes"],
+        serde_json::json!(["PLANAR_FROM_DEPTH"])
+    );
+    assert_eq!(xr_report["reprojection_mode"], "PLANAR_FROM_DEPTH");
+    assert_eq!(runtime["depth_ranges"], serde_json::json!([[0.1, 10.0]]));
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
+}
+
+/// Mixed Reality Capture: while the runtime says the first-person observer
+/// view is active (frames 60 to 90), the app draws it at the eyes' display
+/// time into its own swapchain, and what the runtime reads back is the
+/// simulator's capture of those frames; before and after, nothing.
+#[test]
+fn the_observer_view_is_drawn_while_active_and_is_the_simulators_capture() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("hololens-wearer.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    simulate_with_capture(&wearer, RESOLUTION, &sim_out);
+    let report = dir.path().join("xr.json");
+    let mut settings = environment(&wearer, MAP, SEED, RESOLUTION, &runtime_out);
+    settings.extend(observer_settings());
+    let xr = run_on_runtime(
+        &manifest,
+        &settings,
+        &[
+            "xr",
+            "--frames",
+            FRAMES,
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--validation",
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(&xr, "holoterrain xr with the observer view active");
+    let xr_report = json(&report);
+    assert_eq!(xr_report["validation_messages"], 0);
+    let runtime = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+    assert_eq!(runtime["problems"], Value::Array(Vec::new()));
+    assert_observer_is_the_capture(&xr_report, &runtime_out, &sim_out, 1.0);
+}
+
+/// A runtime that lists no planar reprojection gets no reprojection
+/// request at all: the app asks only for a listed mode.
+#[test]
+fn xr_asks_for_no_reprojection_mode_the_runtime_does_not_list() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("hololens-wearer.txt");
+    let runtime_out = dir.path().join("runtime");
+    let report = dir.path().join("xr.json");
+    let mut settings = environment(&wearer, MAP, SEED, RESOLUTION, &runtime_out);
+    settings.push((
+        "HOLOTERRAIN_TESTRT_REPROJECTION",
+        "DEPTH,ORIENTATION_ONLY".to_owned(),
+    ));
+    let xr = run_on_runtime(
+        &manifest,
+        &settings,
+        &[
+            "xr",
+            "--frames",
+            "30",
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(
+        &xr,
+        "holoterrain xr on a runtime without planar reprojection",
+    );
+    let runtime = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+    assert_eq!(
+        runtime["reprojection_modes_listed"],
+        serde_json::json!(["DEPTH", "ORIENTATION_ONLY"])
+    );
+    assert_eq!(runtime["reprojection_modes"], serde_json::json!(["none"]));
+    assert_eq!(json(&report)["reprojection_mode"], Value::Null);
 }
 
 /// `holoterrain sim` with the test runtime's settings for `script` in the

@@ -80,7 +80,7 @@ pub fn aim(ray: &Ray, placement: &Placement, heights: &Heightmap, bounds: Aabb) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::placement::hologram_bounds;
+    use crate::app::placement::{hologram_bounds, land_y_m};
     use crate::input::Pose;
     use glam::Quat;
 
@@ -102,10 +102,15 @@ mod tests {
         hologram_bounds(low, high)
     }
 
+    /// A point `y` metres above the land's zero in hologram space.
+    fn at(x: f32, y: f32, z: f32) -> Vec3 {
+        Vec3::new(x, land_y_m(0.0) + y, z)
+    }
+
     #[test]
     fn a_ray_from_above_meets_the_surface_where_it_points() {
         let map = Heightmap::flat(33, 33).unwrap();
-        let target = placement().to_room(Vec3::new(0.1, 0.0, -0.05));
+        let target = placement().to_room(at(0.1, 0.0, -0.05));
         let from = target + Vec3::new(0.0, 0.5, 0.5);
         let ray = Ray::new(from, target - from);
         let Some(AimedAt::Surface(uv)) = aim(&ray, &placement(), &map, bounds(&map)) else {
@@ -118,8 +123,8 @@ mod tests {
     fn a_ridge_in_the_way_is_what_the_ray_meets() {
         let map = ridge();
         // Aimed at the flat ground behind the ridge, from the front and low.
-        let target = placement().to_room(Vec3::new(0.0, 0.0, -0.15));
-        let from = placement().to_room(Vec3::new(0.0, 0.12, 0.6));
+        let target = placement().to_room(at(0.0, 0.0, -0.15));
+        let from = placement().to_room(at(0.0, 0.12, 0.6));
         let ray = Ray::new(from, target - from);
         let Some(AimedAt::Surface(uv)) = aim(&ray, &placement(), &map, bounds(&map)) else {
             panic!("the ray should meet the ridge");

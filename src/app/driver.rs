@@ -15,7 +15,7 @@ use super::log::{CommandLog, LogEntry, LogStart};
 use super::recorder::RunRecorder;
 use super::scene::SceneBuilder;
 use super::{App, AppError};
-use crate::render::scene::FrameScene;
+use crate::render::scene::{Display, FrameScene};
 use crate::size::Size;
 use crate::terrain::recipe::{Recipe, RecipeError};
 
@@ -126,6 +126,12 @@ impl FrameDriver {
         })
     }
 
+    /// The display the frames are drawn for from now on (the environment
+    /// blend mode the runtime reports, or the simulator's `--blend`).
+    pub fn set_display(&mut self, display: Display) {
+        self.scenes.set_display(display);
+    }
+
     /// The app.
     pub fn app(&self) -> &App {
         &self.app
@@ -191,6 +197,22 @@ impl FrameDriver {
         draw(&scene)?;
         self.scenes.drawn();
         Ok(Some(milliseconds_since(started)))
+    }
+}
+
+impl FrameDriver {
+    /// The scene of `output` with every height attached, for a renderer that
+    /// draws only now and then (the simulator's capture camera) and so
+    /// cannot count on having the last change; `None` before placement.
+    pub fn scene_with_every_height<'a>(
+        &'a self,
+        output: &'a FrameOutput,
+    ) -> Option<FrameScene<'a>> {
+        let heights = self.app.heightmap().cells();
+        self.scenes.scene(output, heights).map(|scene| FrameScene {
+            heights: Some(heights),
+            ..scene
+        })
     }
 }
 

@@ -36,15 +36,20 @@ pub struct EyeView {
     pub fov: Fov,
 }
 
-/// The heights (terrain units) the sand, grass, rock and snow bands are
-/// spread over: a mature demo terrain's mean height sits in the grass, its
-/// peaks reach rock and snow, and a young terrain is sand.
-pub const BAND_HEIGHTS: (f32, f32) = (0.0, 0.12);
+/// The narrowest height range (terrain units) the sand, grass, rock and snow
+/// bands are spread over: the bands follow the terrain's own range (the
+/// thesis' rule), but a map just reseeded, flat or nearly, stays sand rather
+/// than showing every band in a millimetre of relief.
+pub const MIN_BAND_SPAN: f32 = 0.04;
 
-/// Near clipping plane of every eye, metres: closer than a hand held up.
-pub const NEAR_M: f32 = 0.05;
-/// Far clipping plane, metres: past any room.
-pub const FAR_M: f32 = 100.0;
+/// Near clipping plane of every eye, metres: a hand reaching into the
+/// hologram stays further away, and a table-top scene needs no nearer.
+pub const NEAR_M: f32 = 0.1;
+/// Far clipping plane, metres: past the furthest hologram (placed up to
+/// 4 m away, 2 m across at 4×). A narrow range spends the 16-bit depth
+/// submitted to the compositor on the hologram, which depth-based
+/// reprojection needs to hold it steady.
+pub const FAR_M: f32 = 10.0;
 
 impl EyeView {
     /// The renderer's view and projection matrices for this eye.
@@ -171,6 +176,16 @@ pub enum AppEvent {
     },
 }
 
+/// Marks to draw on the land ([`crate::render::scene::SurfaceMarks`], owned):
+/// points in the heightmap's uv.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OwnedSurfaceMarks {
+    /// A stroke, as a polyline.
+    pub stroke: Vec<Vec2>,
+    /// A cursor ring's centre, when there is one.
+    pub cursor: Option<Vec2>,
+}
+
 /// What to draw this frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameOutput {
@@ -195,18 +210,14 @@ pub struct FrameOutput {
     /// The cameras to draw with: the input's views, passed through so a
     /// renderer needs nothing but this output and the heights.
     pub views: [EyeView; 2],
-    /// What is drawn on the land's surface: a stroke being traced and the
-    /// cursor where a hand points at the surface.
+    /// The frame's display time (the input's), for what moves with time (the water).
+    pub display_time_ns: i64,
+    /// The lowest and highest height of the terrain now (terrain units).
+    pub height_range: (f32, f32),
+    /// The recipe's water level (terrain units), when it has water.
+    pub sea_level: Option<f32>,
+    /// Marks to draw on the land (empty unless a tool draws them).
     pub marks: OwnedSurfaceMarks,
-}
-
-/// Marks drawn on the land's surface, in the map's (u, v) square.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct OwnedSurfaceMarks {
-    /// The stroke being traced, as drawn so far.
-    pub stroke: Vec<Vec2>,
-    /// Where a hand points at the surface (the stroke's next point).
-    pub cursor: Option<Vec2>,
 }
 
 impl FrameOutput {
@@ -246,6 +257,9 @@ impl FrameOutput {
             iterations_done: 0,
             iterations_applied: 0,
             views: [eye, eye],
+            display_time_ns: 0,
+            height_range: (0.0, 0.0),
+            sea_level: None,
             marks: OwnedSurfaceMarks::default(),
         }
     }

@@ -97,8 +97,6 @@ pub struct Interaction {
     stroke: Option<(Pointer, Stroke)>,
     /// What presses for the one-hand drag in progress.
     dragging_with: Option<Pointer>,
-    /// Where a hand's aim meets the land this frame (the right hand's first).
-    hover: Option<Vec2>,
     /// Where a manipulation in progress has the hologram now: a preview,
     /// drawn and aimed at, but not a command until it settles.
     preview: Option<Placement>,
@@ -203,19 +201,18 @@ impl Interaction {
             .and_then(|(_, stroke)| stroke.lift_preview())
     }
 
-    /// What to draw on the surface: the stroke being traced and where the
-    /// next point goes, else where a hand's aim meets the land.
+    /// What to draw on the surface while a hand sculpts: the stroke traced
+    /// so far and the cursor where its next point goes (a held pinch not yet
+    /// moved shows the cursor alone). A hand merely pointing draws nothing,
+    /// so a relaxed hand does not leave a ring on the land.
     pub fn marks(&self) -> OwnedSurfaceMarks {
-        match &self.stroke {
-            Some((_, stroke)) => OwnedSurfaceMarks {
+        self.stroke
+            .as_ref()
+            .map(|(_, stroke)| OwnedSurfaceMarks {
                 stroke: stroke.path(),
                 cursor: Some(stroke.cursor()),
-            },
-            None => OwnedSurfaceMarks {
-                stroke: Vec::new(),
-                cursor: self.hover,
-            },
-        }
+            })
+            .unwrap_or_default()
     }
 
     /// Places the hologram when it is not yet (a kept placement, a surface
@@ -269,7 +266,6 @@ impl Interaction {
     /// the one in progress, and asks for each reseed a gesture makes.
     fn gestures(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
         let now = input.display_time_ns;
-        self.hover = None;
         let drawn = self.drawn(input, commands.world());
         let bounds = commands.world().bounds();
         // A pose with NaNs in it could slip through the slab test, so only
@@ -309,9 +305,6 @@ impl Interaction {
                 Some(AimedAt::Surface(uv)) => Some(uv),
                 _ => None,
             };
-            if let Some(uv) = on_surface {
-                self.hover = self.hover.or(Some(uv));
-            }
             let probe = drawn
                 .zip(hand_input.joints.as_ref())
                 .and_then(|(placement, joints)| {

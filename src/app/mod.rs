@@ -87,7 +87,9 @@ use crate::input::{Aabb, Pose};
 use crate::terrain::Heightmap;
 
 pub use command::{Applied, Command, Origin, ReseedCause};
-pub use frame::{AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Kept};
+pub use frame::{
+    AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Kept, OwnedSurfaceMarks,
+};
 pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 use interaction::{Commands, Interaction};
 pub use interaction::{KEPT_WAIT_NS, VOICE_SCALE_STEP};
@@ -197,6 +199,9 @@ impl App {
             iterations_done: self.world.iterations_done(),
             iterations_applied,
             views: input.views,
+            display_time_ns: now,
+            height_range: self.world.height_range(),
+            sea_level: self.world.recipe().sea_level,
             marks: self.interaction.marks(),
         }
     }

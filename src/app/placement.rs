@@ -1,11 +1,15 @@
 //! Where the hologram goes and how big it is, its bounds for hit tests, and how points map onto its surface.
 //!
-//! Hologram space: metres at 1× scale, origin at the centre of the terrain's
-//! base (height zero), +Y up, +Z towards the viewer it was placed for. The
-//! terrain covers x, z in [-0.25, 0.25]. Sample (column c, row r) of a W×H
-//! heightmap sits at u = c/(W-1), v = r/(H-1), i.e. at x = (u - 0.5)·0.5 m,
-//! z = (v - 0.5)·0.5 m, y = height·0.5 m: row 0 is the far edge. A
-//! [`Placement`] puts that space in the room: its pose, then its scale.
+//! Hologram space: metres at 1× scale, origin at the centre of the
+//! diorama's underside (the flat plate the base stands on), +Y up, +Z
+//! towards the viewer it was placed for. The terrain covers x, z in
+//! [-0.25, 0.25]; its height zero sits [`BASE_DEPTH_M`] above the origin.
+//! Sample (column c, row r) of a W×H heightmap sits at u = c/(W-1),
+//! v = r/(H-1), i.e. at x = (u - 0.5)·0.5 m, z = (v - 0.5)·0.5 m,
+//! y = height·0.5 m + [`BASE_DEPTH_M`]: row 0 is the far edge. The base's
+//! sides carry the land's edge down to the underside at y = 0, or lower
+//! when the land dips below it ([`base_bottom_m`]). A [`Placement`] puts
+//! that space in the room: its pose, then its scale.
 use glam::{Mat3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +18,12 @@ use crate::terrain::Heightmap;
 
 /// Edge length of the square hologram, in metres; also the metres per terrain height unit.
 pub const HOLOGRAM_SIZE_M: f32 = 0.5;
+/// How far the land's height zero sits above the underside of the base, at
+/// 1× scale: deep enough to read as a solid block from the side.
+pub const BASE_DEPTH_M: f32 = 0.03;
+/// The least the base keeps under the lowest land, when the land dips so low
+/// that the underside goes below the pose.
+pub const MIN_BASE_UNDER_LAND_M: f32 = 0.01;
 /// How far ahead of the head the hologram's centre is placed, horizontally.
 pub const PLACEMENT_DISTANCE_M: f32 = 1.0;
 /// How far below eye level the hologram's centre is placed.
@@ -48,9 +58,13 @@ impl Placement {
         }
     }
 
-    /// The mesh's model-to-space transform.
+    /// The mesh's model-to-space transform: model space is the terrain
+    /// grid's (x, z in [-0.5, 0.5], heights in terrain units), its zero
+    /// the base's depth above the pose.
     pub fn model_matrix(&self) -> Mat4 {
-        self.pose.to_mat4() * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M * self.scale))
+        self.pose.to_mat4()
+            * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M * self.scale))
+            * Mat4::from_translation(Vec3::Y * (BASE_DEPTH_M / HOLOGRAM_SIZE_M))
     }
 
     /// A point of the room in hologram space (metres at 1×).
@@ -178,22 +192,26 @@ fn horizontal_forward(head: &Pose) -> Vec3 {
     flat_up.try_normalize().unwrap_or(Vec3::NEG_Z)
 }
 
-/// How far the hologram's base reaches below the land's zero (or its
-/// lowest point, if lower), metres at scale 1: a hand takes the hologram
-/// by this block to move it.
-pub const BASE_DEPTH_M: f32 = 0.03;
+/// Where the base's underside is in hologram space (metres at 1×) for land
+/// whose lowest height is `min_height`: at the pose (0), or lower when the
+/// land dips to within [`MIN_BASE_UNDER_LAND_M`] of it.
+pub fn base_bottom_m(min_height: f32) -> f32 {
+    (land_y_m(min_height) - MIN_BASE_UNDER_LAND_M).min(0.0)
+}
 
-/// The box in hologram space that holds the terrain with its relief and
-/// the base under it (so a flat map has bounds too).
+/// Where a land height (terrain units) is in hologram space, metres at 1×.
+pub fn land_y_m(height: f32) -> f32 {
+    height * HOLOGRAM_SIZE_M + BASE_DEPTH_M
+}
+
+/// The box in hologram space that holds the diorama: the base from its
+/// underside and the land with its relief (at least up to height zero, so
+/// a flat map has bounds too).
 pub fn hologram_bounds(min_height: f32, max_height: f32) -> Aabb {
     let half = HOLOGRAM_SIZE_M / 2.0;
     Aabb::new(
-        Vec3::new(
-            -half,
-            min_height.min(0.0) * HOLOGRAM_SIZE_M - BASE_DEPTH_M,
-            -half,
-        ),
-        Vec3::new(half, max_height.max(0.0) * HOLOGRAM_SIZE_M, half),
+        Vec3::new(-half, base_bottom_m(min_height), -half),
+        Vec3::new(half, land_y_m(max_height.max(0.0)), half),
     )
 }
 
@@ -201,7 +219,7 @@ pub fn hologram_bounds(min_height: f32, max_height: f32) -> Aabb {
 pub fn surface_point(heights: &Heightmap, u: f32, v: f32) -> Vec3 {
     Vec3::new(
         (u - 0.5) * HOLOGRAM_SIZE_M,
-        sample_bilinear(heights, u, v) * HOLOGRAM_SIZE_M,
+        land_y_m(sample_bilinear(heights, u, v)),
         (v - 0.5) * HOLOGRAM_SIZE_M,
     )
 }
@@ -214,7 +232,7 @@ pub fn probe_surface(point: Vec3, heights: &Heightmap) -> Option<SurfaceProbe> {
     if !(0.0..=1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
         return None;
     }
-    let surface = sample_bilinear(heights, u, v) * HOLOGRAM_SIZE_M;
+    let surface = land_y_m(sample_bilinear(heights, u, v));
     Some(SurfaceProbe {
         u,
         v,
@@ -302,7 +320,12 @@ mod tests {
         let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
         let model = Placement::at(pose).model_matrix();
         let far_left = model.transform_point3(Vec3::new(-0.5, 1.0, -0.5));
-        assert_close(far_left, Vec3::new(-0.25, 1.8, -1.25));
+        assert_close(far_left, Vec3::new(-0.25, 1.8 + BASE_DEPTH_M, -1.25));
+        // The land's zero is the base's depth above the pose.
+        assert_close(
+            model.transform_point3(Vec3::ZERO),
+            pose.position + Vec3::Y * BASE_DEPTH_M,
+        );
     }
 
     #[test]
@@ -312,7 +335,7 @@ mod tests {
         let far_left = double
             .model_matrix()
             .transform_point3(Vec3::new(-0.5, 1.0, -0.5));
-        assert_close(far_left, Vec3::new(-0.5, 2.3, -1.5));
+        assert_close(far_left, Vec3::new(-0.5, 2.3 + 2.0 * BASE_DEPTH_M, -1.5));
         let local = Vec3::new(0.1, 0.05, -0.2);
         assert_close(double.to_local(double.to_room(local)), local);
         assert_close(double.to_room(local), pose.transform_point(local * 2.0));
@@ -374,15 +397,31 @@ mod tests {
     fn probe_reads_the_surface_height_under_the_point() {
         let mut map = Heightmap::flat(3, 3).unwrap();
         map.set(2, 0, 0.4); // far right corner
-        let probe = probe_surface(Vec3::new(0.25, 0.25, -0.25), &map).unwrap();
+        let probe = probe_surface(Vec3::new(0.25, 0.25 + BASE_DEPTH_M, -0.25), &map).unwrap();
         assert_eq!((probe.u, probe.v), (1.0, 0.0));
         assert!((probe.height_above_surface - 0.05).abs() < 1e-6);
+        // The land's model matrix puts that sample where the probe has it.
+        let model = Placement::at(Pose::IDENTITY).model_matrix();
+        let drawn = model.transform_point3(Vec3::new(0.5, 0.4, -0.5));
+        assert!((drawn.y - (0.25 + BASE_DEPTH_M - 0.05)).abs() < 1e-6);
     }
 
     #[test]
     fn probe_outside_the_footprint_is_none() {
         let map = Heightmap::flat(3, 3).unwrap();
         assert_eq!(probe_surface(Vec3::new(0.3, 0.1, 0.0), &map), None);
+    }
+
+    #[test]
+    fn the_bounds_run_from_the_underside_to_the_highest_land() {
+        let bounds = hologram_bounds(0.0, 0.2);
+        assert_eq!(bounds.min.y, 0.0);
+        assert!((bounds.max.y - (0.1 + BASE_DEPTH_M)).abs() < 1e-6);
+        // Land dipping below the plate takes the underside down with it.
+        let deep = hologram_bounds(-0.1, 0.2);
+        assert!((deep.min.y - (-0.05 + BASE_DEPTH_M - MIN_BASE_UNDER_LAND_M)).abs() < 1e-6);
+        assert!(deep.min.y < 0.0);
+        assert_eq!(base_bottom_m(-0.01), 0.0);
     }
 
     #[test]

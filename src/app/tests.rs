@@ -211,12 +211,13 @@ fn an_air_tap_with_a_nan_aim_does_nothing() {
 fn a_fingertip_pushed_into_the_surface_taps() {
     let mut app = app();
     let outputs = run(&mut app, 12, |frame, input| {
-        // Hover 5 cm above the (barely grown) surface, touch it, push 3 cm in.
+        // Hover 5 cm above the (barely grown) surface, touch it, push 3 cm
+        // in; the land's zero is the base's depth above the hologram's pose.
         let height = match frame {
             0..4 => 0.05,
             4 => 0.0,
             _ => -0.03,
-        };
+        } + placement::BASE_DEPTH_M;
         right_hand(input, CENTRE + Vec3::new(0.1, height, 0.05), 0.05, AWAY);
     });
     let fired: Vec<usize> = (0..outputs.len())
@@ -423,7 +424,7 @@ fn bounds_grow_with_the_relief() {
     run(&mut app, 120, |_, _| {});
     let (_, high) = app.heightmap().min_max();
     assert!(high > 0.0);
-    assert!((app.bounds().max.y - high * HOLOGRAM_SIZE_M).abs() < 1e-6);
+    assert!((app.bounds().max.y - (high * HOLOGRAM_SIZE_M + placement::BASE_DEPTH_M)).abs() < 1e-6);
 }
 
 #[test]

@@ -462,8 +462,9 @@ fn a_tap_on_a_scaled_hologram_presses_a_real_centimetre() {
         cause: PlacementCause::TwoHand,
         factor: 2.0,
     });
-    // On the doubled hologram, 0.2 m right of centre is its x = 0.1 at 1×.
-    let over = AHEAD + Vec3::new(0.2, 0.0, 0.05);
+    // On the doubled hologram, 0.2 m right of centre is its x = 0.1 at 1×,
+    // and the land's zero twice the base's depth above the pose.
+    let over = AHEAD + Vec3::new(0.2, 2.0 * placement::BASE_DEPTH_M, 0.05);
     let outputs = run(&mut app, 12, |frame, input| {
         let height = match frame {
             0..4 => 0.05,

@@ -233,7 +233,8 @@ fn on_map(u: f32, v: f32) -> Vec3 {
 
 #[test]
 fn a_pinch_dragged_across_the_surface_traces_and_one_raised_lifts() {
-    const HAND_AT: Vec3 = Vec3::new(0.0, 1.45, -0.55);
+    // Reaching over the table, so the aim comes down steeply onto the land.
+    const HAND_AT: Vec3 = Vec3::new(0.0, 1.7, -0.85);
     // Trace: pinch on frame 5 aimed at (0.2, 0.5), drag the hand and the
     // aim across to (0.8, 0.5) by frame 35, let go on frame 40.
     let mut app = app();
@@ -258,7 +259,11 @@ fn a_pinch_dragged_across_the_surface_traces_and_one_raised_lifts() {
         points.len() >= 2 && points.iter().all(|p| (p[1] - 0.5).abs() < 0.1),
         "{points:?}"
     );
-    assert!((points[0][0] - 0.2).abs() < 0.02 && (points[points.len() - 1][0] - 0.8).abs() < 0.02);
+    // Relief in front of a point moves the hit a little towards the hand.
+    assert!(
+        (points[0][0] - 0.2).abs() < 0.04 && (points[points.len() - 1][0] - 0.8).abs() < 0.04,
+        "{points:?}"
+    );
     assert!(outputs.iter().all(|out| reseeds_in(out) == 0));
     let marked = outputs[20].marks.clone();
     assert!(

@@ -403,6 +403,11 @@ impl World {
         self.edits.shown().unwrap_or(self.growth.heightmap())
     }
 
+    /// The lowest and highest height now (terrain units).
+    pub fn height_range(&self) -> (f32, f32) {
+        self.growth.height_range()
+    }
+
     /// The hologram's bounds in hologram space (metres at 1×), relief included.
     pub fn bounds(&self) -> Aabb {
         self.bounds

@@ -5,8 +5,9 @@
 //! `render::offscreen::open`, above the backends, opens one by name.
 //!
 //! What crosses the seam is plain data: a [`FrameScene`] in (both eyes'
-//! matrices, the model matrix, new heights only when they changed, the light
-//! and the colour bands; built once per frame by `app::scene::SceneBuilder`)
+//! matrices, the model matrix, new heights only when they changed, the light,
+//! the colour bands, the base, the water, the display and the marks; built
+//! once per frame by `app::scene::SceneBuilder`)
 //! and a [`StereoImage`] out. Nothing of Vulkan or Direct3D crosses it.
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,11 +82,15 @@ pub struct StereoImage {
 ///
 /// Contract every backend keeps, so that their images can be compared:
 /// - `render` clears both eyes to transparent black (0, 0, 0, 0), draws the
-///   grid of the heights last received (flat, all 0, before any), the left eye
-///   with `scene.views[0]` into the left image and the right eye with
-///   `scene.views[1]`, depth-tested (nearer wins), no culling, colour by
-///   height and slope with `scene.bands`, lit from `scene.light_dir`, stored
-///   sRGB-encoded;
+///   diorama ([`crate::render::diorama`]) of the heights last received
+///   (flat, all 0, before any), the left eye with `scene.views[0]` into the
+///   left image and the right eye with `scene.views[1]`, depth-tested
+///   (nearer wins), back faces culled: first the solid (land, sides carried
+///   down to `scene.base_bottom`, underside), opaque, coloured by height and
+///   slope with `scene.bands`, lit from `scene.light_dir` with
+///   `scene.display`'s ambient and floor, `scene.marks` on the land; then,
+///   when `scene.sea_level` is `Some`, the water blended over it (source
+///   alpha; alpha over land stays 1); stored sRGB-encoded;
 /// - `scene.heights`, when `Some`, replaces the heights before this frame is
 ///   drawn and must hold grid width × height values, else
 ///   [`RenderError::HeightCountMismatch`];

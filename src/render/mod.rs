@@ -1,7 +1,7 @@
 //! Drawing the terrain: the backend-neutral seam ([`backend`]: the
 //! [`StereoRenderer`] trait and what it takes and gives; [`scene`]: what one
 //! frame draws; [`error`]), plain data and math every backend shares
-//! ([`camera`], [`grid`]), the drawn terrain without a GPU (the shaders'
+//! ([`camera`], [`grid`], the diorama's mesh [`diorama`]), the drawn terrain without a GPU (the shaders'
 //! colours, [`palette`]; the mesh as a glTF file, [`glb`]), the backends — [`vulkan`] (Linux, Windows,
 //! Android) and, on Windows, Direct3D 11, whose formats ([`dxgi`]) and
 //! shader interfaces ([`shader_interface`]) are plain data every platform
@@ -18,6 +18,7 @@ pub mod backend;
 pub mod camera;
 #[cfg(windows)]
 pub mod d3d11;
+pub mod diorama;
 pub mod dxgi;
 pub mod error;
 pub mod glb;
@@ -30,4 +31,6 @@ pub mod vulkan;
 
 pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};
 pub use error::RenderError;
-pub use scene::{ColorBands, EyeView, FrameScene, VIEW_COUNT};
+pub use scene::{
+    ColorBands, Display, EyeView, FrameScene, MAX_STROKE_POINTS, SurfaceMarks, VIEW_COUNT,
+};

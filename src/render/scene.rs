@@ -1,7 +1,8 @@
 //! What one frame draws: the hologram's transform, both eyes, new heights
-//! (when they changed), the light and the colour bands.
+//! (when they changed), the light, the colour bands, the base and the
+//! water, the display it is for and the marks on the land.
 use bytemuck::{Pod, Zeroable};
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 
 /// Eyes per frame: view (and image array layer) 0 is the left eye, 1 the
 /// right; every backend and the OpenXR swapchains use this one number.
@@ -46,6 +47,54 @@ impl ColorBands {
     }
 }
 
+/// Most stroke points a frame draws; points past these are ignored.
+pub const MAX_STROKE_POINTS: usize = 64;
+
+/// Marks drawn on the land, in the heightmap's uv (u along columns 0..1, v
+/// along rows 0..1): a stroke as a bright line about 3 mm wide at scale 1,
+/// and a cursor as a bright ring about 1 cm across.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SurfaceMarks<'a> {
+    /// The polyline, its first [`MAX_STROKE_POINTS`] points drawn.
+    pub stroke: &'a [Vec2],
+    /// Where the ring is, when there is one.
+    pub cursor: Option<Vec2>,
+}
+
+/// How the display shows black: on an additive one (HoloLens 2, the test
+/// runtime) black is see-through and dark slopes all but vanish, so the
+/// shading has a floor; an opaque one (a VR headset) shows the scene with a
+/// normal ambient.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Display {
+    /// Light is added to the world seen through the visor.
+    #[default]
+    Additive,
+    /// The frame covers the world.
+    Opaque,
+}
+
+impl Display {
+    /// The name used on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Display::Additive => "additive",
+            Display::Opaque => "opaque",
+        }
+    }
+
+    /// Ambient light facing down, ambient facing up and the brightness
+    /// floor (the least share of its colour a surface keeps, however it
+    /// faces the light).
+    pub fn lighting(self) -> [f32; 3] {
+        match self {
+            // Lifted so the shaded side of a ridge stays visible through the visor.
+            Display::Additive => [0.45, 0.6, 0.5],
+            Display::Opaque => [0.1, 0.25, 0.0],
+        }
+    }
+}
+
 /// Everything one stereo frame needs.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameScene<'a> {
@@ -62,6 +111,29 @@ pub struct FrameScene<'a> {
     pub light_dir: Vec3,
     /// Where the colour bands change.
     pub bands: ColorBands,
+    /// Model-space height (terrain units) of the base's flat underside:
+    /// the land's edge profile is carried down to it.
+    pub base_bottom: f32,
+    /// Model-space height of the water, when there is some.
+    pub sea_level: Option<f32>,
+    /// Display time in seconds, for the water's ripple (only its phase
+    /// matters: callers wrap it, see [`ripple_seconds`]).
+    pub time_s: f32,
+    /// The display the frame is for.
+    pub display: Display,
+    /// Marks drawn on the land.
+    pub marks: SurfaceMarks<'a>,
+}
+
+/// The ripple repeats every this many seconds: its frequencies are whole
+/// multiples of 1 / this, so display time can be wrapped to it and keep
+/// its precision in a float over a long run.
+pub const RIPPLE_PERIOD_S: i64 = 60;
+
+/// Display time `ns` as the shaders' ripple time: seconds within the period.
+pub fn ripple_seconds(ns: i64) -> f32 {
+    let period_ns = RIPPLE_PERIOD_S * 1_000_000_000;
+    (ns.rem_euclid(period_ns) as f64 * 1e-9) as f32
 }
 
 #[cfg(test)]
@@ -76,6 +148,56 @@ mod tests {
             [3.0, 4.0, 5.0]
         );
         assert_eq!(bands.blend, 0.35);
+    }
+
+    #[test]
+    fn ripple_time_wraps_at_its_period() {
+        assert_eq!(ripple_seconds(1_500_000_000), 1.5);
+        assert_eq!(ripple_seconds(61_500_000_000), 1.5);
+        assert_eq!(ripple_seconds(-500_000_000), 59.5);
+    }
+
+    #[test]
+    fn marks_past_the_limit_are_left_out_and_pairs_packed() {
+        let stroke: Vec<Vec2> = (0..MAX_STROKE_POINTS + 5)
+            .map(|i| Vec2::new(i as f32, 0.5))
+            .collect();
+        let mut scene = test_scene();
+        scene.marks = SurfaceMarks {
+            stroke: &stroke,
+            cursor: Some(Vec2::new(0.25, 0.75)),
+        };
+        let uniforms = FrameUniforms::new(&scene, Mat4::IDENTITY, 2, 2);
+        assert_eq!(uniforms.marks, [MAX_STROKE_POINTS as f32, 1.0, 0.25, 0.75]);
+        assert_eq!(uniforms.stroke[1], [2.0, 0.5, 3.0, 0.5]);
+        assert_eq!(uniforms.stroke[MAX_STROKE_POINTS / 2 - 1][2], 63.0);
+    }
+
+    #[test]
+    fn no_sea_and_no_marks_are_off_in_the_uniforms() {
+        let uniforms = FrameUniforms::new(&test_scene(), Mat4::IDENTITY, 2, 2);
+        assert_eq!(uniforms.surface[3], 0.0);
+        assert_eq!(uniforms.marks[..2], [0.0, 0.0]);
+        assert_eq!(uniforms.look[..3], Display::Additive.lighting());
+    }
+
+    fn test_scene() -> FrameScene<'static> {
+        let eye = EyeView {
+            view: Mat4::IDENTITY,
+            projection: Mat4::IDENTITY,
+        };
+        FrameScene {
+            model: Mat4::IDENTITY,
+            views: [eye; VIEW_COUNT as usize],
+            heights: None,
+            light_dir: Vec3::Y,
+            bands: ColorBands::spread_over(0.0, 1.0),
+            base_bottom: -0.06,
+            sea_level: None,
+            time_s: 0.0,
+            display: Display::Additive,
+            marks: SurfaceMarks::default(),
+        }
     }
 }
 
@@ -95,12 +217,24 @@ pub struct FrameUniforms {
     pub bands: [f32; 4],
     /// Grid width and height (z, w unused).
     pub grid: [u32; 4],
+    /// The base's underside, the sea level, the ripple time (seconds) and
+    /// whether there is water (1) or not (0).
+    pub surface: [f32; 4],
+    /// The display's lighting ([`Display::lighting`]; w unused).
+    pub look: [f32; 4],
+    /// Stroke points drawn, whether there is a cursor (1) or not (0), and
+    /// the cursor's u and v.
+    pub marks: [f32; 4],
+    /// The stroke's points in uv, two to an element (xy, then zw).
+    pub stroke: [[f32; 4]; MAX_STROKE_POINTS / 2],
 }
 
 impl FrameUniforms {
     /// The block for `scene` on a `grid_width`×`grid_height` grid; `clip`
     /// maps the eyes' Vulkan clip space to the backend's (identity for Vulkan).
     pub fn new(scene: &FrameScene<'_>, clip: Mat4, grid_width: u32, grid_height: u32) -> Self {
+        let stroke = &scene.marks.stroke[..scene.marks.stroke.len().min(MAX_STROKE_POINTS)];
+        let cursor = scene.marks.cursor.unwrap_or(Vec2::ZERO);
         FrameUniforms {
             view_projection: scene
                 .views
@@ -114,6 +248,31 @@ impl FrameUniforms {
                 scene.bands.blend,
             ],
             grid: [grid_width, grid_height, 0, 0],
+            surface: [
+                scene.base_bottom,
+                scene.sea_level.unwrap_or(0.0),
+                scene.time_s,
+                if scene.sea_level.is_some() { 1.0 } else { 0.0 },
+            ],
+            look: {
+                let [down, up, floor] = scene.display.lighting();
+                [down, up, floor, 0.0]
+            },
+            marks: [
+                stroke.len() as f32,
+                if scene.marks.cursor.is_some() {
+                    1.0
+                } else {
+                    0.0
+                },
+                cursor.x,
+                cursor.y,
+            ],
+            stroke: std::array::from_fn(|pair| {
+                let point = |index: usize| stroke.get(index).copied().unwrap_or(Vec2::ZERO);
+                let (first, second) = (point(2 * pair), point(2 * pair + 1));
+                [first.x, first.y, second.x, second.y]
+            }),
         }
     }
 }

@@ -6,11 +6,13 @@
 //! the surfaces; [`App::update`] runs the real recognisers, placement and
 //! growth; the offscreen renderer draws
 //! both eyes. Every `--every` frames (and on the last) both eyes are written
-//! side by side as a PNG; at the end, `commands.jsonl` (the command log)
+//! side by side as a PNG (and, with `--capture`, the observer camera's
+//! RGBA picture beside it, [`capture`]); at the end, `commands.jsonl` (the command log)
 //! and `report.json`. With `--state DIR` the placement is kept in
 //! `DIR/placement.json` after every manipulation and the next run with that
 //! folder starts from it. With `--replay FILE` a command log drives the
 //! frames instead of a gesture script: the same commands on the same frames.
+pub mod capture;
 pub mod output;
 pub mod room;
 pub mod script;
@@ -30,6 +32,8 @@ use crate::app::{AppError, FrameInput, Kept, Surface};
 use crate::render::backend::{Backend, OffscreenOptions};
 use crate::render::error::RenderError;
 use crate::render::offscreen;
+use crate::render::scene::Display;
+use crate::render::scene::FrameScene;
 use crate::size::Size;
 use crate::terrain::export::{self, Format};
 use crate::terrain::recipe::RecipeError;
@@ -97,6 +101,19 @@ pub struct SimArgs {
     /// run starts afresh.
     #[arg(long, value_name = "DIR")]
     pub state: Option<PathBuf>,
+    /// The display the frames are drawn for: additive (see-through, as
+    /// HoloLens 2 and the test runtime) lifts the shaded slopes; opaque (a
+    /// VR headset) has a normal ambient.
+    #[arg(long, value_enum, default_value_t = Display::Additive)]
+    pub blend: Display,
+    /// Also write capture-NNNNN.png beside every frame-NNNNN.png: the
+    /// hologram from a photo camera at the head (about 64° across), RGBA
+    /// with the background transparent.
+    #[arg(long)]
+    pub capture: bool,
+    /// The capture's size, WIDTHxHEIGHT pixels.
+    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    pub capture_size: Size,
 }
 
 impl Default for SimArgs {
@@ -118,6 +135,12 @@ impl Default for SimArgs {
             renderer: Backend::Vulkan,
             room: None,
             state: None,
+            blend: Display::Additive,
+            capture: false,
+            capture_size: Size {
+                width: capture::DEFAULT_CAPTURE_SIZE.0,
+                height: capture::DEFAULT_CAPTURE_SIZE.1,
+            },
         }
     }
 }
@@ -264,6 +287,17 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
             format!(
                 "each side must be {} to {} pixels, got {}",
                 EYE_SIDE_RANGE.0, EYE_SIDE_RANGE.1, args.resolution
+            ),
+        ));
+    }
+    if !eye_sides.contains(&args.capture_size.width)
+        || !eye_sides.contains(&args.capture_size.height)
+    {
+        return Err(SimError::invalid(
+            "capture-size",
+            format!(
+                "each side must be {} to {} pixels, got {}",
+                EYE_SIDE_RANGE.0, EYE_SIDE_RANGE.1, args.capture_size
             ),
         ));
     }
@@ -482,16 +516,28 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             (FrameDriver::new(driver::app_for(&start)?), start)
         }
     };
-    let mut renderer = offscreen::open(
-        args.renderer,
-        OffscreenOptions {
-            eye_width: args.resolution.width,
-            eye_height: args.resolution.height,
-            grid_width: start.width as u32,
-            grid_height: start.height as u32,
-            validation: args.validation,
-        },
-    )?;
+    driver.set_display(args.blend);
+    let options = OffscreenOptions {
+        eye_width: args.resolution.width,
+        eye_height: args.resolution.height,
+        grid_width: start.width as u32,
+        grid_height: start.height as u32,
+        validation: args.validation,
+    };
+    let mut renderer = offscreen::open(args.renderer, options)?;
+    // The capture camera has its own images: both "eyes" are its one view.
+    let mut capture_renderer = if args.capture {
+        Some(offscreen::open(
+            args.renderer,
+            OffscreenOptions {
+                eye_width: args.capture_size.width,
+                eye_height: args.capture_size.height,
+                ..options
+            },
+        )?)
+    } else {
+        None
+    };
     // Bad input and a missing driver are found above, before the output
     // folder is touched; from here the last run's outputs are cleared so that
     // a run failing half way cannot leave an old report.json beside new frames.
@@ -560,11 +606,38 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             if let Some(apng) = apng.as_mut() {
                 apng.add_frame(&rgb)?;
             }
+            if let (Some(capture_renderer), Some(head)) = (capture_renderer.as_mut(), input.head) {
+                let camera = capture::observer_view(
+                    &head,
+                    args.capture_size.width,
+                    args.capture_size.height,
+                )
+                .render_view();
+                if let Some(scene) = driver.scene_with_every_height(&output) {
+                    capture_renderer.render(&FrameScene {
+                        views: [camera; 2],
+                        ..scene
+                    })?;
+                    let image = capture_renderer.read_back()?;
+                    let name = capture::capture_file_name(frame);
+                    let png = capture::encode_rgba_png(
+                        image.width,
+                        image.height,
+                        &image.left,
+                        &args.out.join(&name),
+                    )?;
+                    output::write_atomically(&args.out, &name, &png)?;
+                }
+            }
         }
     }
     // Dropped before counting, so messages of the teardown count too.
     let validation = renderer.validation_counter();
+    let capture_validation = capture_renderer
+        .as_ref()
+        .and_then(|renderer| renderer.validation_counter());
     drop(renderer);
+    drop(capture_renderer);
     if let Some(apng) = apng {
         apng.finish()?;
     }
@@ -589,7 +662,9 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         recorder.command_log().to_jsonl().as_bytes(),
     )?;
     let report = SimReport {
-        validation_messages: validation.map(|counter| counter.count()),
+        validation_messages: validation.map(|counter| {
+            counter.count() + capture_validation.map_or(0, |capture| capture.count())
+        }),
         ..recorder.finish(driver.app(), seconds)
     };
     let json = serde_json::to_vec_pretty(&report).map_err(|error| {
@@ -670,6 +745,24 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .starts_with("--resolution:")
+        );
+    }
+
+    #[test]
+    fn a_tiny_capture_is_rejected_naming_the_flag() {
+        let args = SimArgs {
+            capture: true,
+            capture_size: Size {
+                width: 8,
+                height: 720,
+            },
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--capture-size:")
         );
     }
 

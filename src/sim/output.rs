@@ -35,10 +35,13 @@ fn is_sim_output(name: &str) -> bool {
         || name == TERRAIN_PNG_FILE
         || name == TERRAIN_F32_FILE
         || name == APNG_FILE
-        || name
-            .strip_prefix("frame-")
-            .and_then(|rest| rest.strip_suffix(".png"))
-            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        || ["frame-", "capture-"].iter().any(|prefix| {
+            name.strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(".png"))
+                .is_some_and(|digits| {
+                    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                })
+        })
 }
 
 /// Creates the output folder and removes what an earlier run left there, so
@@ -169,6 +172,8 @@ mod tests {
     #[test]
     fn only_simulator_files_count_as_outputs() {
         assert!(is_sim_output("frame-00030.png"));
+        assert!(is_sim_output("capture-00030.png"));
+        assert!(!is_sim_output("capture-x.png"));
         assert!(is_sim_output("report.json"));
         assert!(!is_sim_output("frame-.png"));
         assert!(!is_sim_output("notes.txt"));

@@ -415,7 +415,7 @@ impl SimulatedUser {
                 let Some(hologram) = hologram else {
                     return rest;
                 };
-                let surface = placement::sample_bilinear(heights, u, v) * HOLOGRAM_SIZE_M;
+                let surface = placement::land_y_m(placement::sample_bilinear(heights, u, v));
                 let above = if held {
                     -POKE_DEPTH_M
                 } else if since_ns < -HOLD_NS {
@@ -473,7 +473,7 @@ fn point_along(points: &[[f32; 2]], progress: f32) -> [f32; 2] {
 fn on_plane(uv: [f32; 2]) -> Vec3 {
     Vec3::new(
         (uv[0] - 0.5) * HOLOGRAM_SIZE_M,
-        0.0,
+        placement::land_y_m(0.0),
         (uv[1] - 0.5) * HOLOGRAM_SIZE_M,
     )
 }

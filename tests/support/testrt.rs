@@ -262,3 +262,104 @@ pub fn assert_images_match(runtime_out: &Path, sim_out: &Path, mean: f64, within
         );
     }
 }
+
+/// `holoterrain sim` as [`simulate`] runs it, with `--capture` at
+/// [`OBSERVER_SIZE`] beside the eye images.
+pub fn simulate_with_capture(script: &Path, resolution: &str, out: &Path) {
+    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["sim", "--frames", FRAMES, "--size", MAP, "--seed"])
+        .arg(SEED.to_string())
+        .args(["--resolution", resolution, "--every", "30", "--script"])
+        .arg(script)
+        .args(["--capture", "--capture-size", OBSERVER_SIZE, "--out"])
+        .arg(out)
+        .output()
+        .expect("run holoterrain sim");
+    assert!(
+        sim.status.success(),
+        "holoterrain sim --capture: {}",
+        String::from_utf8_lossy(&sim.stderr)
+    );
+}
+
+/// The observer view's size in the runs that hold it against the capture.
+pub const OBSERVER_SIZE: &str = "160x90";
+/// The frames the observer view is active for in those runs.
+pub const OBSERVER_FRAMES: &str = "60-90";
+
+/// The runtime's settings that make the observer view active for
+/// [`OBSERVER_FRAMES`] at [`OBSERVER_SIZE`].
+pub fn observer_settings() -> [(&'static str, String); 2] {
+    [
+        ("HOLOTERRAIN_TESTRT_OBSERVER", OBSERVER_FRAMES.to_owned()),
+        ("HOLOTERRAIN_TESTRT_OBSERVER_SIZE", OBSERVER_SIZE.to_owned()),
+    ]
+}
+
+/// An RGBA PNG's size and pixels.
+fn rgba_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file =
+        std::fs::File::open(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG pixels");
+    assert_eq!(info.color_type, png::ColorType::Rgba, "{}", path.display());
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// The runtime drew the observer view for exactly [`OBSERVER_FRAMES`]
+/// (the app's report and the runtime's agree), and its images of frames 60
+/// and 90 are the simulator's captures within `mean` (colour and alpha):
+/// transparent where there is no hologram, opaque on it.
+pub fn assert_observer_is_the_capture(
+    xr_report: &Value,
+    runtime_out: &Path,
+    sim_out: &Path,
+    mean: f64,
+) {
+    assert_eq!(xr_report["observer_frames"], 31, "frames 60 to 90");
+    let runtime = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime["observer_frames"], 31);
+    let images = runtime["observer_images"]
+        .as_array()
+        .expect("observer images");
+    assert_eq!(images.len(), 31);
+    assert_eq!(images[0], "observer-00060.png");
+    assert_eq!(images[30], "observer-00090.png");
+    for frame in [60, 90] {
+        let (width, height, observer) =
+            rgba_png(&runtime_out.join(format!("observer-{frame:05}.png")));
+        let (sim_width, sim_height, capture) =
+            rgba_png(&sim_out.join(format!("capture-{frame:05}.png")));
+        assert_eq!(
+            format!("{width}x{height}"),
+            OBSERVER_SIZE,
+            "the size the runtime gave"
+        );
+        assert_eq!((sim_width, sim_height), (width, height));
+        // Alpha as a fourth colour: three channels at a time.
+        let as_rgb = |pixels: &[u8], from: usize| -> Vec<u8> {
+            pixels
+                .chunks_exact(4)
+                .flat_map(|pixel| [pixel[from], pixel[from + 1], pixel[3]])
+                .collect()
+        };
+        for from in [0, 1] {
+            let difference = image_difference(&as_rgb(&capture, from), &as_rgb(&observer, from));
+            eprintln!("observer frame {frame}, from channel {from}: {difference:?}");
+            assert!(
+                difference.terrain > 0.05,
+                "frame {frame}: little hologram: {difference:?}"
+            );
+            assert!(
+                difference.mean <= mean && difference.within_8 >= 0.99,
+                "frame {frame}: the observer view is not the capture: {difference:?}"
+            );
+        }
+        assert!(observer.chunks_exact(4).any(|pixel| pixel == [0, 0, 0, 0]));
+        assert!(observer.chunks_exact(4).any(|pixel| pixel[3] == 255));
+    }
+}

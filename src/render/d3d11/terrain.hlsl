@@ -1,4 +1,4 @@
-// Terrain shaders for Direct3D 11 (shader model 5.0): the HLSL twin of
+// Diorama shaders for Direct3D 11 (shader model 5.0): the HLSL twin of
 // shaders/terrain.vert and shaders/terrain.frag, written by hand because the
 // Vulkan vertex shader takes its eye from multiview (gl_ViewIndex), which
 // shader model 5 has no counterpart for. tests/d3d11_shaders.rs checks that
@@ -21,6 +21,14 @@ cbuffer Frame : register(b0)
     float4 bands;
     // Grid width and height in samples.
     uint4 grid;
+    // Base underside, sea level, ripple time (s), water present (0 or 1).
+    float4 surface;
+    // Ambient facing down, ambient facing up, brightness floor.
+    float4 look;
+    // Stroke points, cursor present (0 or 1), cursor u and v.
+    float4 marks;
+    // Stroke points in uv, two to an element.
+    float4 stroke[32];
 };
 
 cbuffer Eye : register(b1)
@@ -36,6 +44,8 @@ struct VertexInput
 {
     float2 position_xz : POSITION;
     float2 uv : TEXCOORD;
+    float2 outward : OUTWARD;
+    float kind : KIND;
     uint instance : SV_InstanceID;
 };
 
@@ -44,6 +54,9 @@ struct VertexOutput
     float4 position : SV_Position;
     float3 normal : NORMAL;
     float height : HEIGHT;
+    float2 uv : TEXCOORD;
+    // 0 land, 1 side, 2 underside, 3 water, 4 water side.
+    nointerpolation float surface_kind : SURFACE;
 #ifdef VIEW_FROM_INSTANCE
     uint layer : SV_RenderTargetArrayIndex;
 #endif
@@ -60,27 +73,54 @@ float height_at(int col, int row)
 VertexOutput vertex_main(VertexInput input)
 {
     int width = int(grid.x);
-    // The grid's uv names the vertex's heightmap sample exactly.
+    // The mesh's uv names the vertex's heightmap sample exactly.
     int col = int(round(input.uv.x * float(grid.x - 1u)));
     int row = int(round(input.uv.y * float(grid.y - 1u)));
-    float height = height_at(col, row);
-
-    // Central differences (one-sided at the border) give model-space
-    // tangents; transforming tangents by the model matrix and crossing them
-    // keeps the normal right under the model's non-uniform scale.
-    int left = max(col - 1, 0);
-    int right = min(col + 1, width - 1);
-    int up = max(row - 1, 0);
-    int down = min(row + 1, int(grid.y) - 1);
-    float2 cell = 1.0 / float2(grid.xy - 1u);
-    float3 tangent_x = float3(float(right - left) * cell.x, height_at(right, row) - height_at(left, row), 0.0);
-    float3 tangent_z = float3(0.0, height_at(col, down) - height_at(col, up), float(down - up) * cell.y);
+    float land = height_at(col, row);
+    int kind = int(round(input.kind));
     float3x3 linear_part = (float3x3)model;
+    // The model matrix's second column (model[1] indexes a row in HLSL).
+    float3 model_up = model._m01_m11_m21;
+
+    float height = land;
+    float3 normal = mul(linear_part, float3(input.outward.x, 0.0, input.outward.y));
+    float surface_kind = 1.0;
+    if (kind == 0) {
+        // Central differences (one-sided at the border) give model-space
+        // tangents; transforming tangents by the model matrix and crossing them
+        // keeps the normal right under the model's non-uniform scale.
+        int left = max(col - 1, 0);
+        int right = min(col + 1, width - 1);
+        int up = max(row - 1, 0);
+        int down = min(row + 1, int(grid.y) - 1);
+        float2 cell = 1.0 / float2(grid.xy - 1u);
+        float3 tangent_x = float3(float(right - left) * cell.x, height_at(right, row) - height_at(left, row), 0.0);
+        float3 tangent_z = float3(0.0, height_at(col, down) - height_at(col, up), float(down - up) * cell.y);
+        normal = cross(mul(linear_part, tangent_z), mul(linear_part, tangent_x));
+        surface_kind = 0.0;
+    } else if (kind == 2) {
+        height = surface.x;
+    } else if (kind == 3) {
+        height = surface.x;
+        normal = -model_up;
+        surface_kind = 2.0;
+    } else if (kind == 4) {
+        height = surface.y;
+        normal = model_up;
+        surface_kind = 3.0;
+    } else if (kind == 5) {
+        height = max(land, surface.y);
+        surface_kind = 4.0;
+    } else if (kind == 6) {
+        surface_kind = 4.0;
+    }
 
     uint eye = first_eye.x + input.instance;
     VertexOutput output;
-    output.normal = cross(mul(linear_part, tangent_z), mul(linear_part, tangent_x));
+    output.normal = normal;
     output.height = height;
+    output.uv = input.uv;
+    output.surface_kind = surface_kind;
     float4 world = mul(model, float4(input.position_xz.x, height, input.position_xz.y, 1.0));
     output.position = mul(view_projection[eye], world);
 #ifdef VIEW_FROM_INSTANCE
@@ -94,6 +134,37 @@ float3 srgb_to_linear(float3 srgb)
     return lerp(srgb / 12.92, pow((srgb + 0.055) / 1.055, 2.4), step(0.04045, srgb));
 }
 
+float2 stroke_point(int index)
+{
+    float4 pair = stroke[index / 2];
+    return (index % 2 == 0) ? pair.xy : pair.zw;
+}
+
+// How much of a mark covers this point: 1 on the stroke or the ring, 0
+// away from them, soft over about a pixel.
+float mark_cover(float2 uv)
+{
+    float pixel = max(length(fwidth(uv)), 1e-5);
+    float cover = 0.0;
+    int count = int(marks.x);
+    [loop]
+    for (int index = 0; index < count; index++) {
+        float2 a = stroke_point(index);
+        float2 b = stroke_point(min(index + 1, count - 1));
+        float2 ab = b - a;
+        float along = clamp(dot(uv - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
+        float distance_to = length(uv - (a + ab * along));
+        // 3 mm wide at 1x: 0.006 of the 0.5 m side.
+        cover = max(cover, 1.0 - smoothstep(0.003 - pixel, 0.003 + pixel, distance_to));
+    }
+    if (marks.y > 0.5) {
+        // A ring 1 cm across (radius 0.01 of the side), 2 mm thick.
+        float off_ring = abs(length(uv - marks.zw) - 0.01);
+        cover = max(cover, 1.0 - smoothstep(0.002 - pixel, 0.002 + pixel, off_ring));
+    }
+    return cover;
+}
+
 // The target is always an sRGB format, so the hardware encodes the output.
 float4 pixel_main(VertexOutput input) : SV_Target
 {
@@ -101,11 +172,31 @@ float4 pixel_main(VertexOutput input) : SV_Target
     float3 grass = srgb_to_linear(float3(0.33, 0.55, 0.22));
     float3 rock = srgb_to_linear(float3(0.50, 0.45, 0.40));
     float3 snow = srgb_to_linear(float3(0.95, 0.96, 1.0));
+    float3 water = srgb_to_linear(float3(0.05, 0.3, 0.9));
+    float3 mark = srgb_to_linear(float3(1.0, 0.92, 0.45));
 
     float3 normal = normalize(input.normal);
     // The model matrix's second column (model[1] indexes a row in HLSL).
     float3 terrain_up = normalize(model._m01_m11_m21);
+    int surface_kind = int(round(input.surface_kind));
+    float3 to_light = normalize(light_dir.xyz);
+
+    if (surface_kind >= 3) {
+        // Water: a gentle ripple of two slow waves, repeating every 60 s, tilts the normal.
+        float2 phase = input.uv * float2(37.0, 29.0) + surface.z * float2(0.7330383, -0.5235988);
+        float3 tilt = normalize(model._m00_m10_m20) * sin(phase.x) + normalize(model._m02_m12_m22) * sin(phase.y);
+        float3 wavy = normalize(normal + 0.12 * tilt);
+        float lit_water = 0.55 + 0.45 * max(dot(wavy, to_light), 0.0);
+        float3 water_color = water * lit_water;
+        float alpha = surface_kind == 3 ? 0.7 : 0.8;
+        return float4(water_color, alpha);
+    }
+
     float flatness = abs(dot(normal, terrain_up));
+    if (surface_kind != 0) {
+        // The sides and underside take the colour the land would have at their height, level.
+        flatness = 1.0;
+    }
     // Grass does not hold on steep slopes, snow even less: both give way to rock.
     float3 grass_or_rock = lerp(rock, grass, smoothstep(0.45, 0.65, flatness));
     float3 snow_or_rock = lerp(rock, snow, smoothstep(0.6, 0.75, flatness));
@@ -116,11 +207,30 @@ float4 pixel_main(VertexOutput input) : SV_Target
     color = lerp(color, rock, smoothstep(bands.y - half_blend, bands.y + half_blend, input.height));
     color = lerp(color, snow_or_rock, smoothstep(bands.z - half_blend, bands.z + half_blend, input.height));
 
-    float3 to_light = normalize(light_dir.xyz);
+    // The floor keeps a share of the palette's colour however a surface faces the light.
+    float3 floor_color = color * look.z;
+    float strata = 1.0;
+    if (surface_kind == 1) {
+        // Cut earth: darker than the land, in layers about a quarter of a band
+        // thick but at least a third of the base's depth, faded where a layer
+        // would be thinner than a few pixels (fine stripes only alias).
+        color *= 0.7;
+        float thickness = max(bands.w * 0.7, abs(surface.x) / 3.0);
+        float layer = frac(input.height / thickness);
+        float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(input.height) / thickness);
+        strata = 1.0 - 0.15 * resolved * (1.0 - smoothstep(0.35, 0.5, abs(layer - 0.5)));
+    } else if (surface_kind == 2) {
+        color = rock * 0.4;
+        floor_color = color * look.z;
+    }
+
     float diffuse = max(dot(normal, to_light), 0.0);
     // Sky light from above, dimmer from below, so shadowed slopes keep their colour.
-    float ambient = lerp(0.1, 0.25, dot(normal, terrain_up) * 0.5 + 0.5);
-    float3 lit = color * (ambient + 0.8 * diffuse);
+    float ambient = lerp(look.x, look.y, dot(normal, terrain_up) * 0.5 + 0.5);
+    float3 lit = max(color * (ambient + 0.8 * diffuse), floor_color) * strata;
+    if (surface_kind == 0) {
+        lit = lerp(lit, mark, mark_cover(input.uv));
+    }
 
     return float4(lit, 1.0);
 }

@@ -1,6 +1,7 @@
-//! The Direct3D 11 terrain pass: shaders, static grid, streamed heights and
+//! The Direct3D 11 terrain pass: shaders, the static diorama mesh, streamed heights and
 //! per-frame constants, drawn into any 2-layer colour + depth texture array
 //! (offscreen textures or OpenXR swapchain images).
+use std::ops::Range;
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -10,19 +11,21 @@ use windows::Win32::Graphics::Direct3D::{
 };
 use windows::Win32::Graphics::Direct3D11::{
     D3D11_BIND_CONSTANT_BUFFER, D3D11_BIND_INDEX_BUFFER, D3D11_BIND_SHADER_RESOURCE,
-    D3D11_BIND_VERTEX_BUFFER, D3D11_BUFFER_DESC, D3D11_BUFFER_SRV, D3D11_BUFFER_SRV_0,
-    D3D11_BUFFER_SRV_1, D3D11_CLEAR_DEPTH, D3D11_COMPARISON_LESS, D3D11_CPU_ACCESS_WRITE,
-    D3D11_CULL_NONE, D3D11_DEPTH_STENCIL_DESC, D3D11_DEPTH_STENCIL_VIEW_DESC,
-    D3D11_DEPTH_STENCIL_VIEW_DESC_0, D3D11_DEPTH_WRITE_MASK_ALL,
-    D3D11_DSV_DIMENSION_TEXTURE2DARRAY, D3D11_FILL_SOLID, D3D11_FORMAT_SUPPORT_DEPTH_STENCIL,
-    D3D11_INPUT_ELEMENT_DESC, D3D11_INPUT_PER_VERTEX_DATA, D3D11_MAP_WRITE_DISCARD,
-    D3D11_MAPPED_SUBRESOURCE, D3D11_RASTERIZER_DESC, D3D11_RENDER_TARGET_VIEW_DESC,
-    D3D11_RENDER_TARGET_VIEW_DESC_0, D3D11_RTV_DIMENSION_TEXTURE2DARRAY,
-    D3D11_SHADER_RESOURCE_VIEW_DESC, D3D11_SHADER_RESOURCE_VIEW_DESC_0, D3D11_SUBRESOURCE_DATA,
-    D3D11_TEX2D_ARRAY_DSV, D3D11_TEX2D_ARRAY_RTV, D3D11_USAGE, D3D11_USAGE_DYNAMIC,
-    D3D11_USAGE_IMMUTABLE, D3D11_VIEWPORT, ID3D11Buffer, ID3D11DepthStencilState,
-    ID3D11DepthStencilView, ID3D11InputLayout, ID3D11PixelShader, ID3D11RasterizerState,
-    ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
+    D3D11_BIND_VERTEX_BUFFER, D3D11_BLEND_DESC, D3D11_BLEND_INV_SRC_ALPHA, D3D11_BLEND_ONE,
+    D3D11_BLEND_OP_ADD, D3D11_BLEND_SRC_ALPHA, D3D11_BUFFER_DESC, D3D11_BUFFER_SRV,
+    D3D11_BUFFER_SRV_0, D3D11_BUFFER_SRV_1, D3D11_CLEAR_DEPTH, D3D11_COLOR_WRITE_ENABLE_ALL,
+    D3D11_COMPARISON_LESS, D3D11_CPU_ACCESS_WRITE, D3D11_CULL_BACK, D3D11_DEPTH_STENCIL_DESC,
+    D3D11_DEPTH_STENCIL_VIEW_DESC, D3D11_DEPTH_STENCIL_VIEW_DESC_0, D3D11_DEPTH_WRITE_MASK_ALL,
+    D3D11_DEPTH_WRITE_MASK_ZERO, D3D11_DSV_DIMENSION_TEXTURE2DARRAY, D3D11_FILL_SOLID,
+    D3D11_FORMAT_SUPPORT_DEPTH_STENCIL, D3D11_INPUT_ELEMENT_DESC, D3D11_INPUT_PER_VERTEX_DATA,
+    D3D11_MAP_WRITE_DISCARD, D3D11_MAPPED_SUBRESOURCE, D3D11_RASTERIZER_DESC,
+    D3D11_RENDER_TARGET_BLEND_DESC, D3D11_RENDER_TARGET_VIEW_DESC, D3D11_RENDER_TARGET_VIEW_DESC_0,
+    D3D11_RTV_DIMENSION_TEXTURE2DARRAY, D3D11_SHADER_RESOURCE_VIEW_DESC,
+    D3D11_SHADER_RESOURCE_VIEW_DESC_0, D3D11_SUBRESOURCE_DATA, D3D11_TEX2D_ARRAY_DSV,
+    D3D11_TEX2D_ARRAY_RTV, D3D11_USAGE, D3D11_USAGE_DYNAMIC, D3D11_USAGE_IMMUTABLE, D3D11_VIEWPORT,
+    ID3D11BlendState, ID3D11Buffer, ID3D11DepthStencilState, ID3D11DepthStencilView,
+    ID3D11InputLayout, ID3D11PixelShader, ID3D11RasterizerState, ID3D11RenderTargetView,
+    ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
 };
 use windows::Win32::Graphics::Dxgi::Common::{
     DXGI_FORMAT, DXGI_FORMAT_R16_UINT, DXGI_FORMAT_R32_FLOAT, DXGI_FORMAT_R32_UINT,
@@ -33,8 +36,9 @@ use windows::core::s;
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
 use super::shaders::compile_terrain_shaders;
+use crate::render::diorama::{DioramaMesh, DioramaVertex};
 use crate::render::dxgi;
-use crate::render::grid::{GridIndices, GridVertex, TerrainGrid};
+use crate::render::grid::GridIndices;
 use crate::render::scene::{FrameScene, FrameUniforms, VIEW_COUNT};
 
 /// Transparent black, so an additive display shows nothing but the terrain.
@@ -69,20 +73,27 @@ pub struct D3d11TerrainRenderer {
     vertex_shader: ID3D11VertexShader,
     /// The pixel shader.
     pixel_shader: ID3D11PixelShader,
-    /// Grid vertex layout: POSITION and TEXCOORD, two floats each.
+    /// Diorama vertex layout: POSITION, TEXCOORD and OUTWARD (two floats
+    /// each) and KIND (one).
     input_layout: ID3D11InputLayout,
-    /// Solid, no culling (the hologram can be seen from below its edge).
+    /// Solid, back faces culled (the diorama is closed).
     rasterizer: ID3D11RasterizerState,
-    /// Depth test LESS with writes.
+    /// Depth test LESS with writes, for the solid.
     depth_state: ID3D11DepthStencilState,
-    /// Static grid vertices.
+    /// Depth test LESS without writes, for the water.
+    water_depth_state: ID3D11DepthStencilState,
+    /// The water's blending over what is drawn (alpha kept over land).
+    water_blend: ID3D11BlendState,
+    /// Static diorama vertices.
     vertex_buffer: Option<ID3D11Buffer>,
-    /// Static grid indices.
+    /// Static diorama indices.
     index_buffer: ID3D11Buffer,
     /// 16- or 32-bit indices.
     index_format: DXGI_FORMAT,
-    /// Indices to draw.
-    index_count: u32,
+    /// The solid's indices.
+    solid: Range<u32>,
+    /// The water's indices.
+    water: Range<u32>,
     /// The heights (dynamic, rewritten whole when they change).
     heights: ID3D11Buffer,
     /// The vertex shader's view of `heights`.
@@ -140,7 +151,7 @@ impl D3d11TerrainRenderer {
                 dxgi::format_name(depth_format.0 as u32)
             )));
         }
-        let grid = TerrainGrid::new(grid_width, grid_height)
+        let grid = DioramaMesh::new(grid_width, grid_height)
             .map_err(|error| D3d11Error::InvalidOptions(error.to_string()))?;
         let shaders = compile_terrain_shaders(device.layer_from_vertex_shader())?;
         let d3d = device.device();
@@ -149,13 +160,21 @@ impl D3d11TerrainRenderer {
         let mut input_layout = None;
         let mut rasterizer = None;
         let mut depth_state = None;
+        let mut water_depth_state = None;
+        let mut water_blend = None;
+        let pair = size_of::<[f32; 2]>() as u32;
         let inputs = [
-            vertex_input(s!("POSITION"), 0),
-            vertex_input(s!("TEXCOORD"), size_of::<[f32; 2]>() as u32),
+            vertex_input(s!("POSITION"), 0, DXGI_FORMAT_R32G32_FLOAT),
+            vertex_input(s!("TEXCOORD"), pair, DXGI_FORMAT_R32G32_FLOAT),
+            vertex_input(s!("OUTWARD"), 2 * pair, DXGI_FORMAT_R32G32_FLOAT),
+            vertex_input(s!("KIND"), 3 * pair, DXGI_FORMAT_R32_FLOAT),
         ];
+        // The clip matrices put the image upright, so a triangle wound
+        // counter-clockwise seen from outside is so on screen, as in Vulkan.
         let rasterizer_desc = D3D11_RASTERIZER_DESC {
             FillMode: D3D11_FILL_SOLID,
-            CullMode: D3D11_CULL_NONE,
+            CullMode: D3D11_CULL_BACK,
+            FrontCounterClockwise: true.into(),
             DepthClipEnable: true.into(),
             ..Default::default()
         };
@@ -164,6 +183,21 @@ impl D3d11TerrainRenderer {
             DepthWriteMask: D3D11_DEPTH_WRITE_MASK_ALL,
             DepthFunc: D3D11_COMPARISON_LESS,
             ..Default::default()
+        };
+        let water_depth_desc = D3D11_DEPTH_STENCIL_DESC {
+            DepthWriteMask: D3D11_DEPTH_WRITE_MASK_ZERO,
+            ..depth_desc
+        };
+        let mut blend_desc = D3D11_BLEND_DESC::default();
+        blend_desc.RenderTarget[0] = D3D11_RENDER_TARGET_BLEND_DESC {
+            BlendEnable: true.into(),
+            SrcBlend: D3D11_BLEND_SRC_ALPHA,
+            DestBlend: D3D11_BLEND_INV_SRC_ALPHA,
+            BlendOp: D3D11_BLEND_OP_ADD,
+            SrcBlendAlpha: D3D11_BLEND_ONE,
+            DestBlendAlpha: D3D11_BLEND_INV_SRC_ALPHA,
+            BlendOpAlpha: D3D11_BLEND_OP_ADD,
+            RenderTargetWriteMask: D3D11_COLOR_WRITE_ENABLE_ALL.0 as u8,
         };
         // SAFETY: the bytecode and descriptions outlive each call; the out
         // pointers point at live locals.
@@ -178,6 +212,10 @@ impl D3d11TerrainRenderer {
                 .map_err(call_error("ID3D11Device::CreateRasterizerState"))?;
             d3d.CreateDepthStencilState(&depth_desc, Some(&mut depth_state))
                 .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
+            d3d.CreateDepthStencilState(&water_depth_desc, Some(&mut water_depth_state))
+                .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
+            d3d.CreateBlendState(&blend_desc, Some(&mut water_blend))
+                .map_err(call_error("ID3D11Device::CreateBlendState"))?;
         }
 
         let vertex_bytes: &[u8] = bytemuck::cast_slice(&grid.vertices);
@@ -193,7 +231,7 @@ impl D3d11TerrainRenderer {
             D3D11_BIND_INDEX_BUFFER.0 as u32,
             Some(grid.indices.as_bytes()),
         )?;
-        let height_count = grid.vertices.len();
+        let height_count = grid_width as usize * grid_height as usize;
         let flat = vec![0.0f32; height_count];
         let heights = create_dynamic_heights(&device, bytemuck::cast_slice(&flat))?;
         let heights_view = create_heights_view(&device, &heights, height_count as u32)?;
@@ -228,13 +266,16 @@ impl D3d11TerrainRenderer {
             input_layout: input_layout.ok_or_else(|| missing("input layout"))?,
             rasterizer: rasterizer.ok_or_else(|| missing("rasterizer state"))?,
             depth_state: depth_state.ok_or_else(|| missing("depth-stencil state"))?,
+            water_depth_state: water_depth_state.ok_or_else(|| missing("depth-stencil state"))?,
+            water_blend: water_blend.ok_or_else(|| missing("blend state"))?,
             vertex_buffer: Some(vertex_buffer),
             index_buffer,
             index_format: match grid.indices {
                 GridIndices::U16(_) => DXGI_FORMAT_R16_UINT,
                 GridIndices::U32(_) => DXGI_FORMAT_R32_UINT,
             },
-            index_count: grid.indices.len() as u32,
+            solid: grid.solid.clone(),
+            water: grid.water.clone(),
             heights,
             heights_view: Some(heights_view),
             frame_constants: Some(frame_constants),
@@ -294,7 +335,8 @@ impl D3d11TerrainRenderer {
             MinDepth: 0.0,
             MaxDepth: 1.0,
         };
-        let stride = size_of::<GridVertex>() as u32;
+        let stride = size_of::<DioramaVertex>() as u32;
+        let with_water = scene.sea_level.is_some();
         let offset = 0;
         // SAFETY: every bound object is live and owned by the renderer or the
         // target; the arrays passed outlive each call.
@@ -316,7 +358,6 @@ impl D3d11TerrainRenderer {
             context.PSSetConstantBuffers(0, Some(std::slice::from_ref(&self.frame_constants)));
             context.RSSetState(&self.rasterizer);
             context.RSSetViewports(Some(&[viewport]));
-            context.OMSetDepthStencilState(&self.depth_state, 0);
             for pass in &target.passes {
                 context.OMSetRenderTargets(
                     Some(std::slice::from_ref(&pass.color)),
@@ -334,8 +375,30 @@ impl D3d11TerrainRenderer {
                         &self.eye_constants[pass.first_eye as usize],
                     )),
                 );
-                context.DrawIndexedInstanced(self.index_count, pass.eyes, 0, 0, 0);
+                context.OMSetBlendState(None::<&ID3D11BlendState>, None, u32::MAX);
+                context.OMSetDepthStencilState(&self.depth_state, 0);
+                context.DrawIndexedInstanced(
+                    self.solid.len() as u32,
+                    pass.eyes,
+                    self.solid.start,
+                    0,
+                    0,
+                );
+                if with_water {
+                    context.OMSetBlendState(&self.water_blend, None, u32::MAX);
+                    context.OMSetDepthStencilState(&self.water_depth_state, 0);
+                    context.DrawIndexedInstanced(
+                        self.water.len() as u32,
+                        pass.eyes,
+                        self.water.start,
+                        0,
+                        0,
+                    );
+                }
             }
+            // Whoever draws next (the OpenXR compositor's own, or the next
+            // frame) starts from the default blend state.
+            context.OMSetBlendState(None::<&ID3D11BlendState>, None, u32::MAX);
         }
         Ok(())
     }
@@ -433,12 +496,16 @@ impl D3d11RenderTarget {
     }
 }
 
-/// A per-vertex input of two floats at `offset` in a [`GridVertex`].
-fn vertex_input(semantic: windows::core::PCSTR, offset: u32) -> D3D11_INPUT_ELEMENT_DESC {
+/// A per-vertex input of `format` at `offset` in a [`DioramaVertex`].
+fn vertex_input(
+    semantic: windows::core::PCSTR,
+    offset: u32,
+    format: DXGI_FORMAT,
+) -> D3D11_INPUT_ELEMENT_DESC {
     D3D11_INPUT_ELEMENT_DESC {
         SemanticName: semantic,
         SemanticIndex: 0,
-        Format: DXGI_FORMAT_R32G32_FLOAT,
+        Format: format,
         InputSlot: 0,
         AlignedByteOffset: offset,
         InputSlotClass: D3D11_INPUT_PER_VERTEX_DATA,

@@ -9,8 +9,8 @@ use super::context::GpuContext;
 use super::error::vk_error;
 use super::formats::is_srgb;
 use super::shader::{FRAGMENT_SHADER, ShaderModule, VERTEX_SHADER};
+use crate::render::diorama::DioramaVertex;
 use crate::render::error::RenderError;
-use crate::render::grid::GridVertex;
 use crate::render::scene::VIEW_COUNT;
 
 /// Every eye: view 0 is the left eye, view 1 the right, one array layer each.
@@ -162,13 +162,24 @@ pub(crate) fn create_pipeline_layout(
         .map_err(vk_error("vkCreatePipelineLayout"))
 }
 
-/// The terrain pipeline: the grid's vertices, heights from the storage
-/// buffer, depth test LESS, no culling, for targets of `color_format`.
+/// Which part of the diorama a pipeline draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// The closed solid: opaque, writing depth.
+    Solid,
+    /// The water, after the solid: blended over it, testing depth without writing it.
+    Water,
+}
+
+/// A diorama pipeline: the mesh's vertices, heights from the storage
+/// buffer, depth test LESS, back faces culled (the solid is closed), for
+/// targets of `color_format`.
 pub(crate) fn create_pipeline(
     ctx: &Arc<GpuContext>,
     layout: vk::PipelineLayout,
     render_pass: vk::RenderPass,
     color_format: vk::Format,
+    part: Part,
 ) -> Result<vk::Pipeline, RenderError> {
     let vertex = ShaderModule::new(ctx, VERTEX_SHADER)?;
     let fragment = ShaderModule::new(ctx, FRAGMENT_SHADER)?;
@@ -197,7 +208,7 @@ pub(crate) fn create_pipeline(
     ];
     let vertex_bindings = [vk::VertexInputBindingDescription {
         binding: 0,
-        stride: size_of::<GridVertex>() as u32,
+        stride: size_of::<DioramaVertex>() as u32,
         input_rate: vk::VertexInputRate::VERTEX,
     }];
     let vertex_attributes = [
@@ -213,6 +224,18 @@ pub(crate) fn create_pipeline(
             format: vk::Format::R32G32_SFLOAT,
             offset: 8,
         },
+        vk::VertexInputAttributeDescription {
+            location: 2,
+            binding: 0,
+            format: vk::Format::R32G32_SFLOAT,
+            offset: 16,
+        },
+        vk::VertexInputAttributeDescription {
+            location: 3,
+            binding: 0,
+            format: vk::Format::R32_SFLOAT,
+            offset: 24,
+        },
     ];
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(&vertex_bindings)
@@ -222,20 +245,27 @@ pub(crate) fn create_pipeline(
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewport_count(1)
         .scissor_count(1);
-    // No culling: the hologram can be seen from below its edge.
+    // The solid is closed and wound counter-clockwise seen from outside.
     let rasterization = vk::PipelineRasterizationStateCreateInfo::default()
         .polygon_mode(vk::PolygonMode::FILL)
-        .cull_mode(vk::CullModeFlags::NONE)
+        .cull_mode(vk::CullModeFlags::BACK)
         .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
         .line_width(1.0);
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
         .rasterization_samples(vk::SampleCountFlags::TYPE_1);
     let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(true)
-        .depth_write_enable(true)
+        .depth_write_enable(part == Part::Solid)
         .depth_compare_op(vk::CompareOp::LESS);
+    // Water over land keeps the land's alpha; over nothing it is partly transparent.
     let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
-        .blend_enable(false)
+        .blend_enable(part == Part::Water)
+        .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+        .color_blend_op(vk::BlendOp::ADD)
+        .src_alpha_blend_factor(vk::BlendFactor::ONE)
+        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+        .alpha_blend_op(vk::BlendOp::ADD)
         .color_write_mask(vk::ColorComponentFlags::RGBA)];
     let color_blend =
         vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);

@@ -231,6 +231,15 @@ mod tests {
             heights: Some(&heights),
             light_dir: Vec3::Y,
             bands: ColorBands::spread_over(0.0, 1.0),
+            base_bottom: -0.3,
+            // Water too, so its pipeline is exercised.
+            sea_level: Some(0.2),
+            time_s: 0.0,
+            display: crate::render::scene::Display::Additive,
+            marks: crate::render::scene::SurfaceMarks {
+                stroke: &[glam::Vec2::ZERO, glam::Vec2::ONE],
+                cursor: Some(glam::Vec2::splat(0.5)),
+            },
         };
         for _ in 0..3 {
             let frame = frames.begin().unwrap();

@@ -1,4 +1,4 @@
-//! The terrain pass: static grid, streamed heights, per-frame uniforms and
+//! The terrain pass: the static diorama mesh, streamed heights, per-frame uniforms and
 //! descriptors, recorded with the pipeline into a [`RenderTarget`] with multiview.
 use std::sync::Arc;
 
@@ -10,11 +10,12 @@ use super::context::GpuContext;
 use super::error::vk_error;
 use super::frames::{FRAMES_IN_FLIGHT, Frame};
 use super::memory::{Buffer, try_array};
-use super::pipeline::{MultiviewPass, create_pipeline, create_pipeline_layout};
+use super::pipeline::{MultiviewPass, Part, create_pipeline, create_pipeline_layout};
 use super::target::RenderTarget;
 use super::upload::{upload_static, write_mapped};
+use crate::render::diorama::DioramaMesh;
 use crate::render::error::RenderError;
-use crate::render::grid::{GridIndices, TerrainGrid};
+use crate::render::grid::GridIndices;
 use crate::render::scene::{FrameScene, FrameUniforms};
 
 /// Transparent black, so an additive display shows nothing but the terrain.
@@ -31,20 +32,24 @@ pub struct TerrainRenderer {
     descriptor_set_layout: vk::DescriptorSetLayout,
     /// The pipeline's layout.
     pipeline_layout: vk::PipelineLayout,
-    /// The terrain pipeline.
+    /// The solid's pipeline (land, sides, underside).
     pipeline: vk::Pipeline,
+    /// The water's pipeline, blended.
+    water_pipeline: vk::Pipeline,
     /// Holds `descriptor_sets`.
     descriptor_pool: vk::DescriptorPool,
     /// One set per frame slot: that slot's uniforms and the shared heights.
     descriptor_sets: [vk::DescriptorSet; FRAMES_IN_FLIGHT],
-    /// Static grid vertices.
+    /// Static diorama vertices.
     vertex_buffer: Buffer,
-    /// Static grid indices.
+    /// Static diorama indices.
     index_buffer: Buffer,
     /// 16- or 32-bit indices.
     index_type: vk::IndexType,
-    /// Indices to draw.
-    index_count: u32,
+    /// The solid's indices.
+    solid: std::ops::Range<u32>,
+    /// The water's indices.
+    water: std::ops::Range<u32>,
     /// Device-local heights the vertex shader reads.
     heights: Buffer,
     /// Host-visible staging for new heights, one per frame slot.
@@ -67,10 +72,10 @@ impl TerrainRenderer {
         color_format: vk::Format,
         depth_format: vk::Format,
     ) -> Result<Self, RenderError> {
-        let grid = TerrainGrid::new(grid_width, grid_height)?;
+        let grid = DioramaMesh::new(grid_width, grid_height)?;
         let vertex_bytes: &[u8] = bytemuck::cast_slice(&grid.vertices);
         let index_bytes = grid.indices.as_bytes();
-        let height_bytes = (grid.vertices.len() * size_of::<f32>()) as u64;
+        let height_bytes = (grid_width as usize * grid_height as usize * size_of::<f32>()) as u64;
 
         let transfer_dst = vk::BufferUsageFlags::TRANSFER_DST;
         let vertex_buffer = Buffer::new(
@@ -125,6 +130,7 @@ impl TerrainRenderer {
             descriptor_set_layout: vk::DescriptorSetLayout::null(),
             pipeline_layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
+            water_pipeline: vk::Pipeline::null(),
             descriptor_pool: vk::DescriptorPool::null(),
             descriptor_sets: [vk::DescriptorSet::null(); FRAMES_IN_FLIGHT],
             vertex_buffer,
@@ -133,7 +139,8 @@ impl TerrainRenderer {
                 GridIndices::U16(_) => vk::IndexType::UINT16,
                 GridIndices::U32(_) => vk::IndexType::UINT32,
             },
-            index_count: grid.indices.len() as u32,
+            solid: grid.solid.clone(),
+            water: grid.water.clone(),
             heights,
             height_staging,
             uniforms,
@@ -150,6 +157,14 @@ impl TerrainRenderer {
             renderer.pipeline_layout,
             renderer.pass.raw(),
             color_format,
+            Part::Solid,
+        )?;
+        renderer.water_pipeline = create_pipeline(
+            &renderer.ctx,
+            renderer.pipeline_layout,
+            renderer.pass.raw(),
+            color_format,
+            Part::Water,
         )?;
         Ok(renderer)
     }
@@ -261,7 +276,11 @@ impl TerrainRenderer {
             );
             device.cmd_bind_vertex_buffers(cmd, 0, &[self.vertex_buffer.raw()], &[0]);
             device.cmd_bind_index_buffer(cmd, self.index_buffer.raw(), 0, self.index_type);
-            device.cmd_draw_indexed(cmd, self.index_count, 1, 0, 0, 0);
+            device.cmd_draw_indexed(cmd, self.solid.len() as u32, 1, self.solid.start, 0, 0);
+            if scene.sea_level.is_some() {
+                device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.water_pipeline);
+                device.cmd_draw_indexed(cmd, self.water.len() as u32, 1, self.water.start, 0, 0);
+            }
             device.cmd_end_render_pass(cmd);
         }
         Ok(())
@@ -403,6 +422,7 @@ impl Drop for TerrainRenderer {
                 );
             }
             device.destroy_pipeline(self.pipeline, None);
+            device.destroy_pipeline(self.water_pipeline, None);
             device.destroy_pipeline_layout(self.pipeline_layout, None);
             device.destroy_descriptor_pool(self.descriptor_pool, None);
             device.destroy_descriptor_set_layout(self.descriptor_set_layout, None);

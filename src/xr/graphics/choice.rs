@@ -19,6 +19,19 @@ pub fn choose_blend_mode(offered: &[xr::EnvironmentBlendMode]) -> Option<xr::Env
         .or_else(|| offered.first().copied())
 }
 
+/// The reprojection mode to ask for among those the runtime `listed`
+/// (XR_MSFT_composition_layer_reprojection): planar from the submitted
+/// depth, which suits a table-top scene (one stable plane through the
+/// hologram), when it is listed and depth is submitted; else none, leaving
+/// the runtime's default (HoloLens 2: depth reprojection).
+pub fn choose_reprojection_mode(
+    listed: &[xr::ReprojectionModeMSFT],
+    depth_submitted: bool,
+) -> Option<xr::ReprojectionModeMSFT> {
+    let planar = xr::ReprojectionModeMSFT::PLANAR_FROM_DEPTH;
+    (depth_submitted && listed.contains(&planar)).then_some(planar)
+}
+
 /// A locally unique adapter id, as DXGI and xrGetD3D11GraphicsRequirementsKHR give it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Luid {
@@ -74,6 +87,27 @@ pub fn choose_dxgi_format(kind: SwapchainKind, offered: &[u32]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn planar_from_depth_is_asked_for_only_when_listed_with_depth() {
+        use xr::ReprojectionModeMSFT as Mode;
+        let hololens = [
+            Mode::DEPTH,
+            Mode::PLANAR_FROM_DEPTH,
+            Mode::PLANAR_MANUAL,
+            Mode::ORIENTATION_ONLY,
+        ];
+        assert_eq!(
+            choose_reprojection_mode(&hololens, true),
+            Some(Mode::PLANAR_FROM_DEPTH)
+        );
+        assert_eq!(choose_reprojection_mode(&hololens, false), None);
+        assert_eq!(
+            choose_reprojection_mode(&[Mode::DEPTH, Mode::ORIENTATION_ONLY], true),
+            None
+        );
+        assert_eq!(choose_reprojection_mode(&[], true), None);
+    }
 
     #[test]
     fn additive_is_preferred_else_the_runtimes_first() {

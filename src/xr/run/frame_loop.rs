@@ -28,6 +28,7 @@ use crate::app::recorder::{RunRecorder, WorldSummary};
 use crate::app::report::RunReport;
 use crate::app::{AppEvent, FrameInput, FrameOutput, VoiceCommand};
 use crate::atomic_file;
+use crate::render::scene::Display;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
 use crate::xr::input::actions::HANDS;
@@ -51,6 +52,8 @@ pub struct LoopRecord {
     pub anchored: bool,
     /// Every command applied, as `commands.jsonl` holds them.
     pub command_log: Option<CommandLog>,
+    /// Frames that also drew the first-person observer view (Mixed Reality Capture).
+    pub observer_frames: u64,
 }
 
 /// What the loop records as it goes. It is shared with the watchdog, which
@@ -68,6 +71,8 @@ pub struct LoopRecorder {
     anchored: bool,
     /// The app's world as the report needs it, as of its latest update.
     world: WorldSummary,
+    /// Frames that also drew the observer view.
+    observer_frames: u64,
 }
 
 impl LoopRecorder {
@@ -78,6 +83,7 @@ impl LoopRecorder {
             states_seen: Vec::new(),
             anchored: false,
             world: WorldSummary::default(),
+            observer_frames: 0,
         }
     }
 
@@ -90,6 +96,7 @@ impl LoopRecorder {
             session_states: self.states_seen.clone(),
             anchored: self.anchored,
             command_log: Some(self.run.command_log()),
+            observer_frames: self.observer_frames,
         }
     }
 }
@@ -404,12 +411,25 @@ impl<'a> FrameLoop<'a> {
             self.locked_recorder().anchored = anchored;
         }
 
+        // The blend mode the session chose decides the look: see-through
+        // (additive) or covering the world (opaque).
+        self.driver
+            .set_display(display_for(session.facts().blend_mode));
         let drawing = frame_state.should_render && !self.frame_limit_reached();
         let render_ms = if drawing {
             self.driver.draw(&output, |scene| session.draw(scene))?
         } else {
             None
         };
+        // Mixed Reality Capture: the camera's own view, at the eyes' display
+        // time, with every height (its renderer draws only while it is active).
+        if render_ms.is_some()
+            && session.observer_active()
+            && let Some(scene) = self.driver.scene_with_every_height(&output)
+            && session.draw_observer(&scene, time)?
+        {
+            self.locked_recorder().observer_frames += 1;
+        }
         session.end_frame(time, render_ms.is_some())?;
         if let Some(render_ms) = render_ms {
             let frames = {
@@ -483,5 +503,29 @@ fn state_name(state: xr::SessionState) -> &'static str {
         xr::SessionState::LOSS_PENDING => "LOSS_PENDING",
         xr::SessionState::EXITING => "EXITING",
         _ => "UNKNOWN",
+    }
+}
+
+/// The look for frames blended with the world by `mode`: only an opaque
+/// display shows black as black; additive and alpha-blended ones see
+/// through it, so they take the additive look's brightness floor.
+fn display_for(mode: xr::EnvironmentBlendMode) -> Display {
+    if mode == xr::EnvironmentBlendMode::OPAQUE {
+        Display::Opaque
+    } else {
+        Display::Additive
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_opaque_display_gets_the_opaque_look() {
+        use xr::EnvironmentBlendMode as Mode;
+        assert_eq!(display_for(Mode::OPAQUE), Display::Opaque);
+        assert_eq!(display_for(Mode::ADDITIVE), Display::Additive);
+        assert_eq!(display_for(Mode::ALPHA_BLEND), Display::Additive);
     }
 }

@@ -72,6 +72,12 @@ pub struct XrReport {
     pub blend_mode: String,
     /// Reference space used: "UNBOUNDED_MSFT" or "LOCAL".
     pub reference_space: String,
+    /// Frames that also drew the first-person observer view, which Mixed
+    /// Reality Capture records (0 without it, or while no capture ran).
+    pub observer_frames: u64,
+    /// The reprojection mode asked for (XR_MSFT_composition_layer_reprojection),
+    /// e.g. "PLANAR_FROM_DEPTH"; `None` when none was.
+    pub reprojection_mode: Option<String>,
     /// Colour and depth swapchain formats, e.g. "R8G8B8A8_SRGB".
     pub swapchain_formats: Vec<String>,
     /// Where the room's surfaces came from: "XR_MSFT_scene_understanding",
@@ -187,6 +193,7 @@ impl ReportSoFar {
         facts.blend_mode = format!("{:?}", session.blend_mode);
         facts.hand_tracking = session.hand_tracking;
         facts.reference_space = session.reference_space.into();
+        facts.reprojection_mode = session.reprojection.map(|mode| format!("{mode:?}"));
         facts.swapchain_formats = session.swapchain_formats.clone();
         facts.surfaces = session.surfaces.into();
         facts.placement_kept = session.placement_kept.clone();
@@ -225,6 +232,7 @@ impl ReportSoFar {
             session_states: record.session_states,
             anchored: record.anchored,
             command_log: record.command_log,
+            observer_frames: record.observer_frames,
             ended,
             longest_runtime_call: longest_watched_call().map(|longest| RuntimeCallRecord {
                 call: longest.name.into(),

@@ -36,6 +36,11 @@ pub struct EnabledExtensions {
     pub unbounded_space: bool,
     /// XR_KHR_composition_layer_depth: submit depth with the projection layer.
     pub composition_depth: bool,
+    /// XR_MSFT_composition_layer_reprojection: ask for a reprojection mode.
+    pub reprojection: bool,
+    /// XR_MSFT_secondary_view_configuration and XR_MSFT_first_person_observer:
+    /// render Mixed Reality Capture's camera view.
+    pub observer: bool,
     /// XR_MSFT_scene_understanding: the room's planes.
     pub scene_understanding: bool,
     /// XR_MSFT_holographic_remoting_speech: the player's speech recognizer
@@ -282,6 +287,9 @@ impl Runtime {
                 ext_hand_interaction: wanted.ext_hand_interaction,
                 unbounded_space: wanted.msft_unbounded_reference_space,
                 composition_depth: wanted.khr_composition_layer_depth,
+                reprojection: wanted.msft_composition_layer_reprojection,
+                observer: wanted.msft_secondary_view_configuration
+                    && wanted.msft_first_person_observer,
                 scene_understanding: enabled_names
                     .iter()
                     .any(|name| name == scene_understanding::EXTENSION_NAME),

@@ -19,6 +19,7 @@
 //! is the frame loop's (`run/frame_loop.rs`).
 
 pub mod layer;
+pub mod observer;
 
 use openxr as xr;
 
@@ -27,7 +28,7 @@ use crate::input::Hand;
 use crate::render::scene::{FrameScene, VIEW_COUNT};
 use crate::xr::convert::{eye_from_xr, joints_from_xr, pose_from_xr, pose_to_xr};
 use crate::xr::error::{XrError, xr_call};
-use crate::xr::graphics::choice::choose_blend_mode;
+use crate::xr::graphics::choice::{choose_blend_mode, choose_reprojection_mode};
 use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
 use crate::xr::graphics::{GraphicsBinding, StereoFrames, create_swapchain};
 use crate::xr::input::actions::{HandProfiles, HandSample, Input, located_pose};
@@ -37,7 +38,8 @@ use crate::xr::room::keeping::{Keeper, KeepingOptions};
 use crate::xr::room::surfaces::SurfaceFinder;
 use crate::xr::runtime::calls::{CallKind, calling, runtime_call, runtime_calls};
 use crate::xr::runtime::instance::Runtime;
-use crate::xr::session::layer::{ProjectionLayer, end_frame_with};
+use crate::xr::session::layer::{OBSERVER_VIEW, ObserverLayer, ProjectionLayer, end_frame_with};
+use crate::xr::session::observer::{Observer, begin_with_observer, wait_with_observer};
 
 /// The view configuration: two eyes.
 pub const VIEW_TYPE: xr::ViewConfigurationType = xr::ViewConfigurationType::PRIMARY_STEREO;
@@ -72,12 +74,17 @@ pub struct SessionFacts {
     pub surfaces: &'static str,
     /// Where the placement is kept between runs.
     pub placement_kept: String,
+    /// The reprojection mode asked for with each frame
+    /// (XR_MSFT_composition_layer_reprojection), when one is.
+    pub reprojection: Option<xr::sys::ReprojectionModeMSFT>,
 }
 
 /// The session and what hangs off it. Fields drop in declaration order:
 /// the renderer and its targets on the swapchain images first, then
 /// OpenXR's objects, the session last.
 pub struct Session<B: GraphicsBinding> {
+    /// Mixed Reality Capture's observer view, where the runtime has one.
+    observer: Option<Observer<B>>,
     /// The renderer and its targets on the swapchain images.
     frames: B::Frames,
     /// The anchor pinning the hologram, when XR_MSFT_spatial_anchor made one.
@@ -196,8 +203,19 @@ impl<B: GraphicsBinding> Session<B> {
             || Keeper::open(&session, reference_space == "UNBOUNDED_MSFT", keeping),
         )?;
         let swapchain_formats = vec![B::format_name(color.format), B::format_name(depth.format)];
+        let reprojection = set_up("xrEnumerateReprojectionModesMSFT", || {
+            reprojection_mode(runtime)
+        })?;
         // SAFETY: the frames are dropped before the swapchains (field order).
         let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
+        let observer = set_up(
+            "xrEnumerateViewConfigurations/xrEnumerateViewConfigurationViews/xrCreateSwapchain",
+            || {
+                // SAFETY: the observer is the session's first field, dropped
+                // before the session, which the caller drops before `graphics`.
+                unsafe { Observer::create(runtime, graphics, &session, grid_width, grid_height) }
+            },
+        )?;
         let facts = SessionFacts {
             system_name,
             blend_mode,
@@ -206,8 +224,10 @@ impl<B: GraphicsBinding> Session<B> {
             swapchain_formats,
             surfaces: surface_finder.as_ref().map_or("none", SurfaceFinder::name),
             placement_kept: keeper.description().to_owned(),
+            reprojection,
         };
         Ok(Self {
+            observer,
             frames,
             anchor: None,
             surface_finder,
@@ -263,8 +283,12 @@ impl<B: GraphicsBinding> Session<B> {
             matches!(state, xr::SessionState::VISIBLE | xr::SessionState::FOCUSED);
         match state {
             xr::SessionState::READY => {
-                watched("xrBeginSession", || self.session.begin(VIEW_TYPE))
-                    .map_err(xr_call("xrBeginSession"))?;
+                if self.observer.is_some() {
+                    watched("xrBeginSession", || begin_with_observer(&self.session))?;
+                } else {
+                    watched("xrBeginSession", || self.session.begin(VIEW_TYPE))
+                        .map_err(xr_call("xrBeginSession"))?;
+                }
                 self.status.running = true;
             }
             xr::SessionState::STOPPING => {
@@ -291,7 +315,76 @@ impl<B: GraphicsBinding> Session<B> {
 
     /// Waits until the runtime wants the next frame (xrWaitFrame).
     pub fn wait_frame(&mut self) -> Result<xr::FrameState, XrError> {
-        watched("xrWaitFrame", || self.frame_waiter.wait()).map_err(xr_call("xrWaitFrame"))
+        let Some(observer) = self.observer.as_mut() else {
+            return watched("xrWaitFrame", || self.frame_waiter.wait())
+                .map_err(xr_call("xrWaitFrame"));
+        };
+        let (state, active) = watched("xrWaitFrame", || wait_with_observer(&self.session))?;
+        observer.active = active;
+        observer.drawn = false;
+        Ok(state)
+    }
+
+    /// Whether the runtime said the observer view is active for this frame.
+    pub fn observer_active(&self) -> bool {
+        self.observer
+            .as_ref()
+            .is_some_and(|observer| observer.active)
+    }
+
+    /// Draws `scene` (with every height) from the observer view, located
+    /// at `time`, into its own images; whether it was drawn (not when the
+    /// runtime could not locate the view).
+    pub fn draw_observer(
+        &mut self,
+        scene: &FrameScene<'_>,
+        time: xr::Time,
+    ) -> Result<bool, XrError> {
+        let Some(observer) = self.observer.as_mut() else {
+            return Ok(false);
+        };
+        let (flags, views) = watched("xrLocateViews", || {
+            self.session.locate_views(OBSERVER_VIEW, time, &self.base)
+        })
+        .map_err(xr_call("xrLocateViews"))?;
+        let located = flags
+            .contains(xr::ViewStateFlags::POSITION_VALID | xr::ViewStateFlags::ORIENTATION_VALID);
+        let [view] = views.as_slice() else {
+            return Err(XrError::UnequalViews);
+        };
+        if !located {
+            return Ok(false);
+        }
+        observer.view = *view;
+        let camera = eye_from_xr(view).render_view();
+        let acquire = |swapchain: &mut xr::Swapchain<B::Api>| {
+            watched("xrAcquireSwapchainImage", || swapchain.acquire_image())
+                .map(|index| index as usize)
+                .map_err(xr_call("xrAcquireSwapchainImage"))
+        };
+        let color_index = acquire(&mut observer.color.handle)?;
+        let depth_index = acquire(&mut observer.depth.handle)?;
+        for swapchain in [&mut observer.color.handle, &mut observer.depth.handle] {
+            watched("xrWaitSwapchainImage", || {
+                swapchain.wait_image(xr::Duration::INFINITE)
+            })
+            .map_err(xr_call("xrWaitSwapchainImage"))?;
+        }
+        let drawn = observer.frames.render(
+            color_index,
+            depth_index,
+            &FrameScene {
+                views: [camera; VIEW_COUNT as usize],
+                ..*scene
+            },
+        );
+        for swapchain in [&mut observer.color.handle, &mut observer.depth.handle] {
+            watched("xrReleaseSwapchainImage", || swapchain.release_image())
+                .map_err(xr_call("xrReleaseSwapchainImage"))?;
+        }
+        drawn?;
+        observer.drawn = true;
+        Ok(true)
     }
 
     /// Begins the frame the last `wait_frame` announced (xrBeginFrame).
@@ -425,10 +518,20 @@ impl<B: GraphicsBinding> Session<B> {
     }
 
     /// Ends the frame shown at `time` (xrEndFrame): with the images `draw`
-    /// just filled when `drawn`, else with no layer at all.
+    /// just filled when `drawn`, else with no layer at all; while the
+    /// observer view is active, with its layer (or none) too.
     pub fn end_frame(&mut self, time: xr::Time, drawn: bool) -> Result<(), XrError> {
         let blend_mode = self.facts.blend_mode;
-        if !drawn {
+        let observer = self
+            .observer
+            .as_ref()
+            .filter(|observer| observer.active)
+            .map(|observer| ObserverLayer {
+                view: &observer.view,
+                color: &observer.color,
+                drawn: observer.drawn && drawn,
+            });
+        if !drawn && observer.is_none() {
             return watched("xrEndFrame", || {
                 self.frame_stream.end(time, blend_mode, &[])
             })
@@ -441,12 +544,22 @@ impl<B: GraphicsBinding> Session<B> {
             depth: self.submit_depth.then_some(&self.depth),
         };
         watched("xrEndFrame", || {
-            end_frame_with(&self.session, time, blend_mode, &layer)
+            end_frame_with(
+                &self.session,
+                time,
+                blend_mode,
+                self.facts.reprojection,
+                drawn.then_some(&layer),
+                observer.as_ref(),
+            )
         })
     }
 
     /// Waits until the GPU no longer uses any swapchain image.
     pub fn wait_idle(&mut self) -> Result<(), XrError> {
+        if let Some(observer) = self.observer.as_mut() {
+            observer.frames.wait_idle()?;
+        }
         self.frames.wait_idle()
     }
 
@@ -455,6 +568,7 @@ impl<B: GraphicsBinding> Session<B> {
     /// is named for the watchdog as it is made.
     pub fn destroy(self) {
         let Session {
+            observer,
             frames,
             anchor,
             surface_finder,
@@ -470,6 +584,9 @@ impl<B: GraphicsBinding> Session<B> {
             ..
         } = self;
         runtime_calls(CallKind::Watched, || {
+            // Its renderer, then its swapchains (the struct's field order).
+            calling("xrDestroySwapchain");
+            drop(observer);
             drop(frames);
             // Each of these names its calls as it drops.
             drop(anchor);
@@ -556,4 +673,48 @@ fn hand_input(sample: &HandSample) -> HandInput {
         squeeze: sample.squeeze,
         select_is_air_tap: sample.select_is_air_tap,
     }
+}
+
+/// The reprojection mode to ask for, from those the runtime lists for the
+/// stereo view ([`choose_reprojection_mode`]); `None` without
+/// XR_MSFT_composition_layer_reprojection or depth submission.
+fn reprojection_mode(runtime: &Runtime) -> Result<Option<xr::sys::ReprojectionModeMSFT>, XrError> {
+    let Some(extension) = runtime
+        .instance
+        .exts()
+        .msft_composition_layer_reprojection
+        .filter(|_| runtime.extensions.reprojection)
+    else {
+        return Ok(None);
+    };
+    let enumerate = |capacity: u32, count: &mut u32, modes: *mut xr::sys::ReprojectionModeMSFT| {
+        // SAFETY: the instance and system are live; `modes` has room for
+        // `capacity` modes (none when 0).
+        let result = unsafe {
+            (extension.enumerate_reprojection_modes)(
+                runtime.instance.as_raw(),
+                runtime.system,
+                VIEW_TYPE,
+                capacity,
+                count,
+                modes,
+            )
+        };
+        if result.into_raw() < 0 {
+            Err(XrError::Xr {
+                call: "xrEnumerateReprojectionModesMSFT",
+                result,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let mut count = 0;
+    enumerate(0, &mut count, std::ptr::null_mut())?;
+    let mut listed = vec![xr::sys::ReprojectionModeMSFT::DEPTH; count as usize];
+    enumerate(count, &mut count, listed.as_mut_ptr())?;
+    listed.truncate(count as usize);
+    let chosen = choose_reprojection_mode(&listed, runtime.extensions.composition_depth);
+    log::info!("reprojection modes offered {listed:?}; asking for {chosen:?}");
+    Ok(chosen)
 }

@@ -20,7 +20,7 @@ pub struct OptionalExtension {
 
 /// Every optional extension the app asks for, the one list `Runtime::open`
 /// enables from (and what decides the capabilities a packaged app declares).
-pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 11] = [
+pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 14] = [
     OptionalExtension {
         name: "XR_EXT_hand_tracking",
         flag: |set| Some(&mut set.ext_hand_tracking),
@@ -64,6 +64,24 @@ pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 11] = [
     OptionalExtension {
         name: "XR_KHR_composition_layer_depth",
         flag: |set| Some(&mut set.khr_composition_layer_depth),
+        unknown_to_crate: false,
+    },
+    // Mixed Reality Capture records the camera's own view (the observer)
+    // rather than the right eye's reprojected to it.
+    OptionalExtension {
+        name: "XR_MSFT_secondary_view_configuration",
+        flag: |set| Some(&mut set.msft_secondary_view_configuration),
+        unknown_to_crate: false,
+    },
+    OptionalExtension {
+        name: "XR_MSFT_first_person_observer",
+        flag: |set| Some(&mut set.msft_first_person_observer),
+        unknown_to_crate: false,
+    },
+    // Planar reprojection from the submitted depth steadies a table-top hologram.
+    OptionalExtension {
+        name: "XR_MSFT_composition_layer_reprojection",
+        flag: |set| Some(&mut set.msft_composition_layer_reprojection),
         unknown_to_crate: false,
     },
     // A HoloLens app runs in an app container, where the loader and the

@@ -11,8 +11,8 @@ use crate::extensions::{Enabled, Extension};
 use crate::state::{Failure, bad_handle, call};
 use crate::structs::{c_str, out_value};
 use crate::{
-    actions, anchors, frame, graphics, hands, instance, planes, remoting, scene, session, spaces,
-    speech, swapchain,
+    actions, anchors, frame, graphics, hands, instance, planes, remoting, reprojection, scene,
+    session, spaces, speech, swapchain,
 };
 use holoterrain::xr::sys::scene_understanding as su;
 
@@ -136,6 +136,11 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             "xrLocateSceneComponentsMSFT" => scene::locate_scene_components as su::LocateSceneComponentsFn,
         )
     };
+    let reprojection = || {
+        table!(name,
+            "xrEnumerateReprojectionModesMSFT" => reprojection::enumerate_reprojection_modes as xr::pfn::EnumerateReprojectionModesMSFT,
+        )
+    };
     let plane_detection = || {
         table!(name,
             "xrCreatePlaneDetectorEXT" => planes::create_plane_detector as xr::pfn::CreatePlaneDetectorEXT,
@@ -147,6 +152,12 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
         )
     };
     None.or_else(|| graphics.then(|| graphics::function(name)).flatten())
+        .or_else(|| {
+            enabled
+                .has(Extension::CompositionLayerReprojection)
+                .then(reprojection)
+                .flatten()
+        })
         .or_else(|| {
             enabled
                 .has(Extension::HandTracking)

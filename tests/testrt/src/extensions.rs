@@ -19,6 +19,12 @@ pub enum Extension {
     D3d11Enable,
     /// XR_KHR_composition_layer_depth.
     CompositionLayerDepth,
+    /// XR_MSFT_composition_layer_reprojection.
+    CompositionLayerReprojection,
+    /// XR_MSFT_secondary_view_configuration.
+    SecondaryViewConfiguration,
+    /// XR_MSFT_first_person_observer.
+    FirstPersonObserver,
     /// XR_EXT_hand_tracking.
     HandTracking,
     /// XR_MSFT_hand_interaction.
@@ -64,11 +70,29 @@ const fn name(with_nul: &'static [u8]) -> &'static str {
 }
 
 /// The extensions of every build.
-const TABLE: [Entry; 10] = [
+const TABLE: [Entry; 13] = [
     Entry {
         extension: Extension::CompositionLayerDepth,
         name: name(xr::KHR_COMPOSITION_LAYER_DEPTH_EXTENSION_NAME),
         version: xr::KHR_composition_layer_depth_SPEC_VERSION,
+        offered: || true,
+    },
+    Entry {
+        extension: Extension::CompositionLayerReprojection,
+        name: name(xr::MSFT_COMPOSITION_LAYER_REPROJECTION_EXTENSION_NAME),
+        version: xr::MSFT_composition_layer_reprojection_SPEC_VERSION,
+        offered: || true,
+    },
+    Entry {
+        extension: Extension::SecondaryViewConfiguration,
+        name: name(xr::MSFT_SECONDARY_VIEW_CONFIGURATION_EXTENSION_NAME),
+        version: xr::MSFT_secondary_view_configuration_SPEC_VERSION,
+        offered: || true,
+    },
+    Entry {
+        extension: Extension::FirstPersonObserver,
+        name: name(xr::MSFT_FIRST_PERSON_OBSERVER_EXTENSION_NAME),
+        version: xr::MSFT_first_person_observer_SPEC_VERSION,
         offered: || true,
     },
     Entry {
@@ -194,6 +218,11 @@ impl Enabled {
     /// Whether `extension` is enabled.
     pub fn has(&self, extension: Extension) -> bool {
         self.0.contains(&extension)
+    }
+
+    /// Whether the observer view exists: both of its extensions are enabled.
+    pub fn observer(&self) -> bool {
+        self.has(Extension::SecondaryViewConfiguration) && self.has(Extension::FirstPersonObserver)
     }
 }
 

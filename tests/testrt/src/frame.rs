@@ -14,7 +14,9 @@ use crate::extensions::Extension;
 use crate::instance::{BLEND_MODE, MAX_LAYER_COUNT};
 use crate::layers::{
     DepthInfo, FrameObjects, Layer, ProjectionView, SubImage, SwapchainFacts, check_layers,
+    check_layers_of,
 };
+use crate::observer::OBSERVER;
 use crate::state::{Failure, Runtime, XrResult, invalid, lookup_mut, out_of_order, with_runtime};
 use crate::structs::{check_chain, input, output, structure_type_name};
 use crate::wearer::EPOCH_NS;
@@ -30,6 +32,11 @@ pub struct FrameCycle {
     wall_start: Option<Instant>,
     /// Frames handed out by xrWaitFrame so far.
     handed_out: u64,
+    /// The session began with the observer view enabled.
+    pub observer_enabled: bool,
+    /// The frame number (from 0) of the frame waited for or begun, when
+    /// the observer view is active for it.
+    observer_active: Option<u64>,
 }
 
 /// One eye's image of a submitted frame.
@@ -78,6 +85,8 @@ pub unsafe extern "system" fn wait_frame(
             events,
             config,
             anchor_store,
+            enabled,
+            observer,
             ..
         } = runtime;
         let current = lookup_mut(sessions, session.into_raw(), "XrSession")?;
@@ -89,8 +98,13 @@ pub unsafe extern "system" fn wait_frame(
         }
         // SAFETY: the application's output pointer.
         let state = unsafe { output(frame_state, "frameState") }?;
+        let allowed: &[xr::StructureType] = if enabled.observer() {
+            &[xr::StructureType::SECONDARY_VIEW_CONFIGURATION_FRAME_STATE_MSFT]
+        } else {
+            &[]
+        };
         // SAFETY: the chain is the application's.
-        unsafe { check_chain(state.next, &[], "frameState") }?;
+        unsafe { check_chain(state.next, allowed, "frameState") }?;
         current.check_running()?;
         if current.frame.waited.is_some() {
             return Err(out_of_order(
@@ -101,6 +115,11 @@ pub unsafe extern "system" fn wait_frame(
             hangs = config.hang_at;
             return Ok(xr::Result::SUCCESS);
         }
+        let frame = current.frame.handed_out;
+        let observing = current.frame.observer_enabled && observer.active_at(frame);
+        // SAFETY: the chain was checked; its structures are the application's.
+        unsafe { write_secondary_states(state.next, current.frame.observer_enabled, observing) }?;
+        current.frame.observer_active = observing.then_some(frame);
         current.frame.handed_out += 1;
         let anchor_kept = anchor_store.contains(holoterrain::xr::KEPT_ANCHOR_NAME);
         let time_ns = wearer.next_frame(anchor_kept).time_ns;
@@ -211,12 +230,20 @@ pub unsafe extern "system" fn end_frame(
     with_runtime("xrEndFrame", |runtime| {
         let handle = session.into_raw();
         let depth = runtime.enabled.has(Extension::CompositionLayerDepth);
+        let reprojection_enabled = runtime.enabled.has(Extension::CompositionLayerReprojection);
+        let observer_extensions = runtime.enabled.observer();
         let current = lookup_mut(&mut runtime.sessions, handle, "XrSession")?;
         // SAFETY: the application's pointers.
         let info = unsafe { input(end_info, "frameEndInfo") }?;
+        let allowed: &[xr::StructureType] = if observer_extensions {
+            &[xr::StructureType::SECONDARY_VIEW_CONFIGURATION_FRAME_END_INFO_MSFT]
+        } else {
+            &[]
+        };
         // SAFETY: the chain is the application's.
-        unsafe { check_chain(info.next, &[], "frameEndInfo") }?;
+        unsafe { check_chain(info.next, allowed, "frameEndInfo") }?;
         current.check_running()?;
+        let observer_frame = current.frame.observer_active.take();
         let Some(begun) = current.frame.begun.take() else {
             return Err(out_of_order("xrEndFrame without xrBeginFrame"));
         };
@@ -248,7 +275,22 @@ pub unsafe extern "system" fn end_frame(
             ));
         }
         // SAFETY: the application's layer array and the structures it points at.
-        let layers = unsafe { read_layers(info, depth) }?;
+        let (layers, reprojection) =
+            unsafe { read_layers(info.layer_count, info.layers, depth, reprojection_enabled) }?;
+        // SAFETY: the chain was checked; its structures are the application's.
+        let observer_layers = unsafe { read_observer_layers(info.next, depth, observer_frame) }?;
+        check_layers_of(
+            &observer_layers,
+            &SessionObjects {
+                runtime,
+                session: handle,
+            },
+            1,
+            "SECONDARY_MONO_FIRST_PERSON_OBSERVER_MSFT",
+        )?;
+        if let Some(mode) = reprojection {
+            crate::reprojection::check_mode(mode, &runtime.reprojection_modes)?;
+        }
         check_layers(
             &layers,
             &SessionObjects {
@@ -256,12 +298,29 @@ pub unsafe extern "system" fn end_frame(
                 session: handle,
             },
         )?;
+        if let (Some(frame), Some(Layer::Projection { views, .. })) =
+            (observer_frame, observer_layers.first())
+        {
+            let view = &views[0];
+            let image = ViewImage {
+                swapchain: view.sub_image.swapchain,
+                image: runtime
+                    .swapchains
+                    .get(&view.sub_image.swapchain)
+                    .and_then(|swapchain| swapchain.cycle.last_released())
+                    .unwrap_or_default(),
+                array_index: view.sub_image.array_index,
+                rect: view.sub_image.rect,
+            };
+            read_back_observer(runtime, handle, frame, image);
+        }
         if layers.is_empty() {
             return Ok(xr::Result::SUCCESS);
         }
         let frame = runtime.record.frames_submitted;
         runtime.record.frames_submitted += 1;
         runtime.record.blend_mode = Some(format!("{:?}", info.environment_blend_mode));
+        runtime.record.note_projection(&layers, reprojection);
         let submission = layers.iter().find_map(|layer| match layer {
             Layer::Projection { views, .. } => Some(Submission {
                 frame,
@@ -295,16 +354,24 @@ pub unsafe extern "system" fn end_frame(
 /// # Safety
 /// `info.layers` holds `info.layer_count` pointers (or is NULL), each NULL
 /// or pointing at a composition layer structure that lives for the call.
-unsafe fn read_layers(info: &xr::FrameEndInfo, depth_enabled: bool) -> XrResult<Vec<Layer>> {
-    let count = info.layer_count as usize;
-    if count > 0 && info.layers.is_null() {
+/// Also gives the reprojection mode a projection layer asks for (with
+/// XR_MSFT_composition_layer_reprojection enabled).
+unsafe fn read_layers(
+    layer_count: u32,
+    layer_pointers: *const *const xr::CompositionLayerBaseHeader,
+    depth_enabled: bool,
+    reprojection_enabled: bool,
+) -> XrResult<(Vec<Layer>, Option<xr::ReprojectionModeMSFT>)> {
+    let count = layer_count as usize;
+    if count > 0 && layer_pointers.is_null() {
         return Err(invalid(format!("layers is NULL with layerCount {count}")));
     }
     let mut layers = Vec::with_capacity(count);
+    let mut reprojection = None;
     for index in 0..count {
         let what = format!("layers[{index}]");
         // SAFETY: the array holds `count` pointers.
-        let header = unsafe { *info.layers.add(index) };
+        let header = unsafe { *layer_pointers.add(index) };
         // SAFETY: a layer pointer is NULL or points at a layer structure.
         let Some(base) = (unsafe { header.as_ref() }) else {
             return Err(Failure::violation(
@@ -325,8 +392,24 @@ unsafe fn read_layers(info: &xr::FrameEndInfo, depth_enabled: bool) -> XrResult<
             xr::StructureType::COMPOSITION_LAYER_PROJECTION => {
                 // SAFETY: the type says the structure is a projection layer.
                 let layer = unsafe { &*header.cast::<xr::CompositionLayerProjection>() };
+                let allowed: &[xr::StructureType] = if reprojection_enabled {
+                    &[xr::StructureType::COMPOSITION_LAYER_REPROJECTION_INFO_MSFT]
+                } else {
+                    &[]
+                };
                 // SAFETY: the chain is the application's.
-                unsafe { check_chain(layer.next, &[], &what) }?;
+                unsafe { check_chain(layer.next, allowed, &what) }?;
+                let mut link = layer.next.cast::<xr::BaseInStructure>();
+                // SAFETY: the chain was checked: each link is a structure of it.
+                while let Some(header) = unsafe { link.as_ref() } {
+                    if header.ty == xr::StructureType::COMPOSITION_LAYER_REPROJECTION_INFO_MSFT {
+                        // SAFETY: the type says it is a reprojection info structure.
+                        let info =
+                            unsafe { &*link.cast::<xr::CompositionLayerReprojectionInfoMSFT>() };
+                        reprojection = Some(info.reprojection_mode);
+                    }
+                    link = header.next;
+                }
                 if layer.view_count > 0 && layer.views.is_null() {
                     return Err(invalid(format!("{what}.views is NULL")));
                 }
@@ -368,7 +451,7 @@ unsafe fn read_layers(info: &xr::FrameEndInfo, depth_enabled: bool) -> XrResult<
             }
         }
     }
-    Ok(layers)
+    Ok((layers, reprojection))
 }
 
 /// The sub-image an XrSwapchainSubImage names.
@@ -454,4 +537,151 @@ pub fn read_back_pending(runtime: &mut Runtime, session: u64) {
         }
     }
     runtime.record.write_frame(submission.frame, &eyes);
+}
+
+/// Fills the observer's state in a frame state's chain: whether it is
+/// `active` this frame. The chain's secondary state must list exactly the
+/// configurations the session began with (the observer's when
+/// `observer_enabled`).
+///
+/// # Safety
+/// `next` is a valid chain of the application's output structures.
+unsafe fn write_secondary_states(
+    next: *mut std::ffi::c_void,
+    observer_enabled: bool,
+    active: bool,
+) -> XrResult {
+    let mut link = next.cast::<xr::BaseOutStructure>();
+    // SAFETY: the caller's promise: each link is a structure of the chain.
+    while let Some(header) = unsafe { link.as_mut() } {
+        if header.ty == xr::StructureType::SECONDARY_VIEW_CONFIGURATION_FRAME_STATE_MSFT {
+            // SAFETY: the type says which structure it is.
+            let frame_state =
+                unsafe { &mut *link.cast::<xr::SecondaryViewConfigurationFrameStateMSFT>() };
+            let count = frame_state.view_configuration_count as usize;
+            if count != usize::from(observer_enabled) {
+                return Err(Failure::violation(
+                    xr::Result::ERROR_VALIDATION_FAILURE,
+                    format!(
+                        "frameState's secondary viewConfigurationCount is {count}, not the {} configurations xrBeginSession enabled",
+                        usize::from(observer_enabled)
+                    ),
+                ));
+            }
+            if count > 0 {
+                if frame_state.view_configuration_states.is_null() {
+                    return Err(invalid("viewConfigurationStates is NULL with a count"));
+                }
+                // SAFETY: the application's array of `count` states.
+                let states = unsafe {
+                    std::slice::from_raw_parts_mut(frame_state.view_configuration_states, count)
+                };
+                for state in states {
+                    if state.ty != xr::StructureType::SECONDARY_VIEW_CONFIGURATION_STATE_MSFT {
+                        return Err(Failure::violation(
+                            xr::Result::ERROR_VALIDATION_FAILURE,
+                            "a viewConfigurationStates element is not an XrSecondaryViewConfigurationStateMSFT",
+                        ));
+                    }
+                    state.view_configuration_type = OBSERVER;
+                    state.active = active.into();
+                }
+            }
+        }
+        link = header.next;
+    }
+    Ok(())
+}
+
+/// The layers a frame end info's chain submits for the observer view,
+/// which must be active this frame (`observer_frame`) and blended ADDITIVE.
+///
+/// # Safety
+/// `next` is a valid chain of the application's structures.
+unsafe fn read_observer_layers(
+    next: *const std::ffi::c_void,
+    depth_enabled: bool,
+    observer_frame: Option<u64>,
+) -> XrResult<Vec<Layer>> {
+    let mut layers = Vec::new();
+    let mut link = next.cast::<xr::BaseInStructure>();
+    // SAFETY: the caller's promise: each link is a structure of the chain.
+    while let Some(header) = unsafe { link.as_ref() } {
+        if header.ty == xr::StructureType::SECONDARY_VIEW_CONFIGURATION_FRAME_END_INFO_MSFT {
+            // SAFETY: the type says which structure it is.
+            let end_info =
+                unsafe { &*link.cast::<xr::SecondaryViewConfigurationFrameEndInfoMSFT>() };
+            let count = end_info.view_configuration_count as usize;
+            if count > 0 && end_info.view_configuration_layers_info.is_null() {
+                return Err(invalid("viewConfigurationLayersInfo is NULL with a count"));
+            }
+            for index in 0..count {
+                // SAFETY: the application's array of `count` layer infos.
+                let layer_info = unsafe { &*end_info.view_configuration_layers_info.add(index) };
+                if layer_info.view_configuration_type != OBSERVER {
+                    return Err(Failure::violation(
+                        xr::Result::ERROR_SECONDARY_VIEW_CONFIGURATION_TYPE_NOT_ENABLED_MSFT,
+                        format!(
+                            "viewConfigurationLayersInfo[{index}] is for {:?}, which xrBeginSession did not enable",
+                            layer_info.view_configuration_type
+                        ),
+                    ));
+                }
+                if observer_frame.is_none() {
+                    return Err(Failure::violation(
+                        xr::Result::ERROR_VALIDATION_FAILURE,
+                        "layers for the observer view, which xrWaitFrame did not say is active for this frame",
+                    ));
+                }
+                if layer_info.environment_blend_mode != BLEND_MODE {
+                    return Err(Failure::violation(
+                        xr::Result::ERROR_ENVIRONMENT_BLEND_MODE_UNSUPPORTED,
+                        format!(
+                            "the observer's environmentBlendMode {:?}: this display blends ADDITIVE only",
+                            layer_info.environment_blend_mode
+                        ),
+                    ));
+                }
+                // SAFETY: the application's layer array.
+                let (read, _) = unsafe {
+                    read_layers(
+                        layer_info.layer_count,
+                        layer_info.layers,
+                        depth_enabled,
+                        false,
+                    )
+                }?;
+                layers.extend(read);
+            }
+        }
+        link = header.next;
+    }
+    Ok(layers)
+}
+
+/// Reads back the observer view's image of frame `frame` and writes it as
+/// `observer-NNNNN.png`; a failure is reported on stderr and in the
+/// report, never to the application.
+fn read_back_observer(runtime: &mut Runtime, session: u64, frame: u64, view: ViewImage) {
+    runtime.record.observer_frames += 1;
+    let Some(current) = runtime.sessions.get_mut(&session) else {
+        return;
+    };
+    let Some(swapchain) = runtime.swapchains.get(&view.swapchain) else {
+        return;
+    };
+    match current
+        .device
+        .read_back(&swapchain.images, view.image, view.array_index, view.rect)
+    {
+        Ok(pixels) => runtime.record.write_observer(
+            frame,
+            view.rect.extent.width as u32,
+            view.rect.extent.height as u32,
+            &pixels,
+        ),
+        Err(error) => runtime
+            .record
+            .note_failure(format!("reading back observer frame {frame}: {error}")),
+    }
 }

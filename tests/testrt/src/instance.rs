@@ -13,6 +13,7 @@ use xr::Handle as _;
 use crate::anchors::AnchorStore;
 use crate::config::Config;
 use crate::extensions::{self, Enabled, Extension};
+use crate::observer::OBSERVER;
 use crate::remoting::Remoting;
 use crate::report::Record;
 use crate::session;
@@ -299,14 +300,13 @@ fn open(enabled: Enabled) -> Result<Runtime, String> {
         config.pc_codecs.clone(),
         config.player_codecs.clone(),
     );
-    Ok(Runtime::new(
-        config,
-        enabled,
-        wearer,
-        remoting,
-        record,
-        anchor_store,
-    ))
+    let reprojection_modes = crate::reprojection::listed_modes()?;
+    let observer = crate::observer::ObserverSettings::from_environment()?;
+    Ok(Runtime {
+        reprojection_modes,
+        observer,
+        ..Runtime::new(config, enabled, wearer, remoting, record, anchor_store)
+    })
 }
 
 /// xrDestroyInstance: destroys what is left and writes runtime-report.json.
@@ -473,6 +473,19 @@ pub fn check_view_configuration(view_type: xr::ViewConfigurationType) -> XrResul
     }
 }
 
+/// `view_type` must be PRIMARY_STEREO, or the observer's where its
+/// extensions are enabled.
+pub fn check_any_view_configuration(
+    runtime: &Runtime,
+    view_type: xr::ViewConfigurationType,
+) -> XrResult {
+    if view_type == OBSERVER && runtime.enabled.observer() {
+        Ok(())
+    } else {
+        check_view_configuration(view_type)
+    }
+}
+
 /// xrEnumerateViewConfigurations.
 ///
 /// # Safety
@@ -487,13 +500,18 @@ pub unsafe extern "system" fn enumerate_view_configurations(
     with_runtime("xrEnumerateViewConfigurations", |runtime| {
         runtime.check_instance(instance)?;
         check_system(system_id)?;
+        let listed: &[xr::ViewConfigurationType] = if runtime.enabled.observer() {
+            &[VIEW_CONFIGURATION, OBSERVER]
+        } else {
+            &[VIEW_CONFIGURATION]
+        };
         // SAFETY: the application's pointers.
         unsafe {
             two_call(
                 capacity,
                 count_output,
                 types,
-                &[VIEW_CONFIGURATION],
+                listed,
                 "viewConfigurationTypes",
                 |_| Ok(()),
                 |slot, value| *slot = *value,
@@ -515,10 +533,10 @@ pub unsafe extern "system" fn get_view_configuration_properties(
     with_runtime("xrGetViewConfigurationProperties", |runtime| {
         runtime.check_instance(instance)?;
         check_system(system_id)?;
-        check_view_configuration(view_type)?;
+        check_any_view_configuration(runtime, view_type)?;
         // SAFETY: the application's output pointer.
         let properties = unsafe { output(properties, "configurationProperties") }?;
-        properties.view_configuration_type = VIEW_CONFIGURATION;
+        properties.view_configuration_type = view_type;
         properties.fov_mutable = xr::FALSE;
         Ok(xr::Result::SUCCESS)
     })
@@ -539,15 +557,19 @@ pub unsafe extern "system" fn enumerate_view_configuration_views(
     with_runtime("xrEnumerateViewConfigurationViews", |runtime| {
         runtime.check_instance(instance)?;
         check_system(system_id)?;
-        check_view_configuration(view_type)?;
-        let size = runtime.config.resolution;
+        check_any_view_configuration(runtime, view_type)?;
+        let (size, count) = if view_type == OBSERVER {
+            (runtime.observer.size, 1)
+        } else {
+            (runtime.config.resolution, 2)
+        };
         // SAFETY: the application's pointers.
         unsafe {
             two_call_typed(
                 capacity,
                 count_output,
                 views,
-                &[(); 2],
+                &[(); 2][..count],
                 "views",
                 |view, ()| {
                     view.recommended_image_rect_width = size.width;
@@ -577,7 +599,7 @@ pub unsafe extern "system" fn enumerate_environment_blend_modes(
     with_runtime("xrEnumerateEnvironmentBlendModes", |runtime| {
         runtime.check_instance(instance)?;
         check_system(system_id)?;
-        check_view_configuration(view_type)?;
+        check_any_view_configuration(runtime, view_type)?;
         // SAFETY: the application's pointers.
         unsafe {
             two_call(

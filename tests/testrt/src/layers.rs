@@ -101,14 +101,25 @@ pub trait FrameObjects {
 
 /// Checks every layer; the first problem found is the error.
 pub fn check_layers(layers: &[Layer], objects: &impl FrameObjects) -> XrResult {
+    check_layers_of(layers, objects, VIEW_COUNT, "PRIMARY_STEREO")
+}
+
+/// Checks every layer of a view configuration (`configuration`) whose
+/// projection layers have `view_count` views.
+pub fn check_layers_of(
+    layers: &[Layer],
+    objects: &impl FrameObjects,
+    view_count: usize,
+    configuration: &str,
+) -> XrResult {
     for (index, layer) in layers.iter().enumerate() {
         let at = |what: &str| format!("layers[{index}]{what}");
         match layer {
             Layer::Projection { space, views } => {
                 check_space(*space, objects, &at(".space"))?;
-                if views.len() != VIEW_COUNT {
+                if views.len() != view_count {
                     return Err(invalid(format!(
-                        "{} has {} views; PRIMARY_STEREO has {VIEW_COUNT}",
+                        "{} has {} views; {configuration} has {view_count}",
                         at(""),
                         views.len()
                     )));

@@ -1,7 +1,9 @@
 //! What the runtime saw, written to `HOLOTERRAIN_TESTRT_OUT`:
 //! `runtime-report.json` at xrDestroyInstance (graphics API, frames
 //! submitted, formats chosen, blend mode, session states, haptics,
-//! remoting, speech, violations, scenes computed, the anchor store's names)
+//! remoting, speech, violations, scenes computed, the reprojection modes
+//! listed and asked for, the depth's near and far planes, the anchor
+//! store's names)
 //! and `submitted-NNNNN.png`, the submitted colour
 //! images read back, both eyes side by side as the simulator writes its
 //! frames. Every file is written whole or not at all.
@@ -26,13 +28,21 @@ pub fn image_name(frame: u64) -> String {
     format!("submitted-{frame:05}.png")
 }
 
+/// The file name of the observer view's image of frame `frame`.
+pub fn observer_image_name(frame: u64) -> String {
+    format!("observer-{frame:05}.png")
+}
+
 /// Whether `name` is a file the runtime writes.
 fn is_runtime_output(name: &str) -> bool {
     name == REPORT_FILE
-        || name
-            .strip_prefix("submitted-")
-            .and_then(|rest| rest.strip_suffix(".png"))
-            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        || ["submitted-", "observer-"].iter().any(|prefix| {
+            name.strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(".png"))
+                .is_some_and(|digits| {
+                    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                })
+        })
 }
 
 /// One xrApplyHapticFeedback call.
@@ -79,6 +89,15 @@ pub struct Record {
     pub problems: Vec<String>,
     /// Scenes computed (xrComputeNewSceneMSFT).
     pub scene_computes: u32,
+    /// Each reprojection mode the frames asked for, in the order first asked
+    /// ("none" for frames that asked for none).
+    pub reprojection_modes: Vec<String>,
+    /// Each distinct [nearZ, farZ] of the submitted depth, in order.
+    pub depth_ranges: Vec<[f32; 2]>,
+    /// Frames that submitted a layer for the observer view.
+    pub observer_frames: u64,
+    /// The observer images written.
+    pub observer_images: Vec<String>,
 }
 
 /// runtime-report.json.
@@ -98,6 +117,11 @@ struct Report<'a> {
     images: &'a [String],
     problems: &'a [String],
     scene_computes: u32,
+    reprojection_modes_listed: Vec<String>,
+    reprojection_modes: &'a [String],
+    depth_ranges: &'a [[f32; 2]],
+    observer_frames: u64,
+    observer_images: &'a [String],
     anchor_store: Vec<String>,
     wearer: WearerSummary,
 }
@@ -142,6 +166,29 @@ impl Record {
         })
     }
 
+    /// Notes what a submitted frame's projection layer asked for: its
+    /// reprojection mode and its depth's near and far planes.
+    pub fn note_projection(
+        &mut self,
+        layers: &[crate::layers::Layer],
+        reprojection: Option<openxr_sys::ReprojectionModeMSFT>,
+    ) {
+        let mode = reprojection.map_or_else(|| "none".to_owned(), crate::reprojection::mode_name);
+        if !self.reprojection_modes.contains(&mode) {
+            self.reprojection_modes.push(mode);
+        }
+        for layer in layers {
+            if let crate::layers::Layer::Projection { views, .. } = layer {
+                for depth in views.iter().filter_map(|view| view.depth.as_ref()) {
+                    let range = [depth.near_z, depth.far_z];
+                    if !self.depth_ranges.contains(&range) {
+                        self.depth_ranges.push(range);
+                    }
+                }
+            }
+        }
+    }
+
     /// Notes a problem on the runtime's side (stderr and the report).
     pub fn note_failure(&mut self, problem: String) {
         eprintln!("holoterrain-testrt: {problem}");
@@ -182,6 +229,23 @@ impl Record {
         }
     }
 
+    /// Writes the observer view's image of frame `frame` (`width`×`height`
+    /// RGBA rows, alpha kept) as `observer-NNNNN.png`.
+    pub fn write_observer(&mut self, frame: u64, width: u32, height: u32, rgba: &[u8]) {
+        let Some(dir) = self.out.clone() else {
+            return;
+        };
+        let name = observer_image_name(frame);
+        let path = dir.join(&name);
+        let written = holoterrain::sim::capture::encode_rgba_png(width, height, rgba, &path)
+            .map_err(|error| error.to_string())
+            .and_then(|png| atomic_file::write(&path, &png).map_err(|error| error.to_string()));
+        match written {
+            Ok(()) => self.observer_images.push(name),
+            Err(error) => self.note_failure(format!("writing {}: {error}", path.display())),
+        }
+    }
+
     /// Writes runtime-report.json (nothing without an output folder).
     pub fn write(&self, runtime: &Runtime) -> Result<(), String> {
         let Some(dir) = &self.out else {
@@ -203,6 +267,15 @@ impl Record {
             images: &self.images,
             problems: &self.problems,
             scene_computes: self.scene_computes,
+            reprojection_modes_listed: runtime
+                .reprojection_modes
+                .iter()
+                .map(|&mode| crate::reprojection::mode_name(mode))
+                .collect(),
+            reprojection_modes: &self.reprojection_modes,
+            depth_ranges: &self.depth_ranges,
+            observer_frames: self.observer_frames,
+            observer_images: &self.observer_images,
             anchor_store: runtime.anchor_store.names(),
             wearer: WearerSummary {
                 seed: app.seed(),

@@ -215,9 +215,17 @@ pub unsafe extern "system" fn begin_session(
         let current = lookup(&runtime.sessions, handle, "XrSession")?;
         // SAFETY: the application's pointers.
         let info = unsafe { input(begin_info, "beginInfo") }?;
+        let allowed: &[xr::StructureType] = if runtime.enabled.observer() {
+            &[xr::StructureType::SECONDARY_VIEW_CONFIGURATION_SESSION_BEGIN_INFO_MSFT]
+        } else {
+            &[]
+        };
         // SAFETY: the chain is the application's.
-        unsafe { check_chain(info.next, &[], "beginInfo") }?;
+        unsafe { check_chain(info.next, allowed, "beginInfo") }?;
         check_view_configuration(info.primary_view_configuration_type)?;
+        // SAFETY: the chain was checked; its structures are the application's.
+        let secondary = unsafe { secondary_types(info.next) }?;
+        crate::observer::check_enabled(&secondary)?;
         if current.lost {
             return Err(Failure::quiet(xr::Result::ERROR_SESSION_LOST));
         }
@@ -233,7 +241,9 @@ pub unsafe extern "system" fn begin_session(
                 format!("the session is {}, not READY", state_name(current.state)),
             ));
         }
-        lookup_mut(&mut runtime.sessions, handle, "XrSession")?.running = true;
+        let current = lookup_mut(&mut runtime.sessions, handle, "XrSession")?;
+        current.running = true;
+        current.frame.observer_enabled = !secondary.is_empty();
         for state in [
             xr::SessionState::SYNCHRONIZED,
             xr::SessionState::VISIBLE,
@@ -303,4 +313,37 @@ pub unsafe extern "system" fn end_session(session: xr::Session) -> xr::Result {
         }
         Ok(xr::Result::SUCCESS)
     })
+}
+
+/// The secondary view configurations a begin info's chain enables.
+///
+/// # Safety
+/// `next` is a valid chain of the application's structures.
+unsafe fn secondary_types(
+    next: *const std::ffi::c_void,
+) -> XrResult<Vec<xr::ViewConfigurationType>> {
+    let mut types = Vec::new();
+    let mut link = next.cast::<xr::BaseInStructure>();
+    // SAFETY: the caller's promise: each link is a structure of the chain.
+    while let Some(header) = unsafe { link.as_ref() } {
+        if header.ty == xr::StructureType::SECONDARY_VIEW_CONFIGURATION_SESSION_BEGIN_INFO_MSFT {
+            // SAFETY: the type says which structure it is.
+            let info =
+                unsafe { &*link.cast::<xr::SecondaryViewConfigurationSessionBeginInfoMSFT>() };
+            let count = info.view_configuration_count as usize;
+            if count > 0 && info.enabled_view_configuration_types.is_null() {
+                return Err(crate::state::invalid(
+                    "enabledViewConfigurationTypes is NULL with a count",
+                ));
+            }
+            if count > 0 {
+                // SAFETY: the application's array of `count` types.
+                types.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts(info.enabled_view_configuration_types, count)
+                });
+            }
+        }
+        link = header.next;
+    }
+    Ok(types)
 }

@@ -15,8 +15,9 @@ use xr::Handle as _;
 
 use crate::actions::{hand_of, pose_active, pose_component};
 use crate::extensions::Extension;
-use crate::instance::check_view_configuration;
+use crate::instance::check_any_view_configuration;
 use crate::layers::check_pose;
+use crate::observer::{OBSERVER, observer_view};
 use crate::state::{Failure, Runtime, XrResult, invalid, lookup, new_handle, with_runtime};
 use crate::structs::{
     check_chain, find_in_chain, input, out_value, output, two_call, two_call_typed,
@@ -363,7 +364,7 @@ pub unsafe extern "system" fn locate_views(
         let info = unsafe { input(view_locate_info, "viewLocateInfo") }?;
         // SAFETY: the chain is the application's.
         unsafe { check_chain(info.next, &[], "viewLocateInfo") }?;
-        check_view_configuration(info.view_configuration_type)?;
+        check_any_view_configuration(runtime, info.view_configuration_type)?;
         check_time(info.display_time, "viewLocateInfo.displayTime")?;
         let base = *lookup(&runtime.spaces, info.space.into_raw(), "XrSpace")?;
         if base.session != session {
@@ -375,8 +376,38 @@ pub unsafe extern "system" fn locate_views(
         unsafe { check_chain(state.next, &[], "viewState") }?;
         let time_ns = info.display_time.as_nanos();
         let base_pose = locate_in_room(runtime, &base, time_ns);
-        let eyes = runtime.wearer.at(time_ns).views;
-        let located = base_pose.is_some();
+        let input = runtime.wearer.at(time_ns);
+        // (pose, fov) of each view: both eyes, or the observer camera at the head.
+        let views_at: Vec<(Pose, xr::Fovf)> = if info.view_configuration_type == OBSERVER {
+            input
+                .head
+                .map(|head| observer_view(&head, runtime.observer.size))
+                .into_iter()
+                .collect()
+        } else {
+            input
+                .views
+                .iter()
+                .map(|eye| {
+                    (
+                        eye.pose,
+                        xr::Fovf {
+                            angle_left: eye.fov.angle_left,
+                            angle_right: eye.fov.angle_right,
+                            angle_up: eye.fov.angle_up,
+                            angle_down: eye.fov.angle_down,
+                        },
+                    )
+                })
+                .collect()
+        };
+        // The observer needs the head, which the wearer has from the first frame.
+        let located = base_pose.is_some() && !views_at.is_empty();
+        let views_at = if views_at.is_empty() {
+            vec![(Pose::IDENTITY, xr::Fovf::default()); 1]
+        } else {
+            views_at
+        };
         state.view_state_flags = if located {
             xr::ViewStateFlags::POSITION_VALID
                 | xr::ViewStateFlags::ORIENTATION_VALID
@@ -391,18 +422,15 @@ pub unsafe extern "system" fn locate_views(
                 capacity,
                 count_output,
                 views,
-                &eyes,
+                &views_at,
                 "views",
-                |view, eye| {
-                    view.pose = base_pose.map_or(xr::Posef::IDENTITY, |base| {
-                        pose_to_xr(&relative(&base, &eye.pose))
-                    });
-                    view.fov = xr::Fovf {
-                        angle_left: eye.fov.angle_left,
-                        angle_right: eye.fov.angle_right,
-                        angle_up: eye.fov.angle_up,
-                        angle_down: eye.fov.angle_down,
-                    };
+                |view, (pose, fov)| {
+                    view.pose = base_pose
+                        .filter(|_| located)
+                        .map_or(xr::Posef::IDENTITY, |base| {
+                            pose_to_xr(&relative(&base, pose))
+                        });
+                    view.fov = *fov;
                 },
             )
         }

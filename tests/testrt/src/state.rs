@@ -130,6 +130,10 @@ pub struct Runtime {
     pub scenes: HashMap<u64, Scene>,
     /// Live plane detectors; each belongs to a session.
     pub plane_detectors: HashMap<u64, PlaneDetector>,
+    /// The reprojection modes xrEnumerateReprojectionModesMSFT lists.
+    pub reprojection_modes: Vec<xr::ReprojectionModeMSFT>,
+    /// When the observer view is active, and its size.
+    pub observer: crate::observer::ObserverSettings,
 }
 
 /// The state of the one instance the runtime holds (`None` before
@@ -179,6 +183,9 @@ impl Runtime {
             scene_observers: HashMap::new(),
             scenes: HashMap::new(),
             plane_detectors: HashMap::new(),
+            reprojection_modes: crate::reprojection::parse_modes(None)
+                .expect("the default modes are known"),
+            observer: crate::observer::ObserverSettings::default(),
         }
     }
 
