@@ -68,7 +68,9 @@ void main() {
     vec3 rock = srgb_to_linear(vec3(0.50, 0.45, 0.40));
     vec3 snow = srgb_to_linear(vec3(0.95, 0.96, 1.0));
     vec3 water = srgb_to_linear(vec3(0.05, 0.3, 0.9));
-    vec3 mark = srgb_to_linear(vec3(1.0, 0.92, 0.45));
+    // Cyan: it stands out on sand, grass, rock and snow alike, and is
+    // bright on an additive display.
+    vec3 mark = srgb_to_linear(vec3(0.45, 1.0, 1.0));
 
     vec3 normal = normalize(in_normal);
     vec3 terrain_up = normalize(frame.model[1].xyz);

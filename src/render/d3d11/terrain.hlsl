@@ -173,7 +173,9 @@ float4 pixel_main(VertexOutput input) : SV_Target
     float3 rock = srgb_to_linear(float3(0.50, 0.45, 0.40));
     float3 snow = srgb_to_linear(float3(0.95, 0.96, 1.0));
     float3 water = srgb_to_linear(float3(0.05, 0.3, 0.9));
-    float3 mark = srgb_to_linear(float3(1.0, 0.92, 0.45));
+    // Cyan: it stands out on sand, grass, rock and snow alike, and is
+    // bright on an additive display.
+    float3 mark = srgb_to_linear(float3(0.45, 1.0, 1.0));
 
     float3 normal = normalize(input.normal);
     // The model matrix's second column (model[1] indexes a row in HLSL).
