@@ -3,7 +3,6 @@
 //! It sits above the layers it uses: the engine (`terrain`) for the heights
 //! and the sample formats, and for the glb mesh the renderer's grid and
 //! palette (`render`) placed as the app places the hologram (`app`).
-use crate::app::World;
 use crate::app::log::CommandLog;
 use glam::{Mat4, Vec3};
 
@@ -334,7 +333,8 @@ fn replayed(path: &std::path::Path) -> Result<Heightmap, GenerateError> {
     })?;
     let log = CommandLog::parse(&text)
         .map_err(|error| GenerateError::Usage(format!("command log {shown}: {error}")))?;
-    let world = World::replayed(&log)
+    let world = log
+        .replay_offline()
         .map_err(|error| GenerateError::Usage(format!("command log {shown}: {error}")))?;
     Ok(world.heightmap().clone())
 }

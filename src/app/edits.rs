@@ -6,10 +6,12 @@
 //! The heights the world holds are `grown + layer` (summed in that order,
 //! so a replay that settles every edit at once ends with the same bits as
 //! a run that eased them in).
-use super::world::EDIT_EASE_NS;
 use crate::terrain::Heightmap;
 use crate::terrain::Sliced;
 use crate::terrain::sculpt::{Edit, EditRaster, edit_change};
+
+/// How long an edit takes to ease in once rasterised, nanoseconds of display time.
+pub const EDIT_EASE_NS: i64 = 500_000_000;
 
 /// An edit on its way in.
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::command::{Applied, Command, Origin};
-use super::world::AppConfig;
+use super::world::{AppConfig, AppError, World};
 use crate::terrain::recipe::Recipe;
 
 /// The command log's file name, beside the run's report.
@@ -149,6 +149,21 @@ impl CommandLog {
             entries: Vec::new(),
             end: None,
         }
+    }
+
+    /// The world this log's run ended with: its commands applied in order,
+    /// each at the growth iteration it applied at, growth to the iteration
+    /// the run ended at, every edit settled; no frames, no display time
+    /// (`generate --replay`).
+    pub fn replay_offline(&self) -> Result<World, AppError> {
+        let mut world = World::new(&self.start.app_config())?;
+        for entry in &self.entries {
+            world.grow_to(entry.iteration);
+            world.apply(&entry.command, entry.time_ns);
+        }
+        let last = self.entries.last().map_or(0, |entry| entry.iteration);
+        world.grow_to(self.end.map_or(last, |end| end.iteration));
+        Ok(world)
     }
 
     /// The log as `commands.jsonl` holds it, one JSON value a line.

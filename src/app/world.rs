@@ -6,7 +6,6 @@ use super::edits::EditLayer;
 use super::frame::AppEvent;
 use super::growth::GrowthSchedule;
 use super::growth::MAX_ITERATIONS_PER_FRAME;
-use super::log::CommandLog;
 use super::placement::{self, Placement, PlacementCause};
 use super::undo::{Replaced, UndoStack, Undone};
 use crate::input::Aabb;
@@ -19,9 +18,6 @@ use crate::terrain::{Heightmap, TerrainError};
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
 pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
-
-/// How long an edit takes to ease in once rasterised, nanoseconds of display time.
-pub const EDIT_EASE_NS: i64 = 500_000_000;
 
 /// What the app cannot start with.
 #[derive(Debug, Error)]
@@ -323,20 +319,6 @@ impl World {
         let behind = iteration.saturating_sub(self.growth.steps_done());
         self.growth.step(behind);
         self.settle_edits();
-    }
-
-    /// The terrain `log`'s run ended with: its commands applied in order,
-    /// each at the growth iteration it applied at, growth to the iteration
-    /// the run ended at, every edit settled; no frames, no display time.
-    pub fn replayed(log: &CommandLog) -> Result<World, AppError> {
-        let mut world = World::new(&log.start.app_config())?;
-        for entry in &log.entries {
-            world.grow_to(entry.iteration);
-            world.apply(&entry.command, entry.time_ns);
-        }
-        let last = log.entries.last().map_or(0, |entry| entry.iteration);
-        world.grow_to(log.end.map_or(last, |end| end.iteration));
-        Ok(world)
     }
 
     /// Terrain commands undo can still take back.

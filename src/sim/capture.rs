@@ -3,7 +3,7 @@ use std::path::Path;
 
 use glam::Vec3;
 
-use super::SimError;
+use super::error::SimError;
 use crate::app::{EyeView, Fov};
 use crate::input::Pose;
 

@@ -13,34 +13,32 @@
 //! folder starts from it. With `--replay FILE` a command log drives the
 //! frames instead of a gesture script: the same commands on the same frames.
 pub mod capture;
+mod error;
 pub mod output;
 pub mod room;
 pub mod script;
 pub mod user;
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use thiserror::Error;
-
-use crate::app::driver::{self, Diverged, FrameDriver, WorldArgs};
-use crate::app::kept::{self, KeptError, KeptIn, KeptPlacement};
+use crate::app::driver::{self, FrameDriver, WorldArgs};
+use crate::app::kept::{self, KeptIn, KeptPlacement};
 use crate::app::log::{CommandLog, LogError, LogStart};
 use crate::app::recorder::RunRecorder;
-use crate::app::{AppError, FrameInput, Kept, Surface};
+use crate::app::{FrameInput, Kept, Surface};
 use crate::render::backend::{Backend, OffscreenOptions};
-use crate::render::error::RenderError;
 use crate::render::offscreen;
 use crate::render::scene::Display;
 use crate::render::scene::FrameScene;
 use crate::size::Size;
 use crate::terrain::export::{self, Format};
-use crate::terrain::recipe::RecipeError;
+pub use error::SimError;
 use output::ApngWriter;
 pub use output::SimReport;
-use room::{Room, RoomError};
-use script::{Action, Script, ScriptError};
+use room::Room;
+use script::{Action, Script};
 use user::SimulatedUser;
 
 /// Largest heightmap side the simulator accepts.
@@ -141,121 +139,6 @@ impl Default for SimArgs {
                 width: capture::DEFAULT_CAPTURE_SIZE.0,
                 height: capture::DEFAULT_CAPTURE_SIZE.1,
             },
-        }
-    }
-}
-
-/// Why a simulator run failed; each message is one line naming the problem.
-#[derive(Debug, Error)]
-pub enum SimError {
-    /// A flag's value is out of range.
-    #[error("--{flag}: {problem}")]
-    InvalidArgument {
-        /// The flag, without dashes.
-        flag: &'static str,
-        /// What is wrong with its value and what is allowed.
-        problem: String,
-    },
-    /// The script file could not be read.
-    #[error("cannot read the gesture script {path}: {source}")]
-    ReadScript {
-        /// The script's path.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The script has a bad line.
-    #[error("gesture script {path}, {source}")]
-    Script {
-        /// The script's path.
-        path: PathBuf,
-        /// The line and what is wrong with it.
-        source: ScriptError,
-    },
-    /// The command log to replay could not be read.
-    #[error("cannot read the command log {path}: {source}")]
-    ReadLog {
-        /// The log's path.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The command log to replay has a bad line.
-    #[error("command log {path}, {source}")]
-    Log {
-        /// The log's path.
-        path: PathBuf,
-        /// The line and what is wrong with it.
-        source: LogError,
-    },
-    /// The recipe cannot be used.
-    #[error("--recipe: {0}")]
-    Recipe(#[from] RecipeError),
-    /// The replay no longer follows its log.
-    #[error(transparent)]
-    Diverged(#[from] Diverged),
-    /// The room file could not be read.
-    #[error("cannot read the room {path}: {source}")]
-    ReadRoom {
-        /// The room's path.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The room file has a bad line.
-    #[error("room {path}, {source}")]
-    Room {
-        /// The room's path.
-        path: PathBuf,
-        /// The line and what is wrong with it.
-        source: RoomError,
-    },
-    /// The kept placement could not be written (or forgotten).
-    #[error(transparent)]
-    State(KeptError),
-    /// An output file or folder could not be written.
-    #[error("cannot write {path}: {source}")]
-    Output {
-        /// What was being written.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A PNG could not be encoded.
-    #[error("cannot encode {path}: {source}")]
-    Png {
-        /// The image being written.
-        path: PathBuf,
-        /// Why.
-        source: png::EncodingError,
-    },
-    /// The app could not start.
-    #[error(transparent)]
-    App(#[from] AppError),
-    /// Rendering failed (including: no Vulkan driver).
-    #[error(transparent)]
-    Render(#[from] RenderError),
-}
-
-impl SimError {
-    fn output(path: &Path, source: std::io::Error) -> Self {
-        SimError::Output {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-
-    fn png(path: &Path, source: png::EncodingError) -> Self {
-        SimError::Png {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-
-    fn invalid(flag: &'static str, problem: impl Into<String>) -> Self {
-        SimError::InvalidArgument {
-            flag,
-            problem: problem.into(),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempPath;
 
-use super::SimError;
+use super::error::SimError;
 use crate::app::report::RunReport;
 use crate::atomic_file;
 use crate::render::backend::StereoImage;
