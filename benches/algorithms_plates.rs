@@ -58,25 +58,11 @@ fn plates_slices(c: &mut Criterion) {
         ];
         for (name, make) in jobs {
             let times = bench_slices(&mut group, format!("{name}, {size}x{size}"), &start, &make);
-            results.push((size, name, Rc::clone(&fill), times));
+            results.push((size, name.to_string(), Rc::clone(&fill), times));
         }
     }
     group.finish();
-    for (size, name, fill, times) in results {
-        let (Some(fill), Some((slices, median, worst))) =
-            (sample_median(&fill, SAMPLES), slice_summary(&times))
-        else {
-            continue;
-        };
-        println!(
-            "plates slices {size}x{size}, {name}: {slices} slices, median {:.1} µs = {:.1}× the fill, worst {:.1} µs = {:.1}× the fill ({:.2} µs)",
-            median / 1e3,
-            median / fill,
-            worst / 1e3,
-            worst / fill,
-            fill / 1e3
-        );
-    }
+    print_slice_lines("plates slices", &results, SAMPLES);
 }
 
 criterion_group!(benches, plates_slices);

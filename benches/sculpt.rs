@@ -71,21 +71,7 @@ fn sculpt_slices(c: &mut Criterion) {
         compositions.push((size, Rc::clone(&fill), compose));
     }
     group.finish();
-    for (size, name, fill, times) in results {
-        let (Some(fill), Some((slices, median, worst))) =
-            (sample_median(&fill, SAMPLES), slice_summary(&times))
-        else {
-            continue;
-        };
-        println!(
-            "sculpt {size}x{size}, {name}: {slices} slices, median {:.1} µs = {:.1}× the fill, worst {:.1} µs = {:.1}× the fill ({:.2} µs)",
-            median / 1e3,
-            median / fill,
-            worst / 1e3,
-            worst / fill,
-            fill / 1e3
-        );
-    }
+    print_slice_lines("sculpt", &results, SAMPLES);
     for (size, fill, compose) in compositions {
         if let (Some(fill), Some(compose)) = (
             sample_median(&fill, SAMPLES),

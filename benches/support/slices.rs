@@ -140,3 +140,28 @@ pub fn slice_summary(times: &SliceTimes) -> Option<(usize, f64, f64)> {
     let worst = per_slice.iter().copied().fold(0.0, f64::max);
     Some((slices, median_of(&mut per_slice), worst))
 }
+
+/// Prints one line per job of `results` ((size, name, fill, slice times)):
+/// its slices, median and worst slice, each also as a multiple of the fill
+/// of the same map; `what` starts each line. Jobs that did not run are skipped.
+pub fn print_slice_lines(
+    what: &str,
+    results: &[(usize, String, Recorded, SliceTimes)],
+    samples: usize,
+) {
+    for (size, name, fill, times) in results {
+        let (Some(fill), Some((slices, median, worst))) =
+            (sample_median(fill, samples), slice_summary(times))
+        else {
+            continue;
+        };
+        println!(
+            "{what} {size}x{size}, {name}: {slices} slices, median {:.1} µs = {:.1}× the fill, worst {:.1} µs = {:.1}× the fill ({:.2} µs)",
+            median / 1e3,
+            median / fill,
+            worst / 1e3,
+            worst / fill,
+            fill / 1e3
+        );
+    }
+}
