@@ -61,14 +61,24 @@ impl EditLayer {
     }
 
     /// Starts `edit` (already checked) easing in, settling the one before.
+    /// A lift whose preview shows at its point is already in view: it
+    /// settles at once, so the hill the hand let go of does not sink and
+    /// rise again.
     pub fn begin(&mut self, edit: &Edit) {
         self.settle();
+        let previewed = match (edit, &self.preview) {
+            (Edit::Lift { at, .. }, Some((Edit::Lift { at: shown, .. }, _))) => at == shown,
+            _ => false,
+        };
         self.in_flight = Some(InFlight {
             raster: EditRaster::new(edit, self.width, self.height),
             change: Heightmap::flat(self.width, self.height).expect("the map's own size"),
             easing_since_ns: None,
             shown: 0.0,
         });
+        if previewed {
+            self.settle();
+        }
     }
 
     /// Moves the edit in flight on to `now`: one band of its raster, or its
@@ -177,5 +187,41 @@ impl EditLayer {
     /// The heights that show, once [`Self::compose`] made them.
     pub fn shown(&self) -> Option<&Heightmap> {
         self.shown.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lift(height: f32) -> Edit {
+        Edit::Lift {
+            at: [0.5, 0.5],
+            height,
+        }
+    }
+
+    #[test]
+    fn a_previewed_lift_settles_at_once_and_another_eases_in() {
+        let grown = Heightmap::flat(17, 17).unwrap();
+        let mut layer = EditLayer::new(17, 17);
+        layer.preview(Some(&lift(0.09)));
+        layer.begin(&lift(0.1));
+        layer.preview(None);
+        layer.compose(&grown);
+        assert_eq!(layer.shown().unwrap().get(8, 8), 0.1, "the hill stays up");
+
+        let mut fresh = EditLayer::new(17, 17);
+        fresh.begin(&lift(0.1));
+        fresh.advance(0);
+        fresh.compose(&grown);
+        assert_eq!(
+            fresh.shown().unwrap().get(8, 8),
+            0.0,
+            "it eases in from nothing"
+        );
+        fresh.advance(EDIT_EASE_NS);
+        fresh.compose(&grown);
+        assert_eq!(fresh.shown().unwrap().get(8, 8), 0.1);
     }
 }
