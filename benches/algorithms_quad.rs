@@ -2,10 +2,13 @@
 //! producer: writing every height once.
 //!
 //! `cargo bench --bench algorithms_quad`; figures are recorded in
-//! docs/terrain-quadtree-bench.md.
+//! docs/performance.md, "Edge-matched quadtree tiles".
 use criterion::{Criterion, criterion_group, criterion_main};
+use holoterrain::terrain::Heightmap;
 use holoterrain::terrain::quadtree::QuadtreeWorld;
+use holoterrain::terrain::quadtree_growth::{QuadtreeGrowth, QuadtreeParams};
 use std::hint::black_box;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 #[path = "support/slices.rs"]
@@ -85,5 +88,29 @@ fn quadtree_tile(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, quadtree_tile);
+/// A tile grown live (the `uplands` recipe's job), a level a slice, at
+/// 257² and 513², every slice timed beside the fill of the same map.
+fn quadtree_live(c: &mut Criterion) {
+    const SAMPLES: usize = 10;
+    let mut group = slice_group(c, "quadtree live", SAMPLES);
+    let mut results = Vec::new();
+    for size in [257usize, 513] {
+        let fill = bench_fill(&mut group, size, size);
+        let start = Heightmap::flat(size, size).expect("valid size");
+        let params = QuadtreeParams {
+            roughness: 0.75,
+            amplitude: 0.035,
+            tile: [0, 0],
+        };
+        let make: MakeJob =
+            Box::new(move || Box::new(QuadtreeGrowth::new(size, size, &params, 1).expect("valid")));
+        let name = "tile (0, 0), a level a slice".to_string();
+        let times = bench_slices(&mut group, format!("{name}, {size}x{size}"), &start, &make);
+        results.push((size, name, Rc::clone(&fill), times));
+    }
+    group.finish();
+    print_slice_lines("quadtree live", &results, SAMPLES);
+}
+
+criterion_group!(benches, quadtree_tile, quadtree_live);
 criterion_main!(benches);

@@ -540,6 +540,9 @@ fn override_growth(args: &GenerateArgs, growth: &mut Growth) -> Result<(), Gener
             }
             *uplift = args.amplitude.unwrap_or(*uplift);
         }
+        Growth::Quadtree { amplitude, .. } => {
+            *amplitude = args.amplitude.unwrap_or(*amplitude);
+        }
     }
     Ok(())
 }

@@ -17,6 +17,7 @@ pub mod normals;
 pub mod particles;
 pub mod plates;
 pub mod quadtree;
+pub mod quadtree_growth;
 pub mod raster;
 pub mod recipe;
 pub mod recipe_growth;

@@ -17,6 +17,7 @@ use super::mei::MeiParams;
 use super::midpoint::MidpointParams;
 use super::particles::ParticleParams;
 use super::plates::PlatesParams;
+use super::quadtree_growth::QuadtreeParams;
 use super::rmp::RmpParams;
 
 /// Most growth iterations a recipe may ask for.
@@ -26,7 +27,7 @@ pub const MAX_ITERATIONS: usize = 10_000_000;
 pub const MAX_FILTER_PASSES: u32 = 1000;
 
 /// The built-in landscapes: name and recipe file, in the order they are listed.
-const BUILT_IN: [(&str, &str); 11] = [
+const BUILT_IN: [(&str, &str); 12] = [
     ("demo", include_str!("recipes/demo.toml")),
     ("ridges", include_str!("recipes/ridges.toml")),
     ("mesas", include_str!("recipes/mesas.toml")),
@@ -38,6 +39,7 @@ const BUILT_IN: [(&str, &str); 11] = [
     ("valleys", include_str!("recipes/valleys.toml")),
     ("badlands", include_str!("recipes/badlands.toml")),
     ("cordillera", include_str!("recipes/cordillera.toml")),
+    ("uplands", include_str!("recipes/uplands.toml")),
 ];
 
 /// The name of a built-in recipe, checked: what a command names a
@@ -183,6 +185,16 @@ pub enum Growth {
         /// A free plate's drift, sides of the square per second.
         drift: f32,
     },
+    /// One square of seed 004's edge-matched quadtree world, level by level.
+    Quadtree {
+        /// The seed's `a`: level l's offsets are bounded by 2^(−a·l), 0 … 4.
+        roughness: f32,
+        /// Terrain units per unit of the world's heights (the corners lie within ±1).
+        amplitude: f32,
+        /// Which square of the world, [i, j].
+        #[serde(default)]
+        tile: [i64; 2],
+    },
 }
 
 impl Growth {
@@ -235,6 +247,22 @@ impl Growth {
                 cones,
                 uplift,
                 drift,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The quadtree tile parameters, for [`Growth::Quadtree`].
+    pub fn quadtree_params(&self) -> Option<QuadtreeParams> {
+        match *self {
+            Growth::Quadtree {
+                roughness,
+                amplitude,
+                tile,
+            } => Some(QuadtreeParams {
+                roughness,
+                amplitude,
+                tile,
             }),
             _ => None,
         }
@@ -671,16 +699,21 @@ impl Recipe {
                     ));
                 }
             }
-            Growth::Midpoint { .. } | Growth::Rmp { .. } | Growth::Plates { .. } => {
+            Growth::Midpoint { .. }
+            | Growth::Rmp { .. }
+            | Growth::Plates { .. }
+            | Growth::Quadtree { .. } => {
                 let growth = &self.growth;
                 let checked = match (
                     growth.midpoint_params(),
                     growth.rmp_params(),
                     growth.plates_params(),
+                    growth.quadtree_params(),
                 ) {
-                    (Some(params), _, _) => params.validate(),
-                    (_, Some(params), _) => params.validate(),
-                    (_, _, Some(params)) => params.validate(),
+                    (Some(params), _, _, _) => params.validate(),
+                    (_, Some(params), _, _) => params.validate(),
+                    (_, _, Some(params), _) => params.validate(),
+                    (_, _, _, Some(params)) => params.validate(),
                     _ => Ok(()),
                 };
                 checked.map_err(|error| in_table("growth", error))?;
@@ -845,7 +878,8 @@ impl Recipe {
             Growth::DiamondSquare { .. }
             | Growth::Midpoint { .. }
             | Growth::Rmp { .. }
-            | Growth::Plates { .. } => {
+            | Growth::Plates { .. }
+            | Growth::Quadtree { .. } => {
                 return None;
             }
         };

@@ -13,6 +13,7 @@ use super::mei::MeiErosion;
 use super::midpoint::MidpointGrowth;
 use super::particles::ParticleErosion;
 use super::plates::PlatesGrowth;
+use super::quadtree_growth::QuadtreeGrowth;
 use super::recipe::{Growth, Recipe};
 use super::rmp::RmpGrowth;
 use super::sliced::Sliced;
@@ -29,6 +30,8 @@ enum Job {
     Rmp(RmpGrowth),
     /// Tectonic plates, a physics step (or a band of its uplift) at a time.
     Plates(Box<PlatesGrowth>),
+    /// An edge-matched quadtree tile, a level a step.
+    Quadtree(QuadtreeGrowth),
     /// One pass of a finishing filter.
     Smooth(SmoothingPass),
     /// One step: heights scaled to 0..1, where the erosion constants hold.
@@ -129,6 +132,12 @@ impl RecipeGrowth {
                 &growth.plates_params().expect("a plates growth"),
                 self.seed,
             )?))),
+            Growth::Quadtree { .. } => jobs.push(Job::Quadtree(QuadtreeGrowth::new(
+                width,
+                height,
+                &growth.quadtree_params().expect("a quadtree growth"),
+                self.seed,
+            )?)),
             Growth::Fault { .. } | Growth::Bsp(_) | Growth::BspStructured(_) => {
                 jobs.push(Job::Faults)
             }
@@ -186,6 +195,7 @@ impl RecipeGrowth {
             Job::Midpoint(job) => job.slices(),
             Job::Rmp(job) => job.slices(),
             Job::Plates(job) => job.slices(),
+            Job::Quadtree(job) => job.slices(),
             Job::Smooth(job) => job.slices(),
             Job::Thermal(job) => job.slices(),
             Job::Hydraulic(job) => job.slices(),
@@ -235,6 +245,7 @@ impl RecipeGrowth {
                         Job::Midpoint(job) => step_job(job, map),
                         Job::Rmp(job) => step_job(job, map),
                         Job::Plates(job) => step_job(job.as_mut(), map),
+                        Job::Quadtree(job) => step_job(job, map),
                         Job::Smooth(job) => step_job(job, map),
                         Job::Thermal(job) => step_job(job, map),
                         Job::Hydraulic(job) => step_job(job, map),

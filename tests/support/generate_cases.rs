@@ -108,6 +108,7 @@ pub fn generate_cases() -> Vec<Vec<String>> {
         "valleys",
         "badlands",
         "cordillera",
+        "uplands",
     ] {
         cases.push(vec![
             "--recipe", recipe, "--size", NON_SQUARE, "--seed", "5", "--format", "f32",
