@@ -176,8 +176,11 @@ fn render_once_into(
     image
 }
 
+/// Where the tests leave images to look at: in the target directory's
+/// scratch folder, which is writable even where the source tree is not
+/// (the clean-Debian check mounts it read-only).
 fn output_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/render-test-output");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("render-test-output");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -239,7 +242,7 @@ fn compare(actual: &[u8], expected: &[u8]) -> (usize, Vec<u8>) {
 
 /// Compares with `tests/data/render/<name>.png` (or rewrites it when
 /// blessing); on failure writes the actual image and a diff under
-/// target/render-test-output/.
+/// target/tmp/render-test-output/.
 fn assert_matches_reference(name: &str, image: &StereoImage) {
     let pixels = side_by_side(image);
     let (width, height) = (image.width * 2, image.height);
