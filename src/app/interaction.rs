@@ -298,9 +298,20 @@ impl Interaction {
                 (recognizers.pinch.press(hand_input.joints.as_ref()), select)
             };
             let heights = commands.world().heightmap();
-            let aimed_at = drawn.zip(hand_input.aim.filter(Pose::is_finite)).and_then(
-                |(placement, aim_pose)| aim(&aim_pose.forward_ray(), &placement, heights, bounds),
-            );
+            // The ray march is the frame's dearest hit test: only a press
+            // beginning, or this hand's sculpt under way, needs where it lands.
+            let needs_aim = pinch == Press::Began
+                || controller == Press::Began
+                || self
+                    .stroke
+                    .as_ref()
+                    .is_some_and(|(_, stroke)| stroke.hand == hand);
+            let aimed_at = drawn
+                .zip(hand_input.aim.filter(Pose::is_finite))
+                .filter(|_| needs_aim)
+                .and_then(|(placement, aim_pose)| {
+                    aim(&aim_pose.forward_ray(), &placement, heights, bounds)
+                });
             let on_surface = match aimed_at {
                 Some(AimedAt::Surface(uv)) => Some(uv),
                 _ => None,
