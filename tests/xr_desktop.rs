@@ -51,6 +51,8 @@ struct Said {
     frames: u64,
     /// How many "reseed select SEED" lines.
     select_reseeds: usize,
+    /// How many "select down right" lines: the app saw the trigger go down.
+    right_selects: usize,
     /// A "state FOCUSED" line came.
     focused: bool,
 }
@@ -79,6 +81,9 @@ impl Watched {
                         .and_then(|number| number.parse().ok())
                     {
                         state.frames = frames;
+                    }
+                    if line == "select down right" {
+                        state.right_selects += 1;
                     }
                     if line.starts_with("reseed select ") {
                         state.select_reseeds += 1;
@@ -434,15 +439,19 @@ fn desktop_simulator_window_keys_and_mouse_drive_the_app() {
     }
 
     // Click the right controller's trigger (select) twice with the left
-    // mouse button: pressed for a frame, well within the 0.35 s a click
-    // may last, then released; each click reseeds on its release.
+    // mouse button: pressed until the app has seen it go down, then at once
+    // released, well within the 0.35 s a click may last (a fixed number of
+    // frames could miss the press, or on a loaded machine outlast the
+    // click); each click reseeds on its release.
     let (x, y) = EMPTY_DEBUG_POINT;
     xvfb.xdotool(&["mousemove", "--sync", &x.to_string(), &y.to_string()]);
     let mut press_windows = Vec::new();
     for press in 1..=2 {
         let pressed_at = app.frames();
         xvfb.xdotool(&["mousedown", "1"]);
-        app.wait_frames(1);
+        app.wait_until(&format!("select down {press}"), |said| {
+            (said.right_selects >= press).then_some(())
+        });
         xvfb.xdotool(&["mouseup", "1"]);
         app.wait_until(&format!("select reseed {press}"), |said| {
             (said.select_reseeds >= press).then_some(())

@@ -9,6 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::app::{PlacementCause, ReseedCause};
+use crate::input::Hand;
 use crate::xr::sys::remoting::{disconnect_reason, disconnect_reason_name};
 
 /// One thing that just happened.
@@ -49,6 +50,9 @@ pub enum Progress {
     SessionState(&'static str),
     /// A frame was submitted with the terrain; this many so far.
     FrameDrawn(u64),
+    /// A hand's select action went down this frame (seen by the app, so a
+    /// script driving the runtime knows it may let go).
+    SelectPressed(Hand),
     /// The terrain started over from `seed`.
     Reseeded {
         /// What asked for it.
@@ -109,7 +113,8 @@ impl Progress {
     }
 }
 
-/// The `--progress` line: `state FOCUSED`, `frame 12`, `reseed select 1234`,
+/// The `--progress` line: `state FOCUSED`, `frame 12`, `select down right`,
+/// `reseed select 1234`,
 /// `placed grab 0.200 1.300 -1.000 1.000` (position, scale),
 /// `remoting connected`, `remoting disconnected 17`, `remoting reconnecting 2`.
 impl fmt::Display for Progress {
@@ -125,6 +130,14 @@ impl fmt::Display for Progress {
             }
             Progress::SessionState(state) => write!(formatter, "state {state}"),
             Progress::FrameDrawn(frames) => write!(formatter, "frame {frames}"),
+            Progress::SelectPressed(hand) => write!(
+                formatter,
+                "select down {}",
+                match hand {
+                    Hand::Left => "left",
+                    Hand::Right => "right",
+                }
+            ),
             Progress::Reseeded { cause, seed } => {
                 write!(formatter, "reseed {} {seed}", cause.name())
             }
@@ -152,6 +165,10 @@ mod tests {
             "state FOCUSED"
         );
         assert_eq!(Progress::FrameDrawn(12).to_string(), "frame 12");
+        assert_eq!(
+            Progress::SelectPressed(Hand::Left).to_string(),
+            "select down left"
+        );
         assert_eq!(
             Progress::Reseeded {
                 cause: ReseedCause::Voice,

@@ -28,6 +28,7 @@ use crate::app::recorder::{RunRecorder, WorldSummary};
 use crate::app::report::RunReport;
 use crate::app::{AppEvent, FrameInput, FrameOutput, VoiceCommand};
 use crate::atomic_file;
+use crate::input::Hand;
 use crate::render::scene::Display;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
@@ -118,6 +119,8 @@ pub struct FrameLoop<'a> {
     disconnect: Option<u32>,
     /// A voice command heard since the last frame, for the next one.
     voice: Option<VoiceCommand>,
+    /// Each hand's select as the last frame saw it, to tell when one goes down.
+    select_was_down: [bool; 2],
     /// Where the landscape last grown is kept, and what it says.
     landscape_file: Option<PathBuf>,
     kept_landscape: String,
@@ -148,6 +151,7 @@ impl<'a> FrameLoop<'a> {
             reanchor: false,
             disconnect: None,
             voice: None,
+            select_was_down: [false; 2],
             frame_limit,
             interrupted,
             progress,
@@ -393,6 +397,13 @@ impl<'a> FrameLoop<'a> {
             voice: self.voice.take(),
             ..session.track(time)?
         };
+        for hand in Hand::BOTH {
+            let down = input.hands[hand.index()].select == Some(true);
+            if down && !self.select_was_down[hand.index()] {
+                (self.progress)(Progress::SelectPressed(hand));
+            }
+            self.select_was_down[hand.index()] = down;
+        }
         let output = {
             let mut recorder = self.recorder.lock().unwrap_or_else(PoisonError::into_inner);
             let output = self.driver.update(&input, &mut recorder.run);

@@ -103,7 +103,10 @@ fn log_error(error: &XrError) {
 
 /// Logs what the session tells, but not every frame.
 fn log_progress(progress: Progress) {
-    if !matches!(progress, Progress::FrameDrawn(_)) {
+    if !matches!(
+        progress,
+        Progress::FrameDrawn(_) | Progress::SelectPressed(_)
+    ) {
         log::info!("{progress}");
     }
 }
