@@ -12,7 +12,7 @@ use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
     ColorBands, Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
-    SurfaceMarks,
+    SurfaceMarks, UiLayer,
 };
 
 /// Eye image size of the reference renders.
@@ -136,6 +136,7 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         time_s: 0.0,
         display: Display::Additive,
         marks: SurfaceMarks::default(),
+        ui: UiLayer::default(),
     }
 }
 

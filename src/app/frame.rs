@@ -186,6 +186,15 @@ pub struct OwnedSurfaceMarks {
     pub cursor: Option<Vec2>,
 }
 
+/// The controls to draw ([`crate::render::scene::UiLayer`], owned).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OwnedUiLayer {
+    /// The shapes, in drawing order.
+    pub quads: Vec<crate::render::scene::UiQuad>,
+    /// The text on them.
+    pub labels: Vec<crate::render::scene::UiLabel>,
+}
+
 /// What to draw this frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameOutput {
@@ -218,6 +227,8 @@ pub struct FrameOutput {
     pub sea_level: Option<f32>,
     /// Marks to draw on the land (empty unless a tool draws them).
     pub marks: OwnedSurfaceMarks,
+    /// The controls to draw (empty when none show).
+    pub ui: OwnedUiLayer,
 }
 
 impl FrameOutput {
@@ -261,6 +272,7 @@ impl FrameOutput {
             height_range: (0.0, 0.0),
             sea_level: None,
             marks: OwnedSurfaceMarks::default(),
+            ui: OwnedUiLayer::default(),
         }
     }
 }

@@ -203,6 +203,7 @@ impl App {
             height_range: self.world.height_range(),
             sea_level: self.world.recipe().sea_level,
             marks: self.interaction.marks(),
+            ui: frame::OwnedUiLayer::default(),
         }
     }
 

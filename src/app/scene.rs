@@ -7,7 +7,9 @@ use glam::Vec3;
 
 use super::frame::{FrameOutput, MIN_BAND_SPAN};
 use super::placement::{BASE_DEPTH_M, HOLOGRAM_SIZE_M, base_bottom_m};
-use crate::render::scene::{ColorBands, Display, FrameScene, SurfaceMarks, ripple_seconds};
+use crate::render::scene::{
+    ColorBands, Display, FrameScene, SurfaceMarks, UiLayer, ripple_seconds,
+};
 
 /// Direction towards the sun, in the room: high and from the front left.
 pub const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
@@ -106,6 +108,10 @@ impl SceneBuilder {
             marks: SurfaceMarks {
                 stroke: &output.marks.stroke,
                 cursor: output.marks.cursor,
+            },
+            ui: UiLayer {
+                quads: &output.ui.quads,
+                labels: &output.ui.labels,
             },
         })
     }

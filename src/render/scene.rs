@@ -1,6 +1,7 @@
 //! What one frame draws: the hologram's transform, both eyes, new heights
 //! (when they changed), the light, the colour bands, the base and the
-//! water, the display it is for and the marks on the land.
+//! water, the display it is for, the marks on the land and the controls
+//! (menus, buttons, pointers) floating beside it.
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3};
 
@@ -59,6 +60,63 @@ pub struct SurfaceMarks<'a> {
     pub stroke: &'a [Vec2],
     /// Where the ring is, when there is one.
     pub cursor: Option<Vec2>,
+}
+
+/// A flat rectangle in the world (metres, the reference space): its centre
+/// and half its extent along its own right and up directions, so
+/// `centre ± right ± up` are its corners and `right × up` faces the viewer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UiRect {
+    /// The middle of the rectangle.
+    pub centre: Vec3,
+    /// Half the rectangle's width, along its left-to-right edge.
+    pub right: Vec3,
+    /// Half the rectangle's height, along its bottom-to-top edge.
+    pub up: Vec3,
+}
+
+/// What fills a [`UiQuad`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UiFill {
+    /// The whole rectangle (a button's plate, a ray's thin strip).
+    Solid,
+    /// A ring touching the rectangle's edges, about a sixth of its width
+    /// thick (a cursor).
+    Ring,
+}
+
+/// One coloured shape of the controls layer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UiQuad {
+    /// Where it is.
+    pub rect: UiRect,
+    /// Linear RGB and opacity (blended over what is behind it).
+    pub color: [f32; 4],
+    /// Its shape.
+    pub fill: UiFill,
+}
+
+/// A line of text, centred in its rectangle: as tall as the rectangle's
+/// height allows, shrunk to fit its width.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UiLabel {
+    /// Where it is written.
+    pub rect: UiRect,
+    /// What it says.
+    pub text: String,
+    /// Linear RGB and opacity.
+    pub color: [f32; 4],
+}
+
+/// The controls drawn this frame over the world, with depth like the
+/// terrain (in the projection layer, no extra composition layer): quads
+/// first, in order, then the labels on them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UiLayer<'a> {
+    /// The shapes, drawn in order.
+    pub quads: &'a [UiQuad],
+    /// The text, drawn after the shapes.
+    pub labels: &'a [UiLabel],
 }
 
 /// How the display shows black: on an additive one (HoloLens 2, the test
@@ -123,6 +181,8 @@ pub struct FrameScene<'a> {
     pub display: Display,
     /// Marks drawn on the land.
     pub marks: SurfaceMarks<'a>,
+    /// The controls beside the land (empty when none show).
+    pub ui: UiLayer<'a>,
 }
 
 /// The ripple repeats every this many seconds: its frequencies are whole
@@ -197,6 +257,7 @@ mod tests {
             time_s: 0.0,
             display: Display::Additive,
             marks: SurfaceMarks::default(),
+            ui: UiLayer::default(),
         }
     }
 }

@@ -414,6 +414,7 @@ mod tests {
                 stroke: &[glam::Vec2::ZERO, glam::Vec2::ONE],
                 cursor: Some(glam::Vec2::splat(0.5)),
             },
+            ui: crate::render::scene::UiLayer::default(),
         };
         let without_heights = FrameScene {
             heights: None,

@@ -240,6 +240,7 @@ mod tests {
                 stroke: &[glam::Vec2::ZERO, glam::Vec2::ONE],
                 cursor: Some(glam::Vec2::splat(0.5)),
             },
+            ui: crate::render::scene::UiLayer::default(),
         };
         for _ in 0..3 {
             let frame = frames.begin().unwrap();
