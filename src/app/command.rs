@@ -24,6 +24,8 @@ pub enum ReseedCause {
     Select,
     /// The wearer said "new terrain".
     Voice,
+    /// A button: "New terrain" on the hand menu, or a landscape on the panel.
+    Menu,
 }
 
 impl ReseedCause {
@@ -34,6 +36,7 @@ impl ReseedCause {
             ReseedCause::Tap => "tap",
             ReseedCause::Select => "select",
             ReseedCause::Voice => "voice",
+            ReseedCause::Menu => "menu",
         }
     }
 }
@@ -95,6 +98,15 @@ pub enum Command {
     },
     /// Take back the last terrain command (reseed, landscape, edit), whoever made it.
     Undo,
+    /// Stop growth where it stands ("Pause growth").
+    Pause,
+    /// Let a paused growth go on ("Resume growth").
+    Resume,
+    /// Grow at this many iterations per second from now ("Slower", "Faster").
+    Speed {
+        /// The new rate.
+        iterations_per_second: u32,
+    },
 }
 
 impl Command {
@@ -216,6 +228,11 @@ mod tests {
                 height: -0.1f32 / 3.0,
             },
             Command::Undo,
+            Command::Pause,
+            Command::Resume,
+            Command::Speed {
+                iterations_per_second: 120,
+            },
         ];
         for command in commands.clone() {
             let text = serde_json::to_string(&command).unwrap();

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use glam::{Mat4, Vec2};
 
 use super::command::{Applied, ReseedCause};
+use super::controls::UiPress;
 use super::placement::{Placement, PlacementCause};
 use super::surfaces::Surface;
 use super::undo::Undone;
@@ -153,6 +154,14 @@ pub enum AppEvent {
         /// What it took back.
         undone: Option<Undone>,
     },
+    /// Growth was paused, resumed or changed speed; how it goes now.
+    Growth(GrowthState),
+    /// A button of the controls was pressed (by a fingertip, a ray or its
+    /// label spoken) and did what it says.
+    Pressed(UiPress),
+    /// The wearer asked to keep the terrain ("Save terrain"): the platform
+    /// writes it into its state folder.
+    SaveAsked,
     /// The hologram's placement changed and is settled here: placed at the
     /// start, put onto a surface, or left where a manipulation ended (not on
     /// the frames in between, while it follows the hands). The platform
@@ -184,6 +193,15 @@ pub struct OwnedSurfaceMarks {
     pub stroke: Vec<Vec2>,
     /// A cursor ring's centre, when there is one.
     pub cursor: Option<Vec2>,
+}
+
+/// How growth goes: whether it is paused and how fast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct GrowthState {
+    /// Paused by the wearer.
+    pub paused: bool,
+    /// Iterations per second while it grows.
+    pub iterations_per_second: u32,
 }
 
 /// The controls to draw ([`crate::render::scene::UiLayer`], owned).

@@ -45,7 +45,15 @@ pub struct GrowthSchedule {
     iterations_per_second: u32,
     /// Display time at which the current growth started, if it has.
     started_ns: Option<i64>,
+    /// Display time at which the wearer paused growth, while it is paused.
+    paused_ns: Option<i64>,
 }
+
+/// Slowest growth "Slower" reaches, iterations per second.
+pub const MIN_ITERATIONS_PER_SECOND: u32 = 15;
+/// Fastest growth "Faster" reaches, iterations per second: at 60 Hz, the
+/// per-frame budget ([`MAX_ITERATIONS_PER_FRAME`]) every frame.
+pub const MAX_ITERATIONS_PER_SECOND: u32 = 240;
 
 impl GrowthSchedule {
     /// A schedule that has not started yet.
@@ -53,26 +61,67 @@ impl GrowthSchedule {
         GrowthSchedule {
             iterations_per_second,
             started_ns: None,
+            paused_ns: None,
         }
     }
 
-    /// (Re)starts growth at `now_ns`.
+    /// (Re)starts growth at `now_ns`; a new terrain grows even if the old
+    /// one was paused (it rises from flat ground, as the wearer asked).
     pub fn start(&mut self, now_ns: i64) {
         self.started_ns = Some(now_ns);
+        self.paused_ns = None;
     }
 
     /// Goes on with a growth that had done `done` iterations, as if it had
-    /// started just long enough before `now_ns` to be due that many.
+    /// started just long enough before `now_ns` to be due that many (and,
+    /// when paused, stays paused there).
     pub fn resume(&mut self, now_ns: i64, done: usize) {
+        let at = self.paused_ns.unwrap_or(now_ns);
         let rate = i128::from(self.iterations_per_second.max(1));
         let elapsed = (done as i128 * NANOS_PER_SECOND + rate - 1) / rate;
         self.started_ns =
-            Some((i128::from(now_ns) - elapsed).clamp(i64::MIN.into(), i64::MAX.into()) as i64);
+            Some((i128::from(at) - elapsed).clamp(i64::MIN.into(), i64::MAX.into()) as i64);
+    }
+
+    /// Stops the clock of growth at `now_ns`: nothing more is due until
+    /// [`Self::unpause`].
+    pub fn pause(&mut self, now_ns: i64) {
+        self.paused_ns.get_or_insert(now_ns);
+    }
+
+    /// Starts the clock again at `now_ns`: the paused time does not count.
+    pub fn unpause(&mut self, now_ns: i64) {
+        if let Some(paused_ns) = self.paused_ns.take() {
+            self.postpone(now_ns.saturating_sub(paused_ns));
+        }
+    }
+
+    /// Whether growth is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused_ns.is_some()
+    }
+
+    /// Iterations per second now.
+    pub fn rate(&self) -> u32 {
+        self.iterations_per_second
+    }
+
+    /// Grows at `rate` iterations per second from `now_ns` on, a growth
+    /// that has done `done` iterations going on from there.
+    pub fn set_rate(&mut self, now_ns: i64, done: usize, rate: u32) {
+        self.iterations_per_second = rate.max(1);
+        if self.started_ns.is_some() {
+            self.resume(now_ns, done);
+        }
     }
 
     /// Moves the start `by_ns` later, so that time does not count towards
     /// growth; nothing happens before the start (or for `by_ns` ≤ 0).
     pub fn postpone(&mut self, by_ns: i64) {
+        // Paused, no time counts anyway; unpausing takes out the whole span.
+        if self.paused_ns.is_some() {
+            return;
+        }
         if let Some(started_ns) = self.started_ns.as_mut() {
             *started_ns = started_ns.saturating_add(by_ns.max(0));
         }
@@ -84,6 +133,9 @@ impl GrowthSchedule {
         let Some(started_ns) = self.started_ns else {
             return 0;
         };
+        let now_ns = self
+            .paused_ns
+            .map_or(now_ns, |paused_ns| paused_ns.min(now_ns));
         let elapsed = (now_ns as i128 - started_ns as i128).max(0);
         let due = elapsed * self.iterations_per_second as i128 / NANOS_PER_SECOND;
         usize::try_from(due).map_or(total, |due| due.min(total))
@@ -176,6 +228,33 @@ mod tests {
         schedule.postpone(10_000_000_000);
         schedule.postpone(-5_000_000_000);
         assert_eq!(schedule.iterations_due(11_000_000_000, 500), 60);
+    }
+
+    #[test]
+    fn paused_growth_is_due_nothing_more_and_goes_on_where_it_stopped() {
+        let mut schedule = GrowthSchedule::new(60);
+        schedule.start(0);
+        schedule.pause(1_000_000_000);
+        assert!(schedule.is_paused());
+        assert_eq!(schedule.iterations_due(9_000_000_000, 500), 60);
+        schedule.unpause(9_000_000_000);
+        assert_eq!(schedule.iterations_due(9_500_000_000, 500), 90);
+        schedule.pause(10_000_000_000);
+        schedule.start(11_000_000_000);
+        assert!(!schedule.is_paused(), "a new terrain grows");
+    }
+
+    #[test]
+    fn a_new_rate_goes_on_from_what_was_done() {
+        let mut schedule = GrowthSchedule::new(60);
+        schedule.start(0);
+        schedule.set_rate(1_000_000_000, 60, 120);
+        assert_eq!(schedule.rate(), 120);
+        assert_eq!(schedule.iterations_due(1_000_000_000, 500), 60);
+        assert_eq!(schedule.iterations_due(2_000_000_000, 500), 180);
+        schedule.pause(2_000_000_000);
+        schedule.set_rate(3_000_000_000, 180, 30);
+        assert_eq!(schedule.iterations_due(5_000_000_000, 500), 180);
     }
 
     #[test]

@@ -7,8 +7,9 @@ use glam::{Vec2, Vec3};
 
 use super::aim::{AimedAt, aim};
 use super::command::{Command, ReseedCause};
+use super::controls::{Action, Controls, HandState, Shows, UiPress};
 use super::focus::{Focus, Strength, Target};
-use super::frame::{FrameInput, HandInput, Kept, OwnedSurfaceMarks};
+use super::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
 use super::manipulation::Manipulation;
 use super::placement::{self, Placement, PlacementCause};
 use super::stroke::Stroke;
@@ -37,6 +38,9 @@ pub trait Commands {
     fn world(&self) -> &World;
     /// Issues `command`.
     fn issue(&mut self, command: Command);
+    /// Tells the platform of something that is no command (a button
+    /// pressed, a save asked for).
+    fn tell(&mut self, event: AppEvent);
 }
 
 /// What presses on the hologram: a pinch (the joints', or the runtime's
@@ -111,6 +115,10 @@ pub struct Interaction {
     /// What the next fresh placement is reported as, when a command put
     /// the hologram back ("reset") rather than the app placing it first.
     reset_by: Option<PlacementCause>,
+    /// The hand menu, the landscapes panel and their buttons.
+    controls: Controls,
+    /// Each hand's pinch (or select) as the controls saw it this frame.
+    control_hands: [Option<Press>; 2],
 }
 
 impl Interaction {
@@ -123,6 +131,30 @@ impl Interaction {
     /// Turns this frame's input into commands: voice placement commands,
     /// the first placement, gestures, then voice's "new terrain".
     pub fn frame(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        let head = input.head.filter(Pose::is_finite);
+        let world = commands.world();
+        let shows = Shows {
+            paused: world.growth_state().paused,
+            recipe_name: world.recipe_name(),
+        };
+        self.controls.lay_out(
+            input.display_time_ns,
+            head.as_ref(),
+            control_hands(input, [None; 2]),
+            shows,
+        );
+        // A label on show, said, presses its button and is nothing else.
+        let heard = input
+            .voice
+            .and_then(|voice| self.controls.hear(voice.phrase()));
+        let voice = if heard.is_some() { None } else { input.voice };
+        if let Some(press) = heard {
+            self.press(press, head.as_ref(), input, commands);
+        }
+        let input = &FrameInput {
+            voice,
+            ..input.clone()
+        };
         if input.voice == Some(VoiceCommand::Reset) && commands.world().placement().is_some() {
             self.end_quietly();
             commands.issue(Command::ResetPlacement);
@@ -143,7 +175,9 @@ impl Interaction {
                 factor,
             });
         }
-        self.gestures(input, commands);
+        for press in self.gestures(input, commands) {
+            self.press(press, head.as_ref(), input, commands);
+        }
         let new_terrain_said = input.voice == Some(VoiceCommand::NewTerrain)
             && self.drawn(input, commands.world()).is_some();
         if new_terrain_said {
@@ -163,6 +197,60 @@ impl Interaction {
                 name: commands.world().next_landscape(),
             });
         }
+    }
+
+    /// Does what a pressed button says, and tells of the press.
+    fn press(
+        &mut self,
+        press: UiPress,
+        head: Option<&Pose>,
+        input: &FrameInput,
+        commands: &mut dyn Commands,
+    ) {
+        commands.tell(AppEvent::Pressed(press));
+        let drawn = self.drawn(input, commands.world()).is_some();
+        match press.action {
+            Action::NewTerrain if drawn => commands.issue(Command::Reseed {
+                cause: ReseedCause::Menu,
+                hand: None,
+            }),
+            Action::Landscape(name) if drawn => commands.issue(Command::Landscape {
+                cause: ReseedCause::Menu,
+                name,
+            }),
+            Action::NewTerrain | Action::Landscape(_) => {}
+            Action::PauseGrowth => commands.issue(Command::Pause),
+            Action::ResumeGrowth => commands.issue(Command::Resume),
+            Action::Slower | Action::Faster => {
+                let rate = commands.world().growth_state().iterations_per_second;
+                commands.issue(Command::Speed {
+                    iterations_per_second: press.action.rate_after(rate),
+                });
+            }
+            Action::Undo => commands.issue(Command::Undo),
+            Action::Save => commands.tell(AppEvent::SaveAsked),
+            Action::PlaceHere => {
+                if commands.world().placement().is_some() {
+                    self.end_quietly();
+                    commands.issue(Command::ResetPlacement);
+                    self.reset_by = Some(PlacementCause::Menu);
+                }
+            }
+            Action::Landscapes | Action::PinPanel | Action::UnpinPanel | Action::ClosePanel => {
+                self.controls.act(press.action, head);
+            }
+        }
+    }
+
+    /// The controls on show and what to draw for them.
+    pub fn controls(&self) -> &Controls {
+        &self.controls
+    }
+
+    /// What to draw of the controls for this frame's hands.
+    pub fn ui(&self, input: &FrameInput) -> OwnedUiLayer {
+        let (quads, labels) = self.controls.draw(control_hands(input, self.control_hands));
+        OwnedUiLayer { quads, labels }
     }
 
     /// Where the hologram is drawn this frame: a manipulation's preview,
@@ -264,8 +352,41 @@ impl Interaction {
     /// Feeds every recogniser this frame's tracking, starts and ends
     /// manipulations (a settled end is a command), moves the preview with
     /// the one in progress, and asks for each reseed a gesture makes.
-    fn gestures(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+    fn gestures(&mut self, input: &FrameInput, commands: &mut dyn Commands) -> Vec<UiPress> {
         let now = input.display_time_ns;
+        // Every recogniser sees the frame first; then a press that begins on
+        // a button, or the panel's bar, is the controls' until it ends.
+        let presses = Hand::BOTH.map(|hand| {
+            let hand_input = &input.hands[hand.index()];
+            let recognizers = &mut self.recognizers[hand.index()];
+            let select = recognizers.select.press(hand_input.select);
+            if hand_input.select_is_air_tap {
+                // The runtime recognises the pinch; ours would count it again.
+                recognizers.pinch.update(None);
+                (select, Press::Up)
+            } else {
+                (recognizers.pinch.press(hand_input.joints.as_ref()), select)
+            }
+        });
+        let held_before = Hand::BOTH.map(|hand| self.controls.holds(hand));
+        self.control_hands = presses.map(|(pinch, controller)| {
+            Some(if pinch != Press::Up {
+                pinch
+            } else {
+                controller
+            })
+        });
+        let pressed = self
+            .controls
+            .touch(control_hands(input, self.control_hands));
+        let presses = Hand::BOTH.map(|hand| {
+            let index = hand.index();
+            if held_before[index] || self.controls.holds(hand) {
+                (Press::Up, Press::Up)
+            } else {
+                presses[index]
+            }
+        });
         let drawn = self.drawn(input, commands.world());
         let bounds = commands.world().bounds();
         // A pose with NaNs in it could slip through the slab test, so only
@@ -288,15 +409,8 @@ impl Interaction {
             let index = hand.index();
             let hand_input = &input.hands[index];
             let aimed = || gaze_hits || hand_input.aim.as_ref().is_some_and(hits);
+            let (pinch, controller) = presses[index];
             let recognizers = &mut self.recognizers[index];
-            let select = recognizers.select.press(hand_input.select);
-            let (pinch, controller) = if hand_input.select_is_air_tap {
-                // The runtime recognises the pinch; ours would count it again.
-                recognizers.pinch.update(None);
-                (select, Press::Up)
-            } else {
-                (recognizers.pinch.press(hand_input.joints.as_ref()), select)
-            };
             let heights = commands.world().heightmap();
             // The ray march is the frame's dearest hit test: only a press
             // beginning, or this hand's sculpt under way, needs where it lands.
@@ -396,6 +510,7 @@ impl Interaction {
         {
             self.preview = Some(moved);
         }
+        pressed
     }
 
     /// Acts on one pointer's press: a click (whether it tapped), a hold on
@@ -611,4 +726,16 @@ fn hand_position(hand: &HandInput) -> Option<Vec3> {
         |pose: &Option<Pose>| pose.filter(Pose::is_finite).map(|pose: Pose| pose.position);
     palm.or_else(|| pose_position(&hand.grip))
         .or_else(|| pose_position(&hand.aim))
+}
+
+/// What each hand offers the controls: its joints, its aim and `presses`.
+fn control_hands(input: &FrameInput, presses: [Option<Press>; 2]) -> [HandState<'_>; 2] {
+    Hand::BOTH.map(|hand| {
+        let hand_input = &input.hands[hand.index()];
+        HandState {
+            joints: hand_input.joints.as_ref(),
+            aim: hand_input.aim,
+            press: presses[hand.index()],
+        }
+    })
 }

@@ -64,6 +64,7 @@
 //! ([`PlacementCause::is_manipulation`]), keeps it for the next run.
 pub mod aim;
 pub mod command;
+pub mod controls;
 pub mod driver;
 pub mod edits;
 pub mod focus;
@@ -203,7 +204,11 @@ impl App {
             height_range: self.world.height_range(),
             sea_level: self.world.recipe().sea_level,
             marks: self.interaction.marks(),
-            ui: frame::OwnedUiLayer::default(),
+            ui: match replayed {
+                // A replay has no wearer, so no controls to show.
+                Some(_) => frame::OwnedUiLayer::default(),
+                None => self.interaction.ui(input),
+            },
         }
     }
 
@@ -237,6 +242,16 @@ impl App {
     /// The manipulation moving the hologram now, if any.
     pub fn manipulation(&self) -> Option<&Manipulation> {
         self.interaction.manipulation()
+    }
+
+    /// The buttons on show, where the last update laid them out.
+    pub fn buttons(&self) -> &[controls::ShownButton] {
+        self.interaction.controls().shown()
+    }
+
+    /// Whether growth is paused, and how fast it goes.
+    pub fn growth_state(&self) -> frame::GrowthState {
+        self.world.growth_state()
     }
 
     /// The hologram's bounds in hologram space (metres at 1×), relief included.
@@ -312,6 +327,10 @@ impl Commands for FrameCommands<'_> {
         } else {
             self.apply(command, self.origin);
         }
+    }
+
+    fn tell(&mut self, event: AppEvent) {
+        self.events.push(event);
     }
 }
 

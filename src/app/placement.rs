@@ -118,6 +118,8 @@ pub enum PlacementCause {
     TwoHand,
     /// Scaled or put back by a voice command ("bigger", "smaller", "reset").
     Voice,
+    /// Put onto the surface the gaze hits by the hand menu's "Place here".
+    Menu,
 }
 
 impl PlacementCause {
@@ -131,6 +133,7 @@ impl PlacementCause {
             PlacementCause::Grab => "grab",
             PlacementCause::TwoHand => "twohand",
             PlacementCause::Voice => "voice",
+            PlacementCause::Menu => "menu",
         }
     }
 
@@ -144,6 +147,7 @@ impl PlacementCause {
                 | PlacementCause::Grab
                 | PlacementCause::TwoHand
                 | PlacementCause::Voice
+                | PlacementCause::Menu
         )
     }
 }

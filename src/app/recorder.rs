@@ -12,7 +12,7 @@ use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::placement::Placement;
 use super::report::{
     CpuTimes, EditRecord, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats,
-    UndoRecord,
+    UiRecord, UndoRecord,
 };
 use crate::terrain::recipe::Recipe;
 
@@ -60,6 +60,8 @@ pub struct RunRecorder {
     edits: Vec<EditRecord>,
     /// The undos, in order.
     undos: Vec<UndoRecord>,
+    /// The buttons pressed, in order.
+    ui: Vec<UiRecord>,
     /// Frames drawn.
     frames: u64,
     /// The most iterations any one update applied.
@@ -89,6 +91,7 @@ impl RunRecorder {
             placements: Vec::new(),
             edits: Vec::new(),
             undos: Vec::new(),
+            ui: Vec::new(),
             frames: 0,
             max_iterations_per_frame: 0,
             update_ms: Vec::with_capacity(expected_frames),
@@ -152,6 +155,14 @@ impl RunRecorder {
                 AppEvent::Placed { placement, cause } => self
                     .placements
                     .push(PlacementRecord::new(self.frames, &placement, cause)),
+                AppEvent::Pressed(press) => self.ui.push(UiRecord {
+                    frame: self.frames,
+                    time,
+                    label: press.label,
+                    how: press.how,
+                    did: press.action.did(),
+                }),
+                AppEvent::Growth(_) | AppEvent::SaveAsked => {}
             }
         }
     }
@@ -213,6 +224,7 @@ impl RunRecorder {
             placements: self.placements.clone(),
             edits: self.edits.clone(),
             undos: self.undos.clone(),
+            ui: self.ui.clone(),
             hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),
             hologram_scale: placement.map(|placement| placement.scale),
             cpu_ms: CpuTimes {

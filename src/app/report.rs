@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::terrain::recipe::Recipe;
 
 use super::ReseedCause;
+use super::controls::PressedBy;
 use super::placement::{Placement, PlacementCause};
 use super::undo::Undone;
 use crate::input::Hand;
@@ -65,7 +66,21 @@ pub struct ReseedRecord {
     pub seed: u64,
 }
 
-/// A pose as the report lists it.
+/// A button pressed: when, which, how and what it did.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct UiRecord {
+    /// The frame it acted on.
+    pub frame: u64,
+    /// Display seconds since the run's first frame.
+    pub time: f64,
+    /// The button's label.
+    pub label: &'static str,
+    /// A fingertip, a ray or the label said.
+    pub how: PressedBy,
+    /// What it did.
+    pub did: &'static str,
+}
+
 /// A hand edit: when, which, by which hand, and whether it applied (if
 /// not, why).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -95,6 +110,7 @@ pub struct UndoRecord {
     pub undone: Option<Undone>,
 }
 
+/// A pose as the report lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PoseRecord {
     /// Position in metres, x y z.
@@ -174,6 +190,8 @@ pub struct RunReport {
     pub edits: Vec<EditRecord>,
     /// Undos and what each took back, in order.
     pub undos: Vec<UndoRecord>,
+    /// Buttons pressed, in order.
+    pub ui: Vec<UiRecord>,
     /// Where the hologram was at the end (null if it never was placed).
     pub hologram_pose: Option<PoseRecord>,
     /// Its scale at the end (1 = 0.5 m across; null if never placed).

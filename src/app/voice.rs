@@ -1,5 +1,6 @@
 //! Voice commands: the phrases the app listens for and what each asks of
-//! it. A platform hands the app the command it heard in
+//! it, and every button label ("see it, say it": a label on show is
+//! pressed by saying it, [`super::controls`]). A platform hands the app the command it heard in
 //! [`FrameInput::voice`](super::FrameInput::voice): the simulator from the
 //! gesture script's `say` events, the OpenXR session from
 //! XR_MSFT_holographic_remoting_speech (the Remoting Player recognises the
@@ -21,7 +22,11 @@ pub enum VoiceCommand {
     NextLandscape,
     /// "undo": the last terrain command (reseed, landscape, edit) is taken back.
     Undo,
+    /// A button's label: it presses that button when it is on show.
+    Label(&'static str),
 }
+
+use super::controls::{every_label, says};
 
 /// Every phrase the app understands, as the speech recognizer's dictionary
 /// spells it, with its command.
@@ -37,24 +42,41 @@ pub const PHRASES: [(&str, VoiceCommand); 6] = [
 impl VoiceCommand {
     /// The command `words` say, if any: the words of one of [`PHRASES`], in
     /// any case, with any spacing (a recognizer may capitalise or pad them).
+    /// A label is heard only when no phrase is the same words.
     pub fn recognize(words: &str) -> Option<Self> {
-        let spoken: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
         PHRASES
             .iter()
-            .find(|(phrase, _)| {
-                phrase
-                    .split_whitespace()
-                    .eq(spoken.iter().map(String::as_str))
-            })
+            .find(|(phrase, _)| says(words, phrase))
             .map(|&(_, command)| command)
+            .or_else(|| {
+                every_label()
+                    .into_iter()
+                    .find(|label| says(words, label))
+                    .map(VoiceCommand::Label)
+            })
     }
 
-    /// The phrase that says this command.
+    /// The words that say this command.
     pub fn phrase(self) -> &'static str {
+        if let VoiceCommand::Label(label) = self {
+            return label;
+        }
         PHRASES
             .iter()
             .find(|&&(_, command)| command == self)
             .map_or("", |&(phrase, _)| phrase)
+    }
+
+    /// Everything a speech recognizer listens for: the phrases, then every
+    /// label a button can show (in lower case) that is not one of them.
+    pub fn dictionary() -> Vec<String> {
+        let mut words: Vec<String> = PHRASES.iter().map(|(phrase, _)| (*phrase).into()).collect();
+        for label in every_label() {
+            if !words.iter().any(|known| says(known, label)) {
+                words.push(label.to_lowercase());
+            }
+        }
+        words
     }
 }
 
@@ -86,6 +108,32 @@ mod tests {
         ] {
             assert_eq!(VoiceCommand::recognize(words), None, "{words:?}");
         }
+    }
+
+    #[test]
+    fn a_button_label_is_heard_and_a_phrase_stays_a_phrase() {
+        assert_eq!(
+            VoiceCommand::recognize("pause GROWTH"),
+            Some(VoiceCommand::Label("Pause growth"))
+        );
+        assert_eq!(
+            VoiceCommand::recognize("islands"),
+            Some(VoiceCommand::Label("islands"))
+        );
+        // "New terrain" is a label too; the phrase keeps its meaning.
+        assert_eq!(
+            VoiceCommand::recognize("new terrain"),
+            Some(VoiceCommand::NewTerrain)
+        );
+        let dictionary = VoiceCommand::dictionary();
+        assert!(dictionary.contains(&"close panel".to_string()));
+        assert_eq!(
+            dictionary
+                .iter()
+                .filter(|words| *words == "new terrain")
+                .count(),
+            1
+        );
     }
 
     #[test]

@@ -4,8 +4,10 @@ use thiserror::Error;
 use super::command::Command;
 use super::edits::EditLayer;
 use super::frame::AppEvent;
-use super::growth::GrowthSchedule;
-use super::growth::MAX_ITERATIONS_PER_FRAME;
+use super::frame::GrowthState;
+use super::growth::{
+    GrowthSchedule, MAX_ITERATIONS_PER_FRAME, MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND,
+};
 use super::placement::{self, Placement, PlacementCause};
 use super::undo::{Replaced, UndoStack, Undone};
 use crate::input::Aabb;
@@ -185,6 +187,22 @@ impl World {
                 let undone = self.undo(now);
                 Some(AppEvent::Undid { undone })
             }
+            Command::Pause => {
+                self.schedule.pause(now);
+                Some(AppEvent::Growth(self.growth_state()))
+            }
+            Command::Resume => {
+                self.schedule.unpause(now);
+                Some(AppEvent::Growth(self.growth_state()))
+            }
+            Command::Speed {
+                iterations_per_second,
+            } => {
+                let rate = iterations_per_second
+                    .clamp(MIN_ITERATIONS_PER_SECOND, MAX_ITERATIONS_PER_SECOND);
+                self.schedule.set_rate(now, self.growth.steps_done(), rate);
+                Some(AppEvent::Growth(self.growth_state()))
+            }
             Command::Place { cause, placement } => {
                 if !self.ever_placed {
                     self.schedule.start(now);
@@ -319,6 +337,14 @@ impl World {
         let behind = iteration.saturating_sub(self.growth.steps_done());
         self.growth.step(behind);
         self.settle_edits();
+    }
+
+    /// Whether growth is paused, and how fast it goes.
+    pub fn growth_state(&self) -> GrowthState {
+        GrowthState {
+            paused: self.schedule.is_paused(),
+            iterations_per_second: self.schedule.rate(),
+        }
     }
 
     /// Terrain commands undo can still take back.

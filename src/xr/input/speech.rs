@@ -1,6 +1,7 @@
 //! Voice over Holographic Remoting (XR_MSFT_holographic_remoting_speech):
 //! starting the Remoting Player's speech
-//! recognizer with the app's phrases (`app::voice::PHRASES`) for a session,
+//! recognizer with the app's phrases and button labels
+//! (`VoiceCommand::dictionary`) for a session,
 //! and fetching what it recognised.
 //!
 //! The declarations are `sys/speech.rs`'s.
@@ -9,7 +10,7 @@ use std::ffi::{CString, c_char};
 
 use openxr as xr;
 
-use crate::app::voice::PHRASES;
+use crate::app::VoiceCommand;
 use crate::xr::error::{XrError, xr_call};
 use crate::xr::runtime::extension_fns::load;
 use crate::xr::sys::speech::{
@@ -46,9 +47,9 @@ impl Speech {
     /// Starts the player's recognizer for `session` with the app's phrases
     /// in [`LANGUAGE`] (no grammar file). Each new session needs it again.
     pub fn start(&self, session: xr::sys::Session) -> Result<(), XrError> {
-        let phrases: Vec<CString> = PHRASES
-            .iter()
-            .filter_map(|(phrase, _)| CString::new(*phrase).ok())
+        let phrases: Vec<CString> = VoiceCommand::dictionary()
+            .into_iter()
+            .filter_map(|phrase| CString::new(phrase).ok())
             .collect();
         let entries: Vec<*const c_char> = phrases.iter().map(|phrase| phrase.as_ptr()).collect();
         let mut language = [0 as c_char; MAX_LANGUAGE_NAME_SIZE];

@@ -496,6 +496,18 @@ impl<'a> FrameLoop<'a> {
                     Some(undone) => log::info!("undid the last {undone:?}"),
                     None => log::info!("nothing left to undo"),
                 },
+                AppEvent::Growth(state) => log::info!(
+                    "growth {} at {} iterations per second",
+                    if state.paused { "paused" } else { "goes on" },
+                    state.iterations_per_second
+                ),
+                AppEvent::Pressed(press) => log::info!(
+                    "pressed \"{}\" ({:?}): {}",
+                    press.label,
+                    press.how,
+                    press.action.did()
+                ),
+                AppEvent::SaveAsked => log::info!("saving is not built into the OpenXR app yet"),
             }
         }
         Ok(())
