@@ -273,7 +273,10 @@ pub fn run(
 /// neighbouring tiles agree at their seams. The file holds the land alone,
 /// without the app's base, so its height zero stays at the origin rather
 /// than the base's depth above it (as `Placement::model_matrix` puts it).
-fn terrain_glb(map: &Heightmap, range: Option<(f32, f32)>) -> Result<Vec<u8>, GenerateError> {
+pub(crate) fn terrain_glb(
+    map: &Heightmap,
+    range: Option<(f32, f32)>,
+) -> Result<Vec<u8>, GenerateError> {
     let (lo, hi) = range.unwrap_or_else(|| map.min_max());
     let model = Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M));
     Ok(glb::encode(map, model, &ColorBands::spread_over(lo, hi))?)

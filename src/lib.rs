@@ -13,6 +13,7 @@ pub mod cli;
 pub mod generate;
 pub mod input;
 pub mod render;
+pub mod save;
 pub mod sim;
 pub mod size;
 pub mod terrain;

@@ -27,8 +27,8 @@ use crate::app::driver::{self, FrameDriver, WorldArgs};
 use crate::app::kept::{self, KeptIn, KeptPlacement};
 use crate::app::log::{CommandLog, LogError, LogStart};
 use crate::app::recorder::RunRecorder;
-use crate::app::{FrameInput, Kept, Surface};
-use crate::render::backend::{Backend, OffscreenOptions};
+use crate::app::{AppEvent, FrameInput, Kept, Surface};
+use crate::render::backend::{Backend, OffscreenOptions, StereoImage};
 use crate::render::offscreen;
 use crate::render::scene::Display;
 use crate::render::scene::FrameScene;
@@ -378,6 +378,22 @@ fn placement_file(args: &SimArgs) -> Option<PathBuf> {
         .map(|dir| dir.join(kept::PLACEMENT_FILE))
 }
 
+/// "Save terrain": `save-NNN/` in `--state`'s folder, else `--out`'s, with
+/// `image` as its picture; a failure is one line and the run goes on.
+fn save(args: &SimArgs, recorder: &RunRecorder, image: &StereoImage) {
+    let folder = args.state.as_deref().unwrap_or(&args.out);
+    let rgb = output::side_by_side_rgb(image);
+    let picture = crate::save::Picture {
+        width: image.width * 2,
+        height: image.height,
+        rgb: &rgb,
+    };
+    match crate::save::save_terrain(folder, &recorder.command_log(), Some(picture)) {
+        Ok(saved) => log::info!("saved the terrain into {}", saved.display()),
+        Err(error) => log::warn!("{error}"),
+    }
+}
+
 /// Runs the simulator; writes the images and, on success only, report.json.
 pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     validate(args)?;
@@ -458,6 +474,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     for frame in 0..args.frames {
         let time_ns = clock.frame_time_ns(frame);
         let app = driver.app();
+        user.see_buttons(app.buttons());
         let input = FrameInput {
             voice: user.heard(previous_ns, time_ns),
             surfaces: surfaces.clone(),
@@ -478,6 +495,10 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             continue;
         };
         recorder.drawn(render_ms);
+        if output.events.contains(&AppEvent::SaveAsked) {
+            let image = renderer.read_back()?;
+            save(args, &recorder, &image);
+        }
 
         if is_snapshot(frame, args) {
             let image = renderer.read_back()?;

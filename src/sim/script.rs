@@ -16,18 +16,24 @@
 //! 8.0 disconnect 17           # Holographic Remoting drops (reason: connection lost)
 //! 9.0 disconnect 17 3         # ... and the player refuses the next 3 attempts to reconnect
 //! 5.0 say new terrain         # the wearer says "new terrain"
+//! 5.0 palm left 2.0           # left palm up to the face, looked at, for 2 s (the hand menu)
+//! 5.5 press landscapes poke   # the index tip pushes the button "Landscapes" in and out
+//! 6.0 press islands ray right # the right hand's ray on "islands", with a pinch
 //! ```
 //! Times are seconds of simulated time from the first frame. `disconnect`
 //! is for the test runtime's remoting emulation (tests/testrt, docs/testrt.md);
 //! the simulator streams nowhere, so it parses the event and does nothing.
 //! `say` is heard on the first frame shown at or after its time, by the
 //! simulator and by the test runtime's emulated speech recognition; words
-//! that are no command of the app's (`app::voice`) do nothing.
+//! that are no command of the app's (`app::voice`) do nothing. A `press`
+//! of a label not on show at its time does nothing; one the app never
+//! shows is an error.
 use std::fmt;
 
 use glam::Vec3;
 use thiserror::Error;
 
+use crate::app::controls::{every_label, says};
 use crate::input::Hand;
 
 /// Latest time a script may use, so a typo cannot schedule an event in the year 3000.
@@ -157,6 +163,35 @@ pub enum Action {
         /// What is said.
         words: String,
     },
+    /// The wearer holds `hand` up, flat and open, palm to the face, and
+    /// looks at it for `seconds` (the hand menu shows beside it).
+    Palm {
+        /// Which hand.
+        hand: Hand,
+        /// How long, seconds.
+        seconds: f64,
+    },
+    /// The wearer presses the button labelled `label` if it is on show
+    /// then: with the index tip (`poke`) or the hand's ray and a pinch
+    /// (`ray`), by `hand` (by default the hand not showing its palm, else
+    /// the right).
+    Press {
+        /// The label, as the button spells it.
+        label: &'static str,
+        /// How.
+        with: PressWith,
+        /// Which hand, when the script says.
+        hand: Option<Hand>,
+    },
+}
+
+/// How a scripted `press` is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PressWith {
+    /// The index tip pushes the button in and comes back out.
+    Poke,
+    /// The hand's ray on the button, with a pinch.
+    Ray,
 }
 
 /// One line of the script.
@@ -189,7 +224,7 @@ pub struct ScriptError {
     pub expected: &'static str,
 }
 
-const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|trace|lift|twohand|grab|head|stall|disconnect|say ...`, e.g. `1.0 airtap right`";
+const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|trace|lift|twohand|grab|head|stall|disconnect|say|palm|press ...`, e.g. `1.0 airtap right`";
 const TRACE: &str = "`TIME trace left|right SECONDS U0 V0 U1 V1 [U V ...]` (SECONDS in 0..60, at least two points, each U and V in 0..1)";
 const LIFT: &str = "`TIME lift left|right SECONDS U V DH` (SECONDS in 0..60, U and V in 0..1, DH metres within ±1)";
 const AIRTAP: &str = "`TIME airtap left|right [away]`";
@@ -202,6 +237,8 @@ const GRAB: &str = "`TIME grab left|right SECONDS DX DY DZ` (SECONDS in 0..60, m
 const STALL: &str = "`TIME stall SECONDS` with SECONDS above 0";
 const DISCONNECT: &str = "`TIME disconnect REASON [REFUSALS]` with REASON a remoting disconnect reason code, 0 to 28, and REFUSALS how many attempts to reconnect the player refuses (default 0)";
 const SAY: &str = "`TIME say WORDS`, e.g. `5.0 say new terrain`";
+const PALM: &str = "`TIME palm left|right SECONDS` (SECONDS in 0..60)";
+const PRESS: &str = "`TIME press LABEL [poke|ray] [left|right]` with LABEL a button's label, e.g. `4.0 press pause growth poke`";
 
 impl Script {
     /// Parses script text.
@@ -524,6 +561,57 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
             }
             Action::Say {
                 words: args.join(" ").to_lowercase(),
+            }
+        }
+        "palm" => {
+            let [hand, seconds] = args else {
+                return Err(error(
+                    line,
+                    format!("palm takes a hand and a duration, got `{}`", args.join(" ")),
+                    PALM,
+                ));
+            };
+            Action::Palm {
+                hand: parse_hand(line, hand, PALM)?,
+                seconds: parse_duration(line, seconds, PALM)?,
+            }
+        }
+        "press" => {
+            let mut words = args;
+            let hand = match words.last() {
+                Some(&"left") => Some(Hand::Left),
+                Some(&"right") => Some(Hand::Right),
+                _ => None,
+            };
+            if hand.is_some() {
+                words = &words[..words.len() - 1];
+            }
+            let with = match words.last() {
+                Some(&"poke") => Some(PressWith::Poke),
+                Some(&"ray") => Some(PressWith::Ray),
+                _ => None,
+            };
+            if with.is_some() {
+                words = &words[..words.len() - 1];
+            }
+            if words.is_empty() {
+                return Err(error(line, "press needs a button's label", PRESS));
+            }
+            let said = words.join(" ");
+            let Some(label) = every_label().into_iter().find(|label| says(&said, label)) else {
+                return Err(error(
+                    line,
+                    format!(
+                        "no button says `{said}` (they say: {})",
+                        every_label().join(", ")
+                    ),
+                    PRESS,
+                ));
+            };
+            Action::Press {
+                label,
+                with: with.unwrap_or(PressWith::Poke),
+                hand,
             }
         }
         other => return Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),

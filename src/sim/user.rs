@@ -5,7 +5,8 @@
 //! they would see tracking data from a runtime.
 use glam::{Quat, Vec3};
 
-use super::script::{Action, Script, ScriptEvent};
+use super::script::{Action, PressWith, Script, ScriptEvent};
+use crate::app::controls::ShownButton;
 use crate::app::manipulation::turn_about_vertical;
 use crate::app::placement::{self, HOLOGRAM_SIZE_M};
 use crate::app::{EyeView, Fov, FrameInput, HandInput, Kept, Placement, VoiceCommand};
@@ -47,6 +48,18 @@ const TWO_HAND_HALF_SPAN_M: f32 = 0.15;
 const REACH_ABOVE_M: f32 = 0.3;
 /// ...and this far from it towards the head.
 const REACH_TOWARDS_M: f32 = 0.12;
+/// How long a fingertip's press of a button takes, in and out.
+const POKE_PRESS_NS: i64 = 500_000_000;
+/// How far in front of a button a poking fingertip starts and ends...
+const POKE_FRONT_M: f32 = 0.03;
+/// ...and how far in it pushes.
+const POKE_IN_M: f32 = 0.016;
+/// A palm held up to be looked at is this far ahead of the eyes...
+const PALM_AHEAD_M: f32 = 0.3;
+/// ...this far below them...
+const PALM_BELOW_M: f32 = 0.12;
+/// ...and this far to its own side.
+const PALM_ASIDE_M: f32 = 0.08;
 /// Radius of a synthetic fingertip joint.
 const TIP_RADIUS_M: f32 = 0.008;
 /// Radius of every other synthetic joint.
@@ -69,7 +82,12 @@ impl TimedEvent {
             | Action::Trace { seconds, .. }
             | Action::Lift { seconds, .. }
             | Action::TwoHand { seconds, .. }
-            | Action::Grab { seconds, .. } => seconds_to_ns(seconds),
+            | Action::Grab { seconds, .. }
+            | Action::Palm { seconds, .. } => seconds_to_ns(seconds),
+            Action::Press {
+                with: PressWith::Poke,
+                ..
+            } => POKE_PRESS_NS,
             _ => HOLD_NS,
         }
     }
@@ -89,7 +107,10 @@ impl TimedEvent {
             | Action::Hold { hand: used, .. }
             | Action::Trace { hand: used, .. }
             | Action::Lift { hand: used, .. }
-            | Action::Grab { hand: used, .. } => used == hand,
+            | Action::Grab { hand: used, .. }
+            | Action::Palm { hand: used, .. } => used == hand,
+            // Resolved when the user is made ([`SimulatedUser::new`]).
+            Action::Press { hand: used, .. } => used == Some(hand),
             Action::TwoHand { .. } => true,
             Action::Head { .. }
             | Action::Stall { .. }
@@ -125,11 +146,13 @@ pub struct SimulatedUser {
     starts: Vec<Option<GestureStart>>,
     /// Per-eye image width over height, for the field of view.
     aspect: f32,
+    /// The buttons the app shows, as it last said ([`Self::see_buttons`]).
+    buttons: Vec<ShownButton>,
 }
 
 impl SimulatedUser {
     pub fn new(script: &Script, eye_width: u32, eye_height: u32) -> Self {
-        let events: Vec<TimedEvent> = script
+        let mut events: Vec<TimedEvent> = script
             .events
             .iter()
             .map(|ScriptEvent { time_s, action, .. }| TimedEvent {
@@ -137,11 +160,42 @@ impl SimulatedUser {
                 action: action.clone(),
             })
             .collect();
+        // A press by no hand in particular is the hand not showing its
+        // palm then, else the right.
+        let palms: Vec<(Hand, TimedEvent)> = events
+            .iter()
+            .filter_map(|event| match event.action {
+                Action::Palm { hand, .. } => Some((hand, event.clone())),
+                _ => None,
+            })
+            .collect();
+        for event in &mut events {
+            if let Action::Press {
+                hand: hand @ None, ..
+            } = &mut event.action
+            {
+                let showing = palms
+                    .iter()
+                    .find(|(_, palm)| palm.in_window(event.time_ns))
+                    .map(|(showing, _)| *showing);
+                *hand = Some(match showing {
+                    Some(Hand::Right) => Hand::Left,
+                    _ => Hand::Right,
+                });
+            }
+        }
         SimulatedUser {
             starts: vec![None; events.len()],
             events,
             aspect: eye_width as f32 / eye_height as f32,
+            buttons: Vec::new(),
         }
+    }
+
+    /// Notes the buttons the app shows now, for the next frame's presses.
+    pub fn see_buttons(&mut self, buttons: &[ShownButton]) {
+        self.buttons.clear();
+        self.buttons.extend_from_slice(buttons);
     }
 
     /// Where the hologram will be (or is) for the default head start, so the
@@ -229,7 +283,18 @@ impl SimulatedUser {
             // Gaze counts as aiming, so an aimed-away pinch needs the eyes elsewhere too.
             look_at = position + (look_at - position).normalize_or(Vec3::NEG_Z) + Vec3::Y * 1.5;
         }
+        if let Some(hand) = self.palm_shown(time_ns) {
+            look_at = palm_point(hand, position, look_at);
+        }
         Pose::looking_at(position, look_at).unwrap_or(Pose::new(position, Quat::IDENTITY))
+    }
+
+    /// The hand held up palm to the face at `time_ns`, if one is.
+    fn palm_shown(&self, time_ns: i64) -> Option<Hand> {
+        self.events.iter().find_map(|event| match event.action {
+            Action::Palm { hand, .. } if event.in_window(time_ns) => Some(hand),
+            _ => None,
+        })
     }
 
     /// Both eyes, `IPD_M` apart along the head's right axis.
@@ -444,12 +509,72 @@ impl SimulatedUser {
                 select: Some(held),
                 ..rest
             },
+            Action::Palm { .. } => {
+                let eye = head.position;
+                let palm = palm_point(hand, eye, eye + head.forward());
+                let to_eye = (eye - palm).normalize_or(Vec3::Z);
+                // Palm (-Y) to the eyes, fingers (-Z) up.
+                let fingers_up = (Vec3::Y - to_eye * Vec3::Y.dot(to_eye)).normalize_or(Vec3::Y);
+                let y_axis = -to_eye;
+                let z_axis = -fingers_up;
+                let orientation =
+                    Quat::from_mat3(&glam::Mat3::from_cols(y_axis.cross(z_axis), y_axis, z_axis));
+                let joints = hand_joints_with_palm_at(hand, palm, orientation, OPEN_GAP_M);
+                HandInput {
+                    joints: Some(joints),
+                    aim: Pose::looking_at(palm, palm + fingers_up),
+                    grip: Some(joints[PALM].pose),
+                    ..rest
+                }
+            }
+            Action::Press { label, with, .. } => {
+                let Some(button) = self
+                    .buttons
+                    .iter()
+                    .find(|button| button.action.label() == label)
+                else {
+                    return rest;
+                };
+                let normal = button.normal();
+                match with {
+                    PressWith::Poke => {
+                        // In and back out: a half sine over the press.
+                        let depth = if held {
+                            -POKE_FRONT_M
+                                + (POKE_FRONT_M + POKE_IN_M)
+                                    * (std::f32::consts::PI * progress).sin()
+                        } else {
+                            -POKE_FRONT_M
+                        };
+                        let tip = button.rect.centre - normal * depth;
+                        let into_button = Pose::looking_at(tip, tip - normal)
+                            .map_or(yaw_only, |pose| pose.orientation);
+                        HandInput {
+                            joints: Some(hand_joints(hand, tip, into_button, OPEN_GAP_M)),
+                            ..rest
+                        }
+                    }
+                    PressWith::Ray => pinching(raised_tip, raised_aim, button.rect.centre),
+                }
+            }
             Action::Head { .. }
             | Action::Stall { .. }
             | Action::Disconnect { .. }
             | Action::Say { .. } => rest,
         }
     }
+}
+
+/// Where `hand`'s palm is held up to be looked at by eyes at `eye` that
+/// were looking at `look_at`: ahead of them, below, to the hand's side.
+fn palm_point(hand: Hand, eye: Vec3, look_at: Vec3) -> Vec3 {
+    let ahead = Vec3::new(look_at.x - eye.x, 0.0, look_at.z - eye.z).normalize_or(Vec3::NEG_Z);
+    let right = ahead.cross(Vec3::Y);
+    let side = match hand {
+        Hand::Left => -1.0,
+        Hand::Right => 1.0,
+    };
+    eye + ahead * PALM_AHEAD_M - Vec3::Y * PALM_BELOW_M + right * (side * PALM_ASIDE_M)
 }
 
 /// The point `progress` (0..1) of the way along the polyline `points` by length.

@@ -1,0 +1,170 @@
+//! "Save terrain": a new folder `save-NNN/` in the state folder holding the terrain its commands made (`terrain.png`, 16-bit, and `terrain.glb`), its `recipe.toml`, the `commands.jsonl` that grows it again, and `picture.png` of the moment.
+//!
+//! The heights are the command log replayed offline, exactly what
+//! `holoterrain generate --replay commands.jsonl` writes, so the saved
+//! terrain and a later replay of the saved log agree byte for byte (an
+//! edit still easing in on screen counts whole, as its command applied).
+use std::io;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::app::log::{COMMAND_LOG_FILE, CommandLog};
+use crate::atomic_file;
+use crate::generate::terrain_glb;
+use crate::terrain::export::{self, Format};
+
+/// Most saves a state folder takes (`save-001` to `save-999`).
+pub const MAX_SAVES: u32 = 999;
+
+/// A picture of the moment: RGB rows, `width` × `height`.
+#[derive(Debug, Clone, Copy)]
+pub struct Picture<'a> {
+    /// Pixels across.
+    pub width: u32,
+    /// Pixels down.
+    pub height: u32,
+    /// Row-major RGB bytes.
+    pub rgb: &'a [u8],
+}
+
+/// Why a save failed; the app says it in one line and goes on.
+#[derive(Debug, Error)]
+pub enum SaveError {
+    #[error("cannot save the terrain into {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+    #[error("cannot save the terrain: {0}")]
+    Terrain(String),
+    #[error(
+        "cannot save the terrain: {} already holds {MAX_SAVES} saves; move some away",
+        folder.display()
+    )]
+    Full { folder: PathBuf },
+}
+
+/// Writes `save-NNN/` (the first number not taken) into `state_dir` from
+/// `log`, with `picture` when there is one; the folder it wrote. A failure
+/// leaves no folder behind.
+pub fn save_terrain(
+    state_dir: &Path,
+    log: &CommandLog,
+    picture: Option<Picture>,
+) -> Result<PathBuf, SaveError> {
+    let world = log
+        .replay_offline()
+        .map_err(|error| SaveError::Terrain(error.to_string()))?;
+    let heights = world.heightmap();
+    let png16 = export::encode(heights, Format::Png16, None)
+        .map_err(|error| SaveError::Terrain(error.to_string()))?;
+    let glb = terrain_glb(heights, None).map_err(|error| SaveError::Terrain(error.to_string()))?;
+    let recipe = world.recipe().to_toml();
+    let commands = log.to_jsonl();
+    let picture_png = picture.map(encode_picture).transpose()?;
+
+    let write_error = |path: &Path, source| SaveError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(state_dir).map_err(|source| write_error(state_dir, source))?;
+    let dir = claim_folder(state_dir)?;
+    let paths = [
+        "terrain.png",
+        "terrain.glb",
+        "recipe.toml",
+        COMMAND_LOG_FILE,
+        "picture.png",
+    ]
+    .map(|name| dir.join(name));
+    let mut files: Vec<(&Path, &[u8])> = vec![
+        (&paths[0], &png16),
+        (&paths[1], &glb),
+        (&paths[2], recipe.as_bytes()),
+        (&paths[3], commands.as_bytes()),
+    ];
+    if let Some(png) = &picture_png {
+        files.push((&paths[4], png));
+    }
+    if let Err((path, source)) = atomic_file::write_all(&files) {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(write_error(path, source));
+    }
+    Ok(dir)
+}
+
+/// Makes the first `save-NNN` folder not yet in `state_dir`; creating it is
+/// what claims the number, so two saves never share one.
+fn claim_folder(state_dir: &Path) -> Result<PathBuf, SaveError> {
+    for number in 1..=MAX_SAVES {
+        let dir = state_dir.join(format!("save-{number:03}"));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(SaveError::Write { path: dir, source }),
+        }
+    }
+    Err(SaveError::Full {
+        folder: state_dir.to_path_buf(),
+    })
+}
+
+/// `picture` as an 8-bit RGB PNG.
+fn encode_picture(picture: Picture) -> Result<Vec<u8>, SaveError> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, picture.width, picture.height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .and_then(|mut writer| writer.write_image_data(picture.rgb))
+        .map_err(|error| SaveError::Terrain(format!("the picture: {error}")))?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::log::LogStart;
+
+    fn log() -> CommandLog {
+        CommandLog::new(LogStart::demo(7, 33, 33))
+    }
+
+    #[test]
+    fn saves_take_the_next_free_number_and_hold_every_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("save-001")).unwrap();
+        let rgb = vec![128u8; 4 * 2 * 3];
+        let picture = Picture {
+            width: 4,
+            height: 2,
+            rgb: &rgb,
+        };
+        let saved = save_terrain(dir.path(), &log(), Some(picture)).unwrap();
+        assert_eq!(saved, dir.path().join("save-002"));
+        for name in [
+            "terrain.png",
+            "terrain.glb",
+            "recipe.toml",
+            "commands.jsonl",
+            "picture.png",
+        ] {
+            let size = std::fs::metadata(saved.join(name)).unwrap().len();
+            assert!(size > 0, "{name}");
+        }
+        let again = save_terrain(dir.path(), &log(), None).unwrap();
+        assert_eq!(again, dir.path().join("save-003"));
+        assert!(!again.join("picture.png").exists());
+    }
+
+    #[test]
+    fn a_folder_that_cannot_be_written_is_one_error_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-folder");
+        std::fs::write(&file, b"x").unwrap();
+        let error = save_terrain(&file, &log(), None).unwrap_err();
+        let line = error.to_string();
+        assert!(line.starts_with("cannot save the terrain into"), "{line}");
+        assert!(!line.contains('\n'));
+        assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    }
+}

@@ -1,0 +1,155 @@
+//! The wearer's controls end to end in the simulator: a palm shows the hand menu, "Landscapes" opens the panel, a landscape picked by name grows, growth pauses and resumes, undo goes back, "Save terrain" writes a folder that `generate --replay` grows again byte for byte; labels said press buttons on show only; a `press` of a label the app never shows is a script error.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use holoterrain::app::driver::WorldArgs;
+use holoterrain::sim::{self, SimArgs};
+use holoterrain::size::Size;
+
+const TOUR: &str = include_str!("data/scripts/menu-tour.txt");
+
+fn run(dir: &Path, name: &str, script: &str, frames: u64) -> PathBuf {
+    let out = dir.join(name);
+    let path = dir.join(format!("{name}.txt"));
+    std::fs::write(&path, script).unwrap();
+    let args = SimArgs {
+        frames,
+        world: WorldArgs {
+            seed: 5,
+            size: Size {
+                width: 33,
+                height: 33,
+            },
+            ..WorldArgs::default()
+        },
+        resolution: Size {
+            width: 64,
+            height: 36,
+        },
+        script: Some(path),
+        out: out.clone(),
+        every: 1000,
+        ..SimArgs::default()
+    };
+    sim::run(&args).unwrap();
+    out
+}
+
+fn report(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
+
+/// The report's `ui` entries as (label, how, did).
+fn presses(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    report["ui"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|press| {
+            let text = |key: &str| press[key].as_str().unwrap().to_owned();
+            (text("label"), text("how"), text("did"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_tour_opens_the_panel_picks_pauses_resumes_undoes_and_saves() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), "tour", TOUR, 480);
+    let report = report(&out);
+    let expected = [
+        ("Landscapes", "poke", "open panel"),
+        ("badlands", "poke", "landscape"),
+        ("Pause growth", "ray", "pause"),
+        ("Resume growth", "voice", "resume"),
+        ("Faster", "poke", "speed"),
+        ("Undo", "poke", "undo"),
+        ("Save terrain", "poke", "save"),
+        ("Close panel", "ray", "close panel"),
+    ]
+    .map(|(label, how, did)| (label.to_owned(), how.to_owned(), did.to_owned()));
+    assert_eq!(presses(&report), expected);
+    let reseeds = report["reseeds"].as_array().unwrap();
+    assert_eq!(reseeds.len(), 1, "{reseeds:?}");
+    assert_eq!(reseeds[0]["cause"], "menu");
+    assert_eq!(report["undos"][0]["undone"], "landscape");
+    // Undo went back to the landscape before badlands.
+    assert_eq!(report["recipe"], "demo");
+
+    let commands = std::fs::read_to_string(out.join("commands.jsonl")).unwrap();
+    let order: Vec<&str> = [
+        "\"landscape\"",
+        "\"pause\"",
+        "\"resume\"",
+        "\"speed\"",
+        "\"undo\"",
+    ]
+    .into_iter()
+    .filter(|kind| commands.contains(*kind))
+    .collect();
+    assert_eq!(order.len(), 5, "every command is in the log: {commands}");
+
+    // The save holds every file, and its log grows its terrain again.
+    let saved = out.join("save-001");
+    for name in [
+        "terrain.png",
+        "terrain.glb",
+        "recipe.toml",
+        "commands.jsonl",
+        "picture.png",
+    ] {
+        assert!(saved.join(name).is_file(), "{name}");
+    }
+    let replayed = dir.path().join("replayed.png");
+    let status = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["generate", "--replay"])
+        .arg(saved.join("commands.jsonl"))
+        .arg("--out")
+        .arg(&replayed)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read(&replayed).unwrap(),
+        std::fs::read(saved.join("terrain.png")).unwrap()
+    );
+}
+
+#[test]
+fn labels_act_only_while_on_show() {
+    let dir = tempfile::tempdir().unwrap();
+    // No palm, no panel: neither the press nor the words do anything.
+    let out = run(
+        dir.path(),
+        "hidden",
+        "1.0 press pause growth poke\n1.5 say pause growth\n",
+        150,
+    );
+    let report = report(&out);
+    assert!(presses(&report).is_empty(), "{:?}", report["ui"]);
+    let commands = std::fs::read_to_string(out.join("commands.jsonl")).unwrap();
+    assert!(!commands.contains("pause"), "{commands}");
+}
+
+#[test]
+fn a_press_of_a_label_never_shown_is_a_script_error_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bad.txt");
+    std::fs::write(&script, "1.0 palm left 1\n2.0 press launch rockets poke\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["sim", "--frames", "2", "--script"])
+        .arg(&script)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(
+        stderr.contains("no button says `launch rockets`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").join("report.json").exists());
+}
