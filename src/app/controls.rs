@@ -63,6 +63,8 @@ const PANEL_FOLLOW_S: f32 = 0.25;
 const PANEL_COLUMNS: usize = 3;
 /// Height of the panel's title bar, which a pinch grabs to move it.
 const TITLE_HEIGHT_M: f32 = 0.03;
+/// How far along a controller's ray its menu opens.
+const CONTROLLER_MENU_REACH_M: f32 = 0.35;
 /// Farthest a ray reaches a button.
 const RAY_REACH_M: f32 = 3.0;
 /// How long a ray is drawn when it hits nothing.
@@ -344,6 +346,15 @@ struct HandMenu {
     plane: Plane,
     /// When the palm stopped showing, while it lingers.
     dropped_ns: Option<i64>,
+    /// Opened by a controller's menu button: it stays until pressed again.
+    by_controller: bool,
+}
+
+impl HandMenu {
+    /// Whether `hand` holds the menu up with its palm (and so does not press it).
+    fn held_by(&self, hand: Hand) -> bool {
+        self.hand == hand && !self.by_controller
+    }
 }
 
 /// The landscapes panel while it is open.
@@ -379,6 +390,8 @@ pub struct HandState<'a> {
     pub aim: Option<Pose>,
     /// Its pinch (or a controller's select): began, held or let go.
     pub press: Option<crate::input::Press>,
+    /// Its controller's menu button, when it has one.
+    pub menu: Option<bool>,
 }
 
 /// The controls' state between frames.
@@ -387,6 +400,8 @@ pub struct Controls {
     hand_menu: Option<HandMenu>,
     panel: Option<Panel>,
     presses: [HandPress; 2],
+    /// Each controller's menu button as the last update saw it.
+    menu_was_down: [bool; 2],
     /// The buttons on show, as the last update laid them out.
     shown: Vec<ShownButton>,
     /// Display time of the last update.
@@ -434,6 +449,7 @@ impl Controls {
             .map_or(0.0, |last| now.saturating_sub(last).max(0) as f32 * 1e-9);
         self.last_ns = Some(now);
         if let Some(head) = head {
+            self.menu_button(head, &hands);
             self.follow_palm(now, head, &hands);
             self.follow_head(head, seconds);
         }
@@ -478,6 +494,33 @@ impl Controls {
         }
     }
 
+    /// A controller's menu button pressed opens the hand menu beside the
+    /// controller, or closes the one it opened.
+    fn menu_button(&mut self, head: &Pose, hands: &[HandState; 2]) {
+        for hand in Hand::BOTH {
+            let state = hands[hand.index()];
+            let down = state.menu == Some(true);
+            let pressed = down && !self.menu_was_down[hand.index()];
+            self.menu_was_down[hand.index()] = down;
+            if !pressed {
+                continue;
+            }
+            let opened_here = self
+                .hand_menu
+                .is_some_and(|menu| menu.by_controller && menu.hand == hand);
+            self.hand_menu = if opened_here {
+                None
+            } else {
+                state.aim.filter(Pose::is_finite).map(|aim| HandMenu {
+                    hand,
+                    plane: on_controller_ray(&aim, head.position),
+                    dropped_ns: None,
+                    by_controller: true,
+                })
+            };
+        }
+    }
+
     /// Shows the hand menu by a palm held up and looked at, keeps it where
     /// it was for a moment after the palm drops, then hides it.
     fn follow_palm(&mut self, now: i64, head: &Pose, hands: &[HandState; 2]) {
@@ -497,8 +540,11 @@ impl Controls {
                     hand,
                     plane: menu_beside(hand, joints, eye),
                     dropped_ns: None,
+                    by_controller: false,
                 });
             }
+            // A controller's menu stays until its button closes it.
+            None if self.hand_menu.is_some_and(|menu| menu.by_controller) => {}
             None => {
                 if let Some(menu) = self.hand_menu.as_mut() {
                     let dropped = *menu.dropped_ns.get_or_insert(now);
@@ -560,7 +606,7 @@ impl Controls {
         let press = &mut self.presses[hand.index()];
         let before = press.touching;
         // The hand showing the menu does not press its own buttons.
-        let menu_hand = self.hand_menu.is_some_and(|menu| menu.hand == hand);
+        let menu_hand = self.hand_menu.is_some_and(|menu| menu.held_by(hand));
         let tip = joints
             .filter(|_| !menu_hand)
             .map(|joints| joints[INDEX_TIP].pose.position);
@@ -611,7 +657,7 @@ impl Controls {
             .aim
             .filter(Pose::is_finite)
             .map(|aim| aim.forward_ray());
-        let menu_hand = self.hand_menu.is_some_and(|menu| menu.hand == hand);
+        let menu_hand = self.hand_menu.is_some_and(|menu| menu.held_by(hand));
         let near = self.presses[hand.index()].touching.is_some();
         let hit = ray.filter(|_| !menu_hand && !near).and_then(|ray| {
             self.shown
@@ -823,7 +869,7 @@ impl Controls {
             });
             return;
         }
-        let menu_hand = self.hand_menu.is_some_and(|menu| menu.hand == hand);
+        let menu_hand = self.hand_menu.is_some_and(|menu| menu.held_by(hand));
         let Some(aim) = state.aim.filter(|aim| aim.is_finite() && !menu_hand) else {
             return;
         };
@@ -909,6 +955,16 @@ fn in_front(head: &Pose) -> Vec3 {
     let forward = head.forward();
     let level = Vec3::new(forward.x, 0.0, forward.z).normalize_or(Vec3::NEG_Z);
     head.position + level * PANEL_DISTANCE_M - Vec3::Y * PANEL_DROP_M
+}
+
+/// The hand menu's plane for a controller aiming along `aim`: at arm's
+/// reach along its ray with the top button on the ray, facing the eyes, so
+/// the controller's select presses a button without hunting for it.
+fn on_controller_ray(aim: &Pose, eye: Vec3) -> Plane {
+    let on_ray = aim.position + aim.forward() * CONTROLLER_MENU_REACH_M;
+    let facing = Plane::facing(on_ray, eye);
+    let top = (BUTTON_HEIGHT_M + BUTTON_GAP_M) * 1.5;
+    Plane::facing(on_ray - facing.up * top, eye)
 }
 
 /// Whether `hand` is held flat and open with its palm to the face while
@@ -1144,6 +1200,41 @@ mod tests {
         assert_eq!(controls.shown().len(), 4, "0.9 s after it dropped");
         controls.lay_out(1_500_000_000, Some(&head), hands(&down), shows());
         assert!(controls.shown().is_empty());
+    }
+
+    #[test]
+    fn a_controllers_menu_button_opens_the_menu_on_its_ray_and_closes_it() {
+        let mut controls = Controls::default();
+        let aim = Pose::looking_at(Vec3::new(0.2, 1.3, -0.2), Vec3::new(0.2, 1.2, -1.0)).unwrap();
+        let frame = |controls: &mut Controls, menu: bool, press: Option<Press>| {
+            let mut hands = [HandState::default(); 2];
+            hands[1] = HandState {
+                aim: Some(aim),
+                menu: Some(menu),
+                press,
+                ..HandState::default()
+            };
+            controls.lay_out(0, Some(&head()), hands, shows());
+            controls.touch(hands)
+        };
+        frame(&mut controls, true, None);
+        assert_eq!(controls.shown().len(), 4);
+        frame(&mut controls, false, None);
+        assert_eq!(
+            controls.shown().len(),
+            4,
+            "it stays when the button is let go"
+        );
+        // The controller's select presses the top button, on its ray.
+        assert!(frame(&mut controls, false, Some(Press::Began)).is_empty());
+        let presses = frame(&mut controls, false, Some(Press::Released));
+        assert_eq!(presses.len(), 1);
+        assert_eq!(
+            (presses[0].action, presses[0].how),
+            (Action::NewTerrain, PressedBy::Ray)
+        );
+        frame(&mut controls, true, None);
+        assert!(controls.shown().is_empty(), "pressed again, it closes");
     }
 
     #[test]

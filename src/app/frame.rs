@@ -83,6 +83,9 @@ pub struct HandInput {
     pub select: Option<bool>,
     /// The squeeze (grab) action's current state when the action is active, else `None`.
     pub squeeze: Option<bool>,
+    /// A controller's menu button when the action is active, else `None`:
+    /// a press opens (or closes) the hand menu beside the controller.
+    pub menu: Option<bool>,
     /// Whether `select` is the runtime's own air-tap of a tracked hand (the
     /// microsoft/hand_interaction profile, as on HoloLens 2, or
     /// ext/hand_interaction_ext's pinch) rather than a

@@ -736,6 +736,7 @@ fn control_hands(input: &FrameInput, presses: [Option<Press>; 2]) -> [HandState<
             joints: hand_input.joints.as_ref(),
             aim: hand_input.aim,
             press: presses[hand.index()],
+            menu: hand_input.menu,
         }
     })
 }

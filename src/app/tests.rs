@@ -59,6 +59,7 @@ fn tracked_hand(input: &mut FrameInput, hand: Hand, tip: Vec3, gap: f32, aim_tar
         select: Some(false),
         squeeze: Some(false),
         select_is_air_tap: false,
+        menu: None,
     };
 }
 

@@ -54,6 +54,7 @@ fn hand_at(input: &mut FrameInput, hand: Hand, tip: Vec3, gap: f32, target: Vec3
         select: Some(false),
         squeeze: Some(false),
         select_is_air_tap: false,
+        menu: None,
     };
 }
 

@@ -329,6 +329,7 @@ fn a_controllers_select_held_and_swept_across_the_surface_traces() {
             select: Some((5..40).contains(&frame)),
             squeeze: Some(false),
             select_is_air_tap: false,
+            menu: None,
         };
     });
     let traced = outputs

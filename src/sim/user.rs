@@ -380,6 +380,7 @@ impl SimulatedUser {
             select: Some(false),
             squeeze: Some(false),
             select_is_air_tap: false,
+            menu: Some(false),
         };
         let Some((gesture, start)) = self.gesture(hand, time_ns, head, centre) else {
             return rest;

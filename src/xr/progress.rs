@@ -53,6 +53,8 @@ pub enum Progress {
     /// A hand's select action went down this frame (seen by the app, so a
     /// script driving the runtime knows it may let go).
     SelectPressed(Hand),
+    /// A controller's menu button went down this frame.
+    MenuPressed(Hand),
     /// The terrain started over from `seed`.
     Reseeded {
         /// What asked for it.
@@ -114,6 +116,7 @@ impl Progress {
 }
 
 /// The `--progress` line: `state FOCUSED`, `frame 12`, `select down right`,
+/// `menu down right`,
 /// `reseed select 1234`,
 /// `placed grab 0.200 1.300 -1.000 1.000` (position, scale),
 /// `remoting connected`, `remoting disconnected 17`, `remoting reconnecting 2`.
@@ -130,14 +133,8 @@ impl fmt::Display for Progress {
             }
             Progress::SessionState(state) => write!(formatter, "state {state}"),
             Progress::FrameDrawn(frames) => write!(formatter, "frame {frames}"),
-            Progress::SelectPressed(hand) => write!(
-                formatter,
-                "select down {}",
-                match hand {
-                    Hand::Left => "left",
-                    Hand::Right => "right",
-                }
-            ),
+            Progress::SelectPressed(hand) => write!(formatter, "select down {}", hand_name(*hand)),
+            Progress::MenuPressed(hand) => write!(formatter, "menu down {}", hand_name(*hand)),
             Progress::Reseeded { cause, seed } => {
                 write!(formatter, "reseed {} {seed}", cause.name())
             }
@@ -151,6 +148,14 @@ impl fmt::Display for Progress {
                 cause.name()
             ),
         }
+    }
+}
+
+/// The hand as a progress line names it.
+fn hand_name(hand: Hand) -> &'static str {
+    match hand {
+        Hand::Left => "left",
+        Hand::Right => "right",
     }
 }
 
@@ -168,6 +173,10 @@ mod tests {
         assert_eq!(
             Progress::SelectPressed(Hand::Left).to_string(),
             "select down left"
+        );
+        assert_eq!(
+            Progress::MenuPressed(Hand::Right).to_string(),
+            "menu down right"
         );
         assert_eq!(
             Progress::Reseeded {

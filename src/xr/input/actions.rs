@@ -53,6 +53,8 @@ pub struct HandSample {
     pub select: Option<bool>,
     /// The squeeze action's state when the action is active, else `None`.
     pub squeeze: Option<bool>,
+    /// The menu action's state when the action is active, else `None`.
+    pub menu: Option<bool>,
     /// Whether the hand's current interaction profile is a hand-interaction
     /// profile (microsoft/hand_interaction, ext/hand_interaction_ext), whose
     /// select is the runtime's air-tap.
@@ -69,6 +71,8 @@ pub struct Input {
     select: xr::Action<bool>,
     /// Squeeze / grab, boolean (the grip button or squeeze on controllers, a grasp on hands).
     squeeze: xr::Action<bool>,
+    /// A controller's menu button: opens the hand menu beside it.
+    menu: xr::Action<bool>,
     /// Haptic pulse output, played on reseed.
     haptic: xr::Action<xr::Haptic>,
     /// Subaction paths for left and right.
@@ -86,8 +90,8 @@ pub struct Input {
 }
 
 /// (profile, [(action name, input/output path suffix)]) suggested for each profile.
-fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static str; 5])> {
-    // Order of suffixes: select, squeeze, aim, grip, haptic ("" = the
+fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static str; 6])> {
+    // Order of suffixes: select, squeeze, aim, grip, haptic, menu ("" = the
     // profile has none). Boolean actions on float inputs are thresholded by
     // the runtime (with hysteresis).
     let mut profiles = vec![
@@ -99,6 +103,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
+                "input/menu/click",
             ],
         ),
         (
@@ -109,6 +114,8 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
+                // The Index has no menu button (its system button is the runtime's).
+                "",
             ],
         ),
         (
@@ -119,6 +126,8 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
+                // The left controller's only (below).
+                "input/menu/click",
             ],
         ),
         (
@@ -129,6 +138,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
+                "input/menu/click",
             ],
         ),
         (
@@ -139,6 +149,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
                 "input/aim/pose",
                 "input/grip/pose",
                 "output/haptic",
+                "input/menu/click",
             ],
         ),
     ];
@@ -151,7 +162,7 @@ fn profile_bindings(hand_profiles: HandProfiles) -> Vec<(&'static str, [&'static
         };
         profiles.push((
             profile,
-            [select, squeeze, "input/aim/pose", "input/grip/pose", ""],
+            [select, squeeze, "input/aim/pose", "input/grip/pose", "", ""],
         ));
     }
     profiles
@@ -192,6 +203,9 @@ impl Input {
         let haptic = action_set
             .create_action::<xr::Haptic>("reseed_pulse", "Reseed pulse", &hand_paths)
             .map_err(xr_call("xrCreateAction"))?;
+        let menu = action_set
+            .create_action::<bool>("menu", "Open the menu", &hand_paths)
+            .map_err(xr_call("xrCreateAction"))?;
 
         for (
             profile,
@@ -201,6 +215,7 @@ impl Input {
                 aim_suffix,
                 grip_suffix,
                 haptic_suffix,
+                menu_suffix,
             ],
         ) in profile_bindings(hand_profiles)
         {
@@ -219,6 +234,13 @@ impl Input {
                 bindings.push(xr::Binding::new(&grip, path(grip_suffix)?));
                 if !haptic_suffix.is_empty() {
                     bindings.push(xr::Binding::new(&haptic, path(haptic_suffix)?));
+                }
+                // The Touch's right menu button is the system's.
+                let system_owns_menu =
+                    profile == "/interaction_profiles/oculus/touch_controller" && hand == HANDS[1];
+                let menu_on_this_hand = !(menu_suffix.is_empty() || system_owns_menu);
+                if menu_on_this_hand {
+                    bindings.push(xr::Binding::new(&menu, path(menu_suffix)?));
                 }
             }
             let profile_path = instance
@@ -258,6 +280,7 @@ impl Input {
             action_set,
             select,
             squeeze,
+            menu,
             haptic,
             hand_paths,
             aim_spaces,
@@ -284,6 +307,7 @@ impl Input {
             action_set,
             select,
             squeeze,
+            menu,
             haptic,
             aim_spaces,
             grip_spaces,
@@ -294,7 +318,7 @@ impl Input {
         calling("xrDestroyActionSet");
         drop(action_set);
         calling("xrDestroyAction");
-        drop((select, squeeze, haptic));
+        drop((select, squeeze, menu, haptic));
         calling("xrDestroySpace");
         drop((aim_spaces, grip_spaces));
         if hand_trackers.is_some() {
@@ -331,6 +355,12 @@ impl Input {
                 .state(session, self.hand_paths[index])
                 .map_err(xr_call("xrGetActionStateBoolean"))?;
             hand.squeeze = squeeze.is_active.then_some(squeeze.current_state);
+            calling("xrGetActionStateBoolean");
+            let menu = self
+                .menu
+                .state(session, self.hand_paths[index])
+                .map_err(xr_call("xrGetActionStateBoolean"))?;
+            hand.menu = menu.is_active.then_some(menu.current_state);
             hand.aim = located_pose(&self.aim_spaces[index], base, time)?;
             hand.grip = located_pose(&self.grip_spaces[index], base, time)?;
             hand.select_is_air_tap = !self.air_tap_profiles.is_empty() && {

@@ -15,7 +15,7 @@
 //! its placement carry on; the hologram is pinned with a new anchor in the
 //! new session at the pose it had.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -119,8 +119,9 @@ pub struct FrameLoop<'a> {
     disconnect: Option<u32>,
     /// A voice command heard since the last frame, for the next one.
     voice: Option<VoiceCommand>,
-    /// Each hand's select as the last frame saw it, to tell when one goes down.
-    select_was_down: [bool; 2],
+    /// Each hand's select and menu buttons as the last frame saw them, to
+    /// tell when one goes down.
+    buttons_were_down: [[bool; 2]; 2],
     /// Where the landscape last grown is kept, and what it says.
     landscape_file: Option<PathBuf>,
     kept_landscape: String,
@@ -151,7 +152,7 @@ impl<'a> FrameLoop<'a> {
             reanchor: false,
             disconnect: None,
             voice: None,
-            select_was_down: [false; 2],
+            buttons_were_down: [[false; 2]; 2],
             frame_limit,
             interrupted,
             progress,
@@ -188,6 +189,22 @@ impl<'a> FrameLoop<'a> {
             .and_then(|()| atomic_file::write(file, format!("{name}\n").as_bytes()));
         if let Err(error) = written {
             log::warn!("the landscape is not kept in {}: {error}", file.display());
+        }
+    }
+
+    /// "Save terrain": `save-NNN/` beside the kept landscape (the state
+    /// folder: the package's LocalState on a HoloLens), without a picture
+    /// (the swapchain images are the runtime's to show, not to read back);
+    /// a failure is one line and the session goes on.
+    fn save_terrain(&self) {
+        let Some(folder) = self.landscape_file.as_deref().and_then(Path::parent) else {
+            log::warn!("the terrain is not saved: this run keeps nothing (no state folder)");
+            return;
+        };
+        let log = self.locked_recorder().run.command_log();
+        match crate::save::save_terrain(folder, &log, None) {
+            Ok(saved) => log::info!("saved the terrain into {}", saved.display()),
+            Err(error) => log::warn!("{error}"),
         }
     }
 
@@ -398,11 +415,21 @@ impl<'a> FrameLoop<'a> {
             ..session.track(time)?
         };
         for hand in Hand::BOTH {
-            let down = input.hands[hand.index()].select == Some(true);
-            if down && !self.select_was_down[hand.index()] {
-                (self.progress)(Progress::SelectPressed(hand));
+            let hand_input = &input.hands[hand.index()];
+            let was_down = &mut self.buttons_were_down[hand.index()];
+            for (button, (state, told)) in [
+                (hand_input.select, Progress::SelectPressed(hand)),
+                (hand_input.menu, Progress::MenuPressed(hand)),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let down = state == Some(true);
+                if down && !was_down[button] {
+                    (self.progress)(told);
+                }
+                was_down[button] = down;
             }
-            self.select_was_down[hand.index()] = down;
         }
         let output = {
             let mut recorder = self.recorder.lock().unwrap_or_else(PoisonError::into_inner);
@@ -507,7 +534,7 @@ impl<'a> FrameLoop<'a> {
                     press.how,
                     press.action.did()
                 ),
-                AppEvent::SaveAsked => log::info!("saving is not built into the OpenXR app yet"),
+                AppEvent::SaveAsked => self.save_terrain(),
             }
         }
         Ok(())

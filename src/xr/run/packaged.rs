@@ -105,7 +105,7 @@ fn log_error(error: &XrError) {
 fn log_progress(progress: Progress) {
     if !matches!(
         progress,
-        Progress::FrameDrawn(_) | Progress::SelectPressed(_)
+        Progress::FrameDrawn(_) | Progress::SelectPressed(_) | Progress::MenuPressed(_)
     ) {
         log::info!("{progress}");
     }

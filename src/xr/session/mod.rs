@@ -671,6 +671,7 @@ fn hand_input(sample: &HandSample) -> HandInput {
         grip: sample.grip.map(pose_from_xr),
         select: sample.select,
         squeeze: sample.squeeze,
+        menu: sample.menu,
         select_is_air_tap: sample.select_is_air_tap,
     }
 }
