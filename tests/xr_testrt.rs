@@ -1053,6 +1053,48 @@ fn saying_new_terrain_over_remoting_reseeds_with_cause_voice_as_in_the_simulator
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
 }
 
+/// The report's `ui` presses as (frame, label, how, did).
+fn ui_presses(report: &Value) -> Vec<(Value, Value, Value, Value)> {
+    report["ui"]
+        .as_array()
+        .expect("ui")
+        .iter()
+        .map(|press| {
+            (
+                press["frame"].clone(),
+                press["label"].clone(),
+                press["how"].clone(),
+                press["did"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_menu_and_panel_over_remoting_press_as_in_the_simulator_and_a_label_said_presses_it() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("remote-menu.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
+    let sim_presses = ui_presses(&sim_report);
+    let hows: Vec<&Value> = sim_presses.iter().map(|press| &press.2).collect();
+    assert_eq!(hows, ["poke", "ray", "voice", "poke"], "{sim_presses:?}");
+    assert_eq!(causes(&sim_report), ["menu"]);
+    let report = dir.path().join("xr.json");
+    let output = remote_run(&manifest, &wearer, &runtime_out, &report, &[]);
+    assert_success(&output, "xr --remote pressing the menu");
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    assert_eq!(ui_presses(&xr_report), sim_presses);
+    assert_eq!(xr_report["undos"], sim_report["undos"]);
+    let speech = &json(&runtime_out.join("runtime-report.json"))["speech"];
+    assert_eq!(speech["fetched"], serde_json::json!(["pause growth"]));
+    assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
+}
+
 #[test]
 fn next_landscape_said_over_remoting_grows_as_in_the_simulator_and_the_next_run_starts_with_it() {
     let Some(manifest) = manifest("linux") else {

@@ -16,6 +16,9 @@
 //! and starts from there while the anchor store keeps the app's anchor
 //! (`holoterrain.placement`), as the app under test does.
 //!
+//! The buttons the wearer presses (`palm`, `press`) are where the copy lays
+//! them out, which is where the app under test shows them.
+//!
 //! What the wearer says (`say`) reaches the copy of the app core as the
 //! simulator hands it over: on the first frame shown at or after the words'
 //! time. The runtime's speech recognizer hands the words to the app one
@@ -154,6 +157,9 @@ impl Wearer {
         let previous_ns = self.latest.as_ref().map(|sample| sample.time_ns - EPOCH_NS);
         let sim_ns = self.clock.frame_time_ns(self.frames);
         self.frames += 1;
+        // The user presses the buttons where the copy shows them, as the
+        // app under test does (same inputs, same controls).
+        self.user.see_buttons(self.driver.app().buttons());
         let input = FrameInput {
             voice: self.user.heard(previous_ns, sim_ns),
             surfaces: self.surfaces.clone(),
