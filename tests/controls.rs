@@ -69,6 +69,9 @@ fn the_tour_opens_the_panel_picks_pauses_resumes_undoes_and_saves() {
     ]
     .map(|(label, how, did)| (label.to_owned(), how.to_owned(), did.to_owned()));
     assert_eq!(presses(&report), expected);
+    // A fingertip's or a ray's press clicks as it begins and as it ends.
+    let by_hand = expected.iter().filter(|(_, how, _)| how != "voice").count();
+    assert_eq!(report["clicks"], 2 * by_hand as u64);
     let reseeds = report["reseeds"].as_array().unwrap();
     assert_eq!(reseeds.len(), 1, "{reseeds:?}");
     assert_eq!(reseeds[0]["cause"], "menu");

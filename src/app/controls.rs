@@ -402,6 +402,8 @@ pub struct Controls {
     presses: [HandPress; 2],
     /// Each controller's menu button as the last update saw it.
     menu_was_down: [bool; 2],
+    /// Where the last touch's clicks sound.
+    clicks: Vec<Vec3>,
     /// The buttons on show, as the last update laid them out.
     shown: Vec<ShownButton>,
     /// Display time of the last update.
@@ -586,6 +588,7 @@ impl Controls {
     /// push or release, and the panel's title bar a pinch drags. Returns
     /// the presses that acted.
     pub fn touch(&mut self, hands: [HandState; 2]) -> Vec<UiPress> {
+        let before = self.presses.map(|press| [press.poked, press.rayed]);
         let mut pressed = Vec::new();
         for hand in Hand::BOTH {
             let state = hands[hand.index()];
@@ -596,7 +599,26 @@ impl Controls {
                 pressed.push(press);
             }
         }
+        // A press beginning or ending clicks, from its button.
+        let after = self.presses.map(|press| [press.poked, press.rayed]);
+        self.clicks.clear();
+        for (was, now) in before.iter().flatten().zip(after.iter().flatten()) {
+            let clicked = match (was, now) {
+                (None, Some(action)) | (Some(action), None) => Some(*action),
+                _ => None,
+            };
+            if let Some(button) =
+                clicked.and_then(|action| self.shown.iter().find(|button| button.action == action))
+            {
+                self.clicks.push(button.rect.centre);
+            }
+        }
         pressed
+    }
+
+    /// Where this frame's clicks sound: each button whose press began or ended.
+    pub fn clicks(&self) -> &[Vec3] {
+        &self.clicks
     }
 
     /// A fingertip pushing a button: pressed at [`PRESS_DEPTH_M`] having
@@ -1150,10 +1172,16 @@ mod tests {
             ])
         };
         assert!(frame(&mut controls, on, Press::Began).is_empty());
+        assert_eq!(
+            controls.clicks(),
+            [faster.rect.centre],
+            "a press clicks as it begins"
+        );
         assert!(controls.holds(Hand::Right));
         assert_eq!(controls.look(Action::Faster), Look::Pressed);
         let presses = frame(&mut controls, on, Press::Released);
         assert_eq!(presses.len(), 1);
+        assert_eq!(controls.clicks().len(), 1, "and as it ends");
         assert_eq!(
             (presses[0].action, presses[0].how),
             (Action::Faster, PressedBy::Ray)

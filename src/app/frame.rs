@@ -165,6 +165,12 @@ pub enum AppEvent {
     /// The wearer asked to keep the terrain ("Save terrain"): the platform
     /// writes it into its state folder.
     SaveAsked,
+    /// A button's press began or ended: a click sounds from `at` (metres,
+    /// the reference space) where the platform can play one.
+    Click {
+        /// Where the button is.
+        at: glam::Vec3,
+    },
     /// The hologram's placement changed and is settled here: placed at the
     /// start, put onto a surface, or left where a manipulation ended (not on
     /// the frames in between, while it follows the hands). The platform

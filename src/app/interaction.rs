@@ -379,6 +379,9 @@ impl Interaction {
         let pressed = self
             .controls
             .touch(control_hands(input, self.control_hands));
+        for &at in self.controls.clicks() {
+            commands.tell(AppEvent::Click { at });
+        }
         let presses = Hand::BOTH.map(|hand| {
             let index = hand.index();
             if held_before[index] || self.controls.holds(hand) {

@@ -62,6 +62,8 @@ pub struct RunRecorder {
     undos: Vec<UndoRecord>,
     /// The buttons pressed, in order.
     ui: Vec<UiRecord>,
+    /// Clicks asked for: a press beginning or ending.
+    clicks: u64,
     /// Frames drawn.
     frames: u64,
     /// The most iterations any one update applied.
@@ -92,6 +94,7 @@ impl RunRecorder {
             edits: Vec::new(),
             undos: Vec::new(),
             ui: Vec::new(),
+            clicks: 0,
             frames: 0,
             max_iterations_per_frame: 0,
             update_ms: Vec::with_capacity(expected_frames),
@@ -162,6 +165,7 @@ impl RunRecorder {
                     how: press.how,
                     did: press.action.did(),
                 }),
+                AppEvent::Click { .. } => self.clicks += 1,
                 AppEvent::Growth(_) | AppEvent::SaveAsked => {}
             }
         }
@@ -225,6 +229,7 @@ impl RunRecorder {
             edits: self.edits.clone(),
             undos: self.undos.clone(),
             ui: self.ui.clone(),
+            clicks: self.clicks,
             hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),
             hologram_scale: placement.map(|placement| placement.scale),
             cpu_ms: CpuTimes {

@@ -192,6 +192,9 @@ pub struct RunReport {
     pub undos: Vec<UndoRecord>,
     /// Buttons pressed, in order.
     pub ui: Vec<UiRecord>,
+    /// Clicks the controls sounded (or, with no audio device, would have):
+    /// one as each press begins and one as it ends.
+    pub clicks: u64,
     /// Where the hologram was at the end (null if it never was placed).
     pub hologram_pose: Option<PoseRecord>,
     /// Its scale at the end (1 = 0.5 m across; null if never placed).

@@ -535,6 +535,7 @@ impl<'a> FrameLoop<'a> {
                     press.action.did()
                 ),
                 AppEvent::SaveAsked => self.save_terrain(),
+                AppEvent::Click { .. } => {}
             }
         }
         Ok(())
