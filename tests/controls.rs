@@ -1,4 +1,4 @@
-//! The wearer's controls end to end in the simulator: a palm shows the hand menu, "Landscapes" opens the panel, a landscape picked by name grows, growth pauses and resumes, undo goes back, "Save terrain" writes a folder that `generate --replay` grows again byte for byte; labels said press buttons on show only; a `press` of a label the app never shows is a script error.
+//! The wearer's controls end to end in the simulator: a palm shows the hand menu, "Landscapes" opens the panel, a landscape picked by name grows, growth pauses and resumes, undo goes back, "Weather" starts erosion, "Save terrain" writes a folder that `generate --replay` grows again byte for byte; labels said press buttons on show only; a `press` of a label the app never shows is a script error.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -55,7 +55,7 @@ fn presses(report: &serde_json::Value) -> Vec<(String, String, String)> {
 #[test]
 fn the_tour_opens_the_panel_picks_pauses_resumes_undoes_and_saves() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(dir.path(), "tour", TOUR, 480);
+    let out = run(dir.path(), "tour", TOUR, 540);
     let report = report(&out);
     let expected = [
         ("Landscapes", "poke", "open panel"),
@@ -64,6 +64,7 @@ fn the_tour_opens_the_panel_picks_pauses_resumes_undoes_and_saves() {
         ("Resume growth", "voice", "resume"),
         ("Faster", "poke", "speed"),
         ("Undo", "poke", "undo"),
+        ("Weather", "poke", "weather"),
         ("Save terrain", "poke", "save"),
         ("Close panel", "ray", "close panel"),
     ]
@@ -80,17 +81,22 @@ fn the_tour_opens_the_panel_picks_pauses_resumes_undoes_and_saves() {
     assert_eq!(report["recipe"], "demo");
 
     let commands = std::fs::read_to_string(out.join("commands.jsonl")).unwrap();
-    let order: Vec<&str> = [
+    // Every command is in the log, in the order pressed.
+    let at: Vec<Option<usize>> = [
         "\"landscape\"",
         "\"pause\"",
         "\"resume\"",
         "\"speed\"",
         "\"undo\"",
+        "\"weather\"",
     ]
     .into_iter()
-    .filter(|kind| commands.contains(*kind))
+    .map(|kind| commands.find(kind))
     .collect();
-    assert_eq!(order.len(), 5, "every command is in the log: {commands}");
+    assert!(
+        at.iter().all(Option::is_some) && at.is_sorted(),
+        "{at:?}: {commands}"
+    );
 
     // The save holds every file, and its log grows its terrain again.
     let saved = out.join("save-001");

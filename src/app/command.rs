@@ -102,6 +102,8 @@ pub enum Command {
     Pause,
     /// Let a paused growth go on ("Resume growth").
     Resume,
+    /// Start the recipe's erosion now on the land as it stands ("Weather").
+    Weather,
     /// Grow at this many iterations per second from now ("Slower", "Faster").
     Speed {
         /// The new rate.
@@ -230,6 +232,7 @@ mod tests {
             Command::Undo,
             Command::Pause,
             Command::Resume,
+            Command::Weather,
             Command::Speed {
                 iterations_per_second: 120,
             },

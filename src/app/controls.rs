@@ -89,6 +89,8 @@ pub enum Action {
     Slower,
     /// Grow at twice the speed.
     Faster,
+    /// Start the recipe's erosion now.
+    Weather,
     /// Take back the last terrain command.
     Undo,
     /// Keep the terrain in a folder of its own.
@@ -113,6 +115,7 @@ impl Action {
             Action::Landscape(name) => name.as_str(),
             Action::Slower => "Slower",
             Action::Faster => "Faster",
+            Action::Weather => "Weather",
             Action::Undo => "Undo",
             Action::Save => "Save terrain",
             Action::PinPanel => "Pin panel",
@@ -131,6 +134,7 @@ impl Action {
             Action::PlaceHere => "place",
             Action::Landscape(_) => "landscape",
             Action::Slower | Action::Faster => "speed",
+            Action::Weather => "weather",
             Action::Undo => "undo",
             Action::Save => "save",
             Action::PinPanel => "pin panel",
@@ -198,6 +202,7 @@ fn panel_actions(pinned: bool) -> Vec<Action> {
         .chain([
             Action::Slower,
             Action::Faster,
+            Action::Weather,
             Action::Undo,
             Action::Save,
             if pinned {
@@ -569,7 +574,12 @@ impl Controls {
         let Some(panel) = self.panel.as_mut() else {
             return;
         };
-        if panel.pinned || panel.grabbed.is_some() {
+        // Nor while a finger or a ray is on its buttons: a button that slid
+        // away under a pushing finger would press twice or not at all.
+        let in_use = self.presses.iter().any(|press| {
+            press.touching.is_some() || press.poked.is_some() || press.rayed.is_some()
+        });
+        if panel.pinned || panel.grabbed.is_some() || in_use {
             return;
         }
         let to_panel = panel.plane.centre - head.position;

@@ -157,6 +157,8 @@ pub enum AppEvent {
         /// What it took back.
         undone: Option<Undone>,
     },
+    /// The recipe's erosion started early ("Weather").
+    Weathered,
     /// Growth was paused, resumed or changed speed; how it goes now.
     Growth(GrowthState),
     /// A button of the controls was pressed (by a fingertip, a ray or its

@@ -228,6 +228,8 @@ impl Interaction {
                 });
             }
             Action::Undo => commands.issue(Command::Undo),
+            Action::Weather if drawn => commands.issue(Command::Weather),
+            Action::Weather => {}
             Action::Save => commands.tell(AppEvent::SaveAsked),
             Action::PlaceHere => {
                 if commands.world().placement().is_some() {

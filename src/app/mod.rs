@@ -180,6 +180,7 @@ impl App {
                 AppEvent::Reseeded { .. }
                     | AppEvent::Undid { undone: Some(_) }
                     | AppEvent::Edited { ignored: None, .. }
+                    | AppEvent::Weathered
             )
         });
         // A lift the hand still holds shows, but only its command applies.

@@ -166,7 +166,7 @@ impl RunRecorder {
                     did: press.action.did(),
                 }),
                 AppEvent::Click { .. } => self.clicks += 1,
-                AppEvent::Growth(_) | AppEvent::SaveAsked => {}
+                AppEvent::Growth(_) | AppEvent::SaveAsked | AppEvent::Weathered => {}
             }
         }
     }

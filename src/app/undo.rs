@@ -1,4 +1,4 @@
-//! Undo: what each terrain command (reseed, landscape, edit) replaced, newest last, the last [`UNDO_DEPTH`] of them.
+//! Undo: what each terrain command (reseed, landscape, edit, weather) replaced, newest last, the last [`UNDO_DEPTH`] of them.
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -20,6 +20,8 @@ pub enum Undone {
     Trace,
     /// A lifted hill.
     Lift,
+    /// Erosion started early ("Weather").
+    Weather,
 }
 
 /// What one terrain command replaced.
@@ -42,6 +44,14 @@ pub enum Replaced {
         /// Its edit layer.
         layer: Option<Vec<f32>>,
     },
+    /// A "Weather": the growth before it, as the steps to grow it again
+    /// (its own earlier weathers, and how far it had grown).
+    Weather {
+        /// Where earlier weathers started.
+        weathered_at: Vec<usize>,
+        /// How far it had grown.
+        steps: usize,
+    },
 }
 
 impl Replaced {
@@ -49,6 +59,7 @@ impl Replaced {
     pub fn kind(&self) -> Undone {
         match self {
             Replaced::Edit { kind, .. } | Replaced::Terrain { kind, .. } => *kind,
+            Replaced::Weather { .. } => Undone::Weather,
         }
     }
 }

@@ -187,6 +187,15 @@ impl World {
                 let undone = self.undo(now);
                 Some(AppEvent::Undid { undone })
             }
+            Command::Weather => {
+                self.undo.push(Replaced::Weather {
+                    weathered_at: self.growth.weathered_at().to_vec(),
+                    steps: self.growth.steps_done(),
+                });
+                self.growth.weather_now();
+                self.compose();
+                Some(AppEvent::Weathered)
+            }
             Command::Pause => {
                 self.schedule.pause(now);
                 Some(AppEvent::Growth(self.growth_state()))
@@ -296,6 +305,23 @@ impl World {
                 self.growth = *growth;
                 self.recipe_name = recipe_name;
                 self.edits.restore(layer);
+                self.schedule.resume(now, self.growth.steps_done());
+            }
+            Replaced::Weather {
+                weathered_at,
+                steps,
+            } => {
+                let map = self.growth.heightmap();
+                // The same recipe, map and seed grew once already.
+                self.growth = RecipeGrowth::regrown(
+                    self.growth.recipe().clone(),
+                    map.width(),
+                    map.height(),
+                    self.growth.seed(),
+                    &weathered_at,
+                    steps,
+                )
+                .expect("a recipe that grew on this map grows again");
                 self.schedule.resume(now, self.growth.steps_done());
             }
         }

@@ -14,7 +14,7 @@ use super::midpoint::MidpointGrowth;
 use super::particles::ParticleErosion;
 use super::plates::PlatesGrowth;
 use super::quadtree_growth::QuadtreeGrowth;
-use super::recipe::{Growth, Recipe};
+use super::recipe::{Growth, Recipe, Thermal, Weathering};
 use super::rmp::RmpGrowth;
 use super::sliced::Sliced;
 
@@ -71,6 +71,8 @@ pub struct RecipeGrowth {
     range: (f32, f32),
     /// The height and span scaled to 0..1 for weathering.
     unit_scale: (f32, f32),
+    /// The steps at which "Weather" started erosion early.
+    weathered_at: Vec<usize>,
 }
 
 impl RecipeGrowth {
@@ -100,6 +102,7 @@ impl RecipeGrowth {
             total: 0,
             range: (0.0, 0.0),
             unit_scale: (0.0, 1.0),
+            weathered_at: Vec::new(),
         };
         growth.start()?;
         Ok(growth)
@@ -149,39 +152,105 @@ impl RecipeGrowth {
         }
         let weathering = self.recipe.weathering;
         if weathering.is_some() {
-            jobs.push(Job::ToUnit);
-            if let Some(thermal) = weathering.thermal {
-                jobs.push(Job::Thermal(ThermalErosion::banded(
-                    width,
-                    height,
-                    &thermal.into(),
-                )?));
-            }
-            if let Some(hydraulic) = weathering.hydraulic {
-                jobs.push(Job::Hydraulic(HydraulicErosion::new(
-                    width,
-                    height,
-                    &hydraulic.into(),
-                )?));
-            }
-            if let Some(mei) = weathering.mei {
-                jobs.push(Job::Mei(MeiErosion::new(width, height, &mei)?));
-            }
-            if let Some(particles) = weathering.particles {
-                jobs.push(Job::Particles(ParticleErosion::new(
-                    width, height, &particles, self.seed,
-                )?));
-            }
-            jobs.push(Job::FromUnit);
+            jobs.extend(self.weathering_jobs(&weathering)?);
         }
         self.total = jobs.iter().map(|job| self.slices_of(job)).sum();
         self.jobs = jobs;
+        self.weathered_at.clear();
         self.current = 0;
         self.done = 0;
         self.map_is_current = self.generator.is_none();
         self.map.cells_mut().fill(0.0);
         self.range = (0.0, 0.0);
         Ok(())
+    }
+
+    /// The jobs of one round of `weathering`: to 0..1, each erosion it
+    /// names, back.
+    fn weathering_jobs(&self, weathering: &Weathering) -> Result<Vec<Job>, TerrainError> {
+        let (width, height) = (self.width, self.height);
+        let mut jobs = vec![Job::ToUnit];
+        if let Some(thermal) = weathering.thermal {
+            jobs.push(Job::Thermal(ThermalErosion::banded(
+                width,
+                height,
+                &thermal.into(),
+            )?));
+        }
+        if let Some(hydraulic) = weathering.hydraulic {
+            jobs.push(Job::Hydraulic(HydraulicErosion::new(
+                width,
+                height,
+                &hydraulic.into(),
+            )?));
+        }
+        if let Some(mei) = weathering.mei {
+            jobs.push(Job::Mei(MeiErosion::new(width, height, &mei)?));
+        }
+        if let Some(particles) = weathering.particles {
+            jobs.push(Job::Particles(ParticleErosion::new(
+                width, height, &particles, self.seed,
+            )?));
+        }
+        jobs.push(Job::FromUnit);
+        Ok(jobs)
+    }
+
+    /// "Weather": the recipe's erosion (thermal erosion with its defaults
+    /// for a recipe that has none) starts now on the heights as they stand,
+    /// in place of what was left of the growth; once the growth is done, a
+    /// new round of it. Deterministic, so a log replays it at the same step.
+    pub fn weather_now(&mut self) {
+        if !self.map_is_current
+            && let Some(generator) = &self.generator
+        {
+            self.map
+                .cells_mut()
+                .copy_from_slice(generator.heightmap().cells());
+            self.map_is_current = true;
+        }
+        let weathering = if self.recipe.weathering.is_some() {
+            self.recipe.weathering
+        } else {
+            Weathering {
+                thermal: Some(Thermal::default()),
+                ..Weathering::default()
+            }
+        };
+        let jobs = self
+            .weathering_jobs(&weathering)
+            .expect("erosion that started on this map starts again");
+        self.jobs.truncate(self.current.min(self.jobs.len()));
+        self.current = self.jobs.len();
+        self.total = self.done + jobs.iter().map(|job| self.slices_of(job)).sum::<usize>();
+        self.jobs.extend(jobs);
+        self.range = self.map.min_max();
+        self.weathered_at.push(self.done);
+    }
+
+    /// The steps at which "Weather" started erosion, in order.
+    pub fn weathered_at(&self) -> &[usize] {
+        &self.weathered_at
+    }
+
+    /// `recipe` from `seed` grown again to `steps`, weathered at the same
+    /// steps as before: the growth exactly as it stood (undo's way back
+    /// from a "Weather").
+    pub fn regrown(
+        recipe: Recipe,
+        width: usize,
+        height: usize,
+        seed: u64,
+        weathered_at: &[usize],
+        steps: usize,
+    ) -> Result<Self, TerrainError> {
+        let mut growth = Self::new(recipe, width, height, seed)?;
+        for &at in weathered_at {
+            growth.step(at.saturating_sub(growth.done));
+            growth.weather_now();
+        }
+        growth.step(steps.saturating_sub(growth.done));
+        Ok(growth)
     }
 
     /// Steps in `job`.
@@ -358,6 +427,39 @@ fn step_job(job: &mut (impl Sliced + ?Sized), map: &mut Heightmap) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weather_starts_erosion_now_and_regrowing_gives_the_same_bits() {
+        let recipe = Recipe::built_in("demo").unwrap();
+        let mut growth = RecipeGrowth::new(recipe.clone(), 33, 33, 9).unwrap();
+        growth.step(120);
+        let before = growth.heightmap().cells().to_vec();
+        growth.weather_now();
+        assert_eq!(
+            growth.heightmap().cells(),
+            &before[..],
+            "nothing moves until it steps"
+        );
+        assert!(growth.steps_total() > 120 && !growth.is_complete());
+        growth.run_to_end(|_, _| {});
+        let weathered = growth.heightmap().cells().to_vec();
+        assert_ne!(weathered, before, "the erosion changed the land");
+        // Without the weather, the same steps give other heights.
+        let mut plain = RecipeGrowth::new(recipe.clone(), 33, 33, 9).unwrap();
+        plain.run_to_end(|_, _| {});
+        assert_ne!(plain.heightmap().cells(), &weathered[..]);
+        let again = RecipeGrowth::regrown(
+            recipe,
+            33,
+            33,
+            9,
+            growth.weathered_at(),
+            growth.steps_done(),
+        )
+        .unwrap();
+        assert_eq!(again.heightmap().cells(), &weathered[..]);
+        assert_eq!(again.steps_done(), growth.steps_done());
+    }
     use crate::terrain::recipe::BuiltInName;
 
     #[test]

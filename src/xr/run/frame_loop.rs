@@ -536,6 +536,7 @@ impl<'a> FrameLoop<'a> {
                 ),
                 AppEvent::SaveAsked => self.save_terrain(),
                 AppEvent::Click { .. } => {}
+                AppEvent::Weathered => log::info!("weathering the land now"),
             }
         }
         Ok(())
