@@ -27,6 +27,7 @@ pub mod offscreen;
 pub mod palette;
 pub mod scene;
 pub mod shader_interface;
+pub mod ui;
 pub mod vulkan;
 
 pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};
