@@ -128,8 +128,7 @@ impl GlyphAtlas {
         let height = y + shelf + 1;
         let mut texels = vec![0u8; (ATLAS_WIDTH * height) as usize];
         let mut glyphs = [Glyph::default(); GLYPH_COUNT];
-        for (((metrics, bitmap), &(x, y)), glyph) in bitmaps.iter().zip(&places).zip(&mut glyphs)
-        {
+        for (((metrics, bitmap), &(x, y)), glyph) in bitmaps.iter().zip(&places).zip(&mut glyphs) {
             let (w, h) = (metrics.width as u32, metrics.height as u32);
             for row in 0..h {
                 let from = (row * w) as usize;
@@ -327,7 +326,8 @@ fn write_label(
                 break;
             }
             let [left, bottom, right_edge, top] = glyph.quad;
-            let at = |x: f32, y: f32| centre + along * (pen + x * size) + upward * (baseline + y * size);
+            let at =
+                |x: f32, y: f32| centre + along * (pen + x * size) + upward * (baseline + y * size);
             let [u0, v0, u1, v1] = glyph.texels;
             let written = writer.quad(
                 [
@@ -380,7 +380,10 @@ mod tests {
     #[test]
     fn the_atlas_holds_printable_ascii_sharp_enough_and_inside_its_bounds() {
         let atlas = atlas();
-        assert_eq!(atlas.texels().len(), (ATLAS_WIDTH * atlas.height()) as usize);
+        assert_eq!(
+            atlas.texels().len(),
+            (ATLAS_WIDTH * atlas.height()) as usize
+        );
         assert_eq!(atlas.texels().len() % 4, 0);
         assert!(atlas.height() <= 512, "{} rows", atlas.height());
         // Capitals at least 45 texels tall.
@@ -429,8 +432,14 @@ mod tests {
         let xs = vertices.iter().map(|v| v.position[0]);
         let ys = vertices.iter().map(|v| v.position[1] - 1.0);
         (
-            [xs.clone().fold(f32::MAX, f32::min), xs.fold(f32::MIN, f32::max)],
-            [ys.clone().fold(f32::MAX, f32::min), ys.fold(f32::MIN, f32::max)],
+            [
+                xs.clone().fold(f32::MAX, f32::min),
+                xs.fold(f32::MIN, f32::max),
+            ],
+            [
+                ys.clone().fold(f32::MAX, f32::min),
+                ys.fold(f32::MIN, f32::max),
+            ],
         )
     }
 
