@@ -183,10 +183,10 @@ impl GlyphAtlas {
 
     /// The glyph `character` is drawn with.
     fn glyph(&self, character: char) -> &Glyph {
-        let index = match u8::try_from(character) {
-            Ok(byte @ FIRST_CHAR..=LAST_CHAR) => byte,
-            _ => b'?',
-        };
+        let index = u8::try_from(character)
+            .ok()
+            .filter(|byte| (FIRST_CHAR..=LAST_CHAR).contains(byte))
+            .unwrap_or(b'?');
         &self.glyphs[usize::from(index - FIRST_CHAR)]
     }
 
