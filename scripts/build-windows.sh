@@ -54,7 +54,7 @@ sed -e "s/@VERSION@/$version/g" -e "s/@CERTIFICATE@/holoterrain-$version-hololen
 
 # Licences of what the exe contains: the Khronos OpenXR loader and the
 # jsoncpp it embeds, the MinGW-w64 runtime (winpthreads, CRT start-up code)
-# and GCC runtime libraries, Rust's std, and every crate it links.
+# and GCC runtime libraries, Rust's std, every crate it links, and the font.
 registry=("${CARGO_HOME:-$HOME/.cargo}"/registry/src/*)
 openxr_sdk=$(ls -d "${registry[@]/%//openxr-sys-}"*/OpenXR-SDK | head -n 1)
 {
@@ -66,6 +66,8 @@ cp "$openxr_sdk/src/external/jsoncpp/LICENSE" "$stage/LICENSES/jsoncpp.txt"
 cp /usr/share/doc/mingw-w64-x86-64-dev/copyright "$stage/LICENSES/mingw-w64-runtime.txt"
 cp /usr/share/doc/gcc-mingw-w64-x86-64-posix-runtime/copyright "$stage/LICENSES/gcc-runtime.txt"
 cp /usr/share/doc/rust-web-src/copyright "$stage/LICENSES/rust-std.txt"
+# The labels' font, built into the exe (src/render/ui.rs).
+cp fonts/DejaVu-LICENSE.txt "$stage/LICENSES/DejaVu-fonts.txt"
 {
   echo "Rust crates built into holoterrain.exe, each with its licence files."
   /usr/bin/cargo tree --locked --target "$target" --edges normal,no-proc-macro --prefix none \

@@ -1,5 +1,5 @@
-//! The Direct3D 11 shaders (src/render/d3d11/terrain.hlsl, written by hand)
-//! against the Vulkan ones (shaders/terrain.vert and terrain.frag): the same
+//! The Direct3D 11 shaders (src/render/d3d11/terrain.hlsl and ui.hlsl,
+//! written by hand) against the Vulkan ones (shaders/terrain.* and ui.*): the same
 //! uniform layout and the same numbers in every function that shades the
 //! terrain, so a change to one that is not made to the other fails here.
 //! The Wine test (tests/windows_wine.rs) compares the images they draw.
@@ -138,6 +138,35 @@ fn the_fragment_and_pixel_shaders_use_the_same_colors_bands_and_light() {
             "{glsl_function} / {hlsl_function}"
         );
     }
+}
+
+#[test]
+fn the_controls_shaders_use_the_same_numbers_and_atlas_width() {
+    let glsl = source("shaders/ui.frag");
+    let hlsl = source("src/render/d3d11/ui.hlsl");
+    for (glsl_function, hlsl_function) in [
+        ("float texel(", "float texel("),
+        ("float glyph_coverage(", "float glyph_coverage("),
+        ("void main()", "float4 pixel_main("),
+    ] {
+        let glsl_numbers = float_literals(&code(braced_after(&glsl, glsl_function)));
+        let hlsl_numbers = float_literals(&code(braced_after(&hlsl, hlsl_function)));
+        assert!(
+            !glsl_numbers.is_empty(),
+            "{glsl_function}: {glsl_numbers:?}"
+        );
+        assert_eq!(
+            glsl_numbers, hlsl_numbers,
+            "{glsl_function} / {hlsl_function}"
+        );
+    }
+    // Both index the atlas with render::ui's width.
+    let width = format!(
+        "int ATLAS_WIDTH = {};",
+        holoterrain::render::ui::ATLAS_WIDTH
+    );
+    assert!(glsl.contains(&width), "shaders/ui.frag: {width}");
+    assert!(hlsl.contains(&width), "ui.hlsl: {width}");
 }
 
 #[test]

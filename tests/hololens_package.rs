@@ -199,6 +199,29 @@ fn the_built_package_passes_every_check() {
     );
 }
 
+/// The labels' font is built into the exe, so its licence ships in the
+/// package, as fonts/DejaVu-LICENSE.txt has it.
+#[test]
+fn the_package_carries_the_fonts_licence() {
+    let Some(built) = built() else { return };
+    let output = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))",
+        ])
+        .arg(&built.package)
+        .arg("LICENSES/DejaVu-fonts.txt")
+        .output()
+        .expect("run python3");
+    assert!(
+        output.status.success(),
+        "no LICENSES/DejaVu-fonts.txt in the package: {}",
+        text(&output.stderr)
+    );
+    let licence = std::fs::read(repository().join("fonts/DejaVu-LICENSE.txt")).unwrap();
+    assert_eq!(output.stdout, licence);
+}
+
 /// The guide beside the package is its source with the files' real names,
 /// and takes an owner through Microsoft's steps in Microsoft's order.
 #[test]

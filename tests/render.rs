@@ -1,8 +1,13 @@
 //! The Vulkan renderer on a real driver (Mesa lavapipe in CI): reference
 //! images, stereo parallax, height streaming, format choice, error messages,
+//! the controls layer (plates, rings, labels) over the land,
 //! and shader sources that provably match the committed SPIR-V. Every GPU test
 //! runs with the Khronos validation layer and allows no message at all,
 //! teardown (leak checks) included.
+mod support {
+    pub mod ui_scene;
+}
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,7 +17,11 @@ use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
     ColorBands, Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
-    SurfaceMarks, UiLayer,
+    SurfaceMarks, UiLayer, UiRect,
+};
+use support::ui_scene::{
+    FREE_LABEL, PLATE, PLATE_COLOR, RING, RING_COLOR, SUNK_LABEL, UI_EYE_HEIGHT, UI_EYE_WIDTH,
+    UI_GRID, label, pixel_box, pixel_of, ui_heights, ui_labels, ui_quads, ui_scene,
 };
 
 /// Eye image size of the reference renders.
@@ -548,7 +557,7 @@ fn missing_validation_layer_names_the_package_to_install() {
 }
 
 /// The shader stages committed as SPIR-V.
-const SHADERS: [&str; 2] = ["terrain.vert", "terrain.frag"];
+const SHADERS: [&str; 4] = ["terrain.vert", "terrain.frag", "ui.vert", "ui.frag"];
 
 /// Whether `tool` runs; in CI a missing tool is a failure, not a skip.
 fn tool_available(tool: &str) -> bool {
@@ -852,4 +861,188 @@ fn seen_from_below_the_underside_is_closed_and_the_land_culled() {
         "{same} of {} pixels are the underside's",
         shown.len()
     );
+}
+
+// ------------------------------------------------------ the controls layer --
+
+/// A linear colour channel as the sRGB target stores it.
+fn srgb_byte(linear: f32) -> u8 {
+    let encoded = if linear <= 0.003_130_8 {
+        linear * 12.92
+    } else {
+        1.055 * linear.powf(1.0 / 2.4) - 0.055
+    };
+    (encoded * 255.0).round() as u8
+}
+
+/// The left eye's RGBA pixel at `at` (pixels, x right, y down).
+fn left_pixel(image: &StereoImage, (x, y): (f32, f32)) -> [u8; 4] {
+    let index = (y as usize * image.width as usize + x as usize) * 4;
+    image.left[index..index + 4].try_into().unwrap()
+}
+
+/// Whether two pixels' channels all lie within `tolerance`.
+fn close(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
+    a.iter().zip(&b).all(|(a, b)| a.abs_diff(*b) <= tolerance)
+}
+
+/// Pixels of the left eye that differ between two images, as (x, y).
+fn changed_pixels(first: &StereoImage, second: &StereoImage) -> Vec<(usize, usize)> {
+    first
+        .left
+        .chunks(4)
+        .zip(second.left.chunks(4))
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .map(|(i, _)| (i % first.width as usize, i / first.width as usize))
+        .collect()
+}
+
+/// Renders each of `layers` over the controls test scene with one renderer,
+/// checking the validation layer stayed silent.
+fn render_controls(layers: &[UiLayer<'_>]) -> Vec<StereoImage> {
+    let heights = ui_heights();
+    init_logging();
+    let mut renderer = OffscreenRenderer::new(OffscreenOptions {
+        eye_width: UI_EYE_WIDTH,
+        eye_height: UI_EYE_HEIGHT,
+        grid_width: UI_GRID,
+        grid_height: UI_GRID,
+        validation: true,
+    })
+    .unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    let images = layers
+        .iter()
+        .map(|layer| {
+            renderer.render(&ui_scene(&heights, *layer)).unwrap();
+            renderer.read_back().unwrap()
+        })
+        .collect();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    images
+}
+
+#[test]
+fn the_controls_layer_draws_a_plate_a_ring_and_labels_over_the_land() {
+    let (quads, labels) = (ui_quads(), ui_labels());
+    let layer = UiLayer {
+        quads: &quads,
+        labels: &labels,
+    };
+    let [without, with]: [StereoImage; 2] = render_controls(&[UiLayer::default(), layer])
+        .try_into()
+        .unwrap();
+    // A picture to look at, as an additive display shows it (over black):
+    // target/tmp/render-test-output/controls.png.
+    let mut opaque = side_by_side(&with);
+    opaque.chunks_mut(4).for_each(|pixel| pixel[3] = 255);
+    write_png(
+        &output_dir().join("controls.png"),
+        with.width * 2,
+        with.height,
+        &opaque,
+    );
+    let heights = ui_heights();
+    let scene = ui_scene(&heights, layer);
+
+    // The plate's colour beside its label (which covers the middle 85 %).
+    let plate_edge = pixel_of(&scene, 0, PLATE.centre - PLATE.right * 0.93);
+    let plate = PLATE_COLOR.map(srgb_byte);
+    let seen = left_pixel(&with, plate_edge);
+    assert!(
+        close(seen, [plate[0], plate[1], plate[2], 255], 3),
+        "plate pixel {seen:?}, expected {plate:?}"
+    );
+
+    // The ring: its colour on the ring, the land through its middle.
+    let on_ring = pixel_of(&scene, 0, RING.centre + RING.right * (5.0 / 6.0));
+    let ring = RING_COLOR.map(srgb_byte);
+    let seen = left_pixel(&with, on_ring);
+    assert!(
+        close(seen, [ring[0], ring[1], ring[2], 255], 8),
+        "ring pixel {seen:?}, expected {ring:?}"
+    );
+    let middle = pixel_of(&scene, 0, RING.centre);
+    let land = left_pixel(&without, middle);
+    assert_eq!(land[3], 255, "the ring's middle is over the land");
+    assert!(
+        close(left_pixel(&with, middle), land, 2),
+        "the ring's middle shows {:?}, the land is {land:?}",
+        left_pixel(&with, middle)
+    );
+
+    // Text is white on the plate: some of its pixels are near white.
+    let [left, top, right, bottom] = pixel_box(&scene, 0, &labels[0].rect);
+    let white = (top as usize..=bottom as usize)
+        .flat_map(|y| (left as usize..=right as usize).map(move |x| (x as f32, y as f32)))
+        .filter(|&at| left_pixel(&with, at)[..3].iter().all(|&c| c > 230))
+        .count();
+    assert!(white > 40, "{white} white text pixels on the plate");
+}
+
+#[test]
+fn a_labels_text_stays_inside_its_rectangle() {
+    let labels = [label(FREE_LABEL, "Landscapes 123")];
+    let layer = UiLayer {
+        quads: &[],
+        labels: &labels,
+    };
+    let [without, with]: [StereoImage; 2] = render_controls(&[UiLayer::default(), layer])
+        .try_into()
+        .unwrap();
+    let heights = ui_heights();
+    let [left, top, right, bottom] = pixel_box(&ui_scene(&heights, layer), 0, &FREE_LABEL);
+    let changed = changed_pixels(&without, &with);
+    // Text enough to read: a line of 14 characters some 15 pixels tall.
+    assert!(changed.len() > 300, "{} text pixels", changed.len());
+    let outside: Vec<_> = changed
+        .iter()
+        .filter(|&&(x, y)| {
+            let (x, y) = (x as f32 + 0.5, y as f32 + 0.5);
+            x < left - 1.0 || x > right + 1.0 || y < top - 1.0 || y > bottom + 1.0
+        })
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "{} text pixels outside the label's box {:?}, e.g. {:?}",
+        outside.len(),
+        [left, top, right, bottom],
+        &outside[..outside.len().min(5)]
+    );
+    // Wider than tall, as a line of text is, and using most of the width.
+    let xs = changed.iter().map(|&(x, _)| x as f32);
+    let span = xs.clone().fold(f32::MIN, f32::max) - xs.fold(f32::MAX, f32::min);
+    assert!(
+        span > 0.8 * (right - left),
+        "text spans {span} of {}",
+        right - left
+    );
+}
+
+#[test]
+fn a_label_behind_the_land_is_hidden_and_in_front_shows() {
+    let sunk = [label(SUNK_LABEL, "Hidden")];
+    let raised_rect = UiRect {
+        centre: SUNK_LABEL.centre + glam::Vec3::new(0.0, 0.2, 0.3),
+        ..SUNK_LABEL
+    };
+    let raised = [label(raised_rect, "Hidden")];
+    let layers = [
+        UiLayer::default(),
+        UiLayer {
+            quads: &[],
+            labels: &sunk,
+        },
+        UiLayer {
+            quads: &[],
+            labels: &raised,
+        },
+    ];
+    let [without, behind, in_front]: [StereoImage; 3] =
+        render_controls(&layers).try_into().unwrap();
+    assert_eq!(changed_pixels(&without, &behind).len(), 0);
+    assert_eq!(without.right, behind.right);
+    assert!(changed_pixels(&without, &in_front).len() > 100);
 }

@@ -6,8 +6,9 @@
 //! runs (BGRA swapchains, a dropped connection reconnected, "new terrain"
 //! heard, the remoting runtime found beside the exe), end with its report
 //! when that runtime stops answering (the limit, Ctrl-C), compile the
-//! one-pass shader variant to the per-eye variant's interface, and ship in
-//! a zip that holds what its README lists.
+//! one-pass shader variant to the per-eye variant's interface, draw the
+//! controls layer as the Vulkan renderer does, and ship in a zip that holds
+//! what its README lists.
 //!
 //! Needs root, the Debian mirror the first time (the chroot is cached) and
 //! the Windows build; without them the tests print why they are skipped,
@@ -20,6 +21,9 @@ mod support {
     pub mod loader_output;
     pub mod output;
     pub mod testrt;
+    // Its pixel helpers serve tests/render.rs.
+    #[allow(dead_code)]
+    pub mod ui_scene;
     pub mod unresponsive;
     pub mod wine;
 }
@@ -1173,7 +1177,8 @@ fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simula
     assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
 }
 
-/// The one-pass shader variant (the vertex shader picks the layer), which
+/// The one-pass shader variants of the terrain and the controls (the vertex
+/// shader picks the layer), which
 /// Wine's Direct3D cannot run: compiled by `D3DCompile` all the same, with
 /// the per-eye variant's interface plus the layer index, and each variant's
 /// pixel shader reading what its vertex shader writes
@@ -1214,6 +1219,113 @@ fn the_one_pass_shader_variant_compiles_to_the_per_eye_variants_interface() {
             .is_some_and(|buffers| buffers.len() == 2),
         "the Frame and Eye constant buffers: {}",
         interfaces["one_pass"]["vertex"]
+    );
+    // The controls' shaders likewise.
+    let ui_layer_outputs = |variant: &str| {
+        interfaces[variant]["vertex"]["outputs"]
+            .as_array()
+            .expect("controls vertex outputs")
+            .iter()
+            .filter(|element| element["semantic"] == "SV_RenderTargetArrayIndex")
+            .count()
+    };
+    assert_eq!(ui_layer_outputs("ui_per_eye"), 0);
+    assert_eq!(ui_layer_outputs("ui_one_pass"), 1);
+}
+
+/// The controls layer's test scene (tests/support/ui_scene.rs: a plate, a
+/// ring, labels, one hidden by the land) drawn by the Direct3D 11 renderer
+/// under Wine (tests/hlsl-interface) agrees with the Vulkan renderer's image
+/// of it, drawn here on lavapipe, within the simulator comparisons'
+/// tolerance (mean at most 2/255, at least 99 % of pixels within 8/255);
+/// and where the controls change Vulkan's image, Direct3D 11's changed
+/// alike (so an image without them fails).
+#[test]
+fn controls_drawn_with_direct3d_11_match_vulkans() {
+    use holoterrain::render::vulkan::OffscreenRenderer;
+    use holoterrain::render::{OffscreenOptions, UiLayer};
+    use support::ui_scene::{
+        UI_EYE_HEIGHT, UI_EYE_WIDTH, UI_GRID, ui_heights, ui_labels, ui_quads, ui_scene,
+    };
+
+    if !wine::ready() {
+        return;
+    }
+    let tool = wine::exe().with_file_name("holoterrain-hlsl-interface.exe");
+    if !wine::built(&tool) {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let out = scratch.path().join("controls.rgba");
+    let output = wine::run_shell_with_direct3d(
+        scratch.path(),
+        &format!(
+            "wine64 {} controls {}",
+            shell_quote(&tool.display().to_string()),
+            shell_quote(&out.display().to_string())
+        ),
+    );
+    assert_success(
+        &output,
+        "holoterrain-hlsl-interface.exe controls under Wine",
+    );
+    let d3d11 = std::fs::read(&out).expect("the Direct3D 11 image");
+
+    let heights = ui_heights();
+    let (quads, labels) = (ui_quads(), ui_labels());
+    let layer = UiLayer {
+        quads: &quads,
+        labels: &labels,
+    };
+    let mut renderer = OffscreenRenderer::new(OffscreenOptions {
+        eye_width: UI_EYE_WIDTH,
+        eye_height: UI_EYE_HEIGHT,
+        grid_width: UI_GRID,
+        grid_height: UI_GRID,
+        validation: true,
+    })
+    .expect("a Vulkan renderer");
+    let counter = renderer.validation_counter().expect("validation");
+    let mut vulkan_image = |layer| {
+        renderer.render(&ui_scene(&heights, layer)).unwrap();
+        let image = renderer.read_back().unwrap();
+        [image.left, image.right].concat()
+    };
+    let vulkan = vulkan_image(layer);
+    let bare = vulkan_image(UiLayer::default());
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "Vulkan validation messages");
+    assert_eq!(d3d11.len(), vulkan.len(), "image size");
+
+    let rgb = |rgba: &[u8]| -> Vec<u8> {
+        rgba.chunks(4)
+            .flat_map(|pixel| pixel[..3].to_vec())
+            .collect()
+    };
+    let difference = image_difference(&rgb(&vulkan), &rgb(&d3d11));
+    eprintln!("controls, Direct3D 11 against Vulkan: {difference:?}");
+    assert!(
+        difference.mean <= 2.0 && difference.within_8 >= 0.99,
+        "Direct3D 11 differs from Vulkan: {difference:?}"
+    );
+    let close = |a: &[u8], b: &[u8]| a.iter().zip(b).all(|(a, b)| a.abs_diff(*b) <= 8);
+    let controls: Vec<usize> = (0..vulkan.len() / 4)
+        .filter(|&i| !close(&vulkan[4 * i..4 * i + 3], &bare[4 * i..4 * i + 3]))
+        .collect();
+    let alike = controls
+        .iter()
+        .filter(|&&i| close(&vulkan[4 * i..4 * i + 3], &d3d11[4 * i..4 * i + 3]))
+        .count();
+    eprintln!("{alike} of the {} pixels of controls alike", controls.len());
+    assert!(
+        controls.len() > 2000,
+        "{} pixels of controls",
+        controls.len()
+    );
+    assert!(
+        alike as f64 >= 0.95 * controls.len() as f64,
+        "{alike} of the {} pixels the controls change are alike",
+        controls.len()
     );
 }
 

@@ -2,7 +2,9 @@
 //! [`StereoRenderer`] trait and what it takes and gives; [`scene`]: what one
 //! frame draws; [`error`]), plain data and math every backend shares
 //! ([`camera`], [`grid`], the diorama's mesh [`diorama`]), the drawn terrain without a GPU (the shaders'
-//! colours, [`palette`]; the mesh as a glTF file, [`glb`]), the backends — [`vulkan`] (Linux, Windows,
+//! colours, [`palette`]; the mesh as a glTF file, [`glb`]), the controls
+//! layer's font, glyph atlas and layout ([`ui`], which the app may call to
+//! measure a label), the backends — [`vulkan`] (Linux, Windows,
 //! Android) and, on Windows, Direct3D 11, whose formats ([`dxgi`]) and
 //! shader interfaces ([`shader_interface`]) are plain data every platform
 //! can read — and [`offscreen`], which opens one by name. Nothing here names a type of a backend: callers name
@@ -27,6 +29,7 @@ pub mod offscreen;
 pub mod palette;
 pub mod scene;
 pub mod shader_interface;
+pub mod ui;
 pub mod vulkan;
 
 pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};

@@ -4,7 +4,8 @@
 //!
 //! Layering, low to high: `device` (device, context, debug layer, what the
 //! device can do) → `shaders` (HLSL compiled at start-up) → `terrain` (the
-//! pass, into any 2-layer colour + depth texture array) → `offscreen`
+//! pass, into any 2-layer colour + depth texture array, with `ui`, the
+//! controls layer drawn after the land) → `offscreen`
 //! (textures of its own, read-back), which takes the same options and frames
 //! as the Vulkan [`OffscreenRenderer`](super::vulkan::OffscreenRenderer).
 //!
@@ -19,6 +20,7 @@ pub mod error;
 pub mod offscreen;
 pub mod shaders;
 pub mod terrain;
+mod ui;
 
 pub use device::D3d11Device;
 pub use error::D3d11Error;

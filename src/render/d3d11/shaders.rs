@@ -1,5 +1,6 @@
-//! The terrain's HLSL (`terrain.hlsl`, the twin of the Vulkan GLSL shaders),
-//! compiled with d3dcompiler_47 when the renderer starts, and the
+//! The terrain's and the controls' HLSL (`terrain.hlsl` and `ui.hlsl`, the
+//! twins of the Vulkan GLSL shaders), compiled with d3dcompiler_47 when the
+//! renderer starts, and the
 //! interface of compiled shaders as `D3DReflect` gives it
 //! ([`reflect_stages`]), to hold the one-pass variant to the per-eye one.
 //!
@@ -26,6 +27,9 @@ use crate::render::shader_interface::{
 /// The HLSL source: vertex shader `vertex_main`, pixel shader `pixel_main`.
 pub const TERRAIN_HLSL: &str = include_str!("terrain.hlsl");
 
+/// The controls' HLSL: vertex shader `vertex_main`, pixel shader `pixel_main`.
+pub const UI_HLSL: &str = include_str!("ui.hlsl");
+
 /// Compiled bytecode of both stages.
 pub struct TerrainShaders {
     /// The vertex shader (vs_5_0); also the input layout's signature.
@@ -39,6 +43,20 @@ pub struct TerrainShaders {
 pub fn compile_terrain_shaders(
     layer_from_vertex_shader: bool,
 ) -> Result<TerrainShaders, D3d11Error> {
+    compile_stages((TERRAIN_HLSL, s!("terrain.hlsl")), layer_from_vertex_shader)
+}
+
+/// The controls' shaders (`ui.hlsl`), with the same variants as
+/// [`compile_terrain_shaders`].
+pub fn compile_ui_shaders(layer_from_vertex_shader: bool) -> Result<TerrainShaders, D3d11Error> {
+    compile_stages((UI_HLSL, s!("ui.hlsl")), layer_from_vertex_shader)
+}
+
+/// Both stages of `source` (its text and file name).
+fn compile_stages(
+    source: (&str, PCSTR),
+    layer_from_vertex_shader: bool,
+) -> Result<TerrainShaders, D3d11Error> {
     let view_from_instance = [
         D3D_SHADER_MACRO {
             Name: s!("VIEW_FROM_INSTANCE"),
@@ -48,12 +66,25 @@ pub fn compile_terrain_shaders(
     ];
     let defines = layer_from_vertex_shader.then_some(&view_from_instance);
     Ok(TerrainShaders {
-        vertex: compile(defines, "vertex_main", s!("vertex_main"), s!("vs_5_0"))?,
-        pixel: compile(defines, "pixel_main", s!("pixel_main"), s!("ps_5_0"))?,
+        vertex: compile(
+            source,
+            defines,
+            "vertex_main",
+            s!("vertex_main"),
+            s!("vs_5_0"),
+        )?,
+        pixel: compile(
+            source,
+            defines,
+            "pixel_main",
+            s!("pixel_main"),
+            s!("ps_5_0"),
+        )?,
     })
 }
 
 fn compile(
+    (source, file_name): (&str, PCSTR),
     defines: Option<&[D3D_SHADER_MACRO; 2]>,
     entry_point: &'static str,
     entry_point_c: PCSTR,
@@ -65,9 +96,9 @@ fn compile(
     // the call; the out pointers point at live locals.
     let compiled = unsafe {
         D3DCompile(
-            TERRAIN_HLSL.as_ptr().cast(),
-            TERRAIN_HLSL.len(),
-            s!("terrain.hlsl"),
+            source.as_ptr().cast(),
+            source.len(),
+            file_name,
             defines.map(|list| list.as_ptr()),
             None,
             entry_point_c,

@@ -1,6 +1,7 @@
 //! The Direct3D 11 terrain pass: shaders, the static diorama mesh, streamed heights and
 //! per-frame constants, drawn into any 2-layer colour + depth texture array
-//! (offscreen textures or OpenXR swapchain images).
+//! (offscreen textures or OpenXR swapchain images), with the controls layer
+//! drawn over the land in each pass.
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -36,6 +37,7 @@ use windows::core::s;
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
 use super::shaders::compile_terrain_shaders;
+use super::ui::D3d11UiPass;
 use crate::render::diorama::{DioramaMesh, DioramaVertex};
 use crate::render::dxgi;
 use crate::render::grid::GridIndices;
@@ -80,9 +82,10 @@ pub struct D3d11TerrainRenderer {
     rasterizer: ID3D11RasterizerState,
     /// Depth test LESS with writes, for the solid.
     depth_state: ID3D11DepthStencilState,
-    /// Depth test LESS without writes, for the water.
+    /// Depth test LESS without writes, for the water and the controls.
     water_depth_state: ID3D11DepthStencilState,
-    /// The water's blending over what is drawn (alpha kept over land).
+    /// The water's and the controls' blending over what is drawn (alpha
+    /// kept over land).
     water_blend: ID3D11BlendState,
     /// Static diorama vertices.
     vertex_buffer: Option<ID3D11Buffer>,
@@ -106,6 +109,8 @@ pub struct D3d11TerrainRenderer {
     grid_width: u32,
     /// Grid rows.
     grid_height: u32,
+    /// The controls, drawn after the land and the water.
+    ui: D3d11UiPass,
 }
 
 impl D3d11TerrainRenderer {
@@ -282,6 +287,7 @@ impl D3d11TerrainRenderer {
             eye_constants: [Some(left_eye?), Some(right_eye?)],
             grid_width,
             grid_height,
+            ui: D3d11UiPass::new(&device, device.layer_from_vertex_shader())?,
             device,
         })
     }
@@ -327,6 +333,7 @@ impl D3d11TerrainRenderer {
         if let Some(heights) = scene.heights {
             write_dynamic(context, &self.heights, bytemuck::cast_slice(heights))?;
         }
+        self.ui.prepare(context, &scene.ui)?;
         let viewport = D3D11_VIEWPORT {
             TopLeftX: 0.0,
             TopLeftY: 0.0,
@@ -341,24 +348,26 @@ impl D3d11TerrainRenderer {
         // SAFETY: every bound object is live and owned by the renderer or the
         // target; the arrays passed outlive each call.
         unsafe {
-            context.IASetInputLayout(&self.input_layout);
             context.IASetPrimitiveTopology(D3D11_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
-            context.IASetVertexBuffers(
-                0,
-                1,
-                Some(&self.vertex_buffer),
-                Some(&stride),
-                Some(&offset),
-            );
             context.IASetIndexBuffer(&self.index_buffer, self.index_format, 0);
-            context.VSSetShader(&self.vertex_shader, None);
             context.VSSetShaderResources(0, Some(std::slice::from_ref(&self.heights_view)));
             context.VSSetConstantBuffers(0, Some(std::slice::from_ref(&self.frame_constants)));
-            context.PSSetShader(&self.pixel_shader, None);
             context.PSSetConstantBuffers(0, Some(std::slice::from_ref(&self.frame_constants)));
-            context.RSSetState(&self.rasterizer);
             context.RSSetViewports(Some(&[viewport]));
             for pass in &target.passes {
+                // The terrain's state each pass: the controls of the pass
+                // before replaced some of it.
+                context.IASetInputLayout(&self.input_layout);
+                context.IASetVertexBuffers(
+                    0,
+                    1,
+                    Some(&self.vertex_buffer),
+                    Some(&stride),
+                    Some(&offset),
+                );
+                context.VSSetShader(&self.vertex_shader, None);
+                context.PSSetShader(&self.pixel_shader, None);
+                context.RSSetState(&self.rasterizer);
                 context.OMSetRenderTargets(
                     Some(std::slice::from_ref(&pass.color)),
                     pass.depth.as_ref(),
@@ -395,6 +404,13 @@ impl D3d11TerrainRenderer {
                         0,
                     );
                 }
+                // The controls last: over the land, hidden where it is in front.
+                self.ui.draw(
+                    context,
+                    pass.eyes,
+                    &self.water_depth_state,
+                    &self.water_blend,
+                );
             }
             // Whoever draws next (the OpenXR compositor's own, or the next
             // frame) starts from the default blend state.
@@ -496,8 +512,8 @@ impl D3d11RenderTarget {
     }
 }
 
-/// A per-vertex input of `format` at `offset` in a [`DioramaVertex`].
-fn vertex_input(
+/// A per-vertex input of `format` at `offset` in a vertex of slot 0.
+pub(super) fn vertex_input(
     semantic: windows::core::PCSTR,
     offset: u32,
     format: DXGI_FORMAT,
@@ -585,7 +601,7 @@ fn create_dynamic_heights(
     new_buffer(device, &desc, Some(&initial))
 }
 
-fn new_buffer(
+pub(super) fn new_buffer(
     device: &D3d11Device,
     desc: &D3D11_BUFFER_DESC,
     initial: Option<&D3D11_SUBRESOURCE_DATA>,
@@ -659,7 +675,7 @@ fn write_dynamic(
 }
 
 /// `size` as a buffer's byte width, which Direct3D 11 holds in 32 bits.
-fn byte_width(size: usize) -> Result<u32, D3d11Error> {
+pub(super) fn byte_width(size: usize) -> Result<u32, D3d11Error> {
     u32::try_from(size).map_err(|_| {
         D3d11Error::InvalidOptions(format!("a {size}-byte buffer is too large for Direct3D 11"))
     })

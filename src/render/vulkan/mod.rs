@@ -9,8 +9,9 @@
 //! → `memory` (buffers, images) → `upload` (host writes, setup copies) →
 //! `frames` (command buffers, fences) → `shader` (SPIR-V modules) →
 //! `pipeline` (the multiview render pass, pipeline state) → `target`
-//! (framebuffers of the pass on 2-layer images) → `terrain` (grid, heights,
-//! uniforms, recording into a target) → `offscreen` (images of its own,
+//! (framebuffers of the pass on 2-layer images) → `ui` (the controls layer's
+//! atlas, vertices and pipeline) → `terrain` (grid, heights, uniforms,
+//! recording the terrain and then the controls into a target) → `offscreen` (images of its own,
 //! read-back).
 //!
 //! On an OpenXR runtime the frame goes:
@@ -40,6 +41,7 @@ pub mod pipeline;
 pub(crate) mod shader;
 pub mod target;
 pub mod terrain;
+mod ui;
 pub(crate) mod upload;
 
 pub use context::{DeviceRequirements, ExternalDevice, GpuContext, InstanceRequirements};

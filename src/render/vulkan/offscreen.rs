@@ -382,7 +382,7 @@ mod tests {
     use super::*;
     use crate::render::alloc_count::allocations_during;
     use crate::render::camera::perspective_from_fov;
-    use crate::render::scene::{ColorBands, EyeView};
+    use crate::render::scene::{ColorBands, EyeView, UiFill, UiLabel, UiLayer, UiQuad, UiRect};
 
     #[test]
     fn rendering_a_frame_does_not_allocate() {
@@ -395,6 +395,29 @@ mod tests {
         })
         .unwrap();
         let heights: Vec<f32> = (0..33 * 17).map(|i| (i % 7) as f32 * 0.1).collect();
+        // Controls too, so their layout and pipeline are exercised.
+        let rect = UiRect {
+            centre: Vec3::new(0.0, 0.2, 0.1),
+            right: Vec3::X * 0.1,
+            up: Vec3::Y * 0.03,
+        };
+        let quads = [
+            UiQuad {
+                rect,
+                color: [0.1, 0.2, 0.6, 1.0],
+                fill: UiFill::Solid,
+            },
+            UiQuad {
+                rect,
+                color: [1.0, 1.0, 0.0, 1.0],
+                fill: UiFill::Ring,
+            },
+        ];
+        let labels = [UiLabel {
+            rect,
+            text: "Pause growth".into(),
+            color: [1.0; 4],
+        }];
         let eye = EyeView {
             view: Mat4::from_translation(Vec3::new(0.0, -0.2, -1.0)),
             projection: perspective_from_fov(-0.5, 0.5, 0.4, -0.4, 0.05, 10.0),
@@ -414,7 +437,10 @@ mod tests {
                 stroke: &[glam::Vec2::ZERO, glam::Vec2::ONE],
                 cursor: Some(glam::Vec2::splat(0.5)),
             },
-            ui: crate::render::scene::UiLayer::default(),
+            ui: UiLayer {
+                quads: &quads,
+                labels: &labels,
+            },
         };
         let without_heights = FrameScene {
             heights: None,

@@ -1,4 +1,4 @@
-//! Shader modules: the terrain's SPIR-V (compiled from shaders/*.vert and
+//! Shader modules: the terrain's and the controls' SPIR-V (compiled from shaders/*.vert and
 //! *.frag, committed) and a module that is destroyed with its scope.
 use std::io::Cursor;
 use std::sync::Arc;
@@ -13,6 +13,10 @@ use crate::render::error::RenderError;
 pub(crate) const VERTEX_SHADER: &[u8] = include_bytes!("../../../shaders/terrain.vert.spv");
 /// The terrain's fragment shader (shaders/terrain.frag).
 pub(crate) const FRAGMENT_SHADER: &[u8] = include_bytes!("../../../shaders/terrain.frag.spv");
+/// The controls' vertex shader (shaders/ui.vert).
+pub(crate) const UI_VERTEX_SHADER: &[u8] = include_bytes!("../../../shaders/ui.vert.spv");
+/// The controls' fragment shader (shaders/ui.frag).
+pub(crate) const UI_FRAGMENT_SHADER: &[u8] = include_bytes!("../../../shaders/ui.frag.spv");
 
 /// A shader module destroyed at the end of the scope that made it.
 pub(crate) struct ShaderModule {

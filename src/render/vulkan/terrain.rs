@@ -1,5 +1,6 @@
 //! The terrain pass: the static diorama mesh, streamed heights, per-frame uniforms and
-//! descriptors, recorded with the pipeline into a [`RenderTarget`] with multiview.
+//! descriptors, recorded with the pipeline into a [`RenderTarget`] with multiview,
+//! and the controls layer drawn over it in the same render pass.
 use std::sync::Arc;
 
 use ash::vk;
@@ -12,6 +13,7 @@ use super::frames::{FRAMES_IN_FLIGHT, Frame};
 use super::memory::{Buffer, try_array};
 use super::pipeline::{MultiviewPass, Part, create_pipeline, create_pipeline_layout};
 use super::target::RenderTarget;
+use super::ui::UiPass;
 use super::upload::{upload_static, write_mapped};
 use crate::render::diorama::DioramaMesh;
 use crate::render::error::RenderError;
@@ -60,6 +62,8 @@ pub struct TerrainRenderer {
     grid_width: u32,
     /// Grid rows.
     grid_height: u32,
+    /// The controls drawn after the terrain.
+    ui: UiPass,
 }
 
 impl TerrainRenderer {
@@ -117,12 +121,18 @@ impl TerrainRenderer {
                 MemoryLocation::CpuToGpu,
             )
         })?;
+        let pass = MultiviewPass::new(&ctx, color_format, depth_format)?;
+        let ui = UiPass::new(&ctx, pass.raw(), color_format, &uniforms)?;
+        let (atlas_buffer, atlas_bytes) = ui.atlas_upload();
         upload_static(
             &ctx,
-            &[(&vertex_buffer, vertex_bytes), (&index_buffer, index_bytes)],
+            &[
+                (&vertex_buffer, vertex_bytes),
+                (&index_buffer, index_bytes),
+                (atlas_buffer, atlas_bytes),
+            ],
             &heights,
         )?;
-        let pass = MultiviewPass::new(&ctx, color_format, depth_format)?;
 
         let mut renderer = TerrainRenderer {
             ctx,
@@ -146,6 +156,7 @@ impl TerrainRenderer {
             uniforms,
             grid_width,
             grid_height,
+            ui,
         };
         // Drop destroys whatever was created if a later step fails (null
         // handles are ignored by vkDestroy*).
@@ -216,6 +227,7 @@ impl TerrainRenderer {
 
         let uniforms = FrameUniforms::new(scene, Mat4::IDENTITY, self.grid_width, self.grid_height);
         write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms))?;
+        self.ui.prepare(slot, &scene.ui)?;
 
         if let Some(heights) = scene.heights {
             write_mapped(
@@ -281,6 +293,8 @@ impl TerrainRenderer {
                 device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.water_pipeline);
                 device.cmd_draw_indexed(cmd, self.water.len() as u32, 1, self.water.start, 0, 0);
             }
+            // The controls last: over the land, hidden where it is in front.
+            self.ui.record(cmd, slot);
             device.cmd_end_render_pass(cmd);
         }
         Ok(())

@@ -70,6 +70,7 @@ pub(crate) fn upload_static(
                 vk::PipelineStageFlags::TRANSFER,
                 vk::PipelineStageFlags::VERTEX_INPUT
                     | vk::PipelineStageFlags::VERTEX_SHADER
+                    | vk::PipelineStageFlags::FRAGMENT_SHADER
                     | vk::PipelineStageFlags::TRANSFER,
                 vk::DependencyFlags::empty(),
                 &[barrier],

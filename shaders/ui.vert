@@ -1,0 +1,26 @@
+// Controls vertex shader: the controls layer's quads and glyphs, already in
+// the reference space (render::ui lays them out on the CPU), seen by each
+// eye; one pass renders both eyes, as the terrain's does.
+#version 450
+#extension GL_EXT_multiview : require
+
+// The terrain's Frame block, of which the controls need only the start.
+layout(set = 0, binding = 0) uniform Frame {
+    mat4 view_projection[2];
+} frame;
+
+layout(location = 0) in vec4 in_position_kind;
+layout(location = 1) in vec2 in_uv;
+layout(location = 2) in vec4 in_color;
+
+layout(location = 0) out vec2 out_uv;
+layout(location = 1) out vec4 out_color;
+// 0 solid, 1 ring, 2 glyph (render::ui's KIND_*).
+layout(location = 2) flat out float out_kind;
+
+void main() {
+    gl_Position = frame.view_projection[gl_ViewIndex] * vec4(in_position_kind.xyz, 1.0);
+    out_uv = in_uv;
+    out_color = in_color;
+    out_kind = in_position_kind.w;
+}
