@@ -241,6 +241,87 @@ fn the_observer_view_is_drawn_while_active_and_is_the_simulators_capture() {
     assert_observer_is_the_capture(&xr_report, &runtime_out, &sim_out, 1.0);
 }
 
+/// Mixed Reality Capture's observer view when the runtime changes its
+/// recommended size on activation (64×36 at session start, 160×90 from the
+/// first activation on; active for frames 10 to 12 and again 20 to 22): the
+/// app asks for the size when the view becomes active and submits images of
+/// that size, from swapchains created for the observer's view
+/// configuration (XrSecondaryViewConfigurationSwapchainCreateInfoMSFT),
+/// colour and depth once: not again when the view comes back at the same
+/// size. Zero violations (the runtime records a swapchain without the
+/// chained structure, or of another size) and zero validation messages.
+#[test]
+fn the_observer_view_takes_the_size_the_runtime_gives_on_activation() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("hololens-wearer.txt");
+    let runtime_out = dir.path().join("runtime");
+    let report = dir.path().join("xr.json");
+    let mut settings = environment(&wearer, MAP, SEED, RESOLUTION, &runtime_out);
+    settings.extend([
+        ("HOLOTERRAIN_TESTRT_OBSERVER", "10-12,20-22".to_owned()),
+        ("HOLOTERRAIN_TESTRT_OBSERVER_START_SIZE", "64x36".to_owned()),
+        ("HOLOTERRAIN_TESTRT_OBSERVER_SIZE", "160x90".to_owned()),
+    ]);
+    let xr = run_on_runtime(
+        &manifest,
+        &settings,
+        &[
+            "xr",
+            "--frames",
+            "30",
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--validation",
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(
+        &xr,
+        "holoterrain xr with the observer view resized on activation",
+    );
+    let xr_report = json(&report);
+    assert_eq!(xr_report["validation_messages"], 0);
+    assert_eq!(
+        xr_report["observer_frames"], 6,
+        "frames 10 to 12 and 20 to 22"
+    );
+    let runtime = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+    assert_eq!(runtime["problems"], Value::Array(Vec::new()));
+    assert_eq!(
+        runtime["observer_swapchains"],
+        serde_json::json!(["160x90 colour", "160x90 depth"])
+    );
+    let images: Vec<&str> = runtime["observer_images"]
+        .as_array()
+        .expect("observer images")
+        .iter()
+        .map(|image| image.as_str().expect("a name"))
+        .collect();
+    assert_eq!(
+        images,
+        [10, 11, 12, 20, 21, 22].map(|frame| format!("observer-{frame:05}.png"))
+    );
+    for image in images {
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(runtime_out.join(image)).expect("the observer image"),
+        ));
+        let info = decoder.read_info().expect("a PNG");
+        let (width, height) = info.info().size();
+        assert_eq!(
+            (width, height),
+            (160, 90),
+            "{image}: the size given on activation"
+        );
+    }
+}
+
 /// A runtime that lists no planar reprojection gets no reprojection
 /// request at all: the app asks only for a listed mode.
 #[test]

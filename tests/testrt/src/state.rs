@@ -134,6 +134,9 @@ pub struct Runtime {
     pub reprojection_modes: Vec<xr::ReprojectionModeMSFT>,
     /// When the observer view is active, and its size.
     pub observer: crate::observer::ObserverSettings,
+    /// xrWaitFrame has said the observer view is active: its recommended
+    /// size is the activation size from then on.
+    pub observer_activated: bool,
 }
 
 /// The state of the one instance the runtime holds (`None` before
@@ -186,6 +189,7 @@ impl Runtime {
             reprojection_modes: crate::reprojection::parse_modes(None)
                 .expect("the default modes are known"),
             observer: crate::observer::ObserverSettings::default(),
+            observer_activated: false,
         }
     }
 
