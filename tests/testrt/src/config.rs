@@ -53,8 +53,8 @@ pub const REPROJECTION_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REPROJECTION";
 /// `FIRST-LAST[,FIRST-LAST…]`: the first-person observer view (Mixed
 /// Reality Capture) is active for frames FIRST to LAST (from 0); unset: never.
 pub const OBSERVER_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OBSERVER";
-/// `WxH`: the observer view's recommended image size from its first
-/// activation on; unset: 1280x720.
+/// `WxH[,WxH…]`: the observer view's recommended image size from its first
+/// activation on, from its second, and so on (the last holds); unset: 1280x720.
 pub const OBSERVER_SIZE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OBSERVER_SIZE";
 /// `WxH`: the observer view's recommended image size before it was first
 /// active; unset: the same as [`OBSERVER_SIZE_VARIABLE`]'s.

@@ -89,7 +89,7 @@ pub unsafe extern "system" fn wait_frame(
             anchor_store,
             enabled,
             observer,
-            observer_activated,
+            observer_activations,
             ..
         } = runtime;
         let current = lookup_mut(sessions, session.into_raw(), "XrSession")?;
@@ -123,7 +123,9 @@ pub unsafe extern "system" fn wait_frame(
         // SAFETY: the chain was checked; its structures are the application's.
         unsafe { write_secondary_states(state.next, current.frame.observer_enabled, observing) }?;
         current.frame.observer_active = observing.then_some(frame);
-        *observer_activated |= observing;
+        if observing && observer.activates_at(frame) {
+            *observer_activations += 1;
+        }
         current.frame.handed_out += 1;
         let anchor_kept = anchor_store.contains(holoterrain::xr::KEPT_ANCHOR_NAME);
         let time_ns = wearer.next_frame(anchor_kept).time_ns;
@@ -670,7 +672,7 @@ unsafe fn read_observer_layers(
 /// the view became active. The frame still succeeds: the specification
 /// only says an application should do both.
 fn note_observer_swapchains(runtime: &mut Runtime, layers: &[Layer]) {
-    let recommended = runtime.observer.recommended(runtime.observer_activated);
+    let recommended = runtime.observer.recommended(runtime.observer_activations);
     for layer in layers {
         let sub_images: Vec<u64> = match layer {
             Layer::Projection { views, .. } => views

@@ -543,8 +543,8 @@ pub unsafe extern "system" fn get_view_configuration_properties(
 }
 
 /// xrEnumerateViewConfigurationViews: two eyes at the configured size, or
-/// the observer's one view at its size (the start size until it was first
-/// active).
+/// the observer's one view at the size of its latest activation (the start
+/// size until it was first active).
 ///
 /// # Safety
 /// The arguments are the application's, as the OpenXR API defines them.
@@ -561,7 +561,10 @@ pub unsafe extern "system" fn enumerate_view_configuration_views(
         check_system(system_id)?;
         check_any_view_configuration(runtime, view_type)?;
         let (size, count) = if view_type == OBSERVER {
-            (runtime.observer.recommended(runtime.observer_activated), 1)
+            (
+                runtime.observer.recommended(runtime.observer_activations),
+                1,
+            )
         } else {
             (runtime.config.resolution, 2)
         };

@@ -26,8 +26,9 @@ pub struct ObserverSettings {
     /// The frames (counted from 0, as xrWaitFrame hands them out) it is
     /// active for; empty: never.
     pub frames: Vec<RangeInclusive<u64>>,
-    /// Its recommended image size from its first activation on.
-    pub size: Size,
+    /// Its recommended image size from its first activation on, the next
+    /// from its second, and so on; the last holds for later ones.
+    pub sizes: Vec<Size>,
     /// Its recommended image size before it was first active: a runtime
     /// may change the size when the view becomes active (the
     /// specification's XrSecondaryViewConfigurationStateMSFT), which an
@@ -36,12 +37,12 @@ pub struct ObserverSettings {
 }
 
 impl ObserverSettings {
-    /// The settings `frames` (`FIRST-LAST[,FIRST-LAST…]`), `size` and
-    /// `start_size` (`WxH`) name, each unset as `None`; a bad value is one
-    /// line naming its variable.
+    /// The settings `frames` (`FIRST-LAST[,FIRST-LAST…]`), `sizes`
+    /// (`WxH[,WxH…]`) and `start_size` (`WxH`) name, each unset as `None`;
+    /// a bad value is one line naming its variable.
     pub fn parse(
         frames: Option<&str>,
-        size: Option<&str>,
+        sizes: Option<&str>,
         start_size: Option<&str>,
     ) -> Result<Self, String> {
         let frames = match frames {
@@ -62,20 +63,31 @@ impl ObserverSettings {
                 })
                 .collect::<Result<_, _>>()?,
         };
-        let parse_size = |text: Option<&str>, variable: &str| -> Result<Option<Size>, String> {
-            text.map(|text| {
-                text.parse::<Size>()
-                    .ok()
-                    .filter(|size| size.width > 0 && size.height > 0)
-                    .ok_or_else(|| format!("{variable}: {text:?} is not WxH pixels"))
-            })
-            .transpose()
+        let pixels = |text: &str| {
+            text.trim()
+                .parse::<Size>()
+                .ok()
+                .filter(|size| size.width > 0 && size.height > 0)
         };
-        let size = parse_size(size, OBSERVER_SIZE_VARIABLE)?.unwrap_or(DEFAULT_SIZE);
-        let start_size = parse_size(start_size, OBSERVER_START_SIZE_VARIABLE)?.unwrap_or(size);
+        let sizes = match sizes {
+            None => vec![DEFAULT_SIZE],
+            Some(text) => text
+                .split(',')
+                .map(pixels)
+                .collect::<Option<Vec<Size>>>()
+                .ok_or_else(|| {
+                    format!("{OBSERVER_SIZE_VARIABLE}: {text:?} is not WxH[,WxH…] pixels")
+                })?,
+        };
+        let start_size = match start_size {
+            None => sizes[0],
+            Some(text) => pixels(text).ok_or_else(|| {
+                format!("{OBSERVER_START_SIZE_VARIABLE}: {text:?} is not WxH pixels")
+            })?,
+        };
         Ok(Self {
             frames,
-            size,
+            sizes,
             start_size,
         })
     }
@@ -95,13 +107,18 @@ impl ObserverSettings {
         self.frames.iter().any(|frames| frames.contains(&frame))
     }
 
-    /// The size xrEnumerateViewConfigurationViews recommends: the start
-    /// size until the view has been `activated`.
-    pub fn recommended(&self, activated: bool) -> Size {
-        if activated {
-            self.size
-        } else {
-            self.start_size
+    /// Whether the view becomes active at frame `frame`: active then, and
+    /// not at the frame before.
+    pub fn activates_at(&self, frame: u64) -> bool {
+        self.active_at(frame) && (frame == 0 || !self.active_at(frame - 1))
+    }
+
+    /// The size xrEnumerateViewConfigurationViews recommends after
+    /// `activations` activations: the start size before the first.
+    pub fn recommended(&self, activations: usize) -> Size {
+        match activations.checked_sub(1) {
+            None => self.start_size,
+            Some(index) => self.sizes[index.min(self.sizes.len() - 1)],
         }
     }
 }
@@ -110,7 +127,7 @@ impl Default for ObserverSettings {
     fn default() -> Self {
         Self {
             frames: Vec::new(),
-            size: DEFAULT_SIZE,
+            sizes: vec![DEFAULT_SIZE],
             start_size: DEFAULT_SIZE,
         }
     }
@@ -196,13 +213,14 @@ mod tests {
         assert!(!settings.active_at(29) && settings.active_at(30) && settings.active_at(32));
         assert!(!settings.active_at(33));
         assert_eq!(
-            settings.start_size, settings.size,
-            "the same size throughout"
+            settings.recommended(0),
+            settings.recommended(3),
+            "one size throughout"
         );
         let unset = ObserverSettings::parse(None, None, None).unwrap();
         assert!(!unset.active_at(0));
-        assert_eq!(unset.size, DEFAULT_SIZE);
-        assert_eq!(unset.start_size, DEFAULT_SIZE);
+        assert_eq!(unset.recommended(0), DEFAULT_SIZE);
+        assert_eq!(unset.recommended(1), DEFAULT_SIZE);
         for bad in ["30", "32-30", "a-b", "1-2,", "1-2,5"] {
             assert!(
                 ObserverSettings::parse(Some(bad), None, None)
@@ -211,11 +229,14 @@ mod tests {
                 "{bad}"
             );
         }
-        assert!(
-            ObserverSettings::parse(None, Some("0x90"), None)
-                .unwrap_err()
-                .starts_with(OBSERVER_SIZE_VARIABLE)
-        );
+        for bad in ["0x90", "160x90,", "160x90,9"] {
+            assert!(
+                ObserverSettings::parse(None, Some(bad), None)
+                    .unwrap_err()
+                    .starts_with(OBSERVER_SIZE_VARIABLE),
+                "{bad}"
+            );
+        }
         assert!(
             ObserverSettings::parse(None, None, Some("64"))
                 .unwrap_err()
@@ -225,24 +246,23 @@ mod tests {
 
     #[test]
     fn several_ranges_and_the_size_changes_at_activation() {
-        let settings =
-            ObserverSettings::parse(Some("10-12, 20-21"), Some("160x90"), Some("64x36")).unwrap();
+        let settings = ObserverSettings::parse(
+            Some("10-12, 20-21,22-23"),
+            Some("160x90, 96x54"),
+            Some("64x36"),
+        )
+        .unwrap();
         let active: Vec<u64> = (0..30).filter(|&frame| settings.active_at(frame)).collect();
-        assert_eq!(active, [10, 11, 12, 20, 21]);
-        assert_eq!(
-            settings.recommended(false),
-            Size {
-                width: 64,
-                height: 36
-            }
-        );
-        assert_eq!(
-            settings.recommended(true),
-            Size {
-                width: 160,
-                height: 90
-            }
-        );
+        assert_eq!(active, [10, 11, 12, 20, 21, 22, 23]);
+        let activations: Vec<u64> = (0..30)
+            .filter(|&frame| settings.activates_at(frame))
+            .collect();
+        assert_eq!(activations, [10, 20], "22-23 continues 20-21");
+        let size = |width, height| Size { width, height };
+        assert_eq!(settings.recommended(0), size(64, 36));
+        assert_eq!(settings.recommended(1), size(160, 90));
+        assert_eq!(settings.recommended(2), size(96, 54));
+        assert_eq!(settings.recommended(3), size(96, 54), "the last size holds");
     }
 
     #[test]
