@@ -241,6 +241,102 @@ fn the_observer_view_is_drawn_while_active_and_is_the_simulators_capture() {
     assert_observer_is_the_capture(&xr_report, &runtime_out, &sim_out, 1.0);
 }
 
+/// Mixed Reality Capture's observer view when the runtime changes its
+/// recommended size on activation: 64×36 at session start, 160×90 from the
+/// first activation (frame 10), 96×54 from the second (frame 20) and the
+/// third (frame 30), each active for three frames. The app asks for the
+/// size whenever the view becomes active and submits images of that size,
+/// from swapchains created for the observer's view configuration
+/// (XrSecondaryViewConfigurationSwapchainCreateInfoMSFT): colour and depth
+/// at 160×90, made again at 96×54, and not again at the third activation,
+/// whose size is the second's. Zero violations (the runtime records a
+/// swapchain without the chained structure, or of another size) and zero
+/// validation messages, so the swapchains replaced were let go of cleanly.
+#[test]
+fn the_observer_view_takes_the_size_the_runtime_gives_on_each_activation() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("hololens-wearer.txt");
+    let runtime_out = dir.path().join("runtime");
+    let report = dir.path().join("xr.json");
+    let mut settings = environment(&wearer, MAP, SEED, RESOLUTION, &runtime_out);
+    settings.extend([
+        (
+            "HOLOTERRAIN_TESTRT_OBSERVER",
+            "10-12,20-22,30-32".to_owned(),
+        ),
+        ("HOLOTERRAIN_TESTRT_OBSERVER_START_SIZE", "64x36".to_owned()),
+        (
+            "HOLOTERRAIN_TESTRT_OBSERVER_SIZE",
+            "160x90,96x54".to_owned(),
+        ),
+    ]);
+    let xr = run_on_runtime(
+        &manifest,
+        &settings,
+        &[
+            "xr",
+            "--frames",
+            "40",
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--validation",
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(
+        &xr,
+        "holoterrain xr with the observer view resized on activation",
+    );
+    let xr_report = json(&report);
+    assert_eq!(xr_report["validation_messages"], 0);
+    assert_eq!(xr_report["openxr_validation_messages"], 0);
+    assert_eq!(
+        xr_report["observer_frames"], 9,
+        "frames 10-12, 20-22, 30-32"
+    );
+    let runtime = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime["violations"], Value::Array(Vec::new()));
+    assert_eq!(runtime["problems"], Value::Array(Vec::new()));
+    assert_eq!(
+        runtime["observer_swapchains"],
+        serde_json::json!([
+            "160x90 colour",
+            "160x90 depth",
+            "96x54 colour",
+            "96x54 depth"
+        ])
+    );
+    let images: Vec<&str> = runtime["observer_images"]
+        .as_array()
+        .expect("observer images")
+        .iter()
+        .map(|image| image.as_str().expect("a name"))
+        .collect();
+    let frames = [10, 11, 12, 20, 21, 22, 30, 31, 32];
+    assert_eq!(
+        images,
+        frames.map(|frame| format!("observer-{frame:05}.png"))
+    );
+    for (image, frame) in images.iter().zip(frames) {
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(runtime_out.join(image)).expect("the observer image"),
+        ));
+        let info = decoder.read_info().expect("a PNG");
+        let expected = if frame < 20 { (160, 90) } else { (96, 54) };
+        assert_eq!(
+            info.info().size(),
+            expected,
+            "{image}: the size given when the view became active"
+        );
+    }
+}
+
 /// A runtime that lists no planar reprojection gets no reprojection
 /// request at all: the app asks only for a listed mode.
 #[test]

@@ -282,17 +282,27 @@ pub fn simulate_with_capture(script: &Path, resolution: &str, out: &Path) {
     );
 }
 
-/// The observer view's size in the runs that hold it against the capture.
+/// The observer view's size in the runs that hold it against the capture,
+/// as the runtime recommends it from the view's activation on.
 pub const OBSERVER_SIZE: &str = "160x90";
+/// The observer view's recommended size at session start in those runs,
+/// another, so that an app that sized its swapchains then submits images of
+/// the wrong size.
+pub const OBSERVER_START_SIZE: &str = "96x54";
 /// The frames the observer view is active for in those runs.
 pub const OBSERVER_FRAMES: &str = "60-90";
 
 /// The runtime's settings that make the observer view active for
-/// [`OBSERVER_FRAMES`] at [`OBSERVER_SIZE`].
-pub fn observer_settings() -> [(&'static str, String); 2] {
+/// [`OBSERVER_FRAMES`] at [`OBSERVER_SIZE`] (recommended at
+/// [`OBSERVER_START_SIZE`] before).
+pub fn observer_settings() -> [(&'static str, String); 3] {
     [
         ("HOLOTERRAIN_TESTRT_OBSERVER", OBSERVER_FRAMES.to_owned()),
         ("HOLOTERRAIN_TESTRT_OBSERVER_SIZE", OBSERVER_SIZE.to_owned()),
+        (
+            "HOLOTERRAIN_TESTRT_OBSERVER_START_SIZE",
+            OBSERVER_START_SIZE.to_owned(),
+        ),
     ]
 }
 
@@ -329,6 +339,14 @@ pub fn assert_observer_is_the_capture(
     assert_eq!(images.len(), 31);
     assert_eq!(images[0], "observer-00060.png");
     assert_eq!(images[30], "observer-00090.png");
+    assert_eq!(
+        runtime["observer_swapchains"],
+        serde_json::json!([
+            format!("{OBSERVER_SIZE} colour"),
+            format!("{OBSERVER_SIZE} depth")
+        ]),
+        "colour and depth made for the observer view at its activation size, once"
+    );
     for frame in [60, 90] {
         let (width, height, observer) =
             rgba_png(&runtime_out.join(format!("observer-{frame:05}.png")));

@@ -141,10 +141,10 @@ impl GraphicsBinding for D3d11Graphics {
         dxgi::format_name(format)
     }
 
-    unsafe fn frames(
+    fn renderer(
         &self,
-        color: &StereoSwapchain<xr::D3D11>,
-        depth: &StereoSwapchain<xr::D3D11>,
+        color_format: u32,
+        depth_format: u32,
         grid_width: u32,
         grid_height: u32,
     ) -> Result<D3d11Frames, XrError> {
@@ -152,10 +152,22 @@ impl GraphicsBinding for D3d11Graphics {
             Arc::clone(&self.device),
             grid_width,
             grid_height,
-            DXGI_FORMAT(color.format as i32),
-            DXGI_FORMAT(depth.format as i32),
+            DXGI_FORMAT(color_format as i32),
+            DXGI_FORMAT(depth_format as i32),
         )
         .map_err(render_error)?;
+        Ok(D3d11Frames {
+            targets: Vec::new(),
+            renderer,
+            depth_image_count: 0,
+        })
+    }
+
+    unsafe fn retarget(
+        frames: &mut D3d11Frames,
+        color: &StereoSwapchain<xr::D3D11>,
+        depth: &StereoSwapchain<xr::D3D11>,
+    ) -> Result<(), XrError> {
         let missing_texture = || D3d11Error::Call {
             call: "xrEnumerateSwapchainImages",
             message: "returned a null texture".into(),
@@ -175,7 +187,7 @@ impl GraphicsBinding for D3d11Graphics {
                     .map_err(render_error)?;
                 targets.push(
                     D3d11RenderTarget::new(
-                        &renderer,
+                        &frames.renderer,
                         color_texture,
                         depth_texture,
                         color.width,
@@ -185,11 +197,10 @@ impl GraphicsBinding for D3d11Graphics {
                 );
             }
         }
-        Ok(D3d11Frames {
-            targets,
-            renderer,
-            depth_image_count: depth.images.len(),
-        })
+        // The old targets' views, which hold the old textures, drop here.
+        frames.targets = targets;
+        frames.depth_image_count = depth.images.len();
+        Ok(())
     }
 
     fn validation_counter(&self) -> Option<ValidationCounter> {

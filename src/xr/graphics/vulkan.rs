@@ -89,10 +89,10 @@ impl GraphicsBinding for VulkanGraphics {
         format!("{:?}", vk::Format::from_raw(format as i32))
     }
 
-    unsafe fn frames(
+    fn renderer(
         &self,
-        color: &StereoSwapchain<xr::Vulkan>,
-        depth: &StereoSwapchain<xr::Vulkan>,
+        color_format: u32,
+        depth_format: u32,
         grid_width: u32,
         grid_height: u32,
     ) -> Result<VulkanFrames, XrError> {
@@ -100,9 +100,23 @@ impl GraphicsBinding for VulkanGraphics {
             Arc::clone(&self.gpu),
             grid_width,
             grid_height,
-            vk::Format::from_raw(color.format as i32),
-            vk::Format::from_raw(depth.format as i32),
+            vk::Format::from_raw(color_format as i32),
+            vk::Format::from_raw(depth_format as i32),
         )?;
+        let ring = FrameRing::new(Arc::clone(&self.gpu))?;
+        Ok(VulkanFrames {
+            targets: Vec::new(),
+            renderer,
+            ring,
+            depth_image_count: 0,
+        })
+    }
+
+    unsafe fn retarget(
+        frames: &mut VulkanFrames,
+        color: &StereoSwapchain<xr::Vulkan>,
+        depth: &StereoSwapchain<xr::Vulkan>,
+    ) -> Result<(), XrError> {
         let extent = vk::Extent2D {
             width: color.width,
             height: color.height,
@@ -115,7 +129,7 @@ impl GraphicsBinding for VulkanGraphics {
                 // the caller drops the frames before the swapchains.
                 targets.push(unsafe {
                     RenderTarget::new(
-                        renderer.pass(),
+                        frames.renderer.pass(),
                         vk::Image::from_raw(color_image),
                         vk::Image::from_raw(depth_image),
                         extent,
@@ -123,13 +137,10 @@ impl GraphicsBinding for VulkanGraphics {
                 }?);
             }
         }
-        let ring = FrameRing::new(Arc::clone(&self.gpu))?;
-        Ok(VulkanFrames {
-            targets,
-            renderer,
-            ring,
-            depth_image_count: depth.images.len(),
-        })
+        // The old targets drop here; the caller has waited for the GPU.
+        frames.targets = targets;
+        frames.depth_image_count = depth.images.len();
+        Ok(())
     }
 
     fn validation_counter(&self) -> Option<ValidationCounter> {

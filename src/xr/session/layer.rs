@@ -30,8 +30,8 @@ pub struct ProjectionLayer<'a, G: xr::Graphics> {
 pub struct ObserverLayer<'a, G: xr::Graphics> {
     /// The observer as xrLocateViews gave it for this frame.
     pub view: &'a xr::View,
-    /// Its colour images (layer 0 submitted).
-    pub color: &'a StereoSwapchain<G>,
+    /// Its colour images (layer 0 submitted); `None` before it has any.
+    pub color: Option<&'a StereoSwapchain<G>>,
     /// Whether it was drawn this frame: without, the observer gets no layer.
     pub drawn: bool,
 }
@@ -119,15 +119,18 @@ pub fn end_frame_with<G: xr::Graphics>(
         })
         .collect();
 
-    let observer_view = observer.filter(|observer| observer.drawn).map(|observer| {
-        [xr::sys::CompositionLayerProjectionView {
-            ty: xr::sys::CompositionLayerProjectionView::TYPE,
-            next: std::ptr::null(),
-            pose: observer.view.pose,
-            fov: observer.view.fov,
-            sub_image: sub_image(observer.color, 0),
-        }]
-    });
+    let observer_view = observer
+        .filter(|observer| observer.drawn)
+        .and_then(|observer| observer.color.map(|color| (observer.view, color)))
+        .map(|(view, color)| {
+            [xr::sys::CompositionLayerProjectionView {
+                ty: xr::sys::CompositionLayerProjectionView::TYPE,
+                next: std::ptr::null(),
+                pose: view.pose,
+                fov: view.fov,
+                sub_image: sub_image(color, 0),
+            }]
+        });
     let observer_projection = layer.zip(observer_view.as_ref()).map(|(layer, views)| {
         xr::sys::CompositionLayerProjection {
             ty: xr::sys::CompositionLayerProjection::TYPE,

@@ -209,12 +209,8 @@ impl<B: GraphicsBinding> Session<B> {
         // SAFETY: the frames are dropped before the swapchains (field order).
         let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
         let observer = set_up(
-            "xrEnumerateViewConfigurations/xrEnumerateViewConfigurationViews/xrCreateSwapchain",
-            || {
-                // SAFETY: the observer is the session's first field, dropped
-                // before the session, which the caller drops before `graphics`.
-                unsafe { Observer::create(runtime, graphics, &session, grid_width, grid_height) }
-            },
+            "xrEnumerateViewConfigurations/xrEnumerateSwapchainFormats",
+            || Observer::create(runtime, graphics, &session, grid_width, grid_height),
         )?;
         let facts = SessionFacts {
             system_name,
@@ -320,8 +316,12 @@ impl<B: GraphicsBinding> Session<B> {
                 .map_err(xr_call("xrWaitFrame"));
         };
         let (state, active) = watched("xrWaitFrame", || wait_with_observer(&self.session))?;
+        let became_active = active && !observer.active;
         observer.active = active;
         observer.drawn = false;
+        if became_active {
+            observer.activated(&self.session)?;
+        }
         Ok(state)
     }
 
@@ -343,6 +343,9 @@ impl<B: GraphicsBinding> Session<B> {
         let Some(observer) = self.observer.as_mut() else {
             return Ok(false);
         };
+        let Some(swapchains) = observer.swapchains.as_mut() else {
+            return Ok(false);
+        };
         let (flags, views) = watched("xrLocateViews", || {
             self.session.locate_views(OBSERVER_VIEW, time, &self.base)
         })
@@ -362,9 +365,9 @@ impl<B: GraphicsBinding> Session<B> {
                 .map(|index| index as usize)
                 .map_err(xr_call("xrAcquireSwapchainImage"))
         };
-        let color_index = acquire(&mut observer.color.handle)?;
-        let depth_index = acquire(&mut observer.depth.handle)?;
-        for swapchain in [&mut observer.color.handle, &mut observer.depth.handle] {
+        let color_index = acquire(&mut swapchains.color.handle)?;
+        let depth_index = acquire(&mut swapchains.depth.handle)?;
+        for swapchain in [&mut swapchains.color.handle, &mut swapchains.depth.handle] {
             watched("xrWaitSwapchainImage", || {
                 swapchain.wait_image(xr::Duration::INFINITE)
             })
@@ -378,7 +381,7 @@ impl<B: GraphicsBinding> Session<B> {
                 ..*scene
             },
         );
-        for swapchain in [&mut observer.color.handle, &mut observer.depth.handle] {
+        for swapchain in [&mut swapchains.color.handle, &mut swapchains.depth.handle] {
             watched("xrReleaseSwapchainImage", || swapchain.release_image())
                 .map_err(xr_call("xrReleaseSwapchainImage"))?;
         }
@@ -528,7 +531,10 @@ impl<B: GraphicsBinding> Session<B> {
             .filter(|observer| observer.active)
             .map(|observer| ObserverLayer {
                 view: &observer.view,
-                color: &observer.color,
+                color: observer
+                    .swapchains
+                    .as_ref()
+                    .map(|swapchains| &swapchains.color),
                 drawn: observer.drawn && drawn,
             });
         if !drawn && observer.is_none() {

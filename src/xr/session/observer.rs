@@ -1,24 +1,41 @@
-//! Mixed Reality Capture's first-person observer view (XR_MSFT_secondary_view_configuration with XR_MSFT_first_person_observer): its own swapchains and renderer, and the raw xrBeginSession and xrWaitFrame calls that carry the secondary view configuration, which the openxr crate's wrappers cannot chain.
+//! Mixed Reality Capture's first-person observer view (XR_MSFT_secondary_view_configuration with XR_MSFT_first_person_observer): its renderer, its own swapchains made at the size the runtime recommends when the view becomes active, and the raw xrBeginSession and xrWaitFrame calls that carry the secondary view configuration, which the openxr crate's wrappers cannot chain.
 
 use openxr as xr;
 
 use crate::xr::error::{XrError, xr_call};
 use crate::xr::graphics::swapchain::{StereoSwapchain, SwapchainKind};
-use crate::xr::graphics::{GraphicsBinding, create_swapchain};
+use crate::xr::graphics::{FormatOf, GraphicsBinding, StereoFrames, swapchain_format};
+use crate::xr::runtime::calls::{CallKind, runtime_call};
 use crate::xr::runtime::instance::Runtime;
 use crate::xr::session::VIEW_TYPE;
 use crate::xr::session::layer::OBSERVER_VIEW;
 
-/// The observer view: a renderer on its own swapchains (two layers, as the
-/// renderer draws both eyes; layer 0 is submitted) and what this frame is
-/// for it. Fields drop in order: the renderer before the swapchains.
-pub struct Observer<B: GraphicsBinding> {
-    /// The renderer and its targets on the observer's swapchain images.
-    pub frames: B::Frames,
+/// The observer's colour and depth swapchains (two layers each, as the
+/// renderer draws both eyes; layer 0 is submitted), created for the
+/// observer's view configuration.
+pub struct ObserverSwapchains<G: xr::Graphics> {
     /// Colour images.
-    pub color: StereoSwapchain<B::Api>,
+    pub color: StereoSwapchain<G>,
     /// Depth images.
-    pub depth: StereoSwapchain<B::Api>,
+    pub depth: StereoSwapchain<G>,
+}
+
+/// The observer view: a renderer, its swapchains once the view has been
+/// active, and what this frame is for it. Fields drop in order: the
+/// renderer (and its targets on the swapchains) before the swapchains.
+pub struct Observer<B: GraphicsBinding> {
+    /// The renderer; its targets are on `swapchains` when there are any.
+    pub frames: B::Frames,
+    /// Made when the runtime first says the view is active, at the size it
+    /// recommends then, and made again when it recommends another size on a
+    /// later activation; `None` before the view was ever active.
+    pub swapchains: Option<ObserverSwapchains<B::Api>>,
+    /// The colour format the renderer draws in.
+    color_format: FormatOf<B>,
+    /// The depth format the renderer draws in.
+    depth_format: FormatOf<B>,
+    /// The system, whose recommended size for the view is asked for.
+    system: xr::SystemId,
     /// The view as located for the frame being built.
     pub view: xr::View,
     /// The runtime said, at this frame's xrWaitFrame, that the view is active.
@@ -29,12 +46,11 @@ pub struct Observer<B: GraphicsBinding> {
 
 impl<B: GraphicsBinding> Observer<B> {
     /// The observer view where the runtime has it (both extensions enabled,
-    /// the view configuration listed), sized as the runtime recommends,
-    /// for a `grid_width` × `grid_height` heightmap; `None` elsewhere.
-    ///
-    /// # Safety
-    /// The observer must be dropped before the session and `graphics`.
-    pub unsafe fn create(
+    /// the view configuration listed), with a renderer for a
+    /// `grid_width` × `grid_height` heightmap and no swapchains yet (the
+    /// runtime gives the view's size when it becomes active); `None`
+    /// elsewhere.
+    pub fn create(
         runtime: &Runtime,
         graphics: &B,
         session: &xr::Session<B::Api>,
@@ -52,27 +68,15 @@ impl<B: GraphicsBinding> Observer<B> {
             log::info!("the runtime lists no first-person observer view");
             return Ok(None);
         }
-        let views = runtime
-            .instance
-            .enumerate_view_configuration_views(runtime.system, OBSERVER_VIEW)
-            .map_err(xr_call("xrEnumerateViewConfigurationViews"))?;
-        let [view] = views.as_slice() else {
-            return Err(XrError::UnequalViews);
-        };
-        let (width, height) = (
-            view.recommended_image_rect_width,
-            view.recommended_image_rect_height,
-        );
-        log::info!("first-person observer view: {width}x{height}");
-        let color = create_swapchain::<B>(session, SwapchainKind::Color, width, height)?;
-        let depth = create_swapchain::<B>(session, SwapchainKind::Depth, width, height)?;
-        // SAFETY: the frames are dropped before the swapchains (field order),
-        // and the observer before the session (the caller's promise).
-        let frames = unsafe { graphics.frames(&color, &depth, grid_width, grid_height) }?;
+        let color_format = swapchain_format::<B>(session, SwapchainKind::Color)?;
+        let depth_format = swapchain_format::<B>(session, SwapchainKind::Depth)?;
+        let frames = graphics.renderer(color_format, depth_format, grid_width, grid_height)?;
         Ok(Some(Observer {
             frames,
-            color,
-            depth,
+            swapchains: None,
+            color_format,
+            depth_format,
+            system: runtime.system,
             view: xr::View {
                 pose: xr::Posef::IDENTITY,
                 fov: xr::Fovf::default(),
@@ -81,6 +85,59 @@ impl<B: GraphicsBinding> Observer<B> {
             drawn: false,
         }))
     }
+
+    /// The runtime said the view became active (it was not at the frame
+    /// before): the specification lets the runtime change the view's
+    /// recommended size then, so it is asked for again, and the swapchains
+    /// are made at that size (with the observer's view configuration
+    /// chained) when there are none or theirs differs; the renderer's
+    /// targets move onto them and the old swapchains are destroyed.
+    pub fn activated(&mut self, session: &xr::Session<B::Api>) -> Result<(), XrError> {
+        let views = watched("xrEnumerateViewConfigurationViews", || {
+            session
+                .instance()
+                .enumerate_view_configuration_views(self.system, OBSERVER_VIEW)
+        })
+        .map_err(xr_call("xrEnumerateViewConfigurationViews"))?;
+        let [view] = views.as_slice() else {
+            return Err(XrError::UnequalViews);
+        };
+        let (width, height) = (
+            view.recommended_image_rect_width,
+            view.recommended_image_rect_height,
+        );
+        if let Some(old) = &self.swapchains
+            && (old.color.width, old.color.height) == (width, height)
+        {
+            return Ok(());
+        }
+        log::info!("first-person observer view active: {width}x{height}");
+        // The old targets are dropped by the retarget below: the GPU must be
+        // done with them first.
+        self.frames.wait_idle()?;
+        let create = |kind, format| {
+            watched("xrCreateSwapchain/xrEnumerateSwapchainImages", || {
+                StereoSwapchain::create(session, kind, format, width, height, Some(OBSERVER_VIEW))
+            })
+        };
+        let swapchains = ObserverSwapchains {
+            color: create(SwapchainKind::Color, self.color_format)?,
+            depth: create(SwapchainKind::Depth, self.depth_format)?,
+        };
+        // SAFETY: the GPU is idle; the frames are dropped before the new
+        // swapchains (field order; each swapchain keeps the session alive),
+        // which replace the old ones only after the old targets are gone.
+        unsafe { B::retarget(&mut self.frames, &swapchains.color, &swapchains.depth) }?;
+        // The old swapchains (if any) are destroyed here, their targets gone.
+        self.swapchains = Some(swapchains);
+        Ok(())
+    }
+}
+
+/// Runs `call`, a runtime call made from the frame loop, marked for the
+/// watchdog.
+fn watched<T>(name: &'static str, call: impl FnOnce() -> T) -> T {
+    runtime_call(CallKind::Watched, name, call)
 }
 
 /// xrBeginSession for the stereo view with the observer enabled as a

@@ -50,11 +50,15 @@ pub const HANG_VARIABLE: &str = "HOLOTERRAIN_TESTRT_HANG";
 /// The reprojection modes xrEnumerateReprojectionModesMSFT lists, by name,
 /// comma-separated (e.g. `DEPTH,ORIENTATION_ONLY`); unset: HoloLens 2's four.
 pub const REPROJECTION_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REPROJECTION";
-/// `FIRST-LAST`: the first-person observer view (Mixed Reality Capture) is
-/// active for frames FIRST to LAST (from 0); unset: never.
+/// `FIRST-LAST[,FIRST-LAST…]`: the first-person observer view (Mixed
+/// Reality Capture) is active for frames FIRST to LAST (from 0); unset: never.
 pub const OBSERVER_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OBSERVER";
-/// `WxH`: the observer view's image size; unset: 1280x720.
+/// `WxH[,WxH…]`: the observer view's recommended image size from its first
+/// activation on, from its second, and so on (the last holds); unset: 1280x720.
 pub const OBSERVER_SIZE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OBSERVER_SIZE";
+/// `WxH`: the observer view's recommended image size before it was first
+/// active; unset: the same as [`OBSERVER_SIZE_VARIABLE`]'s.
+pub const OBSERVER_START_SIZE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OBSERVER_START_SIZE";
 
 /// HoloLens 2's default render target size per eye (Microsoft's
 /// "Rendering in DirectX", supported resolutions on HoloLens 2).

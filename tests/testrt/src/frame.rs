@@ -17,7 +17,9 @@ use crate::layers::{
     check_layers_of,
 };
 use crate::observer::OBSERVER;
-use crate::state::{Failure, Runtime, XrResult, invalid, lookup_mut, out_of_order, with_runtime};
+use crate::state::{
+    Failure, Runtime, XrResult, invalid, lookup_mut, note_violation, out_of_order, with_runtime,
+};
 use crate::structs::{check_chain, input, output, structure_type_name};
 use crate::wearer::EPOCH_NS;
 
@@ -87,6 +89,7 @@ pub unsafe extern "system" fn wait_frame(
             anchor_store,
             enabled,
             observer,
+            observer_activations,
             ..
         } = runtime;
         let current = lookup_mut(sessions, session.into_raw(), "XrSession")?;
@@ -120,6 +123,9 @@ pub unsafe extern "system" fn wait_frame(
         // SAFETY: the chain was checked; its structures are the application's.
         unsafe { write_secondary_states(state.next, current.frame.observer_enabled, observing) }?;
         current.frame.observer_active = observing.then_some(frame);
+        if observing && observer.activates_at(frame) {
+            *observer_activations += 1;
+        }
         current.frame.handed_out += 1;
         let anchor_kept = anchor_store.contains(holoterrain::xr::KEPT_ANCHOR_NAME);
         let time_ns = wearer.next_frame(anchor_kept).time_ns;
@@ -288,6 +294,7 @@ pub unsafe extern "system" fn end_frame(
             1,
             "SECONDARY_MONO_FIRST_PERSON_OBSERVER_MSFT",
         )?;
+        note_observer_swapchains(runtime, &observer_layers);
         if let Some(mode) = reprojection {
             crate::reprojection::check_mode(mode, &runtime.reprojection_modes)?;
         }
@@ -657,6 +664,45 @@ unsafe fn read_observer_layers(
         link = header.next;
     }
     Ok(layers)
+}
+
+/// Records, once per swapchain, what is wrong with the swapchains the
+/// observer's `layers` show (colour and chained depth): created for another
+/// view configuration, or at a size other than the one recommended when
+/// the view became active. The frame still succeeds: the specification
+/// only says an application should do both.
+fn note_observer_swapchains(runtime: &mut Runtime, layers: &[Layer]) {
+    let recommended = runtime.observer.recommended(runtime.observer_activations);
+    for layer in layers {
+        let sub_images: Vec<u64> = match layer {
+            Layer::Projection { views, .. } => views
+                .iter()
+                .flat_map(|view| {
+                    std::iter::once(view.sub_image.swapchain)
+                        .chain(view.depth.map(|depth| depth.sub_image.swapchain))
+                })
+                .collect(),
+            Layer::Quad { sub_image, .. } => vec![sub_image.swapchain],
+        };
+        for handle in sub_images {
+            let Some(swapchain) = runtime.swapchains.get_mut(&handle) else {
+                continue;
+            };
+            if swapchain.observer_problem_noted {
+                continue;
+            }
+            let problem = crate::observer::swapchain_problem(
+                swapchain.view_configuration,
+                swapchain.info.width,
+                swapchain.info.height,
+                recommended,
+            );
+            if let Some(problem) = problem {
+                swapchain.observer_problem_noted = true;
+                note_violation(runtime, "xrEndFrame", &problem);
+            }
+        }
+    }
 }
 
 /// Reads back the observer view's image of frame `frame` and writes it as

@@ -542,7 +542,9 @@ pub unsafe extern "system" fn get_view_configuration_properties(
     })
 }
 
-/// xrEnumerateViewConfigurationViews: two eyes at the configured size.
+/// xrEnumerateViewConfigurationViews: two eyes at the configured size, or
+/// the observer's one view at the size of its latest activation (the start
+/// size until it was first active).
 ///
 /// # Safety
 /// The arguments are the application's, as the OpenXR API defines them.
@@ -559,7 +561,10 @@ pub unsafe extern "system" fn enumerate_view_configuration_views(
         check_system(system_id)?;
         check_any_view_configuration(runtime, view_type)?;
         let (size, count) = if view_type == OBSERVER {
-            (runtime.observer.size, 1)
+            (
+                runtime.observer.recommended(runtime.observer_activations),
+                1,
+            )
         } else {
             (runtime.config.resolution, 2)
         };

@@ -98,6 +98,10 @@ pub struct Record {
     pub observer_frames: u64,
     /// The observer images written.
     pub observer_images: Vec<String>,
+    /// Each swapchain created for the observer view
+    /// (XrSecondaryViewConfigurationSwapchainCreateInfoMSFT chained), in
+    /// order: `WxH colour` or `WxH depth`.
+    pub observer_swapchains: Vec<String>,
 }
 
 /// runtime-report.json.
@@ -122,6 +126,7 @@ struct Report<'a> {
     depth_ranges: &'a [[f32; 2]],
     observer_frames: u64,
     observer_images: &'a [String],
+    observer_swapchains: &'a [String],
     anchor_store: Vec<String>,
     wearer: WearerSummary,
 }
@@ -276,6 +281,7 @@ impl Record {
             depth_ranges: &self.depth_ranges,
             observer_frames: self.observer_frames,
             observer_images: &self.observer_images,
+            observer_swapchains: &self.observer_swapchains,
             anchor_store: runtime.anchor_store.names(),
             wearer: WearerSummary {
                 seed: app.seed(),

@@ -381,7 +381,10 @@ pub unsafe extern "system" fn locate_views(
         let views_at: Vec<(Pose, xr::Fovf)> = if info.view_configuration_type == OBSERVER {
             input
                 .head
-                .map(|head| observer_view(&head, runtime.observer.size))
+                .map(|head| {
+                    let size = runtime.observer.recommended(runtime.observer_activations);
+                    observer_view(&head, size)
+                })
                 .into_iter()
                 .collect()
         } else {

@@ -134,6 +134,10 @@ pub struct Runtime {
     pub reprojection_modes: Vec<xr::ReprojectionModeMSFT>,
     /// When the observer view is active, and its size.
     pub observer: crate::observer::ObserverSettings,
+    /// How often xrWaitFrame has said the observer view became active
+    /// (active, and not at the frame before): its recommended size is that
+    /// activation's.
+    pub observer_activations: usize,
 }
 
 /// The state of the one instance the runtime holds (`None` before
@@ -186,6 +190,7 @@ impl Runtime {
             reprojection_modes: crate::reprojection::parse_modes(None)
                 .expect("the default modes are known"),
             observer: crate::observer::ObserverSettings::default(),
+            observer_activations: 0,
         }
     }
 

@@ -8,8 +8,10 @@ use std::collections::VecDeque;
 use openxr_sys as xr;
 use xr::Handle as _;
 
+use crate::extensions::Extension;
 use crate::graphics::{SessionDevice, SwapchainImages};
 use crate::instance::MAX_IMAGE_SIDE;
+use crate::observer::OBSERVER;
 use crate::state::{
     Failure, Runtime, XrResult, invalid, lookup, lookup_mut, new_handle, note_violation,
     out_of_order, with_runtime,
@@ -127,6 +129,13 @@ pub struct Swapchain {
     pub images: SwapchainImages,
     /// Where its images stand.
     pub cycle: ImageCycle,
+    /// The view configuration it was created for: a chained
+    /// XrSecondaryViewConfigurationSwapchainCreateInfoMSFT's, `None`
+    /// without one (the session's primary view).
+    pub view_configuration: Option<xr::ViewConfigurationType>,
+    /// Whether a problem of an observer layer showing it was recorded
+    /// already (once per swapchain, not once per frame).
+    pub observer_problem_noted: bool,
 }
 
 /// xrEnumerateSwapchainFormats.
@@ -249,8 +258,16 @@ pub unsafe extern "system" fn create_swapchain(
         let current = lookup_mut(&mut runtime.sessions, session, "XrSession")?;
         // SAFETY: the application's pointers.
         let info = unsafe { input(create_info, "createInfo") }?;
+        let secondary = runtime.enabled.has(Extension::SecondaryViewConfiguration);
+        let allowed: &[xr::StructureType] = if secondary {
+            &[xr::StructureType::SECONDARY_VIEW_CONFIGURATION_SWAPCHAIN_CREATE_INFO_MSFT]
+        } else {
+            &[]
+        };
         // SAFETY: the chain is the application's.
-        unsafe { check_chain(info.next, &[], "createInfo") }?;
+        unsafe { check_chain(info.next, allowed, "createInfo") }?;
+        // SAFETY: the chain was checked; its structures are the application's.
+        let view_configuration = unsafe { view_configuration_of(info.next) }?;
         // SAFETY: the application's output pointer.
         let output = unsafe { out_value(swapchain, "swapchain") }?;
         if current.lost {
@@ -265,6 +282,17 @@ pub unsafe extern "system" fn create_swapchain(
         } else {
             runtime.record.color_format = Some(request.format);
         }
+        if view_configuration == Some(OBSERVER) {
+            let kind = if SessionDevice::is_depth_format(request.format) {
+                "depth"
+            } else {
+                "colour"
+            };
+            runtime
+                .record
+                .observer_swapchains
+                .push(format!("{}x{} {kind}", request.width, request.height));
+        }
         runtime.swapchains.insert(
             handle,
             Swapchain {
@@ -272,11 +300,42 @@ pub unsafe extern "system" fn create_swapchain(
                 info: request,
                 images,
                 cycle: ImageCycle::new(count, request.static_image),
+                view_configuration,
+                observer_problem_noted: false,
             },
         );
         *output = xr::Swapchain::from_raw(handle);
         Ok(xr::Result::SUCCESS)
     })
+}
+
+/// The view configuration a swapchain create info's chain names in its
+/// XrSecondaryViewConfigurationSwapchainCreateInfoMSFT, if it has one: one
+/// this system has (PRIMARY_STEREO or the observer's).
+///
+/// # Safety
+/// `next` is a valid chain of the application's structures.
+unsafe fn view_configuration_of(
+    next: *const std::ffi::c_void,
+) -> XrResult<Option<xr::ViewConfigurationType>> {
+    let mut link = next.cast::<xr::BaseInStructure>();
+    // SAFETY: the caller's promise: each link is a structure of the chain.
+    while let Some(header) = unsafe { link.as_ref() } {
+        if header.ty == xr::StructureType::SECONDARY_VIEW_CONFIGURATION_SWAPCHAIN_CREATE_INFO_MSFT {
+            // SAFETY: the type says which structure it is.
+            let secondary =
+                unsafe { &*link.cast::<xr::SecondaryViewConfigurationSwapchainCreateInfoMSFT>() };
+            let view = secondary.view_configuration_type;
+            if view != OBSERVER && view != xr::ViewConfigurationType::PRIMARY_STEREO {
+                return Err(invalid(format!(
+                    "createInfo's XrSecondaryViewConfigurationSwapchainCreateInfoMSFT names {view:?}, a view configuration this system does not have"
+                )));
+            }
+            return Ok(Some(view));
+        }
+        link = header.next;
+    }
+    Ok(None)
 }
 
 /// xrDestroySwapchain: reads back the newest submitted frame first, while
