@@ -149,7 +149,7 @@ cp "$built_exe" "$stage/holoterrain.exe"
 python3 "$tools_dir/msix.py" set-appcontainer "$stage/holoterrain.exe"
 # The licence of the font built into the exe (the labels' DejaVu Sans Bold).
 mkdir -p "$stage/LICENSES"
-cp fonts/DejaVu-LICENSE.txt "$stage/LICENSES/DejaVu-fonts.txt"
+cp src/render/font/DejaVu-LICENSE.txt "$stage/LICENSES/DejaVu-fonts.txt"
 
 # The certificate: the user's, or the test one made once and kept.
 if [ -n "$pfx" ]; then

@@ -67,7 +67,7 @@ cp /usr/share/doc/mingw-w64-x86-64-dev/copyright "$stage/LICENSES/mingw-w64-runt
 cp /usr/share/doc/gcc-mingw-w64-x86-64-posix-runtime/copyright "$stage/LICENSES/gcc-runtime.txt"
 cp /usr/share/doc/rust-web-src/copyright "$stage/LICENSES/rust-std.txt"
 # The labels' font, built into the exe (src/render/ui.rs).
-cp fonts/DejaVu-LICENSE.txt "$stage/LICENSES/DejaVu-fonts.txt"
+cp src/render/font/DejaVu-LICENSE.txt "$stage/LICENSES/DejaVu-fonts.txt"
 {
   echo "Rust crates built into holoterrain.exe, each with its licence files."
   /usr/bin/cargo tree --locked --target "$target" --edges normal,no-proc-macro --prefix none \

@@ -19,8 +19,18 @@ layout(location = 1) out vec4 out_color;
 layout(location = 2) flat out float out_kind;
 
 void main() {
-    gl_Position = frame.view_projection[gl_ViewIndex] * vec4(in_position_kind.xyz, 1.0);
+    // The kind's multiples of 4 say which eye a vertex is for (render::ui's
+    // KIND_EYE_STEP): 0 both, 1 the left, 2 the right. The other eye's copy
+    // of a clipped quad collapses to a point inside the view: no area to
+    // draw, and nothing for the GPU to clip.
+    int packed = int(round(in_position_kind.w));
+    int only = packed / 4;
+    if (only != 0 && only - 1 != int(gl_ViewIndex)) {
+        gl_Position = vec4(0.0, 0.0, 0.5, 1.0);
+    } else {
+        gl_Position = frame.view_projection[gl_ViewIndex] * vec4(in_position_kind.xyz, 1.0);
+    }
     out_uv = in_uv;
     out_color = in_color;
-    out_kind = in_position_kind.w;
+    out_kind = float(packed - 4 * only);
 }

@@ -200,7 +200,7 @@ fn the_built_package_passes_every_check() {
 }
 
 /// The labels' font is built into the exe, so its licence ships in the
-/// package, as fonts/DejaVu-LICENSE.txt has it.
+/// package, as src/render/font/DejaVu-LICENSE.txt has it.
 #[test]
 fn the_package_carries_the_fonts_licence() {
     let Some(built) = built() else { return };
@@ -218,7 +218,7 @@ fn the_package_carries_the_fonts_licence() {
         "no LICENSES/DejaVu-fonts.txt in the package: {}",
         text(&output.stderr)
     );
-    let licence = std::fs::read(repository().join("fonts/DejaVu-LICENSE.txt")).unwrap();
+    let licence = std::fs::read(repository().join("src/render/font/DejaVu-LICENSE.txt")).unwrap();
     assert_eq!(output.stdout, licence);
 }
 

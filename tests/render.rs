@@ -17,11 +17,11 @@ use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
     ColorBands, Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
-    SurfaceMarks, UiLayer, UiRect,
+    SurfaceMarks, UiFill, UiLayer, UiQuad, UiRect,
 };
 use support::ui_scene::{
     FREE_LABEL, PLATE, PLATE_COLOR, RING, RING_COLOR, SUNK_LABEL, UI_EYE_HEIGHT, UI_EYE_WIDTH,
-    UI_GRID, label, pixel_box, pixel_of, ui_heights, ui_labels, ui_quads, ui_scene,
+    UI_GRID, label, pixel_box, pixel_of, ui_eye_views, ui_heights, ui_labels, ui_quads, ui_scene,
 };
 
 /// Eye image size of the reference renders.
@@ -1045,4 +1045,135 @@ fn a_label_behind_the_land_is_hidden_and_in_front_shows() {
     assert_eq!(changed_pixels(&without, &behind).len(), 0);
     assert_eq!(without.right, behind.right);
     assert!(changed_pixels(&without, &in_front).len() > 100);
+}
+
+#[test]
+fn a_quad_drawn_later_covers_an_earlier_one_in_both_eyes() {
+    // A panel's dark backplate, big and leaning back, then plates on it
+    // 2 mm nearer the eyes, as the landscapes panel draws them.
+    let up = Vec3::new(0.0, 0.794, -0.607);
+    let backplate = UiRect {
+        centre: Vec3::new(-0.33, 0.2, 0.3),
+        right: Vec3::new(0.15, 0.0, 0.0),
+        up: up * 0.11,
+    };
+    let normal = backplate.right.cross(backplate.up).normalize();
+    let plates: Vec<UiRect> = (0..4)
+        .flat_map(|row| (0..4).map(move |column| (row, column)))
+        .map(|(row, column)| UiRect {
+            centre: backplate.centre
+                + Vec3::X * (-0.11 + 0.073 * column as f32)
+                + up * (0.08 - 0.04 * row as f32)
+                + normal * 0.002,
+            right: Vec3::X * 0.035,
+            up: up * 0.017,
+        })
+        .collect();
+    let mut quads = vec![UiQuad {
+        rect: backplate,
+        color: [1.0, 0.0, 0.0, 0.75],
+        fill: UiFill::Solid,
+    }];
+    quads.extend(plates.iter().map(|&rect| UiQuad {
+        rect,
+        color: [0.0, 0.0, 1.0, 1.0],
+        fill: UiFill::Solid,
+    }));
+    let layer = UiLayer {
+        quads: &quads,
+        labels: &[],
+    };
+    // Frames before it with other controls, so each frame slot held others.
+    let fewer = UiLayer {
+        quads: &quads[..3],
+        labels: &[],
+    };
+    let [_, _, _, image]: [StereoImage; 4] = render_controls(&[fewer, layer, fewer, layer])
+        .try_into()
+        .unwrap();
+    let heights = ui_heights();
+    let scene = ui_scene(&heights, layer);
+    for (eye, pixels) in [(0, &image.left), (1, &image.right)] {
+        for plate in &plates {
+            let (x, y) = pixel_of(&scene, eye, plate.centre);
+            if !(0.0..UI_EYE_WIDTH as f32).contains(&x) || !(0.0..UI_EYE_HEIGHT as f32).contains(&y)
+            {
+                continue;
+            }
+            let at = ((y as usize) * image.width as usize + x as usize) * 4;
+            let seen = &pixels[at..at + 4];
+            assert!(
+                seen[2] > 200 && seen[0] < 40,
+                "eye {eye}: the plate at {:?} shows {seen:?}, not blue",
+                plate.centre
+            );
+        }
+    }
+}
+
+#[test]
+fn a_quad_across_one_eyes_edge_shows_in_each_eye_where_that_eye_sees_it() {
+    // 0.4 m ahead of the head, from just inside the left eye's left edge to
+    // the middle: whole in the left eye's view, across the right eye's left
+    // edge (the right eye sees 63 mm further right), and past the top and
+    // bottom of both. Lavapipe drew the GPU's
+    // clipped parts of such a quad into the wrong eye; the layout clips it
+    // per eye instead (render::ui::layout_ui).
+    let views = ui_eye_views();
+    let head_from_view = views[0].view.inverse();
+    let (right, up, back) = (
+        head_from_view.x_axis.truncate(),
+        head_from_view.y_axis.truncate(),
+        head_from_view.z_axis.truncate(),
+    );
+    let left_eye = head_from_view.w_axis.truncate();
+    let head = left_eye + right * 0.0315;
+    let half_view = 0.4 * 0.6f32.tan();
+    let (from, to) = (-0.0315 - half_view + 0.01, -0.05);
+    let quad = UiQuad {
+        rect: UiRect {
+            centre: head - back * 0.4 + right * ((from + to) / 2.0),
+            right: right * ((to - from) / 2.0),
+            // Past the top and bottom of both views as well.
+            up: up * 0.5,
+        },
+        color: [1.0, 0.0, 1.0, 1.0],
+        fill: UiFill::Solid,
+    };
+    let quads = [quad];
+    let layer = UiLayer {
+        quads: &quads,
+        labels: &[],
+    };
+    let [image]: [StereoImage; 1] = render_controls(&[layer]).try_into().unwrap();
+    let heights = ui_heights();
+    let scene = ui_scene(&heights, layer);
+    let magenta = [srgb_byte(1.0), 0, srgb_byte(1.0), 255];
+    let pixel = |pixels: &[u8], (x, y): (f32, f32)| -> [u8; 4] {
+        let index = (y as usize * image.width as usize + x as usize) * 4;
+        pixels[index..index + 4].try_into().unwrap()
+    };
+    // Near the quad's right end and half way along what each eye sees of it.
+    let inside_right = quad.rect.centre + quad.rect.right * 0.9;
+    let right_eye_part = quad.rect.centre - quad.rect.right * 0.2;
+    for (eye, pixels, point) in [
+        (0, &image.left, inside_right),
+        (0, &image.left, right_eye_part),
+        (1, &image.right, inside_right),
+        (1, &image.right, right_eye_part),
+    ] {
+        let at = pixel_of(&scene, eye, point);
+        let seen = pixel(pixels, at);
+        assert!(
+            close(seen, magenta, 3),
+            "eye {eye} at {at:?}: {seen:?}, not the quad's magenta"
+        );
+    }
+    // Left of the quad's left end in the left eye: the land or nothing,
+    // never the right eye's part of it.
+    let (x, y) = pixel_of(&scene, 0, quad.rect.centre - quad.rect.right);
+    if x >= 3.0 {
+        let seen = pixel(&image.left, (x - 2.0, y));
+        assert!(!close(seen, magenta, 40), "left of its end: {seen:?}");
+    }
 }

@@ -25,10 +25,13 @@ use crate::terrain::recipe::{BuiltInName, Recipe};
 /// A button's height (and the least of its sides): Microsoft's smallest
 /// target for direct touch is 3.2 cm square.
 pub const BUTTON_HEIGHT_M: f32 = 0.034;
-/// A button's width: room for the longest label at a legible size.
+/// A hand menu button's width: room for the longest label at a legible size.
 pub const BUTTON_WIDTH_M: f32 = 0.09;
+/// A panel button's width: four columns of them fit in the wearer's view
+/// at arm's length (HoloLens 2 shows about 43° across: 40 cm at 50 cm).
+pub const PANEL_BUTTON_WIDTH_M: f32 = 0.07;
 /// Space between buttons.
-const BUTTON_GAP_M: f32 = 0.006;
+const BUTTON_GAP_M: f32 = 0.005;
 /// How far in a fingertip pushes a button before it is pressed.
 pub const PRESS_DEPTH_M: f32 = 0.008;
 /// How far out it comes again before the press ends (and acts).
@@ -48,7 +51,7 @@ const PALM_LOOKED_AT_COS: f32 = 0.77;
 /// Thumb and index at least this far apart: an open, flat hand.
 const OPEN_HAND_GAP_M: f32 = 0.03;
 /// The panel, opened or following, stands this far in front of the eyes...
-const PANEL_DISTANCE_M: f32 = 0.45;
+const PANEL_DISTANCE_M: f32 = 0.5;
 /// ...this far below them...
 const PANEL_DROP_M: f32 = 0.12;
 /// ...and follows the head when it is nearer than this...
@@ -60,7 +63,7 @@ const PANEL_IN_VIEW_COS: f32 = 0.82;
 /// How fast it catches up when it follows: the time constant.
 const PANEL_FOLLOW_S: f32 = 0.25;
 /// Columns of the panel's landscape buttons.
-const PANEL_COLUMNS: usize = 3;
+const PANEL_COLUMNS: usize = 4;
 /// Height of the panel's title bar, which a pinch grabs to move it.
 const TITLE_HEIGHT_M: f32 = 0.03;
 /// How far along a controller's ray its menu opens.
@@ -481,9 +484,9 @@ impl Controls {
         if let Some(panel) = self.panel {
             let actions = panel_actions(panel.pinned);
             let (width, height) = panel_size(actions.len());
-            let step_x = BUTTON_WIDTH_M + BUTTON_GAP_M;
+            let step_x = PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M;
             let step_y = BUTTON_HEIGHT_M + BUTTON_GAP_M;
-            let left = -width / 2.0 + BUTTON_GAP_M + BUTTON_WIDTH_M / 2.0;
+            let left = -width / 2.0 + BUTTON_GAP_M + PANEL_BUTTON_WIDTH_M / 2.0;
             let top = height / 2.0 - TITLE_HEIGHT_M - BUTTON_GAP_M - BUTTON_HEIGHT_M / 2.0;
             for (index, action) in actions.into_iter().enumerate() {
                 let (row, column) = (index / PANEL_COLUMNS, index % PANEL_COLUMNS);
@@ -492,7 +495,7 @@ impl Controls {
                     rect: panel.plane.rect(
                         left + step_x * column as f32,
                         top - step_y * row as f32,
-                        BUTTON_WIDTH_M,
+                        PANEL_BUTTON_WIDTH_M,
                         BUTTON_HEIGHT_M,
                     ),
                     marked: matches!(action, Action::Landscape(name) if name.as_str() == shows.recipe_name),
@@ -966,7 +969,7 @@ fn inset(rect: &UiRect, fraction: f32) -> UiRect {
 /// The panel's width and height for `buttons` buttons.
 fn panel_size(buttons: usize) -> (f32, f32) {
     let rows = buttons.div_ceil(PANEL_COLUMNS) as f32;
-    let width = PANEL_COLUMNS as f32 * (BUTTON_WIDTH_M + BUTTON_GAP_M) + BUTTON_GAP_M;
+    let width = PANEL_COLUMNS as f32 * (PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M) + BUTTON_GAP_M;
     let height = TITLE_HEIGHT_M + rows * (BUTTON_HEIGHT_M + BUTTON_GAP_M) + BUTTON_GAP_M;
     (width, height)
 }

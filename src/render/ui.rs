@@ -1,5 +1,5 @@
 //! The controls layer on the CPU, shared by every backend: the bundled font
-//! (DejaVu Sans Bold, `fonts/`, with its licence beside it), its glyph atlas
+//! (DejaVu Sans Bold, `src/render/font/`, with its licence beside it), its glyph atlas
 //! (printable ASCII rasterised once per process with fontdue), the measure
 //! of a label's text, and the layout of a [`UiLayer`] into the vertices the
 //! backends' controls pipelines draw, written into a buffer of fixed size so
@@ -7,14 +7,14 @@
 use std::sync::OnceLock;
 
 use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
+use glam::{Mat4, Vec3, Vec4};
 
-use super::scene::{UiFill, UiLabel, UiLayer, UiQuad, UiRect};
+use super::scene::{FrameScene, UiFill, UiLabel, UiLayer, UiQuad, UiRect};
 
 /// The font every label is written in: DejaVu Sans Bold (Bitstream Vera
-/// licence, `fonts/DejaVu-LICENSE.txt`); bold, because thin strokes fade
+/// licence, `src/render/font/DejaVu-LICENSE.txt`); bold, because thin strokes fade
 /// on an additive display.
-pub const FONT: &[u8] = include_bytes!("../../fonts/DejaVuSans-Bold.ttf");
+pub const FONT: &[u8] = include_bytes!("font/DejaVuSans-Bold.ttf");
 
 /// Pixels per em the glyphs are rasterised at. A 1.2 cm capital at 45 cm
 /// covers about 25 pixels of a HoloLens 2 eye; 64 px per em (capitals
@@ -40,10 +40,18 @@ pub const MAX_UI_QUADS: usize = 64;
 /// Most glyphs (characters with ink; spaces take none) a frame draws
 /// across all its labels; glyphs past it are left out.
 pub const MAX_UI_GLYPHS: usize = 1024;
-/// Vertices a frame's controls can take: two triangles per quad and per glyph.
-pub const MAX_UI_VERTICES: usize = (MAX_UI_QUADS + MAX_UI_GLYPHS) * VERTICES_PER_QUAD;
-/// Two triangles, not indexed.
-const VERTICES_PER_QUAD: usize = 6;
+/// Vertices a frame's controls can take: for every quad and glyph, its own
+/// copy for each eye, each clipped to that eye's view (a quad clipped by
+/// all six planes is an octagon at most: six triangles).
+pub const MAX_UI_VERTICES: usize = (MAX_UI_QUADS + MAX_UI_GLYPHS) * 2 * MAX_CLIPPED_VERTICES;
+/// Vertices of a quad clipped by the view's six planes: a fan of at most
+/// ten corners' triangles.
+const MAX_CLIPPED_VERTICES: usize = 3 * (MAX_POLYGON - 2);
+/// Corners a quad can have once clipped: four, and one more per plane.
+const MAX_POLYGON: usize = 10;
+/// `UiVertex::kind` carries which eye a vertex is for in its multiples of
+/// this: 0 both, 1 the left only, 2 the right only.
+pub const KIND_EYE_STEP: f32 = 4.0;
 
 /// `UiVertex::kind` of a solid quad: its colour everywhere.
 pub const KIND_SOLID: f32 = 0.0;
@@ -59,12 +67,20 @@ pub const KIND_GLYPH: f32 = 2.0;
 pub struct UiVertex {
     /// Where, in the reference space (metres).
     pub position: [f32; 3],
-    /// [`KIND_SOLID`], [`KIND_RING`] or [`KIND_GLYPH`].
+    /// [`KIND_SOLID`], [`KIND_RING`] or [`KIND_GLYPH`], plus
+    /// [`KIND_EYE_STEP`] times the eye it is for (0: both; 1 left, 2 right).
     pub kind: f32,
     /// The ring's coordinates or the glyph's atlas texel (see the kinds).
     pub uv: [f32; 2],
     /// Linear RGB and opacity.
     pub color: [f32; 4],
+}
+
+/// Each eye's projection × view as [`layout_ui`] clips with: the scene's,
+/// in Vulkan's clip space (a backend's own differs at most by y's sign,
+/// which clipping within ±w does not see).
+pub fn eye_clips(scene: &FrameScene<'_>) -> [Mat4; 2] {
+    scene.views.map(|eye| eye.projection * eye.view)
 }
 
 /// Where one character is in the atlas and how it sits on the line.
@@ -232,8 +248,19 @@ pub fn cap_height(height: f32) -> f32 {
 /// were written. Quads past [`MAX_UI_QUADS`], glyphs past
 /// [`MAX_UI_GLYPHS`] and whatever would not fit in `out` are left out;
 /// a rectangle with no area draws nothing. Never allocates.
-pub fn layout_ui(layer: &UiLayer<'_>, out: &mut [UiVertex]) -> usize {
-    let mut writer = Writer { out, written: 0 };
+///
+/// `eyes` are the eyes' projection × view (clip space with x and y within
+/// ±w and z within 0..w). A quad inside both eyes' views is written once for
+/// both; one that crosses a view's edge is written once per eye, clipped on
+/// the CPU to that eye's view, so the GPU never clips a controls triangle:
+/// Mesa's lavapipe (Debian 12) drew the clipped parts of the right eye's
+/// triangles into the left eye's image under multiview.
+pub fn layout_ui(layer: &UiLayer<'_>, eyes: &[Mat4; 2], out: &mut [UiVertex]) -> usize {
+    let mut writer = Writer {
+        out,
+        written: 0,
+        eyes,
+    };
     for quad in layer.quads.iter().take(MAX_UI_QUADS) {
         write_quad(&mut writer, quad);
     }
@@ -245,33 +272,167 @@ pub fn layout_ui(layer: &UiLayer<'_>, out: &mut [UiVertex]) -> usize {
     writer.written
 }
 
-/// Fills a vertex slice two triangles at a time.
+/// Fills a vertex slice two triangles at a time (or a clipped quad's fan).
 struct Writer<'a> {
     /// Where the vertices go.
     out: &'a mut [UiVertex],
     /// How many are written.
     written: usize,
+    /// Each eye's projection × view.
+    eyes: &'a [Mat4; 2],
+}
+
+/// A corner of a quad being clipped: where it is, in clip space and in the
+/// room, and its uv.
+#[derive(Clone, Copy, Default)]
+struct Corner {
+    clip: Vec4,
+    position: Vec3,
+    uv: [f32; 2],
+}
+
+impl Corner {
+    /// The point `t` of the way from `self` to `other`.
+    fn lerp(self, other: Corner, t: f32) -> Corner {
+        Corner {
+            clip: self.clip.lerp(other.clip, t),
+            position: self.position.lerp(other.position, t),
+            uv: [
+                self.uv[0] + (other.uv[0] - self.uv[0]) * t,
+                self.uv[1] + (other.uv[1] - self.uv[1]) * t,
+            ],
+        }
+    }
+}
+
+/// How far inside each of the view's six planes a clip-space point is
+/// (negative: outside). The planes sit a thousandth of the view inside
+/// its edges (a third of a pixel on a 640-pixel eye), so that a corner the
+/// CPU put on an edge is inside for the GPU too, whatever its rounding.
+fn plane_distances(clip: Vec4) -> [f32; 6] {
+    let w = clip.w * (1.0 - CLIP_MARGIN);
+    [
+        w + clip.x,
+        w - clip.x,
+        w + clip.y,
+        w - clip.y,
+        clip.z - clip.w * CLIP_MARGIN,
+        w - clip.z,
+    ]
+}
+
+/// How far inside the view's edges [`plane_distances`] puts its planes, in
+/// units of w.
+const CLIP_MARGIN: f32 = 1e-3;
+
+/// A convex polygon of at most [`MAX_POLYGON`] corners, on the stack.
+#[derive(Clone, Copy)]
+struct Polygon {
+    corners: [Corner; MAX_POLYGON],
+    len: usize,
+}
+
+impl Polygon {
+    /// The part of `self` inside plane `plane` (Sutherland–Hodgman).
+    fn clipped(&self, plane: usize) -> Polygon {
+        let mut out = Polygon {
+            corners: [Corner::default(); MAX_POLYGON],
+            len: 0,
+        };
+        let mut push = |corner: Corner| {
+            if out.len < MAX_POLYGON {
+                out.corners[out.len] = corner;
+                out.len += 1;
+            }
+        };
+        for index in 0..self.len {
+            let (from, to) = (self.corners[index], self.corners[(index + 1) % self.len]);
+            let (d_from, d_to) = (
+                plane_distances(from.clip)[plane],
+                plane_distances(to.clip)[plane],
+            );
+            if d_from >= 0.0 {
+                push(from);
+            }
+            if (d_from >= 0.0) != (d_to >= 0.0) {
+                push(from.lerp(to, d_from / (d_from - d_to)));
+            }
+        }
+        out
+    }
 }
 
 impl Writer<'_> {
     /// Two triangles over the corners `[bottom left, bottom right, top
-    /// right, top left]` with their uvs; false when `out` is full.
+    /// right, top left]` with their uvs, for both eyes when inside both
+    /// views, else clipped for each; false when `out` is full.
     fn quad(&mut self, corners: [Vec3; 4], uvs: [[f32; 2]; 4], kind: f32, color: [f32; 4]) -> bool {
-        let Some(slots) = self
-            .out
-            .get_mut(self.written..self.written + VERTICES_PER_QUAD)
-        else {
+        let inside = |eye: usize| {
+            corners.iter().all(|corner| {
+                plane_distances(self.eyes[eye] * corner.extend(1.0))
+                    .iter()
+                    .all(|&distance| distance >= 0.0)
+            })
+        };
+        if inside(0) && inside(1) {
+            return self.fan(&corners, &uvs, kind, color);
+        }
+        for eye in 0..2 {
+            let mut polygon = Polygon {
+                corners: [Corner::default(); MAX_POLYGON],
+                len: 4,
+            };
+            for (slot, (&position, &uv)) in polygon.corners.iter_mut().zip(corners.iter().zip(&uvs))
+            {
+                *slot = Corner {
+                    clip: self.eyes[eye] * position.extend(1.0),
+                    position,
+                    uv,
+                };
+            }
+            for plane in 0..6 {
+                if polygon.len < 3 {
+                    break;
+                }
+                polygon = polygon.clipped(plane);
+            }
+            if polygon.len < 3 {
+                continue;
+            }
+            let clipped = &polygon.corners[..polygon.len];
+            let positions: [Vec3; MAX_POLYGON] =
+                std::array::from_fn(|i| clipped.get(i).map_or(Vec3::ZERO, |c| c.position));
+            let clipped_uvs: [[f32; 2]; MAX_POLYGON] =
+                std::array::from_fn(|i| clipped.get(i).map_or([0.0; 2], |c| c.uv));
+            let eye_kind = kind + KIND_EYE_STEP * (eye + 1) as f32;
+            if !self.fan(
+                &positions[..polygon.len],
+                &clipped_uvs[..polygon.len],
+                eye_kind,
+                color,
+            ) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The triangle fan over a convex polygon; false when `out` is full.
+    fn fan(&mut self, positions: &[Vec3], uvs: &[[f32; 2]], kind: f32, color: [f32; 4]) -> bool {
+        let count = 3 * (positions.len() - 2);
+        let Some(slots) = self.out.get_mut(self.written..self.written + count) else {
             return false;
         };
-        for (slot, corner) in slots.iter_mut().zip([0, 1, 2, 0, 2, 3]) {
+        let order = (1..positions.len() - 1).flat_map(|i| [0, i, i + 1]);
+        for (slot, corner) in slots.iter_mut().zip(order) {
             *slot = UiVertex {
-                position: corners[corner].to_array(),
+                position: positions[corner].to_array(),
                 kind,
                 uv: uvs[corner],
                 color,
             };
         }
-        self.written += VERTICES_PER_QUAD;
+        self.written += count;
         true
     }
 }
@@ -370,9 +531,14 @@ mod tests {
         }
     }
 
+    /// Eyes that see everything within a kilometre: nothing is clipped.
+    const SEE_ALL: [Mat4; 2] = [Mat4::from_cols_array(&[
+        0.001, 0.0, 0.0, 0.0, 0.0, 0.001, 0.0, 0.0, 0.0, 0.0, 0.0001, 0.0, 0.0, 0.0, 0.5, 1.0,
+    ]); 2];
+
     fn laid_out(layer: &UiLayer<'_>) -> Vec<UiVertex> {
         let mut out = vec![UiVertex::default(); MAX_UI_VERTICES];
-        let count = layout_ui(layer, &mut out);
+        let count = layout_ui(layer, &SEE_ALL, &mut out);
         out.truncate(count);
         out
     }
@@ -483,7 +649,61 @@ mod tests {
             quads: &[],
             labels: &labels,
         };
-        assert_eq!(layout_ui(&layer, &mut small), 18);
+        assert_eq!(layout_ui(&layer, &SEE_ALL, &mut small), 18);
+    }
+
+    #[test]
+    fn a_quad_across_one_eyes_edge_is_clipped_for_each_eye_and_never_leaves_a_view() {
+        // Eyes looking down -z; the left eye sees x within ±z·1, the right
+        // the same shifted 0.4 m right.
+        let eye = |x: f32| {
+            crate::render::camera::perspective_from_fov(-0.785, 0.785, 0.785, -0.785, 0.1, 10.0)
+                * Mat4::from_translation(Vec3::new(-x, 0.0, 0.0))
+        };
+        let eyes = [eye(0.0), eye(0.4)];
+        // 1 m away, from x = -0.8 to 0.8: inside the left view, across the
+        // right view's left edge (x = -0.6 there).
+        let quads = [UiQuad {
+            rect: UiRect {
+                centre: Vec3::new(0.0, 0.0, -1.0),
+                right: Vec3::X * 0.8,
+                up: Vec3::Y * 0.2,
+            },
+            color: [1.0; 4],
+            fill: UiFill::Solid,
+        }];
+        let mut out = vec![UiVertex::default(); MAX_UI_VERTICES];
+        let count = layout_ui(
+            &UiLayer {
+                quads: &quads,
+                labels: &[],
+            },
+            &eyes,
+            &mut out,
+        );
+        let vertices = &out[..count];
+        let for_eye = |code: f32| -> Vec<&UiVertex> {
+            vertices
+                .iter()
+                .filter(|vertex| (vertex.kind / KIND_EYE_STEP).floor() == code)
+                .collect()
+        };
+        assert!(for_eye(0.0).is_empty(), "not shared: it crosses an edge");
+        assert_eq!(for_eye(1.0).len(), 6, "whole in the left eye");
+        let right = for_eye(2.0);
+        assert!(right.len() >= 6);
+        for vertex in &right {
+            let clip = eyes[1] * Vec3::from_array(vertex.position).extend(1.0);
+            assert!(
+                plane_distances(clip).iter().all(|&d| d >= -1e-4),
+                "{clip:?} is outside the right eye's view"
+            );
+        }
+        let lowest_x = right.iter().map(|v| v.position[0]).fold(f32::MAX, f32::min);
+        assert!(
+            (lowest_x - -0.6).abs() < 3e-3,
+            "cut at the right eye's edge: {lowest_x}"
+        );
     }
 
     #[test]

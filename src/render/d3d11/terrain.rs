@@ -42,6 +42,7 @@ use crate::render::diorama::{DioramaMesh, DioramaVertex};
 use crate::render::dxgi;
 use crate::render::grid::GridIndices;
 use crate::render::scene::{FrameScene, FrameUniforms, VIEW_COUNT};
+use crate::render::ui::eye_clips;
 
 /// Transparent black, so an additive display shows nothing but the terrain.
 const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.0];
@@ -333,7 +334,7 @@ impl D3d11TerrainRenderer {
         if let Some(heights) = scene.heights {
             write_dynamic(context, &self.heights, bytemuck::cast_slice(heights))?;
         }
-        self.ui.prepare(context, &scene.ui)?;
+        self.ui.prepare(context, &scene.ui, &eye_clips(scene))?;
         let viewport = D3D11_VIEWPORT {
             TopLeftX: 0.0,
             TopLeftY: 0.0,

@@ -47,10 +47,19 @@ VertexOutput vertex_main(VertexInput input)
 {
     uint eye = first_eye.x + input.instance;
     VertexOutput output;
-    output.position = mul(view_projection[eye], float4(input.position_kind.xyz, 1.0));
+    // The kind's multiples of 4 say which eye a vertex is for (render::ui's
+    // KIND_EYE_STEP): 0 both, 1 the left, 2 the right. The other eye's copy
+    // of a clipped quad goes outside every view, whole.
+    int packed = int(round(input.position_kind.w));
+    int only = packed / 4;
+    if (only != 0 && only - 1 != (int)eye) {
+        output.position = float4(2.0, 2.0, 2.0, 1.0);
+    } else {
+        output.position = mul(view_projection[eye], float4(input.position_kind.xyz, 1.0));
+    }
     output.uv = input.uv;
     output.color = input.color;
-    output.kind = input.position_kind.w;
+    output.kind = float(packed - 4 * only);
 #ifdef VIEW_FROM_INSTANCE
     output.layer = eye;
 #endif

@@ -23,6 +23,7 @@ use super::shaders::compile_ui_shaders;
 use super::terrain::{byte_width, new_buffer, vertex_input};
 use crate::render::scene::UiLayer;
 use crate::render::ui::{MAX_UI_VERTICES, UiVertex, atlas, layout_ui};
+use glam::Mat4;
 
 /// The controls' shaders, atlas and vertices.
 pub(crate) struct D3d11UiPass {
@@ -144,6 +145,7 @@ impl D3d11UiPass {
         &mut self,
         context: &ID3D11DeviceContext,
         layer: &UiLayer<'_>,
+        eyes: &[Mat4; 2],
     ) -> Result<(), D3d11Error> {
         self.count = 0;
         if layer.quads.is_empty() && layer.labels.is_empty() {
@@ -162,7 +164,7 @@ impl D3d11UiPass {
                 .map_err(call_error("ID3D11DeviceContext::Map"))?;
             let slice =
                 std::slice::from_raw_parts_mut(mapped.pData.cast::<UiVertex>(), MAX_UI_VERTICES);
-            self.count = layout_ui(layer, slice) as u32;
+            self.count = layout_ui(layer, eyes, slice) as u32;
             context.Unmap(vertices, 0);
         }
         Ok(())

@@ -19,6 +19,7 @@ use crate::render::diorama::DioramaMesh;
 use crate::render::error::RenderError;
 use crate::render::grid::GridIndices;
 use crate::render::scene::{FrameScene, FrameUniforms};
+use crate::render::ui::eye_clips;
 
 /// Transparent black, so an additive display shows nothing but the terrain.
 const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.0];
@@ -227,7 +228,7 @@ impl TerrainRenderer {
 
         let uniforms = FrameUniforms::new(scene, Mat4::IDENTITY, self.grid_width, self.grid_height);
         write_mapped(&mut self.uniforms[slot], bytemuck::bytes_of(&uniforms))?;
-        self.ui.prepare(slot, &scene.ui)?;
+        self.ui.prepare(slot, &scene.ui, &eye_clips(scene))?;
 
         if let Some(heights) = scene.heights {
             write_mapped(

@@ -16,6 +16,7 @@ use super::shader::{ShaderModule, UI_FRAGMENT_SHADER, UI_VERTEX_SHADER};
 use crate::render::error::RenderError;
 use crate::render::scene::UiLayer;
 use crate::render::ui::{MAX_UI_VERTICES, UiVertex, atlas, layout_ui};
+use glam::Mat4;
 
 /// The controls' pipeline, atlas and per-slot vertices.
 pub(crate) struct UiPass {
@@ -91,10 +92,15 @@ impl UiPass {
 
     /// Lays `layer` out into `slot`'s vertices. Never allocates; the slot's
     /// previous frame must be done (its fence waited).
-    pub(crate) fn prepare(&mut self, slot: usize, layer: &UiLayer<'_>) -> Result<(), RenderError> {
+    pub(crate) fn prepare(
+        &mut self,
+        slot: usize,
+        layer: &UiLayer<'_>,
+        eyes: &[Mat4; 2],
+    ) -> Result<(), RenderError> {
         let bytes = self.vertices[slot].mapped_mut()?;
         let vertices: &mut [UiVertex] = bytemuck::cast_slice_mut(bytes);
-        self.counts[slot] = layout_ui(layer, vertices) as u32;
+        self.counts[slot] = layout_ui(layer, eyes, vertices) as u32;
         Ok(())
     }
 
