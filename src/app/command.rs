@@ -102,6 +102,20 @@ impl Command {
     pub fn is_new_terrain(&self) -> bool {
         matches!(self, Command::Reseed { .. } | Command::Landscape { .. })
     }
+
+    /// Whether it changes the terrain (a reseed, a landscape, an edit or an
+    /// undo): what a shared session orders for everyone. Placement stays
+    /// each headset's own until the headsets share a marker.
+    pub fn is_terrain(&self) -> bool {
+        matches!(
+            self,
+            Command::Reseed { .. }
+                | Command::Landscape { .. }
+                | Command::Trace { .. }
+                | Command::Lift { .. }
+                | Command::Undo
+        )
+    }
 }
 
 /// Who made a command.
@@ -112,6 +126,11 @@ pub enum Origin {
     Local,
     /// A command log read back.
     Replay,
+    /// In a shared session, the host's wearer (as a peer logs it).
+    Host,
+    /// In a shared session, the peer the host numbered so (1 for the first
+    /// to join); a peer's own commands come back from the host with its number.
+    Peer(u32),
 }
 
 /// A command that was applied: its place in the world's order, who made
