@@ -512,6 +512,7 @@ impl JoinTarget {
             ));
         };
         let code = ShareCode::parse(code)?;
+        let bracketed = place.starts_with('[');
         let (host, port) = if let Some(rest) = place.strip_prefix('[') {
             let Some((host, after)) = rest.split_once(']') else {
                 return Err(fail("an IPv6 address without its closing ]"));
@@ -527,7 +528,7 @@ impl JoinTarget {
                 None => (place, None),
             }
         };
-        if host.is_empty() || host.contains(':') {
+        if host.is_empty() || (!bracketed && host.contains(':')) {
             return Err(fail("the host is empty or an IPv6 address outside [ ]"));
         }
         let port = match port {
