@@ -117,7 +117,12 @@ pub fn connect(stream: TcpStream, code: &ShareCode) -> Result<Channel, Handshake
         Ok(_) => Err(HandshakeError::NotAPeer(
             "an unexpected confirmation".into(),
         )),
-        Err(FrameError::Io(error)) if error.kind() == io::ErrorKind::UnexpectedEof => {
+        Err(FrameError::Io(error))
+            if matches!(
+                error.kind(),
+                io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset
+            ) =>
+        {
             Err(HandshakeError::WrongCode)
         }
         Err(error) => Err(error.into()),
