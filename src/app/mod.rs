@@ -163,8 +163,8 @@ impl App {
     /// says how far to grow.
     pub fn share(&mut self, role: Role) {
         if role == Role::Peer {
-            let now = self.world.iterations_done();
-            self.world.set_growth_limit(Some(now), 0);
+            let done = self.world.iterations_done();
+            self.world.set_growth_limit(Some(done), 0);
         }
         self.sharing = Some(Sharing::new(role));
     }

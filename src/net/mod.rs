@@ -28,9 +28,9 @@ pub const DEFAULT_SHARE_PORT: u16 = 47180;
 /// This headset's end of a shared session.
 pub enum Session {
     /// It hosts.
-    Host(Host),
+    Host(Box<Host>),
     /// It joined.
-    Peer(Peer),
+    Peer(Box<Peer>),
 }
 
 impl Session {

@@ -28,7 +28,7 @@ pub enum HostMessage {
         /// The peer's number (1 for the first to join).
         peer: u32,
         /// The host's recipe, first seed and map size.
-        start: LogStart,
+        start: Box<LogStart>,
     },
     /// The next terrain command in the shared order.
     Ordered {

@@ -13,9 +13,9 @@
 use std::collections::HashMap;
 use std::io::{self, ErrorKind};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -194,7 +194,7 @@ impl Host {
                 } => {
                     let welcome = HostMessage::Welcome {
                         peer,
-                        start: self.start.clone(),
+                        start: Box::new(self.start.clone()),
                     };
                     let sent = std::iter::once(&welcome)
                         .chain(&self.history)
@@ -207,15 +207,13 @@ impl Host {
                         address: address.to_string(),
                         left: None,
                     });
+                    self.peers.push((peer, writer));
                     match sent {
-                        Ok(()) => {
-                            self.notes
-                                .push(format!("peer {peer} joined from {address}"));
-                            self.peers.push((peer, writer));
-                        }
+                        Ok(()) => self
+                            .notes
+                            .push(format!("peer {peer} joined from {address}")),
                         Err(error) => {
-                            let _ = writer.stream.shutdown(Shutdown::Both);
-                            self.gone(peer, format!("could not be sent the log: {error}"));
+                            self.gone(peer, format!("could not be sent the log: {error}"))
                         }
                     }
                 }
@@ -575,7 +573,7 @@ pub struct Peer {
     id: u32,
     address: String,
     events: Receiver<PeerEvent>,
-    writer: Arc<Mutex<Writer>>,
+    writer: Writer,
     next_seq: u64,
     gone: Option<String>,
     report: ShareReport,
@@ -626,7 +624,7 @@ impl Peer {
         let mut reading = stream.try_clone().map_err(unreachable)?;
         let welcome = read_message::<HostMessage>(&mut opener, &mut reading);
         let (id, start) = match welcome {
-            Ok(HostMessage::Welcome { peer, start }) => (peer, start),
+            Ok(HostMessage::Welcome { peer, start }) => (peer, *start),
             Ok(_) => {
                 return Err(JoinError::Protocol {
                     target: place,
@@ -670,11 +668,12 @@ impl Peer {
                 let _ = reading.shutdown(Shutdown::Both);
             })
             .map_err(unreachable)?;
+        let joined = format!("joined the session at {place} as peer {id}");
         let peer = Peer {
             id,
             address: place,
             events,
-            writer: Arc::new(Mutex::new(Writer { stream, sealer })),
+            writer: Writer { stream, sealer },
             next_seq: 0,
             gone: None,
             report: ShareReport {
@@ -686,10 +685,7 @@ impl Peer {
                 checksums_matched: 0,
                 checksum_mismatches: Vec::new(),
             },
-            notes: vec![format!(
-                "joined the session at {} as peer {id}",
-                format!("{}:{}", target.host, target.port)
-            )],
+            notes: vec![joined],
         };
         Ok((peer, start))
     }
@@ -758,9 +754,7 @@ impl Peer {
         if self.gone.is_some() {
             return;
         }
-        if let Ok(writer) = self.writer.lock() {
-            let _ = writer.stream.shutdown(Shutdown::Both);
-        }
+        let _ = self.writer.stream.shutdown(Shutdown::Both);
         self.notes.push(format!(
             "the host left ({why}); keeping the terrain as it left it"
         ));
@@ -788,11 +782,7 @@ impl Peer {
         if self.gone.is_some() || messages.is_empty() {
             return;
         }
-        let sent = match self.writer.lock() {
-            Ok(mut writer) => messages.iter().try_for_each(|m| writer.send(m)),
-            Err(_) => return,
-        };
-        if let Err(error) = sent {
+        if let Err(error) = messages.iter().try_for_each(|m| self.writer.send(m)) {
             self.leave(app, format!("the connection failed: {error}"));
         }
     }
@@ -803,12 +793,10 @@ impl Peer {
     }
 
     /// Says goodbye to the host; the report, with the host as peer 0.
-    pub fn finish(self) -> (ShareReport, Vec<PeerRecord>) {
-        if self.gone.is_none()
-            && let Ok(mut writer) = self.writer.lock()
-        {
-            let _ = writer.send(&PeerMessage::Bye);
-            let _ = writer.stream.shutdown(Shutdown::Write);
+    pub fn finish(mut self) -> (ShareReport, Vec<PeerRecord>) {
+        if self.gone.is_none() {
+            let _ = self.writer.send(&PeerMessage::Bye);
+            let _ = self.writer.stream.shutdown(Shutdown::Write);
         }
         let host = PeerRecord {
             peer: 0,

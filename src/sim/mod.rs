@@ -419,7 +419,11 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         (Some(log), None) => (FrameDriver::replaying(log)?, log.start.clone(), None),
         (None, None) => {
             let start = LogStart {
-                stalls: stalls(&script),
+                // A shared run's clock is the wall's: no scripted stalls.
+                stalls: match share_code {
+                    Some(_) => Vec::new(),
+                    None => stalls(&script),
+                },
                 ..args.world.log_start("demo")?
             };
             let mut driver = FrameDriver::new(driver::app_for(&start)?);

@@ -22,7 +22,7 @@ pub fn join(args: &SimArgs) -> Result<Option<(Session, LogStart)>, SimError> {
     let target = JoinTarget::parse(text, DEFAULT_SHARE_PORT)
         .map_err(|error| SimError::invalid("join", error.to_string()))?;
     let (peer, start) = Peer::join(&target).map_err(|error| SimError::Share(error.to_string()))?;
-    Ok(Some((Session::Peer(peer), start)))
+    Ok(Some((Session::Peer(Box::new(peer)), start)))
 }
 
 /// The code `--share` asks for: the one given, or a new one.
@@ -51,7 +51,7 @@ pub fn host(args: &SimArgs, code: ShareCode, start: &LogStart) -> Result<Session
         host.code(),
         host.port()
     );
-    Ok(Session::Host(host))
+    Ok(Session::Host(Box::new(host)))
 }
 
 /// Prints the session's new lines.
