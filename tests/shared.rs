@@ -525,3 +525,56 @@ fn a_flood_closes_the_connection() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("faster than the bound"), "{notes:?}");
 }
+
+#[test]
+fn a_share_card_reads_back_as_the_code_at_its_stated_printed_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["share-card", CODE, "--out"])
+        .arg(&card)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("mm square when printed at 300 dpi"),
+        "{stderr}"
+    );
+
+    let decoder = png::Decoder::new(std::io::BufReader::new(fs::File::open(&card).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let info = reader.info().clone();
+    let dims = info.pixel_dims.expect("the card says its print size");
+    assert_eq!((dims.xppu, dims.unit), (11_811, png::Unit::Meter));
+    let mut pixels = vec![0u8; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut pixels).unwrap();
+    let (width, height) = (info.width as usize, info.height as usize);
+    let millimetres = width as f64 / 11_811.0 * 1000.0;
+    assert!(
+        stderr.contains(&format!("{} mm square", millimetres.round())),
+        "{stderr}: {millimetres} mm"
+    );
+    let mut image =
+        rqrr::PreparedImage::prepare_from_greyscale(width, height, |x, y| pixels[y * width + x]);
+    let grids = image.detect_grids();
+    assert_eq!(grids.len(), 1);
+    let (_, text) = grids[0].decode().unwrap();
+    assert_eq!(text, format!("holoterrain:{CODE}"));
+
+    // A code that is not one: one line, no file.
+    let bad = dir.path().join("bad.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["share-card", "7-guitar", "--out"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: the share code `7-guitar`"),
+        "{stderr}"
+    );
+    assert!(!bad.exists());
+}

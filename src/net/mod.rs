@@ -10,6 +10,7 @@
 //! and the peer on a platform's frame loop). The platform calls
 //! [`Session::before_frame`] before `App::update` and
 //! [`Session::after_frame`] after it.
+pub mod card;
 pub mod code;
 pub mod frame;
 pub mod handshake;
