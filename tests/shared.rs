@@ -202,6 +202,25 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
         fs::read(host_out.join("terrain.f32")).unwrap(),
         fs::read(peer_out.join("terrain.f32")).unwrap()
     );
+    // Either log replays offline into the session's terrain.
+    for out in [&host_out, &peer_out] {
+        let replayed = dir.path().join("replayed.f32");
+        let status = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+            .args(["generate", "--format", "f32", "--replay"])
+            .arg(out.join("commands.jsonl"))
+            .arg("--out")
+            .arg(&replayed)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(
+            fs::read(&replayed).unwrap(),
+            fs::read(out.join("terrain.f32")).unwrap(),
+            "{} does not replay into its terrain",
+            out.display()
+        );
+    }
     assert_eq!(host_report["seeds"], peer_report["seeds"]);
     assert_eq!(host_report["recipe"], peer_report["recipe"]);
 
