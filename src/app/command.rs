@@ -105,16 +105,18 @@ impl Command {
 
     /// Whether it changes the terrain (a reseed, a landscape, an edit or an
     /// undo): what a shared session orders for everyone. Placement stays
-    /// each headset's own until the headsets share a marker.
+    /// each headset's own until the headsets share a marker. Every variant
+    /// is named, so a new command cannot join or miss the shared order
+    /// without a decision here.
     pub fn is_terrain(&self) -> bool {
-        matches!(
-            self,
+        match self {
             Command::Reseed { .. }
-                | Command::Landscape { .. }
-                | Command::Trace { .. }
-                | Command::Lift { .. }
-                | Command::Undo
-        )
+            | Command::Landscape { .. }
+            | Command::Trace { .. }
+            | Command::Lift { .. }
+            | Command::Undo => true,
+            Command::Place { .. } | Command::Scale { .. } | Command::ResetPlacement => false,
+        }
     }
 }
 
