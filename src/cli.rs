@@ -29,6 +29,18 @@ pub enum Command {
     Generate(GenerateArgs),
     /// List the built-in recipes (landscapes), or print one as a file to copy and edit.
     Recipes(RecipesArgs),
+    /// Write a shared session's code as a QR code to print (see docs/shared.md).
+    ShareCard(ShareCardArgs),
+}
+
+/// Options of `holoterrain share-card`.
+#[derive(Debug, clap::Args)]
+pub struct ShareCardArgs {
+    /// The session's code, NUMBER-word-word.
+    pub code: String,
+    /// The PNG to write.
+    #[arg(long, default_value = "card.png")]
+    pub out: std::path::PathBuf,
 }
 
 /// Options of `holoterrain recipes`.

@@ -12,6 +12,7 @@ pub mod atomic_file;
 pub mod cli;
 pub mod generate;
 pub mod input;
+pub mod net;
 pub mod render;
 pub mod save;
 pub mod sim;

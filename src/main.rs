@@ -1,7 +1,7 @@
 //! The `holoterrain` command line: parse arguments, pick a platform, run.
 use anyhow::Result;
 use clap::Parser;
-use holoterrain::cli::{Cli, Command, RecipesArgs, RecipesCommand};
+use holoterrain::cli::{Cli, Command, RecipesArgs, RecipesCommand, ShareCardArgs};
 use holoterrain::generate::{self, LazyProgress};
 use holoterrain::sim;
 use holoterrain::terrain::recipe::Recipe;
@@ -70,6 +70,18 @@ fn run(cli: Cli) -> Result<()> {
         Command::Recipes(RecipesArgs {
             show: Some(RecipesCommand::Show { name }),
         }) => print!("{}", Recipe::built_in_text(&name)?),
+        Command::ShareCard(ShareCardArgs { code, out }) => {
+            let code = holoterrain::net::ShareCode::parse(&code)?;
+            let card = holoterrain::net::card::write(&code, &out)?;
+            eprintln!(
+                "wrote {}: {} mm square when printed at {} dpi ({} modules of {:.2} mm)",
+                out.display(),
+                card.millimetres.round(),
+                holoterrain::net::card::DOTS_PER_INCH,
+                card.modules,
+                holoterrain::net::card::MODULE_MM
+            );
+        }
     }
     Ok(())
 }

@@ -116,6 +116,28 @@ impl Command {
     pub fn is_new_terrain(&self) -> bool {
         matches!(self, Command::Reseed { .. } | Command::Landscape { .. })
     }
+
+    /// Whether it changes the terrain or its growth (a reseed, a landscape,
+    /// an edit, an undo, a weather, a pause, a resume or a speed): what a
+    /// shared session orders for everyone. Placement stays
+    /// each headset's own until the headsets share a marker. Every variant
+    /// is named, so a new command cannot join or miss the shared order
+    /// without a decision here.
+    pub fn is_terrain(&self) -> bool {
+        match self {
+            Command::Reseed { .. }
+            | Command::Landscape { .. }
+            | Command::Trace { .. }
+            | Command::Lift { .. }
+            | Command::Undo
+            | Command::Weather => true,
+            // The host's growth paces every peer (peers grow only as far as
+            // it announces), so a pause or a new speed anyone asks for goes
+            // to the host and through the shared order.
+            Command::Pause | Command::Resume | Command::Speed { .. } => true,
+            Command::Place { .. } | Command::Scale { .. } | Command::ResetPlacement => false,
+        }
+    }
 }
 
 /// Who made a command.
@@ -126,6 +148,11 @@ pub enum Origin {
     Local,
     /// A command log read back.
     Replay,
+    /// In a shared session, the host's wearer (as a peer logs it).
+    Host,
+    /// In a shared session, the peer the host numbered so (1 for the first
+    /// to join); a peer's own commands come back from the host with its number.
+    Peer(u32),
 }
 
 /// A command that was applied: its place in the world's order, who made

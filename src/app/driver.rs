@@ -137,6 +137,12 @@ impl FrameDriver {
         &self.app
     }
 
+    /// The app, for a platform that hands it more than a frame's input
+    /// (a shared session's commands and steps).
+    pub fn app_mut(&mut self) -> &mut App {
+        &mut self.app
+    }
+
     /// The app with its edits settled: the terrain its commands made,
     /// for what a run writes at its end (as `generate --replay` does).
     pub fn settled_app(&mut self) -> &App {

@@ -78,6 +78,7 @@ pub mod placement;
 pub mod recorder;
 pub mod report;
 pub mod scene;
+pub mod shared;
 pub mod stroke;
 pub mod surfaces;
 pub mod undo;
@@ -100,6 +101,8 @@ pub use placement::{
     PlacementCause,
 };
 pub use scene::SceneBuilder;
+use shared::Sharing;
+pub use shared::{Ordered, Role, Step};
 pub use surfaces::Surface;
 pub use world::{AppConfig, AppError, DEFAULT_ITERATIONS_PER_SECOND, World};
 
@@ -112,10 +115,13 @@ pub struct App {
     world: World,
     /// Hands, gaze and voice, turned into commands.
     interaction: Interaction,
-    /// Commands handed in since the last update ([`App::submit`]), applied first.
-    inbox: Vec<Command>,
+    /// Commands handed in since the last update ([`App::submit`]), with
+    /// who made them, applied first.
+    inbox: Vec<(Command, Origin)>,
     /// The next command's sequence number.
     next_seq: u64,
+    /// Its part in a shared session, if it is in one ([`shared`]).
+    sharing: Option<Sharing>,
 }
 
 impl App {
@@ -125,6 +131,7 @@ impl App {
             interaction: Interaction::default(),
             inbox: Vec::new(),
             next_seq: 0,
+            sharing: None,
         })
     }
 
@@ -143,7 +150,54 @@ impl App {
     /// Hands in a command made outside the frame's input (a test, later a
     /// menu or another headset); the next update applies it first.
     pub fn submit(&mut self, command: Command) {
-        self.inbox.push(command);
+        self.submit_from(command, Origin::Local);
+    }
+
+    /// Hands in a command that `origin` made (a shared session's host
+    /// hands in its peers' this way); the next update applies it first.
+    pub fn submit_from(&mut self, command: Command, origin: Origin) {
+        self.inbox.push((command, origin));
+    }
+
+    /// Takes part in a shared session as `role` from the next update on
+    /// ([`shared`]): a peer holds growth where it stands until the host
+    /// says how far to grow.
+    pub fn share(&mut self, role: Role) {
+        if role == Role::Peer {
+            let done = self.world.iterations_done();
+            self.world.set_growth_limit(Some(done), 0);
+        }
+        self.sharing = Some(Sharing::new(role));
+    }
+
+    /// Its part in a shared session, if it is in one.
+    pub fn shared_role(&self) -> Option<Role> {
+        self.sharing.as_ref().map(|sharing| sharing.role)
+    }
+
+    /// Queues what the host said (a peer's); the next update applies it.
+    pub fn follow(&mut self, step: Step) {
+        if let Some(sharing) = self.sharing.as_mut() {
+            sharing.steps.push_back(step);
+        }
+    }
+
+    /// The wearer's terrain commands a peer held back for the host.
+    pub fn take_outbox(&mut self) -> Vec<Command> {
+        self.sharing
+            .as_mut()
+            .map(|sharing| std::mem::take(&mut sharing.outbox))
+            .unwrap_or_default()
+    }
+
+    /// The checksums of the grown heights taken just before each terrain
+    /// command applied in a shared session: (the command's local `seq` on
+    /// the host, its shared seq on a peer; the checksum).
+    pub fn take_checksums(&mut self) -> Vec<(u64, u64)> {
+        self.sharing
+            .as_mut()
+            .map(|sharing| std::mem::take(&mut sharing.checksums))
+            .unwrap_or_default()
     }
 
     /// One frame: the commands (the inbox's, then the wearer's or the
@@ -160,10 +214,14 @@ impl App {
             events: Vec::new(),
             applied: Vec::new(),
             reseed: None,
+            sharing: self.sharing.as_mut(),
         };
-        for command in self.inbox.drain(..) {
+        for (command, origin) in self.inbox.drain(..) {
+            frame.origin = origin;
             frame.issue(command);
         }
+        frame.origin = Origin::Local;
+        let host_left = frame.follow_host();
         match replayed {
             Some(commands) => {
                 frame.origin = Origin::Replay;
@@ -174,6 +232,9 @@ impl App {
             None => self.interaction.frame(input, &mut frame),
         }
         let (events, commands) = frame.finish();
+        if host_left {
+            self.sharing = None;
+        }
         let changed_by_commands = events.iter().any(|event| {
             matches!(
                 event,
@@ -292,11 +353,54 @@ struct FrameCommands<'w> {
     applied: Vec<Applied>,
     /// The frame's reseed, with who asked, until the frame ends.
     reseed: Option<(Command, Origin)>,
+    /// The app's part in a shared session, if any.
+    sharing: Option<&'w mut Sharing>,
 }
 
 impl FrameCommands<'_> {
+    /// A peer's part of the frame: the host's steps, in its order, before
+    /// anything of the wearer's; whether the host has gone.
+    fn follow_host(&mut self) -> bool {
+        let Some(sharing) = self.sharing.as_mut() else {
+            return false;
+        };
+        let steps: Vec<Step> = sharing.steps.drain(..).collect();
+        for step in steps {
+            match step {
+                Step::GrowTo(iteration) => self.world.set_growth_limit(Some(iteration), self.now),
+                Step::Apply(ordered) => {
+                    self.world.catch_up_to(ordered.iteration);
+                    let checksum = self.world.grown_checksum();
+                    if let Some(sharing) = self.sharing.as_mut() {
+                        sharing.checksums.push((ordered.seq, checksum));
+                    }
+                    self.apply(ordered.command, ordered.origin);
+                    // A reseed or undo starts another count: hold it where
+                    // it stands until the host says more.
+                    let now = self.world.iterations_done();
+                    self.world.set_growth_limit(Some(now), self.now);
+                }
+                Step::HostLeft => {
+                    // The terrain stays as the host last had it (growth
+                    // held there); the wearer's next new terrain grows by
+                    // this headset's own clock.
+                    self.sharing = None;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     fn apply(&mut self, command: Command, origin: Origin) {
         let iteration = self.world.iterations_done();
+        if let Some(sharing) = self.sharing.as_mut()
+            && sharing.role == Role::Host
+            && command.is_terrain()
+        {
+            let checksum = self.world.grown_checksum();
+            sharing.checksums.push((*self.next_seq, checksum));
+        }
         self.events.extend(self.world.apply(&command, self.now));
         self.applied.push(Applied {
             seq: *self.next_seq,
@@ -323,7 +427,13 @@ impl Commands for FrameCommands<'_> {
     }
 
     fn issue(&mut self, command: Command) {
-        if command.is_new_terrain() {
+        if let Some(sharing) = self.sharing.as_mut()
+            && sharing.role == Role::Peer
+            && command.is_terrain()
+        {
+            // The host orders it; it comes back as a step.
+            sharing.outbox.push(command);
+        } else if command.is_new_terrain() {
             self.reseed.get_or_insert((command, self.origin));
         } else {
             self.apply(command, self.origin);

@@ -107,6 +107,10 @@ pub struct World {
     bounds: Aabb,
     /// Display time of the last frame, to measure time the user did not see.
     last_display_time_ns: Option<i64>,
+    /// In a shared session's peer, the iteration the host announced: growth
+    /// goes to it (within the budget) and never past it, whatever this
+    /// headset's clock says ([`World::set_growth_limit`]).
+    growth_limit: Option<usize>,
 }
 
 impl World {
@@ -137,6 +141,7 @@ impl World {
             reseed_count: 0,
             bounds: placement::hologram_bounds(0.0, 0.0),
             last_display_time_ns: None,
+            growth_limit: None,
         })
     }
 
@@ -259,6 +264,9 @@ impl World {
             layer: self.edits.take(),
         });
         self.schedule.start(now);
+        // A new terrain grows by this world's clock (a shared session's
+        // peer holds it again at once, until the host says more).
+        self.growth_limit = None;
         self.compose();
     }
 
@@ -306,6 +314,7 @@ impl World {
                 self.recipe_name = recipe_name;
                 self.edits.restore(layer);
                 self.schedule.resume(now, self.growth.steps_done());
+                self.growth_limit = None;
             }
             Replaced::Weather {
                 weathered_at,
@@ -373,6 +382,50 @@ impl World {
         }
     }
 
+    /// Paces growth by another clock (a shared session's host): with
+    /// `Some(n)`, [`World::grow`] grows towards iteration `n` of the current
+    /// seed, within the per-frame budget, and never past it, and this
+    /// world's own schedule no longer counts; `None` goes back to the own
+    /// schedule, growing on from where the terrain stands at `now`.
+    pub fn set_growth_limit(&mut self, limit: Option<usize>, now: i64) {
+        if limit.is_none() && self.growth_limit.is_some() {
+            self.schedule.resume(now, self.growth.steps_done());
+        }
+        self.growth_limit = limit;
+    }
+
+    /// The iteration growth is held to, if another clock paces it.
+    pub fn growth_limit(&self) -> Option<usize> {
+        self.growth_limit
+    }
+
+    /// Grows straight to `iteration` of the current seed, ignoring the
+    /// budget but leaving an edit easing in as it is: how a shared
+    /// session's peer reaches the iteration at which the host applied a
+    /// command before applying it too ([`World::grow_to`] also settles the
+    /// edits, which a log's offline replay wants and a live peer does not).
+    pub fn catch_up_to(&mut self, iteration: usize) {
+        let behind = iteration.saturating_sub(self.growth.steps_done());
+        if self.growth.step(behind) > 0 {
+            self.compose();
+        }
+    }
+
+    /// A checksum of the grown heights (edits left out: they are a pure
+    /// function of the commands, and one may still be easing in on one
+    /// headset and settled on another): the first 8 bytes of the SHA-256
+    /// of every height's bits, row after row. Two headsets that grew the
+    /// same seed to the same iteration agree on it, bit for bit.
+    pub fn grown_checksum(&self) -> u64 {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for height in self.growth.heightmap().cells() {
+            hasher.update(height.to_bits().to_le_bytes());
+        }
+        let digest = hasher.finalize();
+        u64::from_le_bytes(digest[..8].try_into().expect("a SHA-256 has 32 bytes"))
+    }
+
     /// Terrain commands undo can still take back.
     pub fn undo_depth(&self) -> usize {
         self.undo.len()
@@ -397,7 +450,10 @@ impl World {
     /// them, and moves an edit in flight on; how many iterations it applied
     /// and whether the heights changed.
     pub fn grow(&mut self, now: i64) -> (usize, bool) {
-        let due = self.schedule.iterations_due(now, self.growth.steps_total());
+        let due = match self.growth_limit {
+            Some(limit) => limit.min(self.growth.steps_total()),
+            None => self.schedule.iterations_due(now, self.growth.steps_total()),
+        };
         let behind = due.saturating_sub(self.growth.steps_done());
         let applied = if behind == 0 {
             0

@@ -55,6 +55,9 @@ pub enum SimError {
         /// The line and what is wrong with it.
         source: LogError,
     },
+    /// A shared session could not be hosted or joined (`--share`, `--join`).
+    #[error("{0}")]
+    Share(String),
     /// The recipe cannot be used.
     #[error("--recipe: {0}")]
     Recipe(#[from] RecipeError),

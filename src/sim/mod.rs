@@ -17,6 +17,7 @@ mod error;
 pub mod output;
 pub mod room;
 pub mod script;
+pub mod share;
 pub mod user;
 
 use std::collections::VecDeque;
@@ -112,6 +113,20 @@ pub struct SimArgs {
     /// The capture's size, WIDTHxHEIGHT pixels.
     #[arg(long, value_name = "WxH", default_value = "1280x720")]
     pub capture_size: Size,
+    /// Host a shared session (docs/shared.md): with a code of your own
+    /// (NUMBER-word-word), or without one to have one made; peers join
+    /// with it. Display time then follows the wall clock.
+    #[arg(long, value_name = "CODE", num_args = 0..=1, default_missing_value = "",
+          conflicts_with_all = ["replay", "join"])]
+    pub share: Option<String>,
+    /// The port a shared session listens on.
+    #[arg(long, value_name = "PORT", default_value_t = crate::net::DEFAULT_SHARE_PORT)]
+    pub share_port: u16,
+    /// Join the shared session CODE hosted at HOST (PORT: the default of
+    /// --share-port); the host's recipe, seed and size are grown.
+    #[arg(long, value_name = "CODE@HOST[:PORT]",
+          conflicts_with_all = ["replay", "recipe", "seed", "size"])]
+    pub join: Option<String>,
 }
 
 impl Default for SimArgs {
@@ -139,6 +154,9 @@ impl Default for SimArgs {
                 width: capture::DEFAULT_CAPTURE_SIZE.0,
                 height: capture::DEFAULT_CAPTURE_SIZE.1,
             },
+            share: None,
+            share_port: crate::net::DEFAULT_SHARE_PORT,
+            join: None,
         }
     }
 }
@@ -404,17 +422,39 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         None => load_script(args)?,
     };
     let room = load_room(args)?;
+    let share_code = share::share_code(args)?;
+    // A joiner grows the host's world: it must be there before anything else.
+    let joined = share::join(args)?;
 
-    let (mut driver, start) = match &replay {
-        Some(log) => (FrameDriver::replaying(log)?, log.start.clone()),
-        None => {
+    let (mut driver, start, mut session) = match (&replay, joined) {
+        (_, Some((session, start))) => {
+            let mut app = driver::app_for(&start)?;
+            app.share(crate::app::Role::Peer);
+            (FrameDriver::new(app), start, Some(session))
+        }
+        (Some(log), None) => (FrameDriver::replaying(log)?, log.start.clone(), None),
+        (None, None) => {
             let start = LogStart {
-                stalls: stalls(&script),
+                // A shared run's clock is the wall's: no scripted stalls.
+                stalls: match share_code {
+                    Some(_) => Vec::new(),
+                    None => stalls(&script),
+                },
                 ..args.world.log_start("demo")?
             };
-            (FrameDriver::new(driver::app_for(&start)?), start)
+            let mut driver = FrameDriver::new(driver::app_for(&start)?);
+            let session = match share_code {
+                Some(code) => {
+                    driver.app_mut().share(crate::app::Role::Host);
+                    Some(share::host(args, code, &start)?)
+                }
+                None => None,
+            };
+            (driver, start, session)
         }
     };
+    // Other headsets live in real time: a shared run's clock is the wall's.
+    let wall_clock = session.as_ref().map(|_| share::WallClock::start(args.rate));
     driver.set_display(args.blend);
     let options = OffscreenOptions {
         eye_width: args.resolution.width,
@@ -472,7 +512,16 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let mut recorder = RunRecorder::new(start, args.frames as usize);
     let mut previous_ns = None;
     for frame in 0..args.frames {
-        let time_ns = clock.frame_time_ns(frame);
+        let time_ns = match &wall_clock {
+            Some(wall) => match wall.frame_time_ns(frame, frame + 1 == args.frames) {
+                Some(time_ns) => time_ns,
+                None => continue,
+            },
+            None => clock.frame_time_ns(frame),
+        };
+        if let Some(session) = session.as_mut() {
+            session.before_frame(driver.app_mut());
+        }
         let app = driver.app();
         user.see_buttons(app.buttons());
         let input = FrameInput {
@@ -483,6 +532,10 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         };
         previous_ns = Some(time_ns);
         let output = driver.update(&input, &mut recorder)?;
+        if let Some(session) = session.as_mut() {
+            session.after_frame(driver.app_mut(), &output);
+            share::print_notes(session);
+        }
         for placement in output.placements_to_keep() {
             if let Some(path) = placement_file(args) {
                 kept::save(&path, &KeptPlacement::of(placement, KeptIn::SimulatorRoom))
@@ -560,6 +613,10 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     }
     // The virtual display ran from frame 0 to the end of the last frame.
     let seconds = args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
+    let shared = session.map(|mut session| {
+        share::print_notes(&mut session);
+        session.finish()
+    });
     output::write_atomically(
         &args.out,
         output::COMMAND_LOG_FILE,
@@ -571,7 +628,15 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         }),
         ..recorder.finish(driver.app(), seconds)
     };
-    let json = serde_json::to_vec_pretty(&report).map_err(|error| {
+    let json = match shared {
+        Some((share, peers)) => serde_json::to_vec_pretty(&share::SharedSimReport {
+            run: &report,
+            share,
+            peers,
+        }),
+        None => serde_json::to_vec_pretty(&report),
+    }
+    .map_err(|error| {
         SimError::output(
             &args.out.join(output::REPORT_FILE),
             std::io::Error::other(error),

@@ -1,0 +1,300 @@
+//! A shared session as the app core sees it: the host's order of terrain commands, each tied to the growth iteration at which it applies, and the iteration a peer may grow to.
+//!
+//! The network (`crate::net`) carries the messages; this is what they do to
+//! the world, so that every headset holds the host's heights bit for bit:
+//! - The host applies commands as a lone app does (its wearer's, and the
+//!   peers' handed in with [`super::App::submit_from`]); every terrain
+//!   command it applied, with its iteration, is the shared order.
+//! - A peer never applies its wearer's terrain commands: they wait in the
+//!   outbox ([`super::App::take_outbox`]) for the network to send them to
+//!   the host, and come back in the host's order as [`Step::Apply`]. It
+//!   grows by the host's clock, not its own: [`Step::GrowTo`] holds growth
+//!   to the iteration the host announced ([`super::World::set_growth_limit`]),
+//!   so a peer is never ahead of an order it has not seen, and no command
+//!   ever finds it past the iteration it belongs to: nothing is rewound.
+//!   A command at iteration K makes it grow straight to K first
+//!   ([`super::World::catch_up_to`]), which is also how a late joiner
+//!   catches up from the host's log.
+//!
+//! This is the command log's replay ([`super::log::CommandLog::replay_offline`]:
+//! grow to the entry's iteration, apply) done live, one step at a time.
+//! Placement commands stay each headset's own.
+use std::collections::VecDeque;
+
+use super::command::{Command, Origin};
+
+/// One terrain command in the shared order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ordered {
+    /// Its place in the shared order: 0 for the session's first, then one
+    /// more each (not the local log's `seq`, which counts placements too).
+    pub seq: u64,
+    /// Who made it, as the host tells.
+    pub origin: Origin,
+    /// The iteration of the current seed at which the host applied it.
+    pub iteration: usize,
+    /// The command.
+    pub command: Command,
+}
+
+/// What the host tells a peer to do, in the host's order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Grow to the command's iteration, then apply it.
+    Apply(Ordered),
+    /// The host has grown the current seed to this iteration: grow to it,
+    /// never past it.
+    GrowTo(usize),
+    /// The host has gone: the terrain stays as the host last had it
+    /// (growth held at its last iteration), the wearer's commands apply
+    /// here again, and the next new terrain grows by this headset's clock.
+    HostLeft,
+}
+
+/// This app's part in a shared session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// It decides the order.
+    Host,
+    /// It follows the host's.
+    Peer,
+}
+
+/// What the app keeps for a shared session between frames.
+#[derive(Debug)]
+pub(super) struct Sharing {
+    pub role: Role,
+    /// The host's steps not applied yet (a peer's).
+    pub steps: VecDeque<Step>,
+    /// The wearer's terrain commands for the host (a peer's).
+    pub outbox: Vec<Command>,
+    /// (key, checksum of the grown heights just before the command
+    /// applied): on the host the key is the command's local `seq`, on a
+    /// peer its shared [`Ordered::seq`].
+    pub checksums: Vec<(u64, u64)>,
+}
+
+impl Sharing {
+    pub fn new(role: Role) -> Self {
+        Sharing {
+            role,
+            steps: VecDeque::new(),
+            outbox: Vec::new(),
+            checksums: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+    use crate::app::tests::{app, frame_at};
+    use crate::app::{App, FrameOutput, ReseedCause};
+    use crate::input::Hand;
+    use crate::terrain::recipe::BuiltInName;
+
+    /// What the host's frame tells its peers: its terrain commands in order,
+    /// then how far it grew.
+    fn steps_of(output: &FrameOutput, next_seq: &mut u64) -> Vec<Step> {
+        let mut steps: Vec<Step> = output
+            .commands
+            .iter()
+            .filter(|applied| applied.command.is_terrain())
+            .map(|applied| {
+                *next_seq += 1;
+                Step::Apply(Ordered {
+                    seq: *next_seq - 1,
+                    // As the host tells it (`crate::net`).
+                    origin: match applied.origin {
+                        Origin::Local => Origin::Host,
+                        other => other,
+                    },
+                    iteration: applied.iteration,
+                    command: applied.command.clone(),
+                })
+            })
+            .collect();
+        steps.push(Step::GrowTo(output.iterations_done));
+        steps
+    }
+
+    fn bits(app: &App) -> Vec<u32> {
+        app.heightmap()
+            .cells()
+            .iter()
+            .map(|h| h.to_bits())
+            .collect()
+    }
+
+    #[test]
+    fn a_peer_follows_the_hosts_order_bit_for_bit_and_never_grows_past_it() {
+        let (mut host, mut peer) = (app(), app());
+        host.share(Role::Host);
+        peer.share(Role::Peer);
+        let lift = Command::Lift {
+            hand: Some(Hand::Left),
+            at: [0.5, 0.5],
+            height: 0.1,
+        };
+        let trace = Command::Trace {
+            hand: Some(Hand::Right),
+            points: vec![[0.1, 0.4], [0.9, 0.6]],
+        };
+        // The network: what the host said, delivered 5 frames later.
+        let mut in_flight: VecDeque<(i64, Vec<Step>)> = VecDeque::new();
+        let (mut next_seq, mut announced) = (0, 0);
+        let (mut host_checks, mut peer_checks) = (Vec::new(), Vec::new());
+        let mut peer_commands = Vec::new();
+        for frame in 0..400 {
+            match frame {
+                30 => host.submit(Command::Reseed {
+                    cause: ReseedCause::Voice,
+                    hand: None,
+                }),
+                60 => peer.submit(lift.clone()),
+                90 => host.submit(Command::Landscape {
+                    cause: ReseedCause::Voice,
+                    name: BuiltInName::new("islands").unwrap(),
+                }),
+                120 => host.submit(trace.clone()),
+                150 => peer.submit(Command::Undo),
+                200 => peer.submit(Command::Undo),
+                _ => {}
+            }
+            // The peer's wearer's commands wait for the host.
+            for command in peer.take_outbox() {
+                host.submit_from(command, Origin::Peer(1));
+            }
+            let output = host.update(&frame_at(frame, 60));
+            let keys: Vec<u64> = output
+                .commands
+                .iter()
+                .filter(|applied| applied.command.is_terrain())
+                .map(|applied| applied.seq)
+                .collect();
+            let by_seq: std::collections::HashMap<u64, u64> =
+                host.take_checksums().into_iter().collect();
+            host_checks.extend(keys.iter().map(|key| by_seq[key]));
+            in_flight.push_back((frame + 5, steps_of(&output, &mut next_seq)));
+            while in_flight.front().is_some_and(|(due, _)| *due <= frame) {
+                for step in in_flight.pop_front().unwrap().1 {
+                    if let Step::GrowTo(iteration) = step {
+                        announced = iteration;
+                    }
+                    peer.follow(step);
+                }
+            }
+            // Another clock, 0.1 s behind the host's.
+            let peer_output = peer.update(&frame_at(frame - 6, 60));
+            assert!(
+                peer_output
+                    .commands
+                    .iter()
+                    .all(|applied| applied.origin != Origin::Local
+                        || !applied.command.is_terrain()),
+                "a peer applied its own terrain command at frame {frame}"
+            );
+            assert!(peer.iterations_done() <= announced.max(peer_output.iterations_done));
+            if peer_output.commands.is_empty() {
+                assert!(peer.iterations_done() <= announced, "frame {frame}");
+            }
+            peer_checks.extend(peer.take_checksums());
+            peer_commands.extend(peer_output.commands);
+        }
+        for (_, steps) in in_flight {
+            steps.into_iter().for_each(|step| peer.follow(step));
+        }
+        // The last few iterations, within the per-frame budget.
+        for frame in 400..410 {
+            peer.update(&frame_at(frame, 60));
+        }
+        peer_checks.extend(peer.take_checksums());
+        host.settle_edits();
+        peer.settle_edits();
+
+        let shared: Vec<(Origin, Command)> = peer_commands
+            .iter()
+            .filter(|applied| applied.command.is_terrain())
+            .map(|applied| (applied.origin, applied.command.clone()))
+            .collect();
+        assert_eq!(shared.len(), 6, "{shared:?}");
+        assert_eq!(shared[1], (Origin::Peer(1), lift));
+        assert_eq!(shared[3], (Origin::Host, trace));
+        assert_eq!(host.seed(), peer.seed());
+        assert_eq!(host.iterations_done(), peer.iterations_done());
+        assert_eq!(bits(&host), bits(&peer), "the heights differ");
+        // The checksums, taken where each command applied, agree one by one.
+        let peer_checks: Vec<u64> = peer_checks.into_iter().map(|(_, c)| c).collect();
+        assert_eq!(peer_checks, host_checks);
+    }
+
+    #[test]
+    fn a_late_joiner_catches_up_from_the_log_and_ends_level() {
+        let mut host = app();
+        host.share(Role::Host);
+        let (mut log, mut host_checks) = (Vec::new(), Vec::new());
+        let mut next_seq = 0;
+        for frame in 0..300 {
+            if frame == 100 {
+                host.submit(Command::Reseed {
+                    cause: ReseedCause::Voice,
+                    hand: None,
+                });
+            }
+            if frame == 150 {
+                host.submit(Command::Lift {
+                    hand: None,
+                    at: [0.3, 0.3],
+                    height: -0.05,
+                });
+            }
+            let output = host.update(&frame_at(frame, 60));
+            log.extend(steps_of(&output, &mut next_seq));
+            host_checks.extend(host.take_checksums().into_iter().map(|(_, c)| c));
+        }
+        host.settle_edits();
+
+        let mut peer = app();
+        peer.share(Role::Peer);
+        log.into_iter().for_each(|step| peer.follow(step));
+        let mut frames = 0;
+        while peer.iterations_done() < host.iterations_done() {
+            let output = peer.update(&frame_at(frames, 60));
+            assert!(output.iterations_applied <= crate::app::MAX_ITERATIONS_PER_FRAME);
+            frames += 1;
+            assert!(frames < 200, "the joiner never caught up");
+        }
+        peer.settle_edits();
+        assert_eq!(peer.iterations_done(), host.iterations_done());
+        assert_eq!(bits(&host), bits(&peer));
+        // Each command applied where the host applied it: the heights
+        // grown by then agree too (edits and reseeds would end the same
+        // even if they had not; the checksums would not).
+        let peer_checks: Vec<u64> = peer.take_checksums().into_iter().map(|(_, c)| c).collect();
+        assert_eq!(peer_checks.len(), 2);
+        assert_eq!(peer_checks, host_checks);
+    }
+
+    #[test]
+    fn when_the_host_leaves_the_peer_keeps_its_terrain_and_commands_apply_again() {
+        let mut peer = app();
+        peer.share(Role::Peer);
+        peer.follow(Step::GrowTo(20));
+        for frame in 0..10 {
+            peer.update(&frame_at(frame, 60));
+        }
+        assert_eq!(peer.iterations_done(), 20);
+        peer.follow(Step::HostLeft);
+        for frame in 10..100 {
+            peer.update(&frame_at(frame, 60));
+        }
+        assert_eq!(peer.iterations_done(), 20, "the terrain moved on");
+        assert_eq!(peer.shared_role(), None);
+        peer.submit(Command::Undo);
+        let output = peer.update(&frame_at(100, 60));
+        assert_eq!(output.commands.len(), 1, "its own command did not apply");
+        assert!(peer.take_outbox().is_empty());
+    }
+}

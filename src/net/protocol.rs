@@ -1,0 +1,171 @@
+//! The messages of a shared session (JSON inside sealed frames), the protocol version, and the bound on how fast a peer may send.
+//!
+//! Host to peer: `welcome` (the world to start from and the peer's number),
+//! then the shared order: `ordered` commands (numbered from 0, one after
+//! another, each with the growth iteration it applied at) and `grew` (how
+//! far the host has grown the current seed), then `bye`. Peer to host:
+//! `command` (a terrain command for the host to order), `checksum` (of its
+//! grown heights at an ordered command's iteration), `bye`. Anything else,
+//! a field unknown, a number out of order, is a protocol error that closes
+//! the connection.
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::app::log::LogStart;
+use crate::app::{Command, Origin};
+
+/// The protocol's version: both ends must speak the same (the handshake's
+/// first frame carries it, and it is part of the SPAKE2 identity).
+pub const PROTOCOL_VERSION: u16 = 1;
+
+/// What the host sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum HostMessage {
+    /// The peer's number and the world it starts from; the order follows.
+    Welcome {
+        /// The peer's number (1 for the first to join).
+        peer: u32,
+        /// The host's recipe, first seed and map size.
+        start: Box<LogStart>,
+    },
+    /// The next terrain command in the shared order.
+    Ordered {
+        /// Its number in the order.
+        seq: u64,
+        /// Who made it.
+        origin: Origin,
+        /// The iteration of the current seed it applied at.
+        iteration: usize,
+        /// The command.
+        command: Command,
+    },
+    /// The host has grown the current seed to this iteration.
+    Grew {
+        /// Iterations done.
+        iteration: usize,
+    },
+    /// The host is leaving.
+    Bye,
+}
+
+/// What a peer sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum PeerMessage {
+    /// A terrain command of the peer's wearer, for the host to order.
+    Command {
+        /// The command.
+        command: Command,
+    },
+    /// The checksum of the peer's grown heights just before it applied
+    /// ordered command `seq`.
+    Checksum {
+        /// The ordered command's number.
+        seq: u64,
+        /// [`crate::app::World::grown_checksum`].
+        checksum: u64,
+    },
+    /// The peer is leaving.
+    Bye,
+}
+
+/// Most messages a peer may send in a burst.
+pub const PEER_BURST: f64 = 60.0;
+/// Messages a second a peer may keep sending: a wearer makes a few
+/// commands a second at most, and each ordered command brings back one
+/// checksum.
+pub const PEER_MESSAGES_PER_SECOND: f64 = 30.0;
+
+/// A token bucket: [`PEER_BURST`] messages at once, refilled at
+/// [`PEER_MESSAGES_PER_SECOND`].
+#[derive(Debug, Clone)]
+pub struct RateLimit {
+    tokens: f64,
+    burst: f64,
+    per_second: f64,
+    last: Instant,
+}
+
+impl RateLimit {
+    /// A full bucket for a peer.
+    pub fn for_peer() -> Self {
+        Self::new(PEER_BURST, PEER_MESSAGES_PER_SECOND)
+    }
+
+    /// A full bucket of `burst` tokens refilled at `per_second`.
+    pub fn new(burst: f64, per_second: f64) -> Self {
+        RateLimit {
+            tokens: burst,
+            burst,
+            per_second,
+            last: Instant::now(),
+        }
+    }
+
+    /// Whether one more message at `now` is within the bound (and takes
+    /// its token if so).
+    pub fn allow(&mut self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + elapsed * self.per_second).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_flood_is_cut_off_and_a_steady_pace_is_not() {
+        let start = Instant::now();
+        let mut limit = RateLimit::new(5.0, 10.0);
+        assert!((0..5).all(|_| limit.allow(start)));
+        assert!(!limit.allow(start));
+        // 10 a second: one every 0.1 s is fine for ever.
+        let mut limit = RateLimit::new(5.0, 10.0);
+        assert!((1..100).all(|i| limit.allow(start + Duration::from_millis(100 * i))));
+    }
+
+    #[test]
+    fn messages_read_back_and_unknown_ones_do_not() {
+        let message = PeerMessage::Checksum {
+            seq: 3,
+            checksum: u64::MAX,
+        };
+        let text = serde_json::to_string(&message).unwrap();
+        assert_eq!(
+            text,
+            r#"{"checksum":{"seq":3,"checksum":18446744073709551615}}"#
+        );
+        assert_eq!(serde_json::from_str::<PeerMessage>(&text).unwrap(), message);
+        let ordered = HostMessage::Ordered {
+            seq: 0,
+            origin: Origin::Peer(2),
+            iteration: 40,
+            command: Command::Undo,
+        };
+        let text = serde_json::to_string(&ordered).unwrap();
+        assert!(text.contains(r#""origin":{"peer":2}"#), "{text}");
+        assert_eq!(serde_json::from_str::<HostMessage>(&text).unwrap(), ordered);
+        for garbage in [
+            r#"{"checksum":{"seq":3}}"#,
+            r#"{"checksum":{"seq":3,"checksum":1,"extra":0}}"#,
+            r#"{"shout":{}}"#,
+            "\u{0}\u{1}",
+        ] {
+            assert!(
+                serde_json::from_str::<PeerMessage>(garbage).is_err(),
+                "{garbage}"
+            );
+        }
+    }
+}

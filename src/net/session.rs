@@ -1,0 +1,842 @@
+//! The two ends of a shared session on the frame loop: the [`Host`], which listens, orders the terrain commands and tells its peers; the [`Peer`], which joins and follows.
+//!
+//! Each connection has a thread that reads, opens and checks its frames
+//! and hands what it read to the frame loop over a channel; the frame loop
+//! writes (small frames, the kernel's buffer takes them at once, a write
+//! that blocks past [`super::handshake::WRITE_TIMEOUT`] counts as the other
+//! end gone). Anything wrong on a connection — garbage, a frame too big or
+//! out of order, a message out of turn, a flood — closes that connection
+//! with one line in [`Host::take_notes`] / [`Peer::take_notes`] and changes
+//! nothing else. The host's accepting thread runs the handshakes one after
+//! another and, after a failed one, waits longer before the next (0.25 s,
+//! doubling to 4 s), so codes cannot be guessed quickly.
+use std::collections::HashMap;
+use std::io::{self, ErrorKind};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use thiserror::Error;
+
+use super::code::ShareCode;
+use super::frame::{FrameError, Opener, Sealer};
+use super::handshake::{self, Channel, HandshakeError};
+use super::protocol::{HostMessage, PeerMessage, RateLimit};
+use crate::app::log::LogStart;
+use crate::app::{App, FrameOutput, Ordered, Origin, Role, Step};
+
+/// Most peers one host takes (eight headsets with the host's).
+pub const MAX_PEERS: usize = 7;
+/// How long a joiner keeps trying to reach a host that is not listening yet.
+pub const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
+/// The longest a host waits before a handshake after failed ones.
+pub const MAX_FAILURE_DELAY: Duration = Duration::from_secs(4);
+
+/// What a shared session did, for the run's report.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShareReport {
+    /// `host` or `peer`.
+    pub role: &'static str,
+    /// The session's code.
+    pub code: String,
+    /// The host's port (the host's own, or the one joined).
+    pub port: u16,
+    /// A peer's number, given by the host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peer: Option<u32>,
+    /// Terrain commands in the shared order (a peer: those it received).
+    pub commands_ordered: u64,
+    /// Peers' checksums that matched the host's (a peer: checksums sent).
+    pub checksums_matched: u64,
+    /// Peers' checksums that did not.
+    pub checksum_mismatches: Vec<Mismatch>,
+}
+
+/// A peer's heights that differed from the host's at a command.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mismatch {
+    /// The peer.
+    pub peer: u32,
+    /// The ordered command's number.
+    pub seq: u64,
+    /// The host's checksum and the peer's.
+    pub host: u64,
+    pub theirs: u64,
+}
+
+/// Who took part, as the report lists them (a peer lists the host as 0).
+#[derive(Debug, Clone, Serialize)]
+pub struct PeerRecord {
+    /// Its number.
+    pub peer: u32,
+    /// Where it connected from (or, for the host, where it was).
+    pub address: String,
+    /// Why it is gone, if it is.
+    pub left: Option<String>,
+}
+
+/// Sealed JSON messages out, on one connection.
+struct Writer {
+    stream: TcpStream,
+    sealer: Sealer,
+}
+
+impl Writer {
+    fn send<T: Serialize>(&mut self, message: &T) -> Result<(), FrameError> {
+        // Messages are plain data: serialising cannot fail.
+        let json = serde_json::to_vec(message).expect("a message serialises");
+        self.sealer.write(&mut self.stream, &json)
+    }
+}
+
+/// What the host's threads tell its frame loop.
+enum HostEvent {
+    Joined {
+        peer: u32,
+        address: SocketAddr,
+        writer: Writer,
+    },
+    Message {
+        peer: u32,
+        message: PeerMessage,
+    },
+    Left {
+        peer: u32,
+        why: String,
+    },
+    Refused(String),
+}
+
+/// The hosting end.
+pub struct Host {
+    code: ShareCode,
+    port: u16,
+    start: LogStart,
+    events: Receiver<HostEvent>,
+    peers: Vec<(u32, Writer)>,
+    connected: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    /// Every ordered command so far, for late joiners.
+    history: Vec<HostMessage>,
+    /// The host's checksum before each ordered command, by its number.
+    checksums: HashMap<u64, u64>,
+    /// The iteration last announced.
+    grew: usize,
+    report: ShareReport,
+    records: Vec<PeerRecord>,
+    notes: Vec<String>,
+}
+
+impl Host {
+    /// Listens on `port` (every interface, IPv4) for peers with `code`,
+    /// whose world starts from `start`.
+    pub fn start(code: ShareCode, port: u16, start: LogStart) -> io::Result<Host> {
+        let listener = TcpListener::bind(("0.0.0.0", port))?;
+        let port = listener.local_addr()?.port();
+        listener.set_nonblocking(true)?;
+        let (sender, events) = mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let connected = Arc::new(AtomicUsize::new(0));
+        {
+            let (code, stop, connected) = (code.clone(), stop.clone(), connected.clone());
+            thread::Builder::new()
+                .name("share-accept".into())
+                .spawn(move || accept_loop(listener, code, sender, stop, connected))?;
+        }
+        Ok(Host {
+            report: ShareReport {
+                role: "host",
+                code: code.to_string(),
+                port,
+                peer: None,
+                commands_ordered: 0,
+                checksums_matched: 0,
+                checksum_mismatches: Vec::new(),
+            },
+            code,
+            port,
+            start,
+            events,
+            peers: Vec::new(),
+            connected,
+            stop,
+            history: Vec::new(),
+            checksums: HashMap::new(),
+            grew: 0,
+            records: Vec::new(),
+            notes: Vec::new(),
+        })
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The session's code.
+    pub fn code(&self) -> &ShareCode {
+        &self.code
+    }
+
+    /// Before the app's update: peers that joined get the world and the
+    /// order so far; peers' commands go to the app; checksums are checked.
+    pub fn before_frame(&mut self, app: &mut App) {
+        while let Ok(event) = self.events.try_recv() {
+            match event {
+                HostEvent::Joined {
+                    peer,
+                    address,
+                    mut writer,
+                } => {
+                    let welcome = HostMessage::Welcome {
+                        peer,
+                        start: Box::new(self.start.clone()),
+                    };
+                    let sent = std::iter::once(&welcome)
+                        .chain(&self.history)
+                        .chain(std::iter::once(&HostMessage::Grew {
+                            iteration: self.grew,
+                        }))
+                        .try_for_each(|message| writer.send(message));
+                    self.records.push(PeerRecord {
+                        peer,
+                        address: address.to_string(),
+                        left: None,
+                    });
+                    self.peers.push((peer, writer));
+                    match sent {
+                        Ok(()) => self
+                            .notes
+                            .push(format!("peer {peer} joined from {address}")),
+                        Err(error) => {
+                            self.gone(peer, format!("could not be sent the log: {error}"))
+                        }
+                    }
+                }
+                HostEvent::Message { peer, message } => self.heard(app, peer, message),
+                HostEvent::Left { peer, why } => self.gone(peer, why),
+                HostEvent::Refused(line) => self.notes.push(line),
+            }
+        }
+    }
+
+    fn heard(&mut self, app: &mut App, peer: u32, message: PeerMessage) {
+        match message {
+            PeerMessage::Command { command } if command.is_terrain() => {
+                app.submit_from(command, Origin::Peer(peer));
+            }
+            PeerMessage::Command { .. } => {
+                self.close(peer, "sent a placement command, which is not shared");
+            }
+            PeerMessage::Checksum { seq, checksum } => match self.checksums.get(&seq) {
+                Some(&ours) if ours == checksum => self.report.checksums_matched += 1,
+                Some(&ours) => {
+                    self.notes.push(format!(
+                        "peer {peer}'s terrain differs from the host's at shared command {seq} (checksum {checksum:016x}, the host's {ours:016x}): this platform is not bit-identical"
+                    ));
+                    self.report.checksum_mismatches.push(Mismatch {
+                        peer,
+                        seq,
+                        host: ours,
+                        theirs: checksum,
+                    });
+                }
+                None => self.close(peer, "sent a checksum for a command not ordered yet"),
+            },
+            PeerMessage::Bye => self.gone(peer, "left".into()),
+        }
+    }
+
+    /// Closes `peer`'s connection for `why` (a protocol error).
+    fn close(&mut self, peer: u32, why: &str) {
+        if let Some((_, writer)) = self.peers.iter().find(|(id, _)| *id == peer) {
+            let _ = writer.stream.shutdown(Shutdown::Both);
+        }
+        self.gone(peer, format!("{why}; closed its connection"));
+    }
+
+    /// Forgets `peer`, with one line, once.
+    fn gone(&mut self, peer: u32, why: String) {
+        let Some(index) = self.peers.iter().position(|(id, _)| *id == peer) else {
+            return;
+        };
+        let (_, writer) = self.peers.remove(index);
+        let _ = writer.stream.shutdown(Shutdown::Both);
+        self.connected.fetch_sub(1, Ordering::SeqCst);
+        self.notes.push(format!("peer {peer} left ({why})"));
+        if let Some(record) = self.records.iter_mut().find(|record| record.peer == peer) {
+            record.left = Some(why);
+        }
+    }
+
+    /// After the app's update: the terrain commands it applied join the
+    /// shared order and go to every peer, with how far it has grown.
+    pub fn after_frame(&mut self, app: &mut App, output: &FrameOutput) {
+        let checksums: HashMap<u64, u64> = app.take_checksums().into_iter().collect();
+        let mut messages = Vec::new();
+        for applied in output.commands.iter().filter(|a| a.command.is_terrain()) {
+            let seq = self.report.commands_ordered;
+            self.report.commands_ordered += 1;
+            if let Some(&checksum) = checksums.get(&applied.seq) {
+                self.checksums.insert(seq, checksum);
+            }
+            let origin = match applied.origin {
+                Origin::Local => Origin::Host,
+                other => other,
+            };
+            let message = HostMessage::Ordered {
+                seq,
+                origin,
+                iteration: applied.iteration,
+                command: applied.command.clone(),
+            };
+            self.history.push(message.clone());
+            messages.push(message);
+        }
+        if !messages.is_empty() || output.iterations_done != self.grew {
+            self.grew = output.iterations_done;
+            messages.push(HostMessage::Grew {
+                iteration: self.grew,
+            });
+        }
+        if !messages.is_empty() {
+            self.broadcast(&messages);
+        }
+    }
+
+    fn broadcast(&mut self, messages: &[HostMessage]) {
+        let mut failed = Vec::new();
+        for (peer, writer) in &mut self.peers {
+            if let Err(error) = messages.iter().try_for_each(|m| writer.send(m)) {
+                failed.push((*peer, error.to_string()));
+            }
+        }
+        for (peer, error) in failed {
+            self.gone(peer, format!("the connection failed: {error}"));
+        }
+    }
+
+    /// Lines for the log since the last call: peers joining and leaving,
+    /// refused connections, checksum mismatches.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// Says goodbye to every peer and stops listening; the report.
+    pub fn finish(mut self) -> (ShareReport, Vec<PeerRecord>) {
+        self.broadcast(&[HostMessage::Bye]);
+        self.stop.store(true, Ordering::SeqCst);
+        for (_, writer) in &self.peers {
+            let _ = writer.stream.shutdown(Shutdown::Write);
+        }
+        (self.report, self.records)
+    }
+}
+
+/// The host's listening thread: handshakes one at a time, slower after
+/// each failure, then a reading thread per peer.
+fn accept_loop(
+    listener: TcpListener,
+    code: ShareCode,
+    events: Sender<HostEvent>,
+    stop: Arc<AtomicBool>,
+    connected: Arc<AtomicUsize>,
+) {
+    let mut failures: u32 = 0;
+    let mut next_peer = 1;
+    while !stop.load(Ordering::SeqCst) {
+        let (stream, address) = match listener.accept() {
+            Ok(accepted) => accepted,
+            Err(error) if error.kind() == ErrorKind::WouldBlock => {
+                thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            Err(error) => {
+                let _ = events.send(HostEvent::Refused(format!(
+                    "could not accept a connection: {error}"
+                )));
+                thread::sleep(Duration::from_millis(200));
+                continue;
+            }
+        };
+        if connected.load(Ordering::SeqCst) >= MAX_PEERS {
+            let _ = stream.shutdown(Shutdown::Both);
+            let _ = events.send(HostEvent::Refused(format!(
+                "refused {address}: the session has its {MAX_PEERS} peers"
+            )));
+            continue;
+        }
+        if failures > 0 {
+            thread::sleep(failure_delay(failures));
+        }
+        let result = stream
+            .set_nonblocking(false)
+            .map_err(HandshakeError::Io)
+            .and_then(|()| handshake::accept(stream, &code));
+        match result {
+            Ok(channel) => {
+                failures = 0;
+                let peer = next_peer;
+                next_peer += 1;
+                match start_peer_reader(peer, channel, events.clone()) {
+                    Ok(writer) => {
+                        connected.fetch_add(1, Ordering::SeqCst);
+                        let _ = events.send(HostEvent::Joined {
+                            peer,
+                            address,
+                            writer,
+                        });
+                    }
+                    Err(error) => {
+                        let _ = events.send(HostEvent::Refused(format!(
+                            "could not serve {address}: {error}"
+                        )));
+                    }
+                }
+            }
+            Err(error) => {
+                failures = failures.saturating_add(1);
+                let _ = events.send(HostEvent::Refused(format!("refused {address}: {error}")));
+            }
+        }
+    }
+}
+
+/// How long the host waits before the next handshake after `failures`
+/// failed ones in a row: 0.25 s, doubling, at most [`MAX_FAILURE_DELAY`].
+pub fn failure_delay(failures: u32) -> Duration {
+    let doubled =
+        Duration::from_millis(250).saturating_mul(1 << failures.clamp(1, 8).saturating_sub(1));
+    doubled.min(MAX_FAILURE_DELAY)
+}
+
+/// Starts the thread that reads `peer`'s messages; the writer for the frame loop.
+fn start_peer_reader(peer: u32, channel: Channel, events: Sender<HostEvent>) -> io::Result<Writer> {
+    let Channel {
+        stream,
+        sealer,
+        mut opener,
+    } = channel;
+    let mut reading = stream.try_clone()?;
+    thread::Builder::new()
+        .name(format!("share-peer-{peer}"))
+        .spawn(move || {
+            let mut limit = RateLimit::for_peer();
+            let why = loop {
+                match read_message::<PeerMessage>(&mut opener, &mut reading) {
+                    Ok(PeerMessage::Bye) => break "left".to_owned(),
+                    Ok(message) => {
+                        if !limit.allow(Instant::now()) {
+                            break "sent messages faster than the bound; closed its connection"
+                                .to_owned();
+                        }
+                        if events.send(HostEvent::Message { peer, message }).is_err() {
+                            return;
+                        }
+                    }
+                    Err(why) => break why,
+                }
+            };
+            let _ = reading.shutdown(Shutdown::Both);
+            let _ = events.send(HostEvent::Left { peer, why });
+        })?;
+    Ok(Writer { stream, sealer })
+}
+
+/// Reads, opens and decodes one message; why not, as the log says it.
+fn read_message<T: serde::de::DeserializeOwned>(
+    opener: &mut Opener,
+    stream: &mut TcpStream,
+) -> Result<T, String> {
+    let plain = opener.read(stream).map_err(|error| match error {
+        FrameError::Io(error)
+            if matches!(
+                error.kind(),
+                ErrorKind::UnexpectedEof
+                    | ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+            ) =>
+        {
+            "the connection closed".to_owned()
+        }
+        other => format!("{other}; closed its connection"),
+    })?;
+    serde_json::from_slice(&plain)
+        .map_err(|error| format!("sent a message that is not one ({error}); closed its connection"))
+}
+
+/// Where to join: `CODE@HOST[:PORT]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinTarget {
+    /// The session's code.
+    pub code: ShareCode,
+    /// The host's name or address.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+}
+
+/// Why a `--join` value is not one.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum JoinTargetError {
+    /// The code part.
+    #[error("{0}")]
+    Code(#[from] super::code::CodeError),
+    /// The rest.
+    #[error("`{text}` is not CODE@HOST[:PORT] (like 7-guitar-orbit@192.0.2.5:{port}): {problem}")]
+    Form {
+        text: String,
+        port: u16,
+        problem: String,
+    },
+}
+
+impl JoinTarget {
+    /// Reads `CODE@HOST[:PORT]`, the port `default_port` when left out; an
+    /// IPv6 address goes in brackets (`[::1]:4000`).
+    pub fn parse(text: &str, default_port: u16) -> Result<Self, JoinTargetError> {
+        let fail = |problem: &str| JoinTargetError::Form {
+            text: text.to_owned(),
+            port: default_port,
+            problem: problem.to_owned(),
+        };
+        let Some((code, place)) = text.trim().rsplit_once('@') else {
+            return Err(fail(
+                "no @HOST (finding a host by its code alone is not built yet)",
+            ));
+        };
+        let code = ShareCode::parse(code)?;
+        let bracketed = place.starts_with('[');
+        let (host, port) = if let Some(rest) = place.strip_prefix('[') {
+            let Some((host, after)) = rest.split_once(']') else {
+                return Err(fail("an IPv6 address without its closing ]"));
+            };
+            match after.strip_prefix(':') {
+                Some(port) => (host, Some(port)),
+                None if after.is_empty() => (host, None),
+                None => return Err(fail("text after the ]")),
+            }
+        } else {
+            match place.split_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (place, None),
+            }
+        };
+        if host.is_empty() || (!bracketed && host.contains(':')) {
+            return Err(fail("the host is empty or an IPv6 address outside [ ]"));
+        }
+        let port = match port {
+            None => default_port,
+            Some(port) => port
+                .parse::<u16>()
+                .ok()
+                .filter(|&port| port > 0)
+                .ok_or_else(|| fail("the port must be 1 to 65535"))?,
+        };
+        Ok(JoinTarget {
+            code,
+            host: host.to_owned(),
+            port,
+        })
+    }
+}
+
+/// Why joining failed.
+#[derive(Debug, Error)]
+pub enum JoinError {
+    /// No host answered.
+    #[error("cannot reach the host at {target}: {error}")]
+    Unreachable { target: String, error: io::Error },
+    /// The handshake failed.
+    #[error("joining {target} failed: {error}")]
+    Handshake {
+        target: String,
+        error: HandshakeError,
+    },
+    /// The host sent something else than its welcome.
+    #[error("joining {target} failed: {problem}")]
+    Protocol { target: String, problem: String },
+}
+
+/// What a peer's reading thread tells its frame loop.
+enum PeerEvent {
+    Message(HostMessage),
+    Closed(String),
+}
+
+/// The joining end.
+pub struct Peer {
+    id: u32,
+    address: String,
+    events: Receiver<PeerEvent>,
+    writer: Writer,
+    next_seq: u64,
+    gone: Option<String>,
+    report: ShareReport,
+    notes: Vec<String>,
+}
+
+impl Peer {
+    /// Connects to `target` (waiting up to [`CONNECT_PATIENCE`] for it to
+    /// listen), proves the code and takes the host's welcome: the peer,
+    /// and the world it starts from.
+    pub fn join(target: &JoinTarget) -> Result<(Peer, LogStart), JoinError> {
+        let place = format!("{}:{}", target.host, target.port);
+        let unreachable = |error| JoinError::Unreachable {
+            target: place.clone(),
+            error,
+        };
+        let started = Instant::now();
+        let mut wait = Duration::from_millis(50);
+        let stream = loop {
+            let attempt = (target.host.as_str(), target.port)
+                .to_socket_addrs()
+                .and_then(|mut addresses| {
+                    addresses.next().ok_or_else(|| {
+                        io::Error::new(ErrorKind::NotFound, "the name has no address")
+                    })
+                })
+                .and_then(|address| TcpStream::connect_timeout(&address, Duration::from_secs(3)));
+            match attempt {
+                Ok(stream) => break stream,
+                Err(error)
+                    if error.kind() == ErrorKind::ConnectionRefused
+                        && started.elapsed() < CONNECT_PATIENCE =>
+                {
+                    thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_secs(1));
+                }
+                Err(error) => return Err(unreachable(error)),
+            }
+        };
+        let Channel {
+            stream,
+            sealer,
+            mut opener,
+        } = handshake::connect(stream, &target.code).map_err(|error| JoinError::Handshake {
+            target: place.clone(),
+            error,
+        })?;
+        let mut reading = stream.try_clone().map_err(unreachable)?;
+        let welcome = read_message::<HostMessage>(&mut opener, &mut reading);
+        let (id, start) = match welcome {
+            Ok(HostMessage::Welcome { peer, start }) => (peer, *start),
+            Ok(_) => {
+                return Err(JoinError::Protocol {
+                    target: place,
+                    problem: "the host's first message is not its welcome".into(),
+                });
+            }
+            Err(problem) => {
+                return Err(JoinError::Protocol {
+                    target: place,
+                    problem: format!("the host's welcome: {problem}"),
+                });
+            }
+        };
+        if let Err(error) = start.values.validate() {
+            return Err(JoinError::Protocol {
+                target: place,
+                problem: format!("the host's recipe: {error}"),
+            });
+        }
+        let (sender, events) = mpsc::channel();
+        thread::Builder::new()
+            .name("share-host".into())
+            .spawn(move || {
+                loop {
+                    match read_message::<HostMessage>(&mut opener, &mut reading) {
+                        Ok(HostMessage::Bye) => {
+                            let _ = sender.send(PeerEvent::Closed("it ended the session".into()));
+                            break;
+                        }
+                        Ok(message) => {
+                            if sender.send(PeerEvent::Message(message)).is_err() {
+                                break;
+                            }
+                        }
+                        Err(why) => {
+                            let _ = sender.send(PeerEvent::Closed(why));
+                            break;
+                        }
+                    }
+                }
+                let _ = reading.shutdown(Shutdown::Both);
+            })
+            .map_err(unreachable)?;
+        let joined = format!("joined the session at {place} as peer {id}");
+        let peer = Peer {
+            id,
+            address: place,
+            events,
+            writer: Writer { stream, sealer },
+            next_seq: 0,
+            gone: None,
+            report: ShareReport {
+                role: "peer",
+                code: target.code.to_string(),
+                port: target.port,
+                peer: Some(id),
+                commands_ordered: 0,
+                checksums_matched: 0,
+                checksum_mismatches: Vec::new(),
+            },
+            notes: vec![joined],
+        };
+        Ok((peer, start))
+    }
+
+    /// Its number in the session.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Before the app's update: the host's order goes to the app as steps.
+    pub fn before_frame(&mut self, app: &mut App) {
+        while self.gone.is_none()
+            && let Ok(event) = self.events.try_recv()
+        {
+            match event {
+                PeerEvent::Message(HostMessage::Ordered {
+                    seq,
+                    origin,
+                    iteration,
+                    command,
+                }) => {
+                    if seq != self.next_seq {
+                        self.leave(
+                            app,
+                            format!(
+                                "it sent shared command {seq} where {} comes next; closed the connection",
+                                self.next_seq
+                            ),
+                        );
+                    } else if !command.is_terrain() {
+                        self.leave(
+                            app,
+                            "it sent a placement command, which is not shared; closed the connection".into(),
+                        );
+                    } else {
+                        self.next_seq += 1;
+                        self.report.commands_ordered += 1;
+                        app.follow(Step::Apply(Ordered {
+                            seq,
+                            origin,
+                            iteration,
+                            command,
+                        }));
+                    }
+                }
+                PeerEvent::Message(HostMessage::Grew { iteration }) => {
+                    app.follow(Step::GrowTo(iteration));
+                }
+                PeerEvent::Message(HostMessage::Welcome { .. }) => {
+                    self.leave(
+                        app,
+                        "it sent a second welcome; closed the connection".into(),
+                    );
+                }
+                PeerEvent::Message(HostMessage::Bye) => {
+                    self.leave(app, "it ended the session".into());
+                }
+                PeerEvent::Closed(why) => self.leave(app, why),
+            }
+        }
+    }
+
+    /// The host is gone (or was cut off): one line, and the app keeps its
+    /// terrain and goes on alone.
+    fn leave(&mut self, app: &mut App, why: String) {
+        if self.gone.is_some() {
+            return;
+        }
+        let _ = self.writer.stream.shutdown(Shutdown::Both);
+        self.notes.push(format!(
+            "the host left ({why}); keeping the terrain as it left it"
+        ));
+        self.gone = Some(why);
+        if app.shared_role() == Some(Role::Peer) {
+            app.follow(Step::HostLeft);
+        }
+    }
+
+    /// After the app's update: the wearer's terrain commands and the
+    /// checksums go to the host.
+    pub fn after_frame(&mut self, app: &mut App) {
+        let mut messages: Vec<PeerMessage> = app
+            .take_outbox()
+            .into_iter()
+            .map(|command| PeerMessage::Command { command })
+            .collect();
+        let checksums = app.take_checksums();
+        self.report.checksums_matched += checksums.len() as u64;
+        messages.extend(
+            checksums
+                .into_iter()
+                .map(|(seq, checksum)| PeerMessage::Checksum { seq, checksum }),
+        );
+        if self.gone.is_some() || messages.is_empty() {
+            return;
+        }
+        if let Err(error) = messages.iter().try_for_each(|m| self.writer.send(m)) {
+            self.leave(app, format!("the connection failed: {error}"));
+        }
+    }
+
+    /// Lines for the log since the last call.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// Says goodbye to the host; the report, with the host as peer 0.
+    pub fn finish(mut self) -> (ShareReport, Vec<PeerRecord>) {
+        if self.gone.is_none() {
+            let _ = self.writer.send(&PeerMessage::Bye);
+            let _ = self.writer.stream.shutdown(Shutdown::Write);
+        }
+        let host = PeerRecord {
+            peer: 0,
+            address: self.address,
+            left: self.gone,
+        };
+        (self.report, vec![host])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_targets_read_with_and_without_a_port() {
+        let target = JoinTarget::parse("7-guitar-orbit@127.0.0.1:4000", 47180).unwrap();
+        assert_eq!((target.host.as_str(), target.port), ("127.0.0.1", 4000));
+        let target = JoinTarget::parse("7-guitar-orbit@localhost", 47180).unwrap();
+        assert_eq!((target.host.as_str(), target.port), ("localhost", 47180));
+        let target = JoinTarget::parse("7-guitar-orbit@[::1]:9", 47180).unwrap();
+        assert_eq!((target.host.as_str(), target.port), ("::1", 9));
+        for (text, problem) in [
+            ("7-guitar-orbit", "no @HOST"),
+            ("7-guitar-orbit@", "the host is empty"),
+            ("7-guitar-orbit@host:0", "the port"),
+            ("7-guitar-orbit@host:http", "the port"),
+            ("7-guitar-orbit@::1", "IPv6"),
+            ("7-guitar@host", "not NUMBER-word-word"),
+        ] {
+            let error = JoinTarget::parse(text, 47180).unwrap_err().to_string();
+            assert!(error.contains(problem), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn failures_wait_longer_up_to_a_bound() {
+        assert_eq!(failure_delay(1), Duration::from_millis(250));
+        assert_eq!(failure_delay(2), Duration::from_millis(500));
+        assert_eq!(failure_delay(5), MAX_FAILURE_DELAY);
+        assert_eq!(failure_delay(u32::MAX), MAX_FAILURE_DELAY);
+    }
+}

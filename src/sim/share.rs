@@ -1,0 +1,104 @@
+//! The simulator in a shared session (`--share`, `--join`): opening the session from the flags, and the wall clock that paces a shared run.
+//!
+//! The session itself is `crate::net`'s; here are only the simulator's
+//! choices: a shared run's display time follows the wall clock (other
+//! headsets live in real time, so a slow machine shows fewer frames, never
+//! slower time), and its report gains the session.
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::{SimArgs, SimError, SimReport};
+use crate::app::log::LogStart;
+use crate::net::{
+    DEFAULT_SHARE_PORT, Host, JoinTarget, Peer, PeerRecord, Session, ShareCode, ShareReport,
+};
+
+/// What `--join` found: the session, and the host's world to start from.
+pub fn join(args: &SimArgs) -> Result<Option<(Session, LogStart)>, SimError> {
+    let Some(text) = &args.join else {
+        return Ok(None);
+    };
+    let target = JoinTarget::parse(text, DEFAULT_SHARE_PORT)
+        .map_err(|error| SimError::invalid("join", error.to_string()))?;
+    let (peer, start) = Peer::join(&target).map_err(|error| SimError::Share(error.to_string()))?;
+    Ok(Some((Session::Peer(Box::new(peer)), start)))
+}
+
+/// The code `--share` asks for: the one given, or a new one.
+pub fn share_code(args: &SimArgs) -> Result<Option<ShareCode>, SimError> {
+    match args.share.as_deref() {
+        None => Ok(None),
+        Some("") => ShareCode::generate()
+            .map(Some)
+            .map_err(|error| SimError::Share(error.to_string())),
+        Some(text) => ShareCode::parse(text)
+            .map(Some)
+            .map_err(|error| SimError::invalid("share", error.to_string())),
+    }
+}
+
+/// Hosts a session with `code` for the world `start`, on `--share-port`.
+pub fn host(args: &SimArgs, code: ShareCode, start: &LogStart) -> Result<Session, SimError> {
+    let host = Host::start(code, args.share_port, start.clone()).map_err(|error| {
+        SimError::invalid(
+            "share-port",
+            format!("cannot listen on port {}: {error}", args.share_port),
+        )
+    })?;
+    eprintln!(
+        "share: hosting session {} on port {}",
+        host.code(),
+        host.port()
+    );
+    Ok(Session::Host(Box::new(host)))
+}
+
+/// Prints the session's new lines.
+pub fn print_notes(session: &mut Session) {
+    for line in session.take_notes() {
+        eprintln!("share: {line}");
+    }
+}
+
+/// The display clock of a shared run: wall time since its start.
+pub struct WallClock {
+    started: Instant,
+    rate: f64,
+}
+
+impl WallClock {
+    /// Starts now, for frames at `rate` Hz.
+    pub fn start(rate: f64) -> Self {
+        WallClock {
+            started: Instant::now(),
+            rate,
+        }
+    }
+
+    /// Waits for `frame`'s time (frame / rate after the start) if it has
+    /// not come yet; its display time (the wall clock, nanoseconds since
+    /// the start), or `None` when the frame after it is due already, so a
+    /// late frame is dropped rather than shown late (`last` is never dropped).
+    pub fn frame_time_ns(&self, frame: u64, last: bool) -> Option<i64> {
+        let due = Duration::from_secs_f64(frame as f64 / self.rate);
+        let elapsed = self.started.elapsed();
+        if elapsed < due {
+            std::thread::sleep(due - elapsed);
+        } else if !last && elapsed > Duration::from_secs_f64((frame + 1) as f64 / self.rate) {
+            return None;
+        }
+        Some(self.started.elapsed().as_nanos().min(i64::MAX as u128) as i64)
+    }
+}
+
+/// report.json of a shared run: the run's report, the session and who took part.
+#[derive(Serialize)]
+pub struct SharedSimReport<'a> {
+    #[serde(flatten)]
+    pub run: &'a SimReport,
+    /// The session.
+    pub share: ShareReport,
+    /// Who took part (a peer lists the host, as peer 0).
+    pub peers: Vec<PeerRecord>,
+}

@@ -1,0 +1,602 @@
+//! Shared sessions on loopback: simulators hosting and joining by code (the `holoterrain` binary, as a person runs it), and the host's handling of wrong codes, garbage, oversized frames, another protocol version and floods (through `holoterrain::net`).
+use std::fs;
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use holoterrain::app::log::LogStart;
+use holoterrain::app::{
+    App, AppConfig, Command as AppCommand, EyeView, Fov, FrameInput, HandInput, Kept,
+};
+use holoterrain::input::Pose;
+use holoterrain::net::frame::{MAX_FRAME_BYTES, write_frame};
+use holoterrain::net::handshake::{self, HandshakeError, MAGIC};
+use holoterrain::net::protocol::{HostMessage, PROTOCOL_VERSION, PeerMessage};
+use holoterrain::net::{Host, ShareCode};
+use serde_json::Value;
+
+/// The simulator runs are paced by the wall clock: one at a time, so that
+/// two machines' worth of them never share the 2 cores at once.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const CODE: &str = "7-guitar-orbit";
+
+/// A port nobody listens on now (the kernel's pick, let go again).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `holoterrain sim` with tiny images at 30 Hz for `seconds`, writing
+/// into `out` and its stderr into `out`.log.
+fn sim(dir: &Path, name: &str, seconds: u32, script: &str, extra: &[&str]) -> (Child, PathBuf) {
+    let out = dir.join(name);
+    let script_path = dir.join(format!("{name}.txt"));
+    fs::write(&script_path, script).unwrap();
+    let log = fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args([
+            "sim",
+            "--resolution",
+            "32x24",
+            "--rate",
+            "30",
+            "--every",
+            "100000",
+        ])
+        .args(["--frames", &(seconds * 30).to_string()])
+        .arg("--script")
+        .arg(&script_path)
+        .arg("--out")
+        .arg(&out)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    (child, out)
+}
+
+fn stderr_of(dir: &Path, name: &str) -> String {
+    fs::read_to_string(dir.join(format!("{name}.log"))).unwrap()
+}
+
+fn finished(mut child: Child, dir: &Path, name: &str) {
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "{name} failed ({status}): {}",
+        stderr_of(dir, name)
+    );
+}
+
+fn report(out: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
+
+/// The terrain commands of a run's log, in order: (origin, iteration, command).
+fn shared_commands(out: &Path) -> Vec<(Value, Value, Value)> {
+    fs::read_to_string(out.join("commands.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|entry| entry.get("seq").is_some())
+        .filter(|entry| {
+            let command = &entry["command"];
+            !(command.get("place").is_some()
+                || command.get("scale").is_some()
+                || command == "reset_placement")
+        })
+        .map(|entry| {
+            (
+                entry["origin"].clone(),
+                entry["iteration"].clone(),
+                entry["command"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Waits up to `patience` for `name`'s stderr to hold `text`.
+fn wait_for_line(dir: &Path, name: &str, text: &str, patience: Duration) {
+    let started = Instant::now();
+    while !stderr_of(dir, name).contains(text) {
+        assert!(
+            started.elapsed() < patience,
+            "{name} never said `{text}`: {}",
+            stderr_of(dir, name)
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+const HOST_SCRIPT: &str = "\
+0.5 airtap right
+1.5 say next landscape
+2.2 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
+3.4 say undo
+";
+
+const PEER_SCRIPT: &str = "\
+0.9 airtap left
+1.9 lift left 0.5 0.5 0.5 0.05
+2.9 say undo
+";
+
+#[test]
+fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        6,
+        HOST_SCRIPT,
+        &["--size", "65x65", "--share", CODE, "--share-port", &port],
+    );
+    // The peer outlasts the host, so it has everything the host did.
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "peer",
+        8,
+        PEER_SCRIPT,
+        &["--join", &format!("{CODE}@127.0.0.1:{port}")],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+
+    let (host_report, peer_report) = (report(&host_out), report(&peer_out));
+    let host_commands = shared_commands(&host_out);
+    let peer_commands = shared_commands(&peer_out);
+    // The host's air-tap, landscape, trace and undo, the peer's air-tap,
+    // lift and undo: seven, in one order, at the same iterations.
+    assert_eq!(host_commands.len(), 7, "{host_commands:?}");
+    assert_eq!(host_commands.len(), peer_commands.len());
+    for (ours, theirs) in host_commands.iter().zip(&peer_commands) {
+        assert_eq!((&ours.1, &ours.2), (&theirs.1, &theirs.2));
+        let expected_origin = match ours.0.as_str() {
+            Some("local") => serde_json::json!("host"),
+            _ => ours.0.clone(),
+        };
+        assert_eq!(theirs.0, expected_origin);
+    }
+    let origins: Vec<&Value> = peer_commands.iter().map(|c| &c.0).collect();
+    assert_eq!(
+        origins.iter().filter(|o| **o == "host").count(),
+        4,
+        "{origins:?}"
+    );
+    assert_eq!(
+        origins
+            .iter()
+            .filter(|o| **o == &serde_json::json!({"peer": 1}))
+            .count(),
+        3
+    );
+    let kinds: Vec<String> = peer_commands
+        .iter()
+        .map(|c| match &c.2 {
+            Value::Object(map) => map.keys().next().unwrap().clone(),
+            other => other.as_str().unwrap().to_owned(),
+        })
+        .collect();
+    for kind in ["reseed", "landscape", "trace", "lift", "undo"] {
+        assert!(kinds.iter().any(|k| k == kind), "no {kind}: {kinds:?}");
+    }
+
+    assert_eq!(
+        fs::read(host_out.join("terrain.png")).unwrap(),
+        fs::read(peer_out.join("terrain.png")).unwrap(),
+        "the two headsets ended with different terrains"
+    );
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap()
+    );
+    // Either log replays offline into the session's terrain.
+    for out in [&host_out, &peer_out] {
+        let replayed = dir.path().join("replayed.f32");
+        let status = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+            .args(["generate", "--format", "f32", "--replay"])
+            .arg(out.join("commands.jsonl"))
+            .arg("--out")
+            .arg(&replayed)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(
+            fs::read(&replayed).unwrap(),
+            fs::read(out.join("terrain.f32")).unwrap(),
+            "{} does not replay into its terrain",
+            out.display()
+        );
+    }
+    assert_eq!(host_report["seeds"], peer_report["seeds"]);
+    assert_eq!(host_report["recipe"], peer_report["recipe"]);
+
+    assert_eq!(host_report["share"]["code"], CODE);
+    assert_eq!(host_report["share"]["role"], "host");
+    assert_eq!(host_report["share"]["commands_ordered"], 7);
+    assert_eq!(host_report["share"]["checksums_matched"], 7);
+    assert_eq!(
+        host_report["share"]["checksum_mismatches"],
+        serde_json::json!([])
+    );
+    assert_eq!(host_report["peers"][0]["peer"], 1);
+    assert_eq!(peer_report["share"]["role"], "peer");
+    assert_eq!(peer_report["share"]["peer"], 1);
+    assert_eq!(peer_report["peers"][0]["left"], "it ended the session");
+
+    let peer_log = stderr_of(dir.path(), "peer");
+    assert_eq!(peer_log.matches("the host left").count(), 1, "{peer_log}");
+    assert!(
+        stderr_of(dir.path(), "host").contains(&format!("hosting session {CODE} on port {port}"))
+    );
+}
+
+#[test]
+fn a_late_joiner_catches_up_and_ends_level_with_the_host() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        6,
+        HOST_SCRIPT,
+        &["--size", "65x65", "--share", CODE, "--share-port", &port],
+    );
+    wait_for_line(
+        dir.path(),
+        "host",
+        "hosting session",
+        Duration::from_secs(20),
+    );
+    // All the host's commands but its undo are made before the joiner comes.
+    thread::sleep(Duration::from_secs(3));
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "late",
+        6,
+        "",
+        &["--join", &format!("{CODE}@127.0.0.1:{port}")],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "late");
+    let host_commands = shared_commands(&host_out);
+    assert_eq!(host_commands.len(), 4);
+    let peer_commands = shared_commands(&peer_out);
+    let strip = |commands: &[(Value, Value, Value)]| -> Vec<(Value, Value)> {
+        commands
+            .iter()
+            .map(|c| (c.1.clone(), c.2.clone()))
+            .collect()
+    };
+    assert_eq!(strip(&host_commands), strip(&peer_commands));
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap(),
+        "the late joiner ended with another terrain"
+    );
+    assert_eq!(
+        report(&host_out)["share"]["checksum_mismatches"],
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn a_wrong_code_is_refused_with_one_line_and_changes_nothing() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        3,
+        "0.5 airtap right\n",
+        &["--size", "33x33", "--share", CODE, "--share-port", &port],
+    );
+    wait_for_line(
+        dir.path(),
+        "host",
+        "hosting session",
+        Duration::from_secs(20),
+    );
+    let wrong_out = dir.path().join("wrong");
+    let wrong = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["sim", "--resolution", "32x24", "--frames", "30", "--join"])
+        .arg(format!("7-guitar-orbits@127.0.0.1:{port}"))
+        .arg("--out")
+        .arg(&wrong_out)
+        .output()
+        .unwrap();
+    finished(host, dir.path(), "host");
+
+    assert_eq!(wrong.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: joining 127.0.0.1:") && stderr.contains("does not match"),
+        "{stderr}"
+    );
+    assert!(!wrong_out.exists(), "the refused joiner wrote its output");
+
+    let host_log = stderr_of(dir.path(), "host");
+    let refusals: Vec<&str> = host_log.lines().filter(|l| l.contains("refused")).collect();
+    assert_eq!(refusals.len(), 1, "{host_log}");
+    assert!(refusals[0].contains("does not match"), "{host_log}");
+    let host_report = report(&host_out);
+    assert_eq!(host_report["peers"], serde_json::json!([]));
+    assert_eq!(shared_commands(&host_out).len(), 1);
+}
+
+#[test]
+fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        4,
+        "2.5 airtap right\n",
+        &["--size", "33x33", "--share", CODE, "--share-port", &port],
+    );
+    let (mut peer, _) = sim(
+        dir.path(),
+        "peer",
+        20,
+        "",
+        &["--join", &format!("{CODE}@127.0.0.1:{port}")],
+    );
+    wait_for_line(dir.path(), "peer", "as peer 1", Duration::from_secs(20));
+    thread::sleep(Duration::from_millis(500));
+    peer.kill().unwrap();
+    peer.wait().unwrap();
+    finished(host, dir.path(), "host");
+
+    let host_log = stderr_of(dir.path(), "host");
+    let left: Vec<&str> = host_log.lines().filter(|l| l.contains("left")).collect();
+    assert_eq!(left.len(), 1, "{host_log}");
+    assert!(left[0].starts_with("share: peer 1 left"), "{host_log}");
+    let host_report = report(&host_out);
+    assert!(host_report["peers"][0]["left"].is_string(), "{host_report}");
+    // The host went on: its air-tap after the peer was gone still reseeded.
+    assert_eq!(host_report["reseeds"].as_array().unwrap().len(), 1);
+}
+
+/// A frame with nobody in it: whatever it applies came from elsewhere.
+fn empty_frame() -> FrameInput {
+    let view = EyeView {
+        pose: Pose::IDENTITY,
+        fov: Fov {
+            angle_left: -0.8,
+            angle_right: 0.8,
+            angle_up: 0.8,
+            angle_down: -0.8,
+        },
+    };
+    FrameInput {
+        display_time_ns: 0,
+        head: None,
+        hands: [HandInput::default(); 2],
+        views: [view; 2],
+        hologram_located: None,
+        visible: true,
+        surfaces: None,
+        kept: Kept::None,
+        voice: None,
+    }
+}
+
+/// A host on loopback (no simulator) and an app for its frames.
+fn host() -> (Host, App) {
+    let start = LogStart::demo(1, 9, 9);
+    let host = Host::start(ShareCode::parse(CODE).unwrap(), 0, start).unwrap();
+    let app = App::new(AppConfig::hololens_demo(9, 9, 1)).unwrap();
+    (host, app)
+}
+
+/// Lets the host's threads work, then its frame loop take what they found;
+/// the lines it logged.
+fn settle(host: &mut Host, app: &mut App) -> Vec<String> {
+    thread::sleep(Duration::from_millis(300));
+    host.before_frame(app);
+    host.take_notes()
+}
+
+/// A joiner that proved the code and read the welcome (which the host's
+/// frame loop sends); the host's lines.
+fn joined(host: &mut Host, app: &mut App) -> (handshake::Channel, Vec<String>) {
+    let stream = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
+    let mut channel = handshake::connect(stream, &ShareCode::parse(CODE).unwrap()).unwrap();
+    let notes = settle(host, app);
+    channel
+        .stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let welcome = channel.opener.read(&mut channel.stream).unwrap();
+    let welcome: HostMessage = serde_json::from_slice(&welcome).unwrap();
+    assert!(matches!(welcome, HostMessage::Welcome { peer: 1, .. }));
+    (channel, notes)
+}
+
+fn send(channel: &mut handshake::Channel, message: &PeerMessage) {
+    let json = serde_json::to_vec(message).unwrap();
+    channel.sealer.write(&mut channel.stream, &json).unwrap();
+}
+
+#[test]
+fn garbage_before_the_handshake_and_another_version_are_refused_with_one_line() {
+    let (mut host, mut app) = host();
+    let mut http = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
+    http.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let notes = settle(&mut host, &mut app);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("refused") && notes[0].contains("not a holoterrain"),
+        "{notes:?}"
+    );
+
+    // After one failure the host waits 0.25 s before the next handshake.
+    let mut other = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
+    let mut hello = MAGIC.to_vec();
+    hello.extend_from_slice(&(PROTOCOL_VERSION + 1).to_be_bytes());
+    hello.extend_from_slice(&7u32.to_be_bytes());
+    hello.extend_from_slice(&[0u8; 33]);
+    write_frame(&mut other, &hello).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    let notes = settle(&mut host, &mut app);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("protocol version 2"), "{notes:?}");
+    // Nothing reached the app.
+    let output = app.update(&empty_frame());
+    assert!(output.commands.is_empty());
+}
+
+#[test]
+fn repeated_wrong_codes_are_slowed_down() {
+    let (host, _app) = host();
+    let wrong = ShareCode::parse("7-guitar-orbits").unwrap();
+    let attempt = || {
+        let started = Instant::now();
+        let stream = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
+        let result = handshake::connect(stream, &wrong);
+        assert!(matches!(result, Err(HandshakeError::WrongCode)));
+        started.elapsed()
+    };
+    let first = attempt();
+    let _second = attempt();
+    let third = attempt();
+    assert!(first < Duration::from_millis(250), "{first:?}");
+    // Two failures before it: 0.5 s of waiting.
+    assert!(third >= Duration::from_millis(500), "{third:?}");
+}
+
+#[test]
+fn an_oversized_frame_garbage_or_a_frame_out_of_order_closes_the_connection_and_changes_nothing() {
+    for case in ["oversized", "garbage", "out of order", "placement"] {
+        let (mut host, mut app) = host();
+        let (mut channel, notes) = joined(&mut host, &mut app);
+        assert!(notes[0].contains("peer 1 joined"), "{notes:?}");
+        match case {
+            "oversized" => {
+                let header = ((MAX_FRAME_BYTES + 1) as u32).to_be_bytes();
+                channel.stream.write_all(&header).unwrap();
+            }
+            "garbage" => channel
+                .sealer
+                .write(&mut channel.stream, b"{\"shout\": 1}")
+                .unwrap(),
+            "out of order" => {
+                // Frame 1 sent where frame 0 is due.
+                let _skipped = channel.sealer.seal(b"{\"bye\":null}");
+                send(
+                    &mut channel,
+                    &PeerMessage::Command {
+                        command: AppCommand::Undo,
+                    },
+                );
+            }
+            _ => send(
+                &mut channel,
+                &PeerMessage::Command {
+                    command: AppCommand::ResetPlacement,
+                },
+            ),
+        }
+        let notes = settle(&mut host, &mut app);
+        assert_eq!(notes.len(), 1, "{case}: {notes:?}");
+        assert!(notes[0].starts_with("peer 1 left ("), "{case}: {notes:?}");
+        assert!(
+            notes[0].contains("closed its connection"),
+            "{case}: {notes:?}"
+        );
+        let output = app.update(&empty_frame());
+        assert!(output.commands.is_empty(), "{case}: a command got through");
+    }
+}
+
+#[test]
+fn a_flood_closes_the_connection() {
+    let (mut host, mut app) = host();
+    let (mut channel, _) = joined(&mut host, &mut app);
+    let undo = serde_json::to_vec(&PeerMessage::Command {
+        command: AppCommand::Undo,
+    })
+    .unwrap();
+    for sent in 0..100 {
+        // The host may close the connection before the last is written.
+        if let Err(error) = channel.sealer.write(&mut channel.stream, &undo) {
+            assert!(sent > 60, "cut off after only {sent} messages: {error}");
+            break;
+        }
+    }
+    let notes = settle(&mut host, &mut app);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("faster than the bound"), "{notes:?}");
+}
+
+#[test]
+fn a_share_card_reads_back_as_the_code_at_its_stated_printed_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["share-card", CODE, "--out"])
+        .arg(&card)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("mm square when printed at 300 dpi"),
+        "{stderr}"
+    );
+
+    let decoder = png::Decoder::new(std::io::BufReader::new(fs::File::open(&card).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let info = reader.info().clone();
+    let dims = info.pixel_dims.expect("the card says its print size");
+    assert_eq!((dims.xppu, dims.unit), (11_811, png::Unit::Meter));
+    let mut pixels = vec![0u8; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut pixels).unwrap();
+    let (width, height) = (info.width as usize, info.height as usize);
+    let millimetres = width as f64 / 11_811.0 * 1000.0;
+    assert!(
+        stderr.contains(&format!("{} mm square", millimetres.round())),
+        "{stderr}: {millimetres} mm"
+    );
+    let mut image =
+        rqrr::PreparedImage::prepare_from_greyscale(width, height, |x, y| pixels[y * width + x]);
+    let grids = image.detect_grids();
+    assert_eq!(grids.len(), 1);
+    let (_, text) = grids[0].decode().unwrap();
+    assert_eq!(text, format!("holoterrain:{CODE}"));
+
+    // A code that is not one: one line, no file.
+    let bad = dir.path().join("bad.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["share-card", "7-guitar", "--out"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: the share code `7-guitar`"),
+        "{stderr}"
+    );
+    assert!(!bad.exists());
+}
