@@ -1177,6 +1177,80 @@ fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simula
     assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
 }
 
+#[test]
+fn xr_remote_on_direct3d_11_presses_the_menu_and_panel_as_the_linux_simulator() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(exe) = exe_beside_remoting_runtime(scratch.path()) else {
+        return;
+    };
+    let wearer = scratch.path().join("wearer.txt");
+    std::fs::copy(script("remote-menu.txt"), &wearer).expect("copy the script");
+    let sim_out = scratch.path().join("sim");
+    let sim_report = simulate(&wearer, TESTRT_RESOLUTION, &sim_out);
+    assert_eq!(causes(&sim_report), ["menu"]);
+    let runtime_out = scratch.path().join("runtime-out");
+    let report = scratch.path().join("xr.json");
+    let commands = copy_run(
+        &exe,
+        scratch.path(),
+        "xr",
+        &with_player(environment(
+            &wearer,
+            MAP,
+            SEED,
+            TESTRT_RESOLUTION,
+            &runtime_out,
+        )),
+        &[
+            "xr",
+            "--remote",
+            PLAYER,
+            "--frames",
+            FRAMES,
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--report",
+            &report.display().to_string(),
+        ],
+    );
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+    let (status, _, stderr) = captured(scratch.path(), "xr");
+    assert_eq!(status, 0, "holoterrain.exe xr --remote; stderr:\n{stderr}");
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    assert_eq!(xr_report["graphics_api"], "d3d11");
+    assert_eq!(xr_report["ui"].as_array().map(Vec::len), Some(4));
+    for (xr, sim) in xr_report["ui"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(sim_report["ui"].as_array().unwrap())
+    {
+        for key in ["frame", "label", "how", "did"] {
+            assert_eq!(xr[key], sim[key], "{key}: {xr} against {sim}");
+        }
+    }
+    let runtime_report = json(&runtime_out.join("runtime-report.json"));
+    assert_eq!(runtime_report["violations"], Value::Array(Vec::new()));
+    assert_eq!(
+        runtime_report["speech"]["fetched"],
+        serde_json::json!(["pause growth"])
+    );
+    // The menu and panel drawn by Direct3D 11 are the simulator's Vulkan
+    // images within the Direct3D 11 tolerance.
+    assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
+}
+
 /// The one-pass shader variants of the terrain and the controls (the vertex
 /// shader picks the layer), which
 /// Wine's Direct3D cannot run: compiled by `D3DCompile` all the same, with

@@ -1177,7 +1177,7 @@ fn the_menu_and_panel_over_remoting_press_as_in_the_simulator_and_a_label_said_p
     let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
     let sim_presses = ui_presses(&sim_report);
     let hows: Vec<&Value> = sim_presses.iter().map(|press| &press.2).collect();
-    assert_eq!(hows, ["poke", "voice", "ray", "poke"], "{sim_presses:?}");
+    assert_eq!(hows, ["poke", "ray", "poke", "voice"], "{sim_presses:?}");
     assert_eq!(causes(&sim_report), ["menu"]);
     let report = dir.path().join("xr.json");
     let output = remote_run(&manifest, &wearer, &runtime_out, &report, &[]);

@@ -410,6 +410,9 @@ pub struct Controls {
     presses: [HandPress; 2],
     /// Each controller's menu button as the last update saw it.
     menu_was_down: [bool; 2],
+    /// "Landscapes" closed the hand menu: a palm still up does not bring
+    /// it back until it drops and is raised again.
+    palm_spent: bool,
     /// Where the last touch's clicks sound.
     clicks: Vec<Vec3>,
     /// The buttons on show, as the last update laid them out.
@@ -544,7 +547,11 @@ impl Controls {
             let joints = hands[menu.hand.index()].joints?;
             palm_shown(menu.hand, joints, head).then_some((menu.hand, joints))
         });
+        if showing.is_none() {
+            self.palm_spent = false;
+        }
         match keeping.or(showing) {
+            Some(_) if self.palm_spent => {}
             Some((hand, joints)) => {
                 self.hand_menu = Some(HandMenu {
                     hand,
@@ -769,6 +776,10 @@ impl Controls {
     pub fn act(&mut self, action: Action, head: Option<&Pose>) {
         match action {
             Action::Landscapes => {
+                // The hand menu makes way for the panel, until the palm is
+                // shown again.
+                self.hand_menu = None;
+                self.palm_spent = true;
                 if let Some(head) = head {
                     let pinned = self.panel.is_some_and(|panel| panel.pinned);
                     self.panel = Some(Panel {
