@@ -15,6 +15,7 @@
 //! has), one instanced draw writes both layers; elsewhere (Wine's Direct3D)
 //! each eye is one pass into a view of its own layer. The two differ only in
 //! the render-target views and a shader define.
+mod buffers;
 pub mod device;
 pub mod error;
 pub mod offscreen;

@@ -18,15 +18,14 @@ use windows::Win32::Graphics::Direct3D11::{
     D3D11_COMPARISON_LESS, D3D11_CPU_ACCESS_WRITE, D3D11_CULL_BACK, D3D11_DEPTH_STENCIL_DESC,
     D3D11_DEPTH_STENCIL_VIEW_DESC, D3D11_DEPTH_STENCIL_VIEW_DESC_0, D3D11_DEPTH_WRITE_MASK_ALL,
     D3D11_DEPTH_WRITE_MASK_ZERO, D3D11_DSV_DIMENSION_TEXTURE2DARRAY, D3D11_FILL_SOLID,
-    D3D11_FORMAT_SUPPORT_DEPTH_STENCIL, D3D11_INPUT_ELEMENT_DESC, D3D11_INPUT_PER_VERTEX_DATA,
-    D3D11_MAP_WRITE_DISCARD, D3D11_MAPPED_SUBRESOURCE, D3D11_RASTERIZER_DESC,
-    D3D11_RENDER_TARGET_BLEND_DESC, D3D11_RENDER_TARGET_VIEW_DESC, D3D11_RENDER_TARGET_VIEW_DESC_0,
-    D3D11_RTV_DIMENSION_TEXTURE2DARRAY, D3D11_SHADER_RESOURCE_VIEW_DESC,
-    D3D11_SHADER_RESOURCE_VIEW_DESC_0, D3D11_SUBRESOURCE_DATA, D3D11_TEX2D_ARRAY_DSV,
-    D3D11_TEX2D_ARRAY_RTV, D3D11_USAGE, D3D11_USAGE_DYNAMIC, D3D11_USAGE_IMMUTABLE, D3D11_VIEWPORT,
-    ID3D11BlendState, ID3D11Buffer, ID3D11DepthStencilState, ID3D11DepthStencilView,
-    ID3D11InputLayout, ID3D11PixelShader, ID3D11RasterizerState, ID3D11RenderTargetView,
-    ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
+    D3D11_FORMAT_SUPPORT_DEPTH_STENCIL, D3D11_MAP_WRITE_DISCARD, D3D11_MAPPED_SUBRESOURCE,
+    D3D11_RASTERIZER_DESC, D3D11_RENDER_TARGET_BLEND_DESC, D3D11_RENDER_TARGET_VIEW_DESC,
+    D3D11_RENDER_TARGET_VIEW_DESC_0, D3D11_RTV_DIMENSION_TEXTURE2DARRAY,
+    D3D11_SHADER_RESOURCE_VIEW_DESC, D3D11_SHADER_RESOURCE_VIEW_DESC_0, D3D11_SUBRESOURCE_DATA,
+    D3D11_TEX2D_ARRAY_DSV, D3D11_TEX2D_ARRAY_RTV, D3D11_USAGE, D3D11_USAGE_DYNAMIC,
+    D3D11_USAGE_IMMUTABLE, D3D11_VIEWPORT, ID3D11BlendState, ID3D11Buffer, ID3D11DepthStencilState,
+    ID3D11DepthStencilView, ID3D11InputLayout, ID3D11PixelShader, ID3D11RasterizerState,
+    ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
 };
 use windows::Win32::Graphics::Dxgi::Common::{
     DXGI_FORMAT, DXGI_FORMAT_R16_UINT, DXGI_FORMAT_R32_FLOAT, DXGI_FORMAT_R32_UINT,
@@ -34,6 +33,7 @@ use windows::Win32::Graphics::Dxgi::Common::{
 };
 use windows::core::s;
 
+use super::buffers::{byte_width, new_buffer, vertex_input};
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
 use super::shaders::compile_terrain_shaders;
@@ -513,23 +513,6 @@ impl D3d11RenderTarget {
     }
 }
 
-/// A per-vertex input of `format` at `offset` in a vertex of slot 0.
-pub(super) fn vertex_input(
-    semantic: windows::core::PCSTR,
-    offset: u32,
-    format: DXGI_FORMAT,
-) -> D3D11_INPUT_ELEMENT_DESC {
-    D3D11_INPUT_ELEMENT_DESC {
-        SemanticName: semantic,
-        SemanticIndex: 0,
-        Format: format,
-        InputSlot: 0,
-        AlignedByteOffset: offset,
-        InputSlotClass: D3D11_INPUT_PER_VERTEX_DATA,
-        InstanceDataStepRate: 0,
-    }
-}
-
 /// A format of the [`dxgi`] table as the windows crate's type.
 fn dxgi_format(format: u32) -> DXGI_FORMAT {
     DXGI_FORMAT(format as i32)
@@ -602,29 +585,6 @@ fn create_dynamic_heights(
     new_buffer(device, &desc, Some(&initial))
 }
 
-pub(super) fn new_buffer(
-    device: &D3d11Device,
-    desc: &D3D11_BUFFER_DESC,
-    initial: Option<&D3D11_SUBRESOURCE_DATA>,
-) -> Result<ID3D11Buffer, D3d11Error> {
-    let mut buffer = None;
-    // SAFETY: the description and initial data (of ByteWidth bytes) outlive
-    // the call; the out pointer points at a live local.
-    unsafe {
-        device.device().CreateBuffer(
-            desc,
-            initial.map(|data| data as *const _),
-            Some(&mut buffer),
-        )
-    }
-    .map_err(call_error("ID3D11Device::CreateBuffer"))?;
-    buffer.ok_or_else(|| D3d11Error::Call {
-        call: "ID3D11Device::CreateBuffer",
-        message: "returned no buffer".into(),
-        code: 0,
-    })
-}
-
 /// The vertex shader's view of the `count` heights.
 fn create_heights_view(
     device: &D3d11Device,
@@ -673,11 +633,4 @@ fn write_dynamic(
         context.Unmap(buffer, 0);
     }
     Ok(())
-}
-
-/// `size` as a buffer's byte width, which Direct3D 11 holds in 32 bits.
-pub(super) fn byte_width(size: usize) -> Result<u32, D3d11Error> {
-    u32::try_from(size).map_err(|_| {
-        D3d11Error::InvalidOptions(format!("a {size}-byte buffer is too large for Direct3D 11"))
-    })
 }

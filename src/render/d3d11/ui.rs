@@ -17,10 +17,10 @@ use windows::Win32::Graphics::Dxgi::Common::{
 };
 use windows::core::s;
 
+use super::buffers::{byte_width, new_buffer, vertex_input};
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
 use super::shaders::compile_ui_shaders;
-use super::terrain::{byte_width, new_buffer, vertex_input};
 use crate::render::scene::UiLayer;
 use crate::render::ui::{MAX_UI_VERTICES, UiVertex, atlas, layout_ui};
 use glam::Mat4;
