@@ -44,7 +44,8 @@ pub enum SaveError {
 
 /// Writes `save-NNN/` (the first number not taken) into `state_dir` from
 /// `log`, with `picture` when there is one; the folder it wrote. A failure
-/// leaves no folder behind.
+/// leaves no folder behind (its files' temp files are gone with them:
+/// `atomic_file` drops them).
 pub fn save_terrain(
     state_dir: &Path,
     log: &CommandLog,
@@ -85,7 +86,12 @@ pub fn save_terrain(
         files.push((&paths[4], png));
     }
     if let Err((path, source)) = atomic_file::write_all(&files) {
-        let _ = std::fs::remove_dir_all(&dir);
+        // File by file, then the folder: std's remove_dir_all on Windows
+        // calls ntdll's NtOpenFile, which a HoloLens 2 (UWP) app may not.
+        for (written, _) in &files {
+            let _ = std::fs::remove_file(written);
+        }
+        let _ = std::fs::remove_dir(&dir);
         return Err(write_error(path, source));
     }
     Ok(dir)
