@@ -48,6 +48,9 @@ const PALM_FACING_COS: f32 = 0.7;
 /// Least cosine between the gaze and the way to the palm for a palm the
 /// wearer looks at (about 40°).
 const PALM_LOOKED_AT_COS: f32 = 0.77;
+/// The fingers may point down at most this much (the sine of about 17°)
+/// for a palm that is held up.
+const FINGERS_DOWN_LIMIT: f32 = -0.3;
 /// Thumb and index at least this far apart: an open, flat hand.
 const OPEN_HAND_GAP_M: f32 = 0.03;
 /// The panel, opened or following, stands this far in front of the eyes...
@@ -1027,7 +1030,10 @@ pub fn palm_shown(hand: Hand, joints: &HandJoints, head: &Pose) -> bool {
     let facing = palm_normal.dot(to_eye) >= PALM_FACING_COS;
     let looked_at = head.forward().dot(-to_eye) >= PALM_LOOKED_AT_COS;
     let open = pinch_distance(joints) >= OPEN_HAND_GAP_M;
-    facing && looked_at && open
+    // The fingers (the joint's -Z) point up or across, not down: a finger
+    // pointing down at the table shows its palm to the face too.
+    let raised = (palm.orientation * Vec3::NEG_Z).y >= FINGERS_DOWN_LIMIT;
+    facing && looked_at && open && raised
 }
 
 /// The hand menu's plane: beside the little-finger side of the palm
@@ -1221,9 +1227,14 @@ mod tests {
         let mut controls = Controls::default();
         let head = head();
         let palm_at = head.position + Vec3::new(-0.05, -0.15, -0.35);
-        // Fingers up, palm (-Y) turned towards the eyes.
+        // Palm (-Y) turned towards the eyes, fingers (-Z) up, or down.
         let towards_eye = (head.position - palm_at).normalize();
-        let orientation = Quat::from_rotation_arc(Vec3::NEG_Y, towards_eye);
+        let up = (Vec3::Y - towards_eye * Vec3::Y.dot(towards_eye)).normalize();
+        let palm_to_eye = |fingers: Vec3| {
+            let (y_axis, z_axis) = (-towards_eye, -fingers);
+            Quat::from_mat3(&glam::Mat3::from_cols(y_axis.cross(z_axis), y_axis, z_axis))
+        };
+        let orientation = palm_to_eye(up);
         let with_palm = |orientation| {
             let mut joints = hand_with_gap(palm_at + Vec3::Y * 0.1, 0.05);
             joints[PALM].pose = Pose::new(palm_at, orientation);
@@ -1233,6 +1244,11 @@ mod tests {
         let down = with_palm(Quat::IDENTITY);
         assert!(palm_shown(Hand::Left, &shown, &head));
         assert!(!palm_shown(Hand::Left, &down, &head));
+        // The palm towards the eyes, but the fingers pointing down at the
+        // table, as a finger tapping the land is: no menu.
+        let pointing_down = palm_to_eye(-up);
+        assert!((pointing_down * Vec3::NEG_Y).dot(towards_eye) > 0.99);
+        assert!(!palm_shown(Hand::Left, &with_palm(pointing_down), &head));
         fn hands(joints: &HandJoints) -> [HandState<'_>; 2] {
             let mut hands = [HandState::default(); 2];
             hands[0].joints = Some(joints);
