@@ -1087,6 +1087,53 @@ fn xr_remote_finds_remoting_xr_json_beside_the_exe_plain_xr_does_not_and_elsewhe
     }
 }
 
+/// `holoterrain.exe xr --remote` (the test runtime's player) with Direct3D
+/// 11 under Wine, for [`FRAMES`] frames of the [`MAP`] world from [`SEED`],
+/// worn by `wearer`'s script, the runtime writing into `runtime_out` and the
+/// app its report to `report`; asserts it ended cleanly and gives its stderr.
+fn remote_xr_on_direct3d_11(
+    exe: &Path,
+    scratch: &Path,
+    wearer: &Path,
+    runtime_out: &Path,
+    report: &Path,
+) -> String {
+    let commands = copy_run(
+        exe,
+        scratch,
+        "xr",
+        &with_player(environment(
+            wearer,
+            MAP,
+            SEED,
+            TESTRT_RESOLUTION,
+            runtime_out,
+        )),
+        &[
+            "xr",
+            "--remote",
+            PLAYER,
+            "--frames",
+            FRAMES,
+            "--size",
+            MAP,
+            "--seed",
+            &SEED.to_string(),
+            "--report",
+            &report.display().to_string(),
+        ],
+    );
+    let chroot = wine::run_shell_with_direct3d(scratch, &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run: {}",
+        text(&chroot.stderr)
+    );
+    let (status, _, stderr) = captured(scratch, "xr");
+    assert_eq!(status, 0, "holoterrain.exe xr --remote; stderr:\n{stderr}");
+    stderr
+}
+
 #[test]
 fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simulators_run() {
     if !wine::ready() {
@@ -1107,39 +1154,7 @@ fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simula
     assert_eq!(causes(&sim_report), ["airtap", "voice", "airtap"]);
     let runtime_out = scratch.path().join("runtime-out");
     let report = scratch.path().join("xr.json");
-    let commands = copy_run(
-        &exe,
-        scratch.path(),
-        "xr",
-        &with_player(environment(
-            &wearer,
-            MAP,
-            SEED,
-            TESTRT_RESOLUTION,
-            &runtime_out,
-        )),
-        &[
-            "xr",
-            "--remote",
-            PLAYER,
-            "--frames",
-            FRAMES,
-            "--size",
-            MAP,
-            "--seed",
-            &SEED.to_string(),
-            "--report",
-            &report.display().to_string(),
-        ],
-    );
-    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
-    assert!(
-        chroot.status.success(),
-        "the chroot run: {}",
-        text(&chroot.stderr)
-    );
-    let (status, _, stderr) = captured(scratch.path(), "xr");
-    assert_eq!(status, 0, "holoterrain.exe xr --remote; stderr:\n{stderr}");
+    let stderr = remote_xr_on_direct3d_11(&exe, scratch.path(), &wearer, &runtime_out, &report);
     assert!(
         stderr.contains("holographic remoting: reconnecting to 127.0.0.1:8265 in 1 s, attempt 1 after XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT"),
         "stderr:\n{stderr}"
@@ -1193,39 +1208,7 @@ fn xr_remote_on_direct3d_11_presses_the_menu_and_panel_as_the_linux_simulator() 
     assert_eq!(causes(&sim_report), ["menu"]);
     let runtime_out = scratch.path().join("runtime-out");
     let report = scratch.path().join("xr.json");
-    let commands = copy_run(
-        &exe,
-        scratch.path(),
-        "xr",
-        &with_player(environment(
-            &wearer,
-            MAP,
-            SEED,
-            TESTRT_RESOLUTION,
-            &runtime_out,
-        )),
-        &[
-            "xr",
-            "--remote",
-            PLAYER,
-            "--frames",
-            FRAMES,
-            "--size",
-            MAP,
-            "--seed",
-            &SEED.to_string(),
-            "--report",
-            &report.display().to_string(),
-        ],
-    );
-    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
-    assert!(
-        chroot.status.success(),
-        "the chroot run: {}",
-        text(&chroot.stderr)
-    );
-    let (status, _, stderr) = captured(scratch.path(), "xr");
-    assert_eq!(status, 0, "holoterrain.exe xr --remote; stderr:\n{stderr}");
+    remote_xr_on_direct3d_11(&exe, scratch.path(), &wearer, &runtime_out, &report);
     let xr_report = json(&report);
     assert_same_run(&xr_report, &sim_report);
     assert_eq!(xr_report["graphics_api"], "d3d11");
