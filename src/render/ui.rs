@@ -42,7 +42,7 @@ pub const MAX_UI_QUADS: usize = 64;
 pub const MAX_UI_GLYPHS: usize = 1024;
 /// Vertices a frame's controls can take: for every quad and glyph, its own
 /// copy for each eye, each clipped to that eye's view (a quad clipped by
-/// all six planes is an octagon at most: six triangles).
+/// six planes has at most ten corners: eight triangles).
 pub const MAX_UI_VERTICES: usize = (MAX_UI_QUADS + MAX_UI_GLYPHS) * 2 * MAX_CLIPPED_VERTICES;
 /// Vertices of a quad clipped by the view's six planes: a fan of at most
 /// ten corners' triangles.
