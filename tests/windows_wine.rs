@@ -1121,6 +1121,10 @@ fn remote_xr_on_direct3d_11(
             &SEED.to_string(),
             "--report",
             &report.display().to_string(),
+            // Not the prefix's %LOCALAPPDATA%, which outlives the test: the
+            // menu test grows another landscape for a while.
+            "--state",
+            &scratch.join("state").display().to_string(),
         ],
     );
     let chroot = wine::run_shell_with_direct3d(scratch, &commands);

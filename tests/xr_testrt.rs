@@ -55,14 +55,15 @@ fn scratch() -> tempfile::TempDir {
 /// `holoterrain ARGS` with the test runtime as the OpenXR runtime, set up
 /// by `settings`.
 fn run_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -> Output {
+    // A run without --state keeps its placement and the landscape last grown
+    // in a state folder of its own, not the user's, and not one shared with
+    // the runs of other tests, which run at the same time: a landscape the
+    // menu test picks would otherwise be where another test's run starts.
+    let state_home = scratch();
     Command::new(env!("CARGO_BIN_EXE_holoterrain"))
         .args(args)
         .env("XR_RUNTIME_JSON", manifest)
-        // A run without --state keeps its placement here, not in the user's folder.
-        .env(
-            "XDG_STATE_HOME",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-state"),
-        )
+        .env("XDG_STATE_HOME", state_home.path())
         .env("XR_API_LAYER_PATH", CORE_VALIDATION_LAYER_PATH)
         .envs(settings.iter().map(|(name, value)| (*name, value.as_str())))
         .output()
