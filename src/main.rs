@@ -90,7 +90,7 @@ fn run(cli: Cli) -> Result<()> {
 /// connection always (on stderr, for the person at the PC), and every
 /// event on stdout with `--progress` (for scripts).
 fn show_progress(args: &xr::XrArgs, progress: xr::Progress) {
-    if let Some(line) = progress.remoting_line() {
+    if let Some(line) = progress.console_line() {
         eprintln!("{line}");
     }
     if args.progress {

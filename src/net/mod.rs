@@ -14,13 +14,14 @@ pub mod card;
 pub mod code;
 pub mod frame;
 pub mod handshake;
+pub mod open;
 pub mod protocol;
 pub mod session;
 
 pub use code::ShareCode;
 pub use session::{Host, JoinTarget, Peer, PeerRecord, ShareReport};
 
-use crate::app::{App, FrameOutput};
+use crate::app::{App, FrameOutput, Role};
 
 /// The port a host listens on unless told otherwise (`--share-port`), and
 /// the one `--join CODE@HOST` connects to without a port.
@@ -35,6 +36,14 @@ pub enum Session {
 }
 
 impl Session {
+    /// The app's part in it.
+    pub fn role(&self) -> Role {
+        match self {
+            Session::Host(_) => Role::Host,
+            Session::Peer(_) => Role::Peer,
+        }
+    }
+
     /// Before the app's update: what came in goes to the app.
     pub fn before_frame(&mut self, app: &mut App) {
         match self {

@@ -10,48 +10,32 @@ use serde::Serialize;
 
 use super::{SimArgs, SimError, SimReport};
 use crate::app::log::LogStart;
-use crate::net::{
-    DEFAULT_SHARE_PORT, Host, JoinTarget, Peer, PeerRecord, Session, ShareCode, ShareReport,
-};
+use crate::net::open::{self, OpenError};
+use crate::net::{PeerRecord, Session, ShareCode, ShareReport};
 
 /// What `--join` found: the session, and the host's world to start from.
 pub fn join(args: &SimArgs) -> Result<Option<(Session, LogStart)>, SimError> {
-    let Some(text) = &args.join else {
-        return Ok(None);
-    };
-    let target = JoinTarget::parse(text, DEFAULT_SHARE_PORT)
-        .map_err(|error| SimError::invalid("join", error.to_string()))?;
-    let (peer, start) = Peer::join(&target).map_err(|error| SimError::Share(error.to_string()))?;
-    Ok(Some((Session::Peer(Box::new(peer)), start)))
+    open::join(args.join.as_deref()).map_err(sim_error)
 }
 
 /// The code `--share` asks for: the one given, or a new one.
 pub fn share_code(args: &SimArgs) -> Result<Option<ShareCode>, SimError> {
-    match args.share.as_deref() {
-        None => Ok(None),
-        Some("") => ShareCode::generate()
-            .map(Some)
-            .map_err(|error| SimError::Share(error.to_string())),
-        Some(text) => ShareCode::parse(text)
-            .map(Some)
-            .map_err(|error| SimError::invalid("share", error.to_string())),
-    }
+    open::share_code(args.share.as_deref()).map_err(sim_error)
 }
 
 /// Hosts a session with `code` for the world `start`, on `--share-port`.
 pub fn host(args: &SimArgs, code: ShareCode, start: &LogStart) -> Result<Session, SimError> {
-    let host = Host::start(code, args.share_port, start.clone()).map_err(|error| {
-        SimError::invalid(
-            "share-port",
-            format!("cannot listen on port {}: {error}", args.share_port),
-        )
-    })?;
-    eprintln!(
-        "share: hosting session {} on port {}",
-        host.code(),
-        host.port()
-    );
-    Ok(Session::Host(Box::new(host)))
+    let (session, line) = open::host(code, args.share_port, start).map_err(sim_error)?;
+    eprintln!("share: {line}");
+    Ok(session)
+}
+
+/// The simulator's error for a session the flags could not open.
+fn sim_error(error: OpenError) -> SimError {
+    match error {
+        OpenError::Invalid { flag, problem } => SimError::invalid(flag, problem),
+        OpenError::Failed(problem) => SimError::Share(problem),
+    }
 }
 
 /// Prints the session's new lines.

@@ -247,6 +247,9 @@ pub enum XrError {
     /// `--recipe` names no recipe that can be grown.
     #[error("--recipe: {0}")]
     Recipe(#[from] crate::terrain::recipe::RecipeError),
+    /// A shared session could not be hosted or joined (`--share`, `--join`).
+    #[error(transparent)]
+    Share(#[from] crate::net::open::OpenError),
     /// The runtime stopped under a running session (instance or session
     /// lost, runtime failure); the report, if asked for, was written first.
     #[cfg_attr(

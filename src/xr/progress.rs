@@ -1,7 +1,7 @@
 //! What a running session tells its caller as it happens: the remoting
-//! connection (listening, connected, disconnected, reconnecting), session
-//! states, frames drawn, reseeds and placements. The library only hands
-//! these over; `main.rs` decides what to print: [`Progress::remoting_line`]
+//! connection (listening, connected, disconnected, reconnecting), the
+//! shared session, session states, frames drawn, reseeds and placements. The library only hands
+//! these over; `main.rs` decides what to print: [`Progress::console_line`]
 //! always (for the person at the PC), the `--progress` line ([`Progress`]'s
 //! `Display`) for scripts.
 
@@ -46,6 +46,9 @@ pub enum Progress {
         /// Why the connection (or the attempt before) ended, by name.
         after: String,
     },
+    /// The shared session says something (hosting with its code, a peer
+    /// joined or left, a checksum that differed).
+    Shared(String),
     /// The runtime moved the session to this state (e.g. "FOCUSED").
     SessionState(&'static str),
     /// A frame was submitted with the terrain; this many so far.
@@ -74,10 +77,10 @@ pub enum Progress {
 }
 
 impl Progress {
-    /// The line for the person at the PC, for the remoting events; `None`
-    /// for the others. Disconnect reasons appear by Microsoft's name, as
+    /// The line for the person at the PC, for the remoting events and the
+    /// shared session's; `None` for the others. Disconnect reasons appear by Microsoft's name, as
     /// its documentation (and the zip's README) lists them.
-    pub fn remoting_line(&self) -> Option<String> {
+    pub fn console_line(&self) -> Option<String> {
         const PREFIX: &str = "holographic remoting:";
         match self {
             Progress::RemotingListening { port } => Some(format!(
@@ -110,6 +113,7 @@ impl Progress {
                     .map(|limit| format!(" of {limit}"))
                     .unwrap_or_default()
             )),
+            Progress::Shared(line) => Some(format!("share: {line}")),
             _ => None,
         }
     }
@@ -131,6 +135,7 @@ impl fmt::Display for Progress {
             Progress::RemotingReconnecting { attempt, .. } => {
                 write!(formatter, "remoting reconnecting {attempt}")
             }
+            Progress::Shared(line) => write!(formatter, "share {line}"),
             Progress::SessionState(state) => write!(formatter, "state {state}"),
             Progress::FrameDrawn(frames) => write!(formatter, "frame {frames}"),
             Progress::SelectPressed(hand) => write!(formatter, "select down {}", hand_name(*hand)),
@@ -202,10 +207,10 @@ mod tests {
     }
 
     #[test]
-    fn remoting_lines_name_the_reason_as_microsoft_does() {
+    fn console_lines_name_the_reason_as_microsoft_does() {
         assert_eq!(
             Progress::RemotingDisconnected { reason: 17 }
-                .remoting_line()
+                .console_line()
                 .as_deref(),
             Some(
                 "holographic remoting: DISCONNECTED (XR_REMOTING_DISCONNECT_REASON_CONNECTION_LOST_MSFT: connection lost)"
@@ -219,11 +224,11 @@ mod tests {
             after: disconnect_reason_name(4),
         };
         assert_eq!(
-            reconnecting.remoting_line().as_deref(),
+            reconnecting.console_line().as_deref(),
             Some(
                 "holographic remoting: reconnecting to 192.168.1.20:8265 in 2 s, attempt 2 of 5 after XR_REMOTING_DISCONNECT_REASON_HANDSHAKE_UNREACHABLE_MSFT; Ctrl-C to stop"
             )
         );
-        assert_eq!(Progress::FrameDrawn(1).remoting_line(), None);
+        assert_eq!(Progress::FrameDrawn(1).console_line(), None);
     }
 }

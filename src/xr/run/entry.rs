@@ -2,7 +2,7 @@
 //! player when asked, and runs sessions on the chosen graphics API under
 //! the watchdog until the runtime, Ctrl-C or `--frames` ends them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -15,6 +15,7 @@ use super::state_folder::state_folder;
 use super::watchdog::{Watchdog, WatchdogSettings};
 use crate::app::driver::{self, FrameDriver};
 use crate::app::log::LogStart;
+use crate::net::{self, open};
 use crate::render::backend::Backend;
 use crate::terrain::recipe::Recipe;
 use crate::xr::error::XrError;
@@ -51,6 +52,41 @@ fn start_of(args: &XrArgs, landscape_file: Option<&Path>) -> Result<LogStart, Xr
         }
     }
     Ok(args.world.log_start("demo")?)
+}
+
+/// What a run starts from, settled before the runtime is opened.
+struct OpenedWorld {
+    /// The world.
+    start: LogStart,
+    /// The shared session it grows in, if any.
+    share: Option<net::Session>,
+    /// Where the placement is kept.
+    keeping: KeepingOptions,
+    /// Where the landscape last grown is kept.
+    landscape_file: Option<PathBuf>,
+}
+
+/// Where the world starts, and the shared session it grows in: the host's
+/// world with `--join`, else [`start_of`]'s, hosted with `--share`.
+/// Said before the runtime is touched, like a bad recipe: a code, a port
+/// or a host that will not do.
+fn open_world(
+    args: &XrArgs,
+    landscape_file: Option<&Path>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(LogStart, Option<net::Session>), XrError> {
+    let code = open::share_code(args.share.as_deref())?;
+    // The peer says it joined among its first notes, on the first frame.
+    if let Some((session, start)) = open::join(args.join.as_deref())? {
+        return Ok((start, Some(session)));
+    }
+    let start = start_of(args, landscape_file)?;
+    let Some(code) = code else {
+        return Ok((start, None));
+    };
+    let (session, line) = open::host(code, args.share_port, &start)?;
+    progress(Progress::Shared(line));
+    Ok((start, Some(session)))
 }
 
 /// Where `args` keep the placement: `--state`, else the user's state folder
@@ -110,38 +146,53 @@ pub fn run(
     if let Some(recipe) = &args.world.recipe {
         Recipe::load(recipe)?;
     }
-    let outcome = open_and_run(args, progress, tell_abandon).and_then(|(report, gave_up)| {
-        match &args.report {
-            Some(path) => report.write(path)?,
-            // Without --report the command log goes to the state folder;
-            // the run does not fail for want of it.
-            None => {
-                if let Some(folder) = keeping_options(args).folder
-                    && let Err(error) = report.write_command_log(&folder)
-                {
-                    log::warn!("{error}");
+    let keeping = keeping_options(args);
+    let landscape_file = keeping
+        .folder
+        .as_ref()
+        .map(|folder| folder.join(LANDSCAPE_FILE));
+    let world = open_world(args, landscape_file.as_deref(), progress)?;
+    // Without --report the command log goes to the state folder.
+    let report_folder = keeping.folder.clone();
+    let opened = OpenedWorld {
+        start: world.0,
+        share: world.1,
+        keeping,
+        landscape_file,
+    };
+    let outcome =
+        open_and_run(args, opened, progress, tell_abandon).and_then(|(report, gave_up)| {
+            match &args.report {
+                Some(path) => report.write(path)?,
+                // Without --report the command log goes to the state folder;
+                // the run does not fail for want of it.
+                None => {
+                    if let Some(folder) = &report_folder
+                        && let Err(error) = report.write_command_log(folder)
+                    {
+                        log::warn!("{error}");
+                    }
                 }
             }
-        }
-        if let Some(gave_up) = gave_up {
-            return Err(XrError::RemotingLost {
-                address: gave_up.peer.to_string(),
-                ended: gave_up.ended.describe(),
-                attempts: gave_up.attempts,
-                last: (gave_up.attempts > 0).then(|| gave_up.last.describe()),
-                frames: report.run.frames,
-                report: args.report.clone(),
-            });
-        }
-        if report.ended.runtime_stopped() {
-            return Err(XrError::RuntimeStopped {
-                ended: report.ended,
-                frames: report.run.frames,
-                report: args.report.clone(),
-            });
-        }
-        Ok(report)
-    });
+            if let Some(gave_up) = gave_up {
+                return Err(XrError::RemotingLost {
+                    address: gave_up.peer.to_string(),
+                    ended: gave_up.ended.describe(),
+                    attempts: gave_up.attempts,
+                    last: (gave_up.attempts > 0).then(|| gave_up.last.describe()),
+                    frames: report.run.frames,
+                    report: args.report.clone(),
+                });
+            }
+            if report.ended.runtime_stopped() {
+                return Err(XrError::RuntimeStopped {
+                    ended: report.ended,
+                    frames: report.run.frames,
+                    report: args.report.clone(),
+                });
+            }
+            Ok(report)
+        });
     #[cfg(windows)]
     console_close::session_over();
     outcome
@@ -152,6 +203,7 @@ pub fn run(
 /// or what the runtime offers), and runs the session with that API's binding.
 fn open_and_run(
     args: &XrArgs,
+    opened: OpenedWorld,
     progress: &mut dyn FnMut(Progress),
     tell_abandon: fn(&XrError),
 ) -> Result<(XrReport, Option<GaveUp>), XrError> {
@@ -179,10 +231,13 @@ fn open_and_run(
         graphics: args.graphics,
     })?;
     match runtime.graphics {
-        Backend::Vulkan => run_with::<VulkanGraphics>(args, runtime, progress, tell_abandon),
+        Backend::Vulkan => {
+            run_with::<VulkanGraphics>(args, opened, runtime, progress, tell_abandon)
+        }
         #[cfg(windows)]
         Backend::D3d11 => run_with::<crate::xr::graphics::d3d11::D3d11Graphics>(
             args,
+            opened,
             runtime,
             progress,
             tell_abandon,
@@ -204,6 +259,7 @@ fn open_and_run(
 /// watches every runtime call of the sessions (set-up, loop, teardown).
 fn run_with<B: GraphicsBinding>(
     args: &XrArgs,
+    opened: OpenedWorld,
     runtime: Runtime,
     progress: &mut dyn FnMut(Progress),
     tell_abandon: fn(&XrError),
@@ -232,21 +288,25 @@ fn run_with<B: GraphicsBinding>(
     };
     let graphics = B::open(&runtime, args.validation)?;
     report.set_graphics_validation(graphics.validation_counter());
-    let keeping = keeping_options(args);
-    let landscape_file = keeping
-        .folder
-        .as_ref()
-        .map(|folder| folder.join(LANDSCAPE_FILE));
-    let start = start_of(args, landscape_file.as_deref())?;
-    let driver = FrameDriver::new(driver::app_for(&start)?);
+    let OpenedWorld {
+        start,
+        share,
+        keeping,
+        landscape_file,
+    } = opened;
+    let mut app = driver::app_for(&start)?;
+    if let Some(share) = &share {
+        app.share(share.role());
+    }
     let mut frame_loop = FrameLoop::new(
-        driver,
+        FrameDriver::new(app),
         start,
         args.frames,
         Arc::clone(&interrupted),
         progress,
     );
     frame_loop.keep_landscape_in(landscape_file);
+    frame_loop.share_in(share);
     report.set_recorder(frame_loop.shared_recorder());
     let (grid_width, grid_height) = frame_loop.grid_size();
     let mut gave_up = None;
@@ -300,6 +360,9 @@ fn run_with<B: GraphicsBinding>(
         }
     };
     drop(graphics);
+    if let Some((share, peers)) = frame_loop.leave_share() {
+        report.set_share(share, peers);
+    }
     if let Some(link) = link {
         report.set_remoting(link.finish(frame_loop.frames_drawn()));
     }

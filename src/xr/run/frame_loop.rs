@@ -29,6 +29,7 @@ use crate::app::report::RunReport;
 use crate::app::{AppEvent, FrameInput, FrameOutput, VoiceCommand};
 use crate::atomic_file;
 use crate::input::Hand;
+use crate::net::{self, PeerRecord, ShareReport};
 use crate::render::scene::Display;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
@@ -125,6 +126,9 @@ pub struct FrameLoop<'a> {
     /// Where the landscape last grown is kept, and what it says.
     landscape_file: Option<PathBuf>,
     kept_landscape: String,
+    /// The shared session the world grows in (`--share`, `--join`). It
+    /// outlives OpenXR sessions: a remoting reconnect keeps the peers.
+    share: Option<net::Session>,
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
@@ -158,6 +162,26 @@ impl<'a> FrameLoop<'a> {
             progress,
             landscape_file: None,
             kept_landscape: String::new(),
+            share: None,
+        }
+    }
+
+    /// Grows the world in `share` (whose role the app already has).
+    pub fn share_in(&mut self, share: Option<net::Session>) {
+        self.share = share;
+    }
+
+    /// Leaves the shared session, if in one: what it did, who took part.
+    pub fn leave_share(&mut self) -> Option<(ShareReport, Vec<PeerRecord>)> {
+        let mut share = self.share.take()?;
+        self.tell_share_notes(&mut share);
+        Some(share.finish())
+    }
+
+    /// Passes the shared session's new lines on.
+    fn tell_share_notes(&mut self, share: &mut net::Session) {
+        for line in share.take_notes() {
+            (self.progress)(Progress::Shared(line));
         }
     }
 
@@ -431,6 +455,9 @@ impl<'a> FrameLoop<'a> {
                 was_down[button] = down;
             }
         }
+        if let Some(share) = self.share.as_mut() {
+            share.before_frame(self.driver.app_mut());
+        }
         let output = {
             let mut recorder = self.recorder.lock().unwrap_or_else(PoisonError::into_inner);
             let output = self.driver.update(&input, &mut recorder.run);
@@ -439,6 +466,11 @@ impl<'a> FrameLoop<'a> {
             recorder.world.update_from(self.driver.app());
             output
         };
+        if let Some(mut share) = self.share.take() {
+            share.after_frame(self.driver.app_mut(), &output);
+            self.tell_share_notes(&mut share);
+            self.share = Some(share);
+        }
         self.act_on_events(session, &output, time)?;
         self.keep_landscape();
         if self.reanchor

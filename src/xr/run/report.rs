@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::app::log::{COMMAND_LOG_FILE, CommandLog};
 use crate::app::report::RunReport;
 use crate::atomic_file;
+use crate::net::{PeerRecord, ShareReport};
 use crate::render::backend::{Backend, ValidationCounter};
 use crate::xr::error::XrError;
 use crate::xr::remoting::link::RemotingRecord;
@@ -87,6 +88,10 @@ pub struct XrReport {
     /// holoterrain.placement (scale in …)", "…/placement.json (STAGE)" or
     /// "nowhere: …".
     pub placement_kept: String,
+    /// The shared session (`--share`, `--join`); null outside one.
+    pub share: Option<ShareReport>,
+    /// Who took part in it (a peer lists the host, as peer 0).
+    pub peers: Vec<PeerRecord>,
 }
 
 /// A runtime call and how long it took.
@@ -202,6 +207,13 @@ impl ReportSoFar {
     /// What Holographic Remoting's connections were.
     pub fn set_remoting(&self, remoting: RemotingRecord) {
         lock(&self.facts).remoting = Some(remoting);
+    }
+
+    /// What the shared session did, and who took part.
+    pub fn set_share(&self, share: ShareReport, peers: Vec<PeerRecord>) {
+        let mut facts = lock(&self.facts);
+        facts.share = Some(share);
+        facts.peers = peers;
     }
 
     /// The report of the run as it stands, ended as `ended`.

@@ -1,0 +1,116 @@
+//! Opening a shared session from a command line's flags (`--share [CODE]`, `--share-port`, `--join CODE@HOST[:PORT]`), the same for `sim` and `xr`.
+//!
+//! Each platform keeps its own flag definitions (their conflicts name
+//! flags only that command has) and its own error type; what the flags
+//! mean is decided here once.
+use thiserror::Error;
+
+use super::session::JoinTarget;
+use super::{DEFAULT_SHARE_PORT, Host, Peer, Session, ShareCode};
+use crate::app::log::LogStart;
+
+/// Why the flags could not open a session.
+#[derive(Debug, Error)]
+pub enum OpenError {
+    /// A flag's value is not one: the user fixes the command line.
+    #[error("--{flag}: {problem}")]
+    Invalid {
+        /// The flag, without its dashes.
+        flag: &'static str,
+        /// What is wrong with its value.
+        problem: String,
+    },
+    /// The value was fine; hosting or joining failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// The code `--share` asks for (`share` is its value, empty when it was
+/// given without one): the one given, or a new one.
+pub fn share_code(share: Option<&str>) -> Result<Option<ShareCode>, OpenError> {
+    match share {
+        None => Ok(None),
+        Some("") => ShareCode::generate()
+            .map(Some)
+            .map_err(|error| OpenError::Failed(error.to_string())),
+        Some(text) => ShareCode::parse(text)
+            .map(Some)
+            .map_err(|error| OpenError::Invalid {
+                flag: "share",
+                problem: error.to_string(),
+            }),
+    }
+}
+
+/// Joins the session `join` names (`CODE@HOST[:PORT]`): the session, and
+/// the host's world to start from; `None` without `--join`.
+pub fn join(join: Option<&str>) -> Result<Option<(Session, LogStart)>, OpenError> {
+    let Some(text) = join else {
+        return Ok(None);
+    };
+    let target =
+        JoinTarget::parse(text, DEFAULT_SHARE_PORT).map_err(|error| OpenError::Invalid {
+            flag: "join",
+            problem: error.to_string(),
+        })?;
+    let (peer, start) =
+        Peer::join(&target).map_err(|error| OpenError::Failed(error.to_string()))?;
+    Ok(Some((Session::Peer(Box::new(peer)), start)))
+}
+
+/// Hosts a session with `code` for the world `start` on `port`, and the
+/// line that tells the person hosting what to give the others.
+pub fn host(code: ShareCode, port: u16, start: &LogStart) -> Result<(Session, String), OpenError> {
+    let host = Host::start(code, port, start.clone()).map_err(|error| OpenError::Invalid {
+        flag: "share-port",
+        problem: format!("cannot listen on port {port}: {error}"),
+    })?;
+    let line = format!("hosting session {} on port {}", host.code(), host.port());
+    Ok((Session::Host(Box::new(host)), line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_share_makes_a_code_and_a_given_one_is_kept() {
+        let made = share_code(Some("")).unwrap().expect("a code");
+        assert!(ShareCode::parse(&made.to_string()).is_ok());
+        let given = share_code(Some("7-guitar-orbit")).unwrap().expect("a code");
+        assert_eq!(given.to_string(), "7-guitar-orbit");
+        assert!(share_code(None).unwrap().is_none());
+    }
+
+    #[test]
+    fn bad_values_name_their_flag() {
+        let error = share_code(Some("Seven@x")).unwrap_err();
+        assert!(error.to_string().starts_with("--share: "), "{error}");
+        let error = match join(Some("7-guitar-orbit")) {
+            Err(error) => error,
+            Ok(_) => panic!("a join without a host"),
+        };
+        assert!(matches!(error, OpenError::Invalid { flag: "join", .. }));
+        assert!(error.to_string().starts_with("--join: "), "{error}");
+    }
+
+    #[test]
+    fn a_port_taken_is_said_for_share_port() {
+        let taken = std::net::TcpListener::bind(("0.0.0.0", 0)).unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let code = ShareCode::parse("7-guitar-orbit").unwrap();
+        let start = crate::app::driver::WorldArgs::default()
+            .log_start("demo")
+            .unwrap();
+        let error = match host(code, port, &start) {
+            Err(error) => error,
+            Ok(_) => panic!("hosting on a port taken"),
+        };
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("--share-port: cannot listen on port {port}")),
+            "{error}"
+        );
+    }
+}
