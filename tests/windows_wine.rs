@@ -39,10 +39,11 @@ use support::images::{image_difference, rgb_png};
 use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_observer_is_the_capture,
-    assert_same_run, causes, data, environment, hanging_environment, json, manifest,
-    observer_settings, remoting_environment, runtime_library, script, simulate,
-    simulate_with_capture, with_player,
+    FRAMES, MAP, PLAYER, SEED, SHARE_CODE, SHARED_HOST_SCRIPT, SHARED_WEARER_SCRIPT,
+    assert_images_match, assert_joined, assert_observer_is_the_capture, assert_same_run, causes,
+    data, environment, hanging_environment, json, manifest, observer_settings,
+    remoting_environment, runtime_library, script, shared_host_args, shared_wearer_settings,
+    simulate, simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 use support::wine;
@@ -1236,6 +1237,84 @@ fn xr_remote_on_direct3d_11_presses_the_menu_and_panel_as_the_linux_simulator() 
     // The menu and panel drawn by Direct3D 11 are the simulator's Vulkan
     // images within the Direct3D 11 tolerance.
     assert_images_match(&runtime_out, &sim_out, 2.0, 0.99);
+}
+
+/// `holoterrain.exe xr --graphics d3d11 --join` under Wine, on the Windows
+/// test runtime paced to the wall clock, in a shared session the Linux
+/// simulator hosts in the same chroot run (started there, so the Wine
+/// runs queued before it cannot outlast it): the Windows build follows the
+/// Linux host as [`assert_joined`] says, bit for bit.
+#[test]
+fn xr_on_direct3d_11_joins_the_linux_simulators_shared_session() {
+    if !wine::ready() {
+        return;
+    }
+    let scratch = wine::scratch_dir();
+    let Some(runtime) = runtime_in(scratch.path()) else {
+        return;
+    };
+    // The chroot binds `scratch`: the Linux build runs from there (it needs
+    // only the C library and, to draw, the chroot's lavapipe).
+    let linux = scratch.path().join("holoterrain-linux");
+    std::fs::copy(wine::linux_binary(), &linux).expect("copy the Linux build");
+    let host_script = scratch.path().join("host.txt");
+    std::fs::write(&host_script, SHARED_HOST_SCRIPT).expect("the host's script");
+    let wearer = scratch.path().join("wearer.txt");
+    std::fs::write(&wearer, SHARED_WEARER_SCRIPT).expect("the wearer's script");
+    let host_out = scratch.path().join("host");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    // The host runs 20 s: Wine starts slowly, and the joiner's air-tap
+    // must reach it.
+    let host: Vec<String> = shared_host_args(&host_script, &host_out, port, 600)
+        .iter()
+        .map(|arg| shell_quote(arg))
+        .collect();
+    let report = scratch.path().join("xr").join("xr.json");
+    let join = format!("{SHARE_CODE}@127.0.0.1:{port}");
+    let commands = format!(
+        "{} {} 2>{} &\nhost=$!\n",
+        shell_quote(&linux.display().to_string()),
+        host.join(" "),
+        shell_quote(&scratch.path().join("host.err").display().to_string())
+    ) + &activate(&runtime)
+        + &exe_run(
+            scratch.path(),
+            "xr",
+            &shared_wearer_settings(&wearer, &scratch.path().join("runtime-out")),
+            &[
+                "xr",
+                "--graphics",
+                "d3d11",
+                "--frames",
+                "900",
+                "--join",
+                &join,
+                "--state",
+                &scratch.path().join("state").display().to_string(),
+                "--report",
+                &report.display().to_string(),
+            ],
+        )
+        + "wait $host\n";
+    let chroot = wine::run_shell_with_direct3d(scratch.path(), &commands);
+    assert!(
+        chroot.status.success(),
+        "the chroot run (the host's stderr: {}): {}",
+        std::fs::read_to_string(scratch.path().join("host.err")).unwrap_or_default(),
+        text(&chroot.stderr)
+    );
+    let (status, _, stderr) = captured(scratch.path(), "xr");
+    assert_eq!(status, 0, "holoterrain.exe xr --join; stderr:\n{stderr}");
+    let xr_report = json(&report);
+    assert_eq!(xr_report["graphics_api"], "d3d11");
+    assert_joined(
+        &xr_report,
+        &report.with_file_name("commands.jsonl"),
+        &host_out,
+    );
 }
 
 /// The one-pass shader variants of the terrain and the controls (the vertex

@@ -35,10 +35,11 @@ use support::loader_output::loader_lines_then_one_error;
 use support::output::{assert_success, one_error_line, text};
 use support::process::{signal, wait_at_most};
 use support::testrt::{
-    FRAMES, MAP, PLAYER, SEED, assert_images_match, assert_observer_is_the_capture,
-    assert_same_run, causes, data, environment, hanging_environment, json, manifest,
-    observer_settings, remoting_environment, runtime_library, script, simulate,
-    simulate_with_capture, with_player,
+    FRAMES, MAP, PLAYER, SEED, SHARE_CODE, SHARED_HOST_SCRIPT, SHARED_WEARER_SCRIPT,
+    assert_images_match, assert_joined, assert_observer_is_the_capture, assert_same_run, causes,
+    data, environment, hanging_environment, json, manifest, observer_settings,
+    remoting_environment, runtime_library, script, shared_host_args, shared_wearer_settings,
+    simulate, simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 
@@ -1480,56 +1481,35 @@ fn ctrl_c_while_the_runtime_is_not_answering_ends_the_run_at_once_with_its_repor
     assert_eq!(xr_report["frames"], 10);
 }
 
-/// A shared session's host script (the simulator's clock): an air-tap, a
-/// landscape, a traced fault and an undo.
-const SHARED_HOST_SCRIPT: &str = "\
-0.5 airtap right
-1.5 say next landscape
-2.2 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
-3.4 say undo
-";
-
 /// `holoterrain xr --join` on the test runtime (paced to the wall clock at
-/// 30 Hz, as a headset is) in a simulator's shared session: the joiner's
-/// own air-tap goes to the host and comes back in the shared order, the
-/// host's commands arrive at the host's iterations, every checksum the
-/// peer sent matched the host's, and the joiner's command log replays
-/// into the host's terrain bit for bit.
+/// 30 Hz, as a headset is) in a simulator's shared session, as
+/// [`assert_joined`] says.
 #[test]
 fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     let Some(manifest) = manifest("linux") else {
         return;
     };
     let dir = scratch();
-    let code = "7-guitar-orbit";
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
-        .port()
-        .to_string();
+        .port();
     let host_script = dir.path().join("host.txt");
     std::fs::write(&host_script, SHARED_HOST_SCRIPT).expect("the host's script");
     let host_out = dir.path().join("host");
     let host = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args(["sim", "--resolution", "32x24", "--rate", "30"])
-        .args(["--every", "100000", "--frames", "300", "--size", "65x65"])
-        .args(["--share", code, "--share-port", &port, "--script"])
-        .arg(&host_script)
-        .arg("--out")
-        .arg(&host_out)
+        .args(shared_host_args(&host_script, &host_out, port, 300))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start the hosting simulator");
-
     let wearer = dir.path().join("wearer.txt");
-    std::fs::write(&wearer, "1.0 airtap right\n").expect("the wearer's script");
-    let mut settings = environment(&wearer, "65x65", 1, "32x24", &dir.path().join("runtime"));
-    settings.push(("HOLOTERRAIN_TESTRT_RATE", "30".into()));
-    settings.push(("HOLOTERRAIN_TESTRT_REALTIME", "1".into()));
+    std::fs::write(&wearer, SHARED_WEARER_SCRIPT).expect("the wearer's script");
+    let settings = shared_wearer_settings(&wearer, &dir.path().join("runtime"));
     let report = dir.path().join("xr").join("xr.json");
     // The joiner outlasts the host (10 s), so it has all the host did.
+    let join = format!("{SHARE_CODE}@127.0.0.1:{port}");
     let xr = run_on_runtime(
         &manifest,
         &settings,
@@ -1538,7 +1518,7 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
             "--frames",
             "420",
             "--join",
-            &format!("{code}@127.0.0.1:{port}"),
+            &join,
             "--validation",
             "--progress",
             "--report",
@@ -1550,44 +1530,16 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     assert_success(&xr, "holoterrain xr --join");
     let xr_report = json(&report);
     assert_eq!(xr_report["validation_messages"], 0);
-    let share = &xr_report["share"];
-    assert_eq!(share["role"], "peer");
-    assert_eq!(share["code"], code);
-    // The host's four and the joiner's air-tap, each checked.
-    assert_eq!(share["commands_ordered"], 5, "{share}");
-    assert_eq!(share["checksums_matched"], 5, "{share}");
-    assert_eq!(share["checksum_mismatches"], serde_json::json!([]));
-    assert_eq!(xr_report["peers"][0]["left"], "it ended the session");
-    let host_report = json(&host_out.join("report.json"));
-    assert_eq!(host_report["share"]["checksums_matched"], 5);
-    assert_eq!(xr_report["seeds"], host_report["seeds"]);
-    assert_eq!(xr_report["recipe"], host_report["recipe"]);
-    let host_log = std::fs::read_to_string(host_out.join("commands.jsonl")).expect("host log");
     assert!(
-        host_log
-            .lines()
-            .any(|line| line.contains(r#""origin":{"peer":1}"#) && line.contains("reseed")),
-        "the joiner's air-tap is not in the host's log:\n{host_log}"
-    );
-    let stdout = text(&xr.stdout);
-    assert!(
-        stdout.contains(&format!(
+        text(&xr.stdout).contains(&format!(
             "share joined the session at 127.0.0.1:{port} as peer 1"
         )),
-        "{stdout}"
+        "{}",
+        text(&xr.stdout)
     );
-    let replayed = dir.path().join("replayed.f32");
-    let replay = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args(["generate", "--format", "f32", "--replay"])
-        .arg(report.with_file_name("commands.jsonl"))
-        .arg("--out")
-        .arg(&replayed)
-        .output()
-        .expect("replay the joiner's log");
-    assert_success(&replay, "generate --replay of the joiner's log");
-    assert_eq!(
-        std::fs::read(&replayed).expect("the replayed terrain"),
-        std::fs::read(host_out.join("terrain.f32")).expect("the host's terrain"),
-        "the joiner's log does not grow the host's terrain"
+    assert_joined(
+        &xr_report,
+        &report.with_file_name("commands.jsonl"),
+        &host_out,
     );
 }

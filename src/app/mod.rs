@@ -214,9 +214,16 @@ impl App {
             events: Vec::new(),
             applied: Vec::new(),
             reseed: None,
+            deferred: Vec::new(),
             sharing: self.sharing.as_mut(),
         };
-        for (command, origin) in self.inbox.drain(..) {
+        // A peer's new terrain waits for the wearer's: the frame's one new
+        // terrain is then the wearer's, and the peer's is deferred, not lost.
+        let (peers_new_terrain, handed_in): (Vec<_>, Vec<_>) =
+            self.inbox.drain(..).partition(|(command, origin)| {
+                matches!(origin, Origin::Peer(_)) && command.is_new_terrain()
+            });
+        for (command, origin) in handed_in {
             frame.origin = origin;
             frame.issue(command);
         }
@@ -231,7 +238,12 @@ impl App {
             }
             None => self.interaction.frame(input, &mut frame),
         }
-        let (events, commands) = frame.finish();
+        for (command, origin) in peers_new_terrain {
+            frame.origin = origin;
+            frame.issue(command);
+        }
+        let (events, commands, deferred) = frame.finish();
+        self.inbox.extend(deferred);
         if host_left {
             self.sharing = None;
         }
@@ -339,7 +351,9 @@ impl App {
 
 /// One frame's commands on their way into the world: the one place that
 /// orders them. Placement commands apply as issued; a frame has at most one
-/// reseed, the first asked for, applied after everything else.
+/// reseed, the first asked for, applied after everything else: another of
+/// the wearer's is dropped (two taps in one frame are one), another
+/// headset's waits for the next frame.
 struct FrameCommands<'w> {
     world: &'w mut World,
     /// The frame's display time.
@@ -353,6 +367,9 @@ struct FrameCommands<'w> {
     applied: Vec<Applied>,
     /// The frame's reseed, with who asked, until the frame ends.
     reseed: Option<(Command, Origin)>,
+    /// Other headsets' new terrains that found the frame's taken: the next
+    /// frame's.
+    deferred: Vec<(Command, Origin)>,
     /// The app's part in a shared session, if any.
     sharing: Option<&'w mut Sharing>,
 }
@@ -411,13 +428,13 @@ impl FrameCommands<'_> {
         *self.next_seq += 1;
     }
 
-    /// Applies the frame's reseed; what the frame's commands changed and
-    /// the commands applied.
-    fn finish(mut self) -> (Vec<AppEvent>, Vec<Applied>) {
+    /// Applies the frame's reseed; what the frame's commands changed, the
+    /// commands applied, and those deferred to the next frame.
+    fn finish(mut self) -> (Vec<AppEvent>, Vec<Applied>, Vec<(Command, Origin)>) {
         if let Some((reseed, origin)) = self.reseed.take() {
             self.apply(reseed, origin);
         }
-        (self.events, self.applied)
+        (self.events, self.applied, self.deferred)
     }
 }
 
@@ -434,7 +451,11 @@ impl Commands for FrameCommands<'_> {
             // The host orders it; it comes back as a step.
             sharing.outbox.push(command);
         } else if command.is_new_terrain() {
-            self.reseed.get_or_insert((command, self.origin));
+            if self.reseed.is_none() {
+                self.reseed = Some((command, self.origin));
+            } else if matches!(self.origin, Origin::Peer(_)) {
+                self.deferred.push((command, self.origin));
+            }
         } else {
             self.apply(command, self.origin);
         }

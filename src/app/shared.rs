@@ -278,6 +278,45 @@ mod tests {
     }
 
     #[test]
+    fn a_peers_new_terrain_in_a_frame_that_has_one_waits_for_the_next_frame() {
+        let mut host = app();
+        host.share(Role::Host);
+        let reseed = |cause| Command::Reseed { cause, hand: None };
+        host.update(&frame_at(0, 60));
+        // The host's wearer and two peers ask for new terrains in one frame.
+        host.submit(reseed(ReseedCause::Voice));
+        host.submit_from(reseed(ReseedCause::AirTap), Origin::Peer(1));
+        host.submit_from(reseed(ReseedCause::Tap), Origin::Peer(2));
+        let origins = |output: &FrameOutput| -> Vec<Origin> {
+            output
+                .commands
+                .iter()
+                .map(|applied| applied.origin)
+                .collect()
+        };
+        let frames: Vec<Vec<Origin>> = (1..5)
+            .map(|frame| origins(&host.update(&frame_at(frame, 60))))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                vec![Origin::Local],
+                vec![Origin::Peer(1)],
+                vec![Origin::Peer(2)],
+                vec![]
+            ],
+            "one new terrain a frame, none lost"
+        );
+        // A lone wearer's second tap in a frame is still one tap.
+        let mut lone = app();
+        lone.update(&frame_at(0, 60));
+        lone.submit(reseed(ReseedCause::Voice));
+        lone.submit(reseed(ReseedCause::AirTap));
+        assert_eq!(lone.update(&frame_at(1, 60)).commands.len(), 1);
+        assert!(lone.update(&frame_at(2, 60)).commands.is_empty());
+    }
+
+    #[test]
     fn when_the_host_leaves_the_peer_keeps_its_terrain_and_commands_apply_again() {
         let mut peer = app();
         peer.share(Role::Peer);

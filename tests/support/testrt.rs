@@ -381,3 +381,105 @@ pub fn assert_observer_is_the_capture(
         assert!(observer.chunks_exact(4).any(|pixel| pixel[3] == 255));
     }
 }
+
+/// The code of the shared sessions the tests host.
+pub const SHARE_CODE: &str = "7-guitar-orbit";
+
+/// A shared session's host script (the simulator's clock): an air-tap, a
+/// landscape, a traced fault and an undo.
+pub const SHARED_HOST_SCRIPT: &str = "\
+0.5 airtap right
+1.5 say next landscape
+2.2 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
+3.4 say undo
+";
+
+/// The joining wearer's script: one air-tap, which needs only the
+/// hologram's place (the runtime's wearer aims with its own copy of the
+/// app core, which does not follow the session's heights).
+pub const SHARED_WEARER_SCRIPT: &str = "1.0 airtap right\n";
+
+/// `holoterrain sim` hosting [`SHARE_CODE`] on `port` at 30 Hz for
+/// `frames`, tiny images, a 65×65 map, playing `script` into `out`.
+pub fn shared_host_args(script: &Path, out: &Path, port: u16, frames: u32) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "sim",
+        "--resolution",
+        "32x24",
+        "--rate",
+        "30",
+        "--every",
+        "100000",
+        "--size",
+        "65x65",
+        "--share",
+        SHARE_CODE,
+    ]
+    .map(String::from)
+    .into();
+    args.extend([
+        "--share-port".into(),
+        port.to_string(),
+        "--frames".into(),
+        frames.to_string(),
+        "--script".into(),
+        script.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    args
+}
+
+/// The test runtime's settings for a wearer joining that host: its map and
+/// first seed (for the wearer's copy of the app core), small images, and
+/// frames paced to the wall clock at 30 Hz, as a headset's are.
+pub fn shared_wearer_settings(script: &Path, out: &Path) -> Vec<(&'static str, String)> {
+    let mut settings = environment(script, "65x65", 1, "32x24", out);
+    settings.push(("HOLOTERRAIN_TESTRT_RATE", "30".into()));
+    settings.push(("HOLOTERRAIN_TESTRT_REALTIME", "1".into()));
+    settings
+}
+
+/// A joiner (`xr --join`, its report and command log) followed the host
+/// whose outputs are in `host_out`: its own air-tap reached the host's log
+/// as peer 1's, all five shared commands (the host's four and that air-tap)
+/// arrived with checksums matching the host's, it grew the host's seeds
+/// and recipe, and its log replays into the host's terrain bit for bit.
+pub fn assert_joined(xr_report: &Value, peer_log: &Path, host_out: &Path) {
+    let share = &xr_report["share"];
+    assert_eq!(share["role"], "peer", "{xr_report}");
+    assert_eq!(share["code"], SHARE_CODE);
+    assert_eq!(share["commands_ordered"], 5, "{share}");
+    assert_eq!(share["checksums_matched"], 5, "{share}");
+    assert_eq!(share["checksum_mismatches"], serde_json::json!([]));
+    assert_eq!(xr_report["peers"][0]["left"], "it ended the session");
+    let host_report = json(&host_out.join("report.json"));
+    assert_eq!(host_report["share"]["checksums_matched"], 5);
+    assert_eq!(xr_report["seeds"], host_report["seeds"]);
+    assert_eq!(xr_report["recipe"], host_report["recipe"]);
+    let host_log = std::fs::read_to_string(host_out.join("commands.jsonl")).expect("host log");
+    assert!(
+        host_log
+            .lines()
+            .any(|line| line.contains(r#""origin":{"peer":1}"#) && line.contains("reseed")),
+        "the joiner's air-tap is not in the host's log:\n{host_log}"
+    );
+    let replayed = peer_log.with_file_name("replayed.f32");
+    let replay = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["generate", "--format", "f32", "--replay"])
+        .arg(peer_log)
+        .arg("--out")
+        .arg(&replayed)
+        .output()
+        .expect("replay the joiner's log");
+    assert!(
+        replay.status.success(),
+        "generate --replay of the joiner's log: {}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&replayed).expect("the replayed terrain"),
+        std::fs::read(host_out.join("terrain.f32")).expect("the host's terrain"),
+        "the joiner's log does not grow the host's terrain"
+    );
+}
