@@ -205,6 +205,7 @@ fn idle_frame(time_ns: i64) -> FrameInput {
         hologram_located: None,
         visible: true,
         surfaces: None,
+        markers: None,
         kept: Kept::None,
         voice: None,
     }

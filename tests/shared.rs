@@ -394,6 +394,7 @@ fn empty_frame() -> FrameInput {
         hologram_located: None,
         visible: true,
         surfaces: None,
+        markers: None,
         kept: Kept::None,
         voice: None,
     }

@@ -109,6 +109,21 @@ pub enum Kept {
     Located(Placement),
 }
 
+/// A printed code (a QR code) the headset sees, as last seen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// The text it holds (`holoterrain:CODE` for a session's card).
+    pub text: String,
+    /// Its centre, in the platform's space; +Y is the normal of its printed
+    /// face (up, for a code lying on a table) and −Z points from its centre
+    /// to the middle of its top edge (away from a reader at its bottom edge).
+    pub pose: Pose,
+    /// The length of its side, metres.
+    pub size_m: f32,
+    /// When it was last seen, on [`FrameInput::display_time_ns`]'s clock.
+    pub last_seen_ns: i64,
+}
+
 /// Everything the app needs to know about one frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameInput {
@@ -134,6 +149,11 @@ pub struct FrameInput {
     /// understanding, the simulator's `--room`), in the platform's space;
     /// `None` until then. Shared, so handing them over each frame is cheap.
     pub surfaces: Option<Arc<[Surface]>>,
+    /// The printed codes the headset sees (`XR_MSFT_scene_marker`'s QR
+    /// codes, the simulator's room markers in view), each as last seen;
+    /// `None` where the platform has no marker tracking. Sightings from
+    /// before the run started are left out by the platform.
+    pub markers: Option<Arc<[Marker]>>,
     /// The placement an earlier run left, before the hologram is first placed.
     pub kept: Kept,
     /// What the wearer said since the last frame, when it is a command.

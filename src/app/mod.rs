@@ -90,7 +90,7 @@ use crate::terrain::Heightmap;
 
 pub use command::{Applied, Command, Origin, ReseedCause};
 pub use frame::{
-    AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Kept, OwnedSurfaceMarks,
+    AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Kept, Marker, OwnedSurfaceMarks,
 };
 pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 use interaction::{Commands, Interaction};

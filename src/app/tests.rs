@@ -40,6 +40,7 @@ pub(super) fn frame_at(frame: i64, rate: i64) -> FrameInput {
         hologram_located: None,
         visible: true,
         surfaces: None,
+        markers: None,
         kept: Kept::None,
         voice: None,
     }

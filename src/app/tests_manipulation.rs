@@ -40,6 +40,7 @@ fn frame(frame: i64) -> FrameInput {
         hologram_located: None,
         visible: true,
         surfaces: None,
+        markers: None,
         kept: Kept::None,
         voice: None,
     }

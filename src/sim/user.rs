@@ -246,6 +246,7 @@ impl SimulatedUser {
             hologram_located: None,
             visible: true,
             surfaces: None,
+            markers: None,
             kept: Kept::None,
             voice: None,
         }

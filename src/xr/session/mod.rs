@@ -437,6 +437,7 @@ impl<B: GraphicsBinding> Session<B> {
             hologram_located,
             visible: self.status.visible,
             surfaces,
+            markers: None,
             kept,
             voice: None,
         })
