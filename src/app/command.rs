@@ -171,7 +171,7 @@ pub struct Applied {
 
 /// A placement as its fields, for the command log: position, orientation
 /// quaternion and scale as JSON numbers, which read back bit for bit.
-mod placement_fields {
+pub(crate) mod placement_fields {
     use super::*;
 
     #[derive(Serialize, Deserialize)]

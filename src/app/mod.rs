@@ -63,6 +63,7 @@
 //! platform pins it with an anchor and, after a manipulation
 //! ([`PlacementCause::is_manipulation`]), keeps it for the next run.
 pub mod aim;
+pub mod colocation;
 pub mod command;
 pub mod controls;
 pub mod driver;
@@ -182,6 +183,42 @@ impl App {
         }
     }
 
+    /// Co-locates by the session's printed card (`holoterrain:CODE`) from
+    /// the next update on: once the card is seen, the hologram's placement
+    /// relative to it is shared ([`colocation`]). Only in a shared session.
+    pub fn co_locate_by(&mut self, code: &str) {
+        if let Some(sharing) = self.sharing.as_mut() {
+            sharing.card = Some(colocation::Card::for_code(code));
+        }
+    }
+
+    /// Takes a placement relative to the card that `origin` settled (a
+    /// peer's on the host, the host's on a peer): the next update applies
+    /// it once the card is seen.
+    /// One beyond reach of the table (more than [`colocation::MAX_REACH_M`]
+    /// from the card) is not followed; its scale is held to the limits.
+    pub fn follow_placement(&mut self, relative: Placement, origin: Origin) {
+        if relative.pose.position.length() > colocation::MAX_REACH_M {
+            return;
+        }
+        if let Some(sharing) = self.sharing.as_mut() {
+            let relative = Placement {
+                scale: relative
+                    .scale
+                    .clamp(placement::MIN_SCALE, placement::MAX_SCALE),
+                ..relative
+            };
+            sharing.placement_in = Some((relative, origin));
+        }
+    }
+
+    /// The placement relative to the card to pass on, when one settled.
+    pub fn take_placement_out(&mut self) -> Option<Placement> {
+        self.sharing
+            .as_mut()
+            .and_then(|sharing| sharing.placement_out.take())
+    }
+
     /// The wearer's terrain commands a peer held back for the host.
     pub fn take_outbox(&mut self) -> Vec<Command> {
         self.sharing
@@ -229,6 +266,7 @@ impl App {
         }
         frame.origin = Origin::Local;
         let host_left = frame.follow_host();
+        let card_moved = frame.follow_card(input.markers.as_deref().unwrap_or_default());
         match replayed {
             Some(commands) => {
                 frame.origin = Origin::Replay;
@@ -244,6 +282,7 @@ impl App {
         }
         let (events, commands, deferred) = frame.finish();
         self.inbox.extend(deferred);
+        self.pass_placement_on(&commands, card_moved);
         if host_left {
             self.sharing = None;
         }
@@ -283,6 +322,29 @@ impl App {
                 Some(_) => frame::OwnedUiLayer::default(),
                 None => self.interaction.ui(input),
             },
+        }
+    }
+
+    /// Hands the hologram's placement relative to the card to the network
+    /// when it settled here this frame: on the host whoever moved it (or
+    /// the card was found or moved: peers see it where the host does), on a
+    /// peer only its wearer (what came from the host is not sent back).
+    fn pass_placement_on(&mut self, applied: &[Applied], card_moved: bool) {
+        let Some(sharing) = self.sharing.as_mut() else {
+            return;
+        };
+        let Some(card) = &sharing.card else {
+            return;
+        };
+        let placed = applied.iter().any(|applied| {
+            !applied.command.is_terrain()
+                && (sharing.role == Role::Host || applied.origin == Origin::Local)
+        });
+        if placed || (card_moved && sharing.role == Role::Host) {
+            sharing.placement_out = self
+                .world
+                .placement()
+                .and_then(|placement| card.relative(&placement));
         }
     }
 
@@ -407,6 +469,34 @@ impl FrameCommands<'_> {
             }
         }
         false
+    }
+
+    /// Co-location's part of the frame: takes the markers seen into the
+    /// card, and applies a placement relative to it that another headset
+    /// settled, once the card is known; whether the card's frame moved.
+    fn follow_card(&mut self, markers: &[Marker]) -> bool {
+        let Some(sharing) = self.sharing.as_mut() else {
+            return false;
+        };
+        let Some(card) = sharing.card.as_mut() else {
+            return false;
+        };
+        let moved = card.see(markers);
+        let placement = match &sharing.placement_in {
+            Some((relative, origin)) => card.placed(relative).map(|placed| (placed, *origin)),
+            None => None,
+        };
+        if let Some((placement, origin)) = placement {
+            sharing.placement_in = None;
+            self.apply(
+                Command::Place {
+                    cause: PlacementCause::Card,
+                    placement,
+                },
+                origin,
+            );
+        }
+        moved
     }
 
     fn apply(&mut self, command: Command, origin: Origin) {

@@ -118,6 +118,9 @@ pub enum PlacementCause {
     TwoHand,
     /// Scaled or put back by a voice command ("bigger", "smaller", "reset").
     Voice,
+    /// Put onto the session's printed card where another headset at the
+    /// table put it (a shared session co-located by the card).
+    Card,
     /// Put onto the surface the gaze hits by the hand menu's "Place here".
     Menu,
 }
@@ -134,6 +137,7 @@ impl PlacementCause {
             PlacementCause::TwoHand => "twohand",
             PlacementCause::Voice => "voice",
             PlacementCause::Menu => "menu",
+            PlacementCause::Card => "card",
         }
     }
 

@@ -18,10 +18,16 @@
 //!
 //! This is the command log's replay ([`super::log::CommandLog::replay_offline`]:
 //! grow to the entry's iteration, apply) done live, one step at a time.
-//! Placement commands stay each headset's own.
+//! Placement commands stay each headset's own, unless the headsets see
+//! the session's printed card ([`super::colocation`]): then the hologram's
+//! placement relative to the card passes between them, the host's to every
+//! peer and a peer's wearer's through the host, so that everyone's
+//! hologram stands on the same spot of the table.
 use std::collections::VecDeque;
 
+use super::colocation::Card;
 use super::command::{Command, Origin};
+use super::placement::Placement;
 
 /// One terrain command in the shared order.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +78,14 @@ pub(super) struct Sharing {
     /// applied): on the host the key is the command's local `seq`, on a
     /// peer its shared [`Ordered::seq`].
     pub checksums: Vec<(u64, u64)>,
+    /// The session's card, when headsets co-locate by it ([`colocation`]).
+    pub card: Option<Card>,
+    /// A placement relative to the card that another headset settled
+    /// (with who), to apply once the card is seen.
+    pub placement_in: Option<(Placement, Origin)>,
+    /// The placement relative to the card for the network to pass on: the
+    /// host's to every peer, a peer's wearer's to the host.
+    pub placement_out: Option<Placement>,
 }
 
 impl Sharing {
@@ -81,6 +95,9 @@ impl Sharing {
             steps: VecDeque::new(),
             outbox: Vec::new(),
             checksums: Vec::new(),
+            card: None,
+            placement_in: None,
+            placement_out: None,
         }
     }
 }
@@ -90,10 +107,13 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::app::placement::PlacementCause;
     use crate::app::tests::{app, frame_at};
-    use crate::app::{App, FrameOutput, ReseedCause};
+    use crate::app::{App, FrameInput, FrameOutput, Marker, ReseedCause};
     use crate::input::Hand;
+    use crate::input::Pose;
     use crate::terrain::recipe::BuiltInName;
+    use glam::{Quat, Vec3};
 
     /// What the host's frame tells its peers: its terrain commands in order,
     /// then how far it grew.
@@ -314,6 +334,93 @@ mod tests {
         lone.submit(reseed(ReseedCause::AirTap));
         assert_eq!(lone.update(&frame_at(1, 60)).commands.len(), 1);
         assert!(lone.update(&frame_at(2, 60)).commands.is_empty());
+    }
+
+    /// A frame in which the headset sees the session's card at `card`
+    /// (in its own space), freshly.
+    fn seeing_card(frame: i64, card: Pose) -> FrameInput {
+        FrameInput {
+            markers: Some(
+                vec![Marker {
+                    text: "holoterrain:7-guitar-orbit".into(),
+                    pose: card,
+                    size_m: 0.067,
+                    last_seen_ns: frame_at(frame, 60).display_time_ns,
+                }]
+                .into(),
+            ),
+            ..frame_at(frame, 60)
+        }
+    }
+
+    #[test]
+    fn headsets_seeing_the_card_hold_the_hologram_on_one_spot_of_the_table() {
+        // One card, two headsets' spaces: the peer's is moved and turned
+        // against the host's.
+        let card_for_host = Pose::new(Vec3::new(0.2, 0.75, -0.9), Quat::from_rotation_y(0.3));
+        let peer_from_host = Pose::new(Vec3::new(1.2, 0.1, -0.4), Quat::from_rotation_y(2.5));
+        let card_for_peer = peer_from_host.inverse().compose(&card_for_host);
+        let (mut host, mut peer) = (app(), app());
+        host.share(Role::Host);
+        peer.share(Role::Peer);
+        for headset in [&mut host, &mut peer] {
+            headset.co_locate_by("7-guitar-orbit");
+        }
+        let in_host_space = |peer: &App| -> Placement {
+            let placement = peer.placement().expect("placed");
+            Placement {
+                pose: peer_from_host.compose(&placement.pose),
+                ..placement
+            }
+        };
+        let mut relayed = 0;
+        for frame in 0..40 {
+            // The peer's wearer moves the hologram on frame 20, by voice.
+            if frame == 20 {
+                peer.submit(Command::Scale {
+                    cause: PlacementCause::Voice,
+                    factor: 1.25,
+                });
+            }
+            host.update(&seeing_card(frame, card_for_host));
+            if let Some(relative) = host.take_placement_out() {
+                relayed += 1;
+                peer.follow_placement(relative, Origin::Host);
+            }
+            peer.update(&seeing_card(frame, card_for_peer));
+            if let Some(relative) = peer.take_placement_out() {
+                host.follow_placement(relative, Origin::Peer(1));
+            }
+            if frame == 10 {
+                // Each placed its own copy by gaze; the card brought the
+                // peer's to the host's spot.
+                let (ours, theirs) = (host.placement().unwrap(), in_host_space(&peer));
+                assert!(ours.pose.position.distance(theirs.pose.position) < 1e-4);
+                assert!(ours.pose.orientation.angle_between(theirs.pose.orientation) < 1e-3);
+            }
+        }
+        // The peer's scaling went through the host and back: one size for all.
+        let (ours, theirs) = (host.placement().unwrap(), in_host_space(&peer));
+        assert!((ours.scale - 1.25).abs() < 1e-6, "{}", ours.scale);
+        assert_eq!(ours.scale, theirs.scale);
+        assert!(ours.pose.position.distance(theirs.pose.position) < 1e-4);
+        // Once when the host found the card, once for the peer's scaling.
+        assert_eq!(relayed, 2);
+    }
+
+    #[test]
+    fn a_placement_beyond_the_table_is_not_followed() {
+        let mut peer = app();
+        peer.share(Role::Peer);
+        peer.co_locate_by("7-guitar-orbit");
+        let card = Pose::new(Vec3::new(0.0, 0.7, -0.8), Quat::IDENTITY);
+        let far = Placement::at(Pose::new(Vec3::new(0.0, 0.0, -40.0), Quat::IDENTITY));
+        peer.follow_placement(far, Origin::Host);
+        for frame in 0..10 {
+            peer.update(&seeing_card(frame, card));
+        }
+        let placement = peer.placement().expect("placed by gaze");
+        assert!(placement.pose.position.length() < 5.0);
     }
 
     #[test]

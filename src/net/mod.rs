@@ -44,6 +44,14 @@ impl Session {
         }
     }
 
+    /// The session's code.
+    pub fn code(&self) -> String {
+        match self {
+            Session::Host(host) => host.code().to_string(),
+            Session::Peer(peer) => peer.code().to_owned(),
+        }
+    }
+
     /// Before the app's update: what came in goes to the app.
     pub fn before_frame(&mut self, app: &mut App) {
         match self {

@@ -3,9 +3,11 @@
 //! Host to peer: `welcome` (the world to start from and the peer's number),
 //! then the shared order: `ordered` commands (numbered from 0, one after
 //! another, each with the growth iteration it applied at) and `grew` (how
-//! far the host has grown the current seed), then `bye`. Peer to host:
+//! far the host has grown the current seed), `placement` (the hologram's
+//! placement relative to the session's card), then `bye`. Peer to host:
 //! `command` (a terrain command for the host to order), `checksum` (of its
-//! grown heights at an ordered command's iteration), `bye`. Anything else,
+//! grown heights at an ordered command's iteration), `placement` (its
+//! wearer moved the hologram, relative to the card), `bye`. Anything else,
 //! a field unknown, a number out of order, is a protocol error that closes
 //! the connection.
 use std::time::Instant;
@@ -13,11 +15,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::app::log::LogStart;
+use crate::app::placement::Placement;
 use crate::app::{Command, Origin};
 
 /// The protocol's version: both ends must speak the same (the handshake's
 /// first frame carries it, and it is part of the SPAKE2 identity).
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 
 /// What the host sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +49,13 @@ pub enum HostMessage {
         /// Iterations done.
         iteration: usize,
     },
+    /// The hologram's placement relative to the session's card (whoever
+    /// settled it last), for peers that co-locate by the card.
+    Placement {
+        /// Position, orientation and scale relative to the card's frame.
+        #[serde(with = "crate::app::command::placement_fields")]
+        relative: Placement,
+    },
     /// The host is leaving.
     Bye,
 }
@@ -66,6 +76,13 @@ pub enum PeerMessage {
         seq: u64,
         /// [`crate::app::World::grown_checksum`].
         checksum: u64,
+    },
+    /// The wearer moved the hologram: its placement relative to the card,
+    /// for the host to apply and pass on.
+    Placement {
+        /// Position, orientation and scale relative to the card's frame.
+        #[serde(with = "crate::app::command::placement_fields")]
+        relative: Placement,
     },
     /// The peer is leaving.
     Bye,

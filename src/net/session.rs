@@ -122,6 +122,9 @@ pub struct Host {
     stop: Arc<AtomicBool>,
     /// Every ordered command so far, for late joiners.
     history: Vec<HostMessage>,
+    /// The hologram's placement relative to the card as last passed on,
+    /// for late joiners.
+    placement: Option<HostMessage>,
     /// The host's checksum before each ordered command, by its number.
     checksums: HashMap<u64, u64>,
     /// The iteration last announced.
@@ -165,6 +168,7 @@ impl Host {
             connected,
             stop,
             history: Vec::new(),
+            placement: None,
             checksums: HashMap::new(),
             grew: 0,
             records: Vec::new(),
@@ -201,6 +205,7 @@ impl Host {
                         .chain(std::iter::once(&HostMessage::Grew {
                             iteration: self.grew,
                         }))
+                        .chain(self.placement.as_ref())
                         .try_for_each(|message| writer.send(message));
                     self.records.push(PeerRecord {
                         peer,
@@ -231,6 +236,9 @@ impl Host {
             }
             PeerMessage::Command { .. } => {
                 self.close(peer, "sent a placement command, which is not shared");
+            }
+            PeerMessage::Placement { relative } => {
+                app.follow_placement(relative, Origin::Peer(peer));
             }
             PeerMessage::Checksum { seq, checksum } => match self.checksums.get(&seq) {
                 Some(&ours) if ours == checksum => self.report.checksums_matched += 1,
@@ -302,6 +310,11 @@ impl Host {
             messages.push(HostMessage::Grew {
                 iteration: self.grew,
             });
+        }
+        if let Some(relative) = app.take_placement_out() {
+            let message = HostMessage::Placement { relative };
+            self.placement = Some(message.clone());
+            messages.push(message);
         }
         if !messages.is_empty() {
             self.broadcast(&messages);
@@ -690,6 +703,11 @@ impl Peer {
         Ok((peer, start))
     }
 
+    /// The session's code.
+    pub fn code(&self) -> &str {
+        &self.report.code
+    }
+
     /// Its number in the session.
     pub fn id(&self) -> u32 {
         self.id
@@ -734,6 +752,9 @@ impl Peer {
                 PeerEvent::Message(HostMessage::Grew { iteration }) => {
                     app.follow(Step::GrowTo(iteration));
                 }
+                PeerEvent::Message(HostMessage::Placement { relative }) => {
+                    app.follow_placement(relative, Origin::Host);
+                }
                 PeerEvent::Message(HostMessage::Welcome { .. }) => {
                     self.leave(
                         app,
@@ -772,6 +793,10 @@ impl Peer {
             .into_iter()
             .map(|command| PeerMessage::Command { command })
             .collect();
+        messages.extend(
+            app.take_placement_out()
+                .map(|relative| PeerMessage::Placement { relative }),
+        );
         let checksums = app.take_checksums();
         self.report.checksums_matched += checksums.len() as u64;
         messages.extend(

@@ -429,7 +429,8 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let (mut driver, start, mut session) = match (&replay, joined) {
         (_, Some((session, start))) => {
             let mut app = driver::app_for(&start)?;
-            app.share(crate::app::Role::Peer);
+            app.share(session.role());
+            app.co_locate_by(&session.code());
             (FrameDriver::new(app), start, Some(session))
         }
         (Some(log), None) => (FrameDriver::replaying(log)?, log.start.clone(), None),
@@ -445,8 +446,10 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             let mut driver = FrameDriver::new(driver::app_for(&start)?);
             let session = match share_code {
                 Some(code) => {
-                    driver.app_mut().share(crate::app::Role::Host);
-                    Some(share::host(args, code, &start)?)
+                    let session = share::host(args, code, &start)?;
+                    driver.app_mut().share(session.role());
+                    driver.app_mut().co_locate_by(&session.code());
+                    Some(session)
                 }
                 None => None,
             };

@@ -297,6 +297,7 @@ fn run_with<B: GraphicsBinding>(
     let mut app = driver::app_for(&start)?;
     if let Some(share) = &share {
         app.share(share.role());
+        app.co_locate_by(&share.code());
     }
     let mut frame_loop = FrameLoop::new(
         FrameDriver::new(app),
