@@ -93,7 +93,7 @@ pub use command::{Applied, Command, Origin, ReseedCause};
 pub use frame::{
     AppEvent, EyeView, Fov, FrameInput, FrameOutput, HandInput, Kept, Marker, OwnedSurfaceMarks,
 };
-pub use growth::{GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
+pub use growth::{CATCH_UP_ITERATIONS_PER_FRAME, GrowthSchedule, MAX_ITERATIONS_PER_FRAME};
 use interaction::{Commands, Interaction};
 pub use interaction::{KEPT_WAIT_NS, VOICE_SCALE_STEP};
 pub use manipulation::Manipulation;

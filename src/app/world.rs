@@ -6,7 +6,8 @@ use super::edits::EditLayer;
 use super::frame::AppEvent;
 use super::frame::GrowthState;
 use super::growth::{
-    GrowthSchedule, MAX_ITERATIONS_PER_FRAME, MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND,
+    CATCH_UP_ITERATIONS_PER_FRAME, GrowthSchedule, MAX_ITERATIONS_PER_FRAME,
+    MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND,
 };
 use super::placement::{self, Placement, PlacementCause};
 use super::undo::{Replaced, UndoStack, Undone};
@@ -455,10 +456,16 @@ impl World {
             None => self.schedule.iterations_due(now, self.growth.steps_total()),
         };
         let behind = due.saturating_sub(self.growth.steps_done());
+        // A peer far behind its host's announcement catches up faster.
+        let budget = if self.growth_limit.is_some() && behind > self.max_iterations_per_frame {
+            CATCH_UP_ITERATIONS_PER_FRAME.max(self.max_iterations_per_frame)
+        } else {
+            self.max_iterations_per_frame
+        };
         let applied = if behind == 0 {
             0
         } else {
-            self.growth.step(behind.min(self.max_iterations_per_frame))
+            self.growth.step(behind.min(budget))
         };
         let edited = self.edits.advance(now);
         if applied > 0 || edited {

@@ -54,6 +54,33 @@ pub struct ShareReport {
     pub checksums_matched: u64,
     /// Peers' checksums that did not.
     pub checksum_mismatches: Vec<Mismatch>,
+    /// When each shared command was ordered (the host) or handed to this
+    /// peer's app, which applies it in the same frame: how fast commands
+    /// travel (docs/performance.md).
+    pub timings: Vec<Timing>,
+    /// A peer's wearer's terrain commands, when each was sent to the host
+    /// (milliseconds of the Unix epoch), in order.
+    pub sent_unix_ms: Vec<u64>,
+    /// A peer: how long after its first frame in the session it had grown
+    /// as far as the host had when it joined, milliseconds (the late
+    /// joiner's catching up).
+    pub level_after_ms: Option<u64>,
+}
+
+/// When a shared command reached a headset.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timing {
+    /// Its number in the shared order.
+    pub seq: u64,
+    /// Milliseconds of the Unix epoch.
+    pub unix_ms: u64,
+}
+
+/// Now, in milliseconds of the Unix epoch (0 on a clock set before 1970).
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
 }
 
 /// A peer's heights that differed from the host's at a command.
@@ -159,6 +186,9 @@ impl Host {
                 commands_ordered: 0,
                 checksums_matched: 0,
                 checksum_mismatches: Vec::new(),
+                timings: Vec::new(),
+                sent_unix_ms: Vec::new(),
+                level_after_ms: None,
             },
             code,
             port,
@@ -289,6 +319,10 @@ impl Host {
         for applied in output.commands.iter().filter(|a| a.command.is_terrain()) {
             let seq = self.report.commands_ordered;
             self.report.commands_ordered += 1;
+            self.report.timings.push(Timing {
+                seq,
+                unix_ms: unix_ms(),
+            });
             if let Some(&checksum) = checksums.get(&applied.seq) {
                 self.checksums.insert(seq, checksum);
             }
@@ -591,6 +625,11 @@ pub struct Peer {
     gone: Option<String>,
     report: ShareReport,
     notes: Vec<String>,
+    /// When its frame loop first looked at the session (after the joining
+    /// headset's own start-up, which is not catching up).
+    following_since: Option<Instant>,
+    /// How far the host had grown when it joined, once told.
+    level_with: Option<usize>,
 }
 
 impl Peer {
@@ -697,8 +736,13 @@ impl Peer {
                 commands_ordered: 0,
                 checksums_matched: 0,
                 checksum_mismatches: Vec::new(),
+                timings: Vec::new(),
+                sent_unix_ms: Vec::new(),
+                level_after_ms: None,
             },
             notes: vec![joined],
+            following_since: None,
+            level_with: None,
         };
         Ok((peer, start))
     }
@@ -715,6 +759,7 @@ impl Peer {
 
     /// Before the app's update: the host's order goes to the app as steps.
     pub fn before_frame(&mut self, app: &mut App) {
+        self.following_since.get_or_insert_with(Instant::now);
         while self.gone.is_none()
             && let Ok(event) = self.events.try_recv()
         {
@@ -741,6 +786,10 @@ impl Peer {
                     } else {
                         self.next_seq += 1;
                         self.report.commands_ordered += 1;
+                        self.report.timings.push(Timing {
+                            seq,
+                            unix_ms: unix_ms(),
+                        });
                         app.follow(Step::Apply(Ordered {
                             seq,
                             origin,
@@ -750,6 +799,9 @@ impl Peer {
                     }
                 }
                 PeerEvent::Message(HostMessage::Grew { iteration }) => {
+                    // The first is how far the host had grown when it
+                    // joined (it follows the log the welcome brought).
+                    self.level_with.get_or_insert(iteration);
                     app.follow(Step::GrowTo(iteration));
                 }
                 PeerEvent::Message(HostMessage::Placement { relative }) => {
@@ -793,6 +845,21 @@ impl Peer {
             .into_iter()
             .map(|command| PeerMessage::Command { command })
             .collect();
+        if !messages.is_empty() {
+            let now = unix_ms();
+            self.report
+                .sent_unix_ms
+                .extend(messages.iter().map(|_| now));
+        }
+        if self.report.level_after_ms.is_none()
+            && self
+                .level_with
+                .is_some_and(|iteration| app.iterations_done() >= iteration)
+        {
+            self.report.level_after_ms = self
+                .following_since
+                .map(|since| since.elapsed().as_millis() as u64);
+        }
         messages.extend(
             app.take_placement_out()
                 .map(|relative| PeerMessage::Placement { relative }),
