@@ -28,7 +28,7 @@ sim() { "$binary" sim --resolution 32x24 --rate 60 --every 1000000 "$@"; }
 for second in 2 3 4 5 6 7 8 9 10 11; do
   echo "$second.5 airtap right" >>"$work/a.txt"
 done
-sim --frames 900 --size 129x129 --share "$code" --share-port "$port" \
+sim --frames 900 --size 129x129 --share "$code" --share-port "$port" --unlisted \
   --script "$work/host.txt" --out "$work/host" 2>"$work/host.log" &
 host=$!
 sim --frames 840 --join "$code@127.0.0.1:$port" --script "$work/a.txt" --out "$work/a" 2>"$work/a.log" &
@@ -36,7 +36,7 @@ sim --frames 840 --join "$code@127.0.0.1:$port" --script "$work/b.txt" --out "$w
 wait
 
 # 2. A peer joins after 30 s of growth (a 257x257 demo: 500 iterations).
-sim --frames 2400 --share "$code" --share-port "$port" \
+sim --frames 2400 --share "$code" --share-port "$port" --unlisted \
   --script "$work/host.txt" --out "$work/late-host" 2>"$work/late-host.log" &
 sleep 30
 sim --frames 300 --join "$code@127.0.0.1:$port" --script "$work/b.txt" --out "$work/late" 2>"$work/late.log"

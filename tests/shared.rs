@@ -1,4 +1,8 @@
-//! Shared sessions on loopback: simulators hosting and joining by code (the `holoterrain` binary, as a person runs it), and the host's handling of wrong codes, garbage, oversized frames, another protocol version and floods (through `holoterrain::net`).
+//! Shared sessions on loopback and on a local network the test makes (two network namespaces): simulators hosting and joining by code (the `holoterrain` binary, as a person runs it), a joiner finding its host by DNS-SD, and the host's handling of wrong codes, garbage, oversized frames, another protocol version and floods (through `holoterrain::net`).
+mod support {
+    pub mod ci;
+}
+
 use std::fs;
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -37,11 +41,32 @@ fn free_port() -> u16 {
 /// `holoterrain sim` with tiny images at 30 Hz for `seconds`, writing
 /// into `out` and its stderr into `out`.log.
 fn sim(dir: &Path, name: &str, seconds: u32, script: &str, extra: &[&str]) -> (Child, PathBuf) {
+    sim_in(None, dir, name, seconds, script, extra)
+}
+
+/// [`sim`] in the network namespace `namespace`, if given.
+fn sim_in(
+    namespace: Option<&str>,
+    dir: &Path,
+    name: &str,
+    seconds: u32,
+    script: &str,
+    extra: &[&str],
+) -> (Child, PathBuf) {
     let out = dir.join(name);
     let script_path = dir.join(format!("{name}.txt"));
     fs::write(&script_path, script).unwrap();
     let log = fs::File::create(dir.join(format!("{name}.log"))).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+    let binary = env!("CARGO_BIN_EXE_holoterrain");
+    let mut command = match namespace {
+        Some(namespace) => {
+            let mut command = Command::new("ip");
+            command.args(["netns", "exec", namespace, binary]);
+            command
+        }
+        None => Command::new(binary),
+    };
+    let child = command
         .args([
             "sim",
             "--resolution",
@@ -141,7 +166,15 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
         "host",
         6,
         HOST_SCRIPT,
-        &["--size", "65x65", "--share", CODE, "--share-port", &port],
+        &[
+            "--size",
+            "65x65",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+        ],
     );
     // The peer outlasts the host, so it has everything the host did.
     let (peer, peer_out) = sim(
@@ -254,7 +287,15 @@ fn a_late_joiner_catches_up_and_ends_level_with_the_host() {
         "host",
         6,
         HOST_SCRIPT,
-        &["--size", "65x65", "--share", CODE, "--share-port", &port],
+        &[
+            "--size",
+            "65x65",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+        ],
     );
     wait_for_line(
         dir.path(),
@@ -304,7 +345,15 @@ fn a_wrong_code_is_refused_with_one_line_and_changes_nothing() {
         "host",
         3,
         "0.5 airtap right\n",
-        &["--size", "33x33", "--share", CODE, "--share-port", &port],
+        &[
+            "--size",
+            "33x33",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+        ],
     );
     wait_for_line(
         dir.path(),
@@ -350,7 +399,15 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
         "host",
         4,
         "2.5 airtap right\n",
-        &["--size", "33x33", "--share", CODE, "--share-port", &port],
+        &[
+            "--size",
+            "33x33",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+        ],
     );
     let (mut peer, _) = sim(
         dir.path(),
@@ -376,6 +433,143 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
 }
 
 /// A frame with nobody in it: whatever it applies came from elsewhere.
+/// Two network namespaces joined by a virtual Ethernet cable: two
+/// machines on one local network, made by the test (root and `ip` needed)
+/// and removed when dropped.
+struct Lan {
+    names: [String; 2],
+}
+
+impl Lan {
+    /// The two machines, 10.77.0.1 and 10.77.0.2; `None` (skipped, or a
+    /// failure under CI) where namespaces cannot be made.
+    fn new() -> Option<Lan> {
+        let id = std::process::id();
+        let lan = Lan {
+            names: [format!("ht-a-{id}"), format!("ht-b-{id}")],
+        };
+        let [a, b] = &lan.names;
+        let (cable_a, cable_b) = (format!("hta{id}"), format!("htb{id}"));
+        let steps: Vec<Vec<&str>> = vec![
+            vec!["netns", "add", a],
+            vec!["netns", "add", b],
+            vec![
+                "link", "add", &cable_a, "netns", a, "type", "veth", "peer", "name", &cable_b,
+                "netns", b,
+            ],
+            vec!["-n", a, "addr", "add", "10.77.0.1/24", "dev", &cable_a],
+            vec!["-n", b, "addr", "add", "10.77.0.2/24", "dev", &cable_b],
+            vec!["-n", a, "link", "set", &cable_a, "up"],
+            vec!["-n", b, "link", "set", &cable_b, "up"],
+            vec!["-n", a, "link", "set", "lo", "up"],
+            vec!["-n", b, "link", "set", "lo", "up"],
+        ];
+        for step in steps {
+            let made = Command::new("ip").args(&step).output();
+            match made {
+                Ok(output) if output.status.success() => {}
+                Ok(output) => {
+                    support::ci::skip(&format!(
+                        "ip {}: {}",
+                        step.join(" "),
+                        String::from_utf8_lossy(&output.stderr).trim()
+                    ));
+                    return None;
+                }
+                Err(error) => {
+                    support::ci::skip(&format!("cannot run ip: {error}"));
+                    return None;
+                }
+            }
+        }
+        Some(lan)
+    }
+}
+
+impl Drop for Lan {
+    fn drop(&mut self) {
+        // Deleting a namespace deletes the cable's ends in it.
+        for name in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", name]).output();
+        }
+    }
+}
+
+#[test]
+fn a_peer_finds_the_host_by_its_code_alone_on_the_local_network() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(lan) = Lan::new() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (host, host_out) = sim_in(
+        Some(&lan.names[0]),
+        dir.path(),
+        "host",
+        6,
+        HOST_SCRIPT,
+        &["--size", "65x65", "--share", CODE],
+    );
+    wait_for_line(
+        dir.path(),
+        "host",
+        "hosting session",
+        Duration::from_secs(20),
+    );
+    // No address: only the code, found by DNS-SD from the other machine.
+    let (peer, peer_out) = sim_in(
+        Some(&lan.names[1]),
+        dir.path(),
+        "peer",
+        8,
+        "",
+        &["--join", CODE],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+    let peer_log = stderr_of(dir.path(), "peer");
+    assert!(
+        peer_log.contains("joined the session at 10.77.0.1:47180 as peer 1"),
+        "{peer_log}"
+    );
+    let host_log = stderr_of(dir.path(), "host");
+    assert!(!host_log.contains("not advertised"), "{host_log}");
+    assert!(
+        host_log.contains("peer 1 joined from 10.77.0.2:"),
+        "{host_log}"
+    );
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap(),
+        "the two machines ended with different terrains"
+    );
+}
+
+#[test]
+fn a_code_nobody_hosts_is_one_line_after_looking() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(lan) = Lan::new() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (peer, _) = sim_in(
+        Some(&lan.names[1]),
+        dir.path(),
+        "peer",
+        2,
+        "",
+        &["--join", CODE],
+    );
+    let status = peer.wait_with_output().unwrap().status;
+    assert_eq!(status.code(), Some(1));
+    let log = stderr_of(dir.path(), "peer");
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(
+        log.starts_with("error: no host of session 7 answered on the local network"),
+        "{log}"
+    );
+}
+
 fn empty_frame() -> FrameInput {
     let view = EyeView {
         pose: Pose::IDENTITY,

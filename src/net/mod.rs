@@ -12,6 +12,8 @@
 //! [`Session::after_frame`] after it.
 pub mod card;
 pub mod code;
+#[cfg(not(target_vendor = "uwp"))]
+pub mod discovery;
 pub mod frame;
 pub mod handshake;
 pub mod open;

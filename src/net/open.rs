@@ -42,30 +42,73 @@ pub fn share_code(share: Option<&str>) -> Result<Option<ShareCode>, OpenError> {
     }
 }
 
-/// Joins the session `join` names (`CODE@HOST[:PORT]`): the session, and
-/// the host's world to start from; `None` without `--join`.
+/// Joins the session `join` names (`CODE@HOST[:PORT]`, or `CODE` alone
+/// to find its host on the local network): the session, and the host's
+/// world to start from; `None` without `--join`.
 pub fn join(join: Option<&str>) -> Result<Option<(Session, LogStart)>, OpenError> {
     let Some(text) = join else {
         return Ok(None);
     };
-    let target =
-        JoinTarget::parse(text, DEFAULT_SHARE_PORT).map_err(|error| OpenError::Invalid {
-            flag: "join",
-            problem: error.to_string(),
-        })?;
+    let invalid = |problem: String| OpenError::Invalid {
+        flag: "join",
+        problem,
+    };
+    let target = if text.contains('@') {
+        JoinTarget::parse(text, DEFAULT_SHARE_PORT).map_err(|error| invalid(error.to_string()))?
+    } else {
+        let code = ShareCode::parse(text).map_err(|error| invalid(error.to_string()))?;
+        find_host(code)?
+    };
     let (peer, start) =
         Peer::join(&target).map_err(|error| OpenError::Failed(error.to_string()))?;
     Ok(Some((Session::Peer(Box::new(peer)), start)))
 }
 
-/// Hosts a session with `code` for the world `start` on `port`, and the
-/// line that tells the person hosting what to give the others.
-pub fn host(code: ShareCode, port: u16, start: &LogStart) -> Result<(Session, String), OpenError> {
-    let host = Host::start(code, port, start.clone()).map_err(|error| OpenError::Invalid {
+/// The host of the session with `code`, found on the local network.
+#[cfg(not(target_vendor = "uwp"))]
+fn find_host(code: ShareCode) -> Result<JoinTarget, OpenError> {
+    let (address, port) = super::discovery::find(code.nameplate())
+        .map_err(|error| OpenError::Failed(error.to_string()))?;
+    Ok(JoinTarget {
+        code,
+        host: address.to_string(),
+        port,
+    })
+}
+
+/// The HoloLens 2 package finds no hosts by code (it has no DNS-SD).
+#[cfg(target_vendor = "uwp")]
+fn find_host(_code: ShareCode) -> Result<JoinTarget, OpenError> {
+    Err(OpenError::Failed(
+        "this build cannot find a host by its code: give its address, CODE@HOST".into(),
+    ))
+}
+
+/// Hosts a session with `code` for the world `start` on `port`, advertised
+/// on the local network when `listed` and the build can; the line that
+/// tells the person hosting what to give the others.
+pub fn host(
+    code: ShareCode,
+    port: u16,
+    listed: bool,
+    start: &LogStart,
+) -> Result<(Session, String), OpenError> {
+    let mut host = Host::start(code, port, start.clone()).map_err(|error| OpenError::Invalid {
         flag: "share-port",
         problem: format!("cannot listen on port {port}: {error}"),
     })?;
-    let line = format!("hosting session {} on port {}", host.code(), host.port());
+    let advertised = match listed.then(|| host.advertise()) {
+        None => " (unlisted: peers join with CODE@HOST)".to_owned(),
+        Some(Ok(())) => String::new(),
+        Some(Err(why)) => {
+            format!(" (not advertised on the local network: {why}; peers join with CODE@HOST)")
+        }
+    };
+    let line = format!(
+        "hosting session {} on port {}{advertised}",
+        host.code(),
+        host.port()
+    );
     Ok((Session::Host(Box::new(host)), line))
 }
 
@@ -86,9 +129,9 @@ mod tests {
     fn bad_values_name_their_flag() {
         let error = share_code(Some("Seven@x")).unwrap_err();
         assert!(error.to_string().starts_with("--share: "), "{error}");
-        let error = match join(Some("7-guitar-orbit")) {
+        let error = match join(Some("7-guitar")) {
             Err(error) => error,
-            Ok(_) => panic!("a join without a host"),
+            Ok(_) => panic!("a join with half a code"),
         };
         assert!(matches!(error, OpenError::Invalid { flag: "join", .. }));
         assert!(error.to_string().starts_with("--join: "), "{error}");
@@ -102,7 +145,7 @@ mod tests {
         let start = crate::app::driver::WorldArgs::default()
             .log_start("demo")
             .unwrap();
-        let error = match host(code, port, &start) {
+        let error = match host(code, port, false, &start) {
             Err(error) => error,
             Ok(_) => panic!("hosting on a port taken"),
         };

@@ -149,6 +149,9 @@ pub struct Host {
     stop: Arc<AtomicBool>,
     /// Every ordered command so far, for late joiners.
     history: Vec<HostMessage>,
+    /// Its DNS-SD advertisement, withdrawn when it stops hosting.
+    #[cfg(not(target_vendor = "uwp"))]
+    advertisement: Option<super::discovery::Advertisement>,
     /// The hologram's placement relative to the card as last passed on,
     /// for late joiners.
     placement: Option<HostMessage>,
@@ -198,12 +201,29 @@ impl Host {
             connected,
             stop,
             history: Vec::new(),
+            #[cfg(not(target_vendor = "uwp"))]
+            advertisement: None,
             placement: None,
             checksums: HashMap::new(),
             grew: 0,
             records: Vec::new(),
             notes: Vec::new(),
         })
+    }
+
+    /// Advertises the session's nameplate on the local network (DNS-SD)
+    /// for as long as it hosts; why not, where it cannot.
+    pub fn advertise(&mut self) -> Result<(), String> {
+        #[cfg(not(target_vendor = "uwp"))]
+        {
+            let advertisement =
+                super::discovery::Advertisement::start(self.code.nameplate(), self.port)
+                    .map_err(|error| error.to_string())?;
+            self.advertisement = Some(advertisement);
+            Ok(())
+        }
+        #[cfg(target_vendor = "uwp")]
+        Err("this build has no DNS-SD".into())
     }
 
     /// The port it listens on.
@@ -552,9 +572,7 @@ impl JoinTarget {
             problem: problem.to_owned(),
         };
         let Some((code, place)) = text.trim().rsplit_once('@') else {
-            return Err(fail(
-                "no @HOST (finding a host by its code alone is not built yet)",
-            ));
+            return Err(fail("no @HOST"));
         };
         let code = ShareCode::parse(code)?;
         let bracketed = place.starts_with('[');

@@ -25,7 +25,8 @@ pub fn share_code(args: &SimArgs) -> Result<Option<ShareCode>, SimError> {
 
 /// Hosts a session with `code` for the world `start`, on `--share-port`.
 pub fn host(args: &SimArgs, code: ShareCode, start: &LogStart) -> Result<Session, SimError> {
-    let (session, line) = open::host(code, args.share_port, start).map_err(sim_error)?;
+    let (session, line) =
+        open::host(code, args.share_port, !args.unlisted, start).map_err(sim_error)?;
     eprintln!("share: {line}");
     Ok(session)
 }

@@ -414,6 +414,8 @@ pub fn shared_host_args(script: &Path, out: &Path, port: u16, frames: u32) -> Ve
         "65x65",
         "--share",
         SHARE_CODE,
+        // Loopback only: no advertisement on the machine's network.
+        "--unlisted",
     ]
     .map(String::from)
     .into();

@@ -100,6 +100,10 @@ pub struct XrArgs {
     /// The port a shared session listens on.
     #[arg(long, value_name = "PORT", default_value_t = crate::net::DEFAULT_SHARE_PORT)]
     pub share_port: u16,
+    /// Host without advertising the session's number on the local network
+    /// (DNS-SD): peers then join with CODE@HOST.
+    #[arg(long, requires = "share")]
+    pub unlisted: bool,
     /// Join the shared session CODE hosted at HOST (PORT: the default of
     /// --share-port); the host's recipe, seed and size are grown.
     #[arg(long, value_name = "CODE@HOST[:PORT]",

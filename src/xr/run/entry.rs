@@ -84,7 +84,7 @@ fn open_world(
     let Some(code) = code else {
         return Ok((start, None));
     };
-    let (session, line) = open::host(code, args.share_port, &start)?;
+    let (session, line) = open::host(code, args.share_port, !args.unlisted, &start)?;
     progress(Progress::Shared(line));
     Ok((start, Some(session)))
 }
