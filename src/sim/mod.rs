@@ -127,8 +127,9 @@ pub struct SimArgs {
     #[arg(long, requires = "share")]
     pub unlisted: bool,
     /// Join the shared session CODE hosted at HOST (PORT: the default of
-    /// --share-port); the host's recipe, seed and size are grown.
-    #[arg(long, value_name = "CODE@HOST[:PORT]",
+    /// --share-port), or without @HOST wherever the local network says its
+    /// host is (DNS-SD); the host's recipe, seed and size are grown.
+    #[arg(long, value_name = "CODE[@HOST[:PORT]]",
           conflicts_with_all = ["replay", "recipe", "seed", "size"])]
     pub join: Option<String>,
 }
