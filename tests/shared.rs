@@ -632,6 +632,51 @@ fn send(channel: &mut handshake::Channel, message: &PeerMessage) {
 }
 
 #[test]
+fn seven_peers_join_and_an_eighth_is_refused_with_one_line() {
+    let (mut host, mut app) = host();
+    let code = ShareCode::parse(CODE).unwrap();
+    let mut peers = Vec::new();
+    for _ in 0..holoterrain::net::session::MAX_PEERS {
+        let stream = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
+        peers.push(handshake::connect(stream, &code).unwrap());
+    }
+    // The handshakes run one after another: wait for all seven.
+    let started = Instant::now();
+    let mut notes = Vec::new();
+    while notes.len() < 7 && started.elapsed() < Duration::from_secs(20) {
+        notes.extend(settle(&mut host, &mut app));
+    }
+    let joined = notes.iter().filter(|note| note.contains("joined")).count();
+    assert_eq!(joined, 7, "{notes:?}");
+    // The eighth reaches the port and is closed before any handshake.
+    let eighth = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
+    assert!(handshake::connect(eighth, &code).is_err());
+    let notes = settle(&mut host, &mut app);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].ends_with("the session has its 7 peers"),
+        "{notes:?}"
+    );
+    // Peers 1 to 7 each got their own number.
+    let mut numbers: Vec<u32> = peers
+        .iter_mut()
+        .map(|channel| {
+            channel
+                .stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let welcome = channel.opener.read(&mut channel.stream).unwrap();
+            match serde_json::from_slice(&welcome).unwrap() {
+                HostMessage::Welcome { peer, .. } => peer,
+                other => panic!("not a welcome: {other:?}"),
+            }
+        })
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=7).collect::<Vec<u32>>());
+}
+
+#[test]
 fn garbage_before_the_handshake_and_another_version_are_refused_with_one_line() {
     let (mut host, mut app) = host();
     let mut http = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
