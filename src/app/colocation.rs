@@ -12,6 +12,7 @@ use glam::{Quat, Vec3};
 use super::frame::Marker;
 use super::placement::Placement;
 use crate::input::Pose;
+use crate::render::scene::{UiFill, UiLabel, UiQuad, UiRect};
 
 /// What a session's card holds before its code.
 pub const CARD_PREFIX: &str = "holoterrain:";
@@ -122,6 +123,63 @@ fn agrees(frame: &Pose, pose: &Pose) -> bool {
     };
     frame.position.distance(pose.position) <= MOVED_M
         && frame.forward().angle_between(heading) <= TURNED_RAD
+}
+
+/// How far above a person's head their marker floats, metres.
+pub const HEAD_MARKER_ABOVE_M: f32 = 0.18;
+/// Half the width of a head marker's ring, metres.
+pub const HEAD_MARKER_HALF_M: f32 = 0.035;
+/// The marker's colour: a light cyan that reads on an additive display.
+const HEAD_MARKER_COLOR: [f32; 4] = [0.45, 0.85, 1.0, 0.9];
+
+/// The rings and names that show where the other people at the table are:
+/// `heads` (each person's number and head relative to the card) drawn
+/// from `card`, facing `viewer`, each a ring over the head with its name
+/// above; this headset's own number (`me`) is left out.
+pub fn head_markers(
+    card: &Pose,
+    heads: &[(u32, Pose)],
+    me: Option<u32>,
+    viewer: &Pose,
+) -> (Vec<UiQuad>, Vec<UiLabel>) {
+    let mut quads = Vec::new();
+    let mut labels = Vec::new();
+    for (number, relative) in heads.iter().filter(|(number, _)| Some(*number) != me) {
+        let head = card.compose(relative);
+        let centre = head.position + Vec3::Y * HEAD_MARKER_ABOVE_M;
+        // Upright, turned to the viewer about gravity only.
+        let towards_viewer = Vec3::new(
+            viewer.position.x - centre.x,
+            0.0,
+            viewer.position.z - centre.z,
+        );
+        let Some(towards_viewer) = towards_viewer.try_normalize() else {
+            continue;
+        };
+        let right = Vec3::Y.cross(towards_viewer);
+        quads.push(UiQuad {
+            rect: UiRect {
+                centre,
+                right: right * HEAD_MARKER_HALF_M,
+                up: Vec3::Y * HEAD_MARKER_HALF_M,
+            },
+            color: HEAD_MARKER_COLOR,
+            fill: UiFill::Ring,
+        });
+        labels.push(UiLabel {
+            rect: UiRect {
+                centre: centre + Vec3::Y * (HEAD_MARKER_HALF_M * 1.8),
+                right: right * (HEAD_MARKER_HALF_M * 2.0),
+                up: Vec3::Y * (HEAD_MARKER_HALF_M * 0.5),
+            },
+            text: match number {
+                0 => "host".into(),
+                number => format!("peer {number}"),
+            },
+            color: HEAD_MARKER_COLOR,
+        });
+    }
+    (quads, labels)
 }
 
 /// The level frame of sightings of one card: their mean centre, turned
@@ -262,6 +320,27 @@ mod tests {
                 .angle_between(hologram.pose.orientation)
                 < 1e-4
         );
+    }
+
+    #[test]
+    fn the_others_heads_are_rings_over_them_facing_the_viewer_not_ones_own() {
+        let card = flat(Vec3::new(0.0, 0.75, -0.8), 0.7);
+        let head_in_space = Pose::new(Vec3::new(0.6, 1.6, -1.4), Quat::from_rotation_y(2.0));
+        let relative = card.inverse().compose(&head_in_space);
+        let viewer = Pose::new(Vec3::new(0.0, 1.6, 0.0), Quat::IDENTITY);
+        let heads = [(0, relative), (2, Pose::IDENTITY)];
+        let (quads, labels) = head_markers(&card, &heads, Some(2), &viewer);
+        assert_eq!(quads.len(), 1, "one's own head is not marked");
+        let ring = quads[0];
+        assert_eq!(ring.fill, UiFill::Ring);
+        let above = head_in_space.position + Vec3::Y * HEAD_MARKER_ABOVE_M;
+        assert!(ring.rect.centre.distance(above) < 1e-5);
+        // It faces the viewer: its normal points at them, level.
+        let normal = ring.rect.right.cross(ring.rect.up).normalize();
+        let to_viewer = (viewer.position - above) * Vec3::new(1.0, 0.0, 1.0);
+        assert!(normal.dot(to_viewer.normalize()) > 0.999, "{normal:?}");
+        assert_eq!(labels[0].text, "host");
+        assert!(labels[0].rect.centre.y > ring.rect.centre.y);
     }
 
     #[test]

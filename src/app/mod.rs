@@ -212,6 +212,28 @@ impl App {
         }
     }
 
+    /// This headset's number in the session (a peer's, as the host gave
+    /// it; the host is 0): its own head is not marked.
+    pub fn set_share_number(&mut self, number: u32) {
+        if let Some(sharing) = self.sharing.as_mut() {
+            sharing.me = Some(number);
+        }
+    }
+
+    /// The wearer's head relative to the card, for the others to mark
+    /// where this headset is; `None` until the card is known.
+    pub fn head_relative(&self) -> Option<Pose> {
+        self.sharing.as_ref().and_then(|sharing| sharing.head)
+    }
+
+    /// Everyone's heads relative to the card (by number), as the host
+    /// tells: the others are marked from the next frame on.
+    pub fn see_heads(&mut self, heads: Vec<(u32, Pose)>) {
+        if let Some(sharing) = self.sharing.as_mut() {
+            sharing.heads = heads;
+        }
+    }
+
     /// The placement relative to the card to pass on, when one settled.
     pub fn take_placement_out(&mut self) -> Option<Placement> {
         self.sharing
@@ -267,6 +289,7 @@ impl App {
         frame.origin = Origin::Local;
         let host_left = frame.follow_host();
         let card_moved = frame.follow_card(input.markers.as_deref().unwrap_or_default());
+        frame.note_head(input.head.as_ref());
         match replayed {
             Some(commands) => {
                 frame.origin = Origin::Replay;
@@ -320,9 +343,31 @@ impl App {
             ui: match replayed {
                 // A replay has no wearer, so no controls to show.
                 Some(_) => frame::OwnedUiLayer::default(),
-                None => self.interaction.ui(input),
+                None => self.with_head_markers(self.interaction.ui(input), input),
             },
         }
+    }
+
+    /// `ui` with the other people at the table marked, where the card
+    /// tells where they are.
+    fn with_head_markers(
+        &self,
+        mut ui: frame::OwnedUiLayer,
+        input: &FrameInput,
+    ) -> frame::OwnedUiLayer {
+        let Some(sharing) = &self.sharing else {
+            return ui;
+        };
+        let (Some(card), Some(viewer)) = (
+            sharing.card.as_ref().and_then(colocation::Card::frame),
+            input.head,
+        ) else {
+            return ui;
+        };
+        let (quads, labels) = colocation::head_markers(&card, &sharing.heads, sharing.me, &viewer);
+        ui.quads.extend(quads);
+        ui.labels.extend(labels);
+        ui
     }
 
     /// Hands the hologram's placement relative to the card to the network
@@ -497,6 +542,18 @@ impl FrameCommands<'_> {
             );
         }
         moved
+    }
+
+    /// Keeps the wearer's head relative to the card, once it is known.
+    fn note_head(&mut self, head: Option<&Pose>) {
+        let Some(sharing) = self.sharing.as_mut() else {
+            return;
+        };
+        let card = sharing.card.as_ref().and_then(colocation::Card::frame);
+        sharing.head = match (card, head) {
+            (Some(card), Some(head)) if head.is_finite() => Some(card.inverse().compose(head)),
+            _ => None,
+        };
     }
 
     fn apply(&mut self, command: Command, origin: Origin) {

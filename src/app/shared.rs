@@ -28,6 +28,7 @@ use std::collections::VecDeque;
 use super::colocation::Card;
 use super::command::{Command, Origin};
 use super::placement::Placement;
+use crate::input::Pose;
 
 /// One terrain command in the shared order.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +87,12 @@ pub(super) struct Sharing {
     /// The placement relative to the card for the network to pass on: the
     /// host's to every peer, a peer's wearer's to the host.
     pub placement_out: Option<Placement>,
+    /// This headset's number in the session (the host's is 0), once known.
+    pub me: Option<u32>,
+    /// The wearer's head relative to the card, as of the last frame.
+    pub head: Option<Pose>,
+    /// Everyone's heads relative to the card, as the host last told.
+    pub heads: Vec<(u32, Pose)>,
 }
 
 impl Sharing {
@@ -98,6 +105,9 @@ impl Sharing {
             card: None,
             placement_in: None,
             placement_out: None,
+            me: (role == Role::Host).then_some(0),
+            head: None,
+            heads: Vec::new(),
         }
     }
 }
@@ -107,6 +117,7 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::app::colocation;
     use crate::app::placement::PlacementCause;
     use crate::app::tests::{app, frame_at};
     use crate::app::{App, FrameInput, FrameOutput, Marker, ReseedCause};
@@ -408,6 +419,41 @@ mod tests {
         assert!(ours.pose.position.distance(theirs.pose.position) < 1e-4);
         // Once when the host found the card, once for the peer's scaling.
         assert_eq!(relayed, 2);
+
+        // Where each wearer is, as the host tells everyone: the host sees
+        // a ring over the peer's head, and none over its own.
+        peer.set_share_number(1);
+        let heads = vec![
+            (0, host.head_relative().expect("the host sees the card")),
+            (1, peer.head_relative().expect("the peer sees the card")),
+        ];
+        host.see_heads(heads.clone());
+        peer.see_heads(heads);
+        let rings = |output: &FrameOutput| -> Vec<Vec3> {
+            output
+                .ui
+                .quads
+                .iter()
+                .filter(|quad| quad.fill == crate::render::scene::UiFill::Ring)
+                .map(|quad| quad.rect.centre)
+                .collect()
+        };
+        let (host_view, peer_view) = (
+            host.update(&seeing_card(40, card_for_host)),
+            peer.update(&seeing_card(40, card_for_peer)),
+        );
+        let head = |frame: &FrameInput| frame.head.unwrap().position;
+        let peer_head_for_host = peer_from_host.transform_point(head(&frame_at(40, 60)));
+        let above = Vec3::Y * colocation::HEAD_MARKER_ABOVE_M;
+        let host_rings = rings(&host_view);
+        assert_eq!(host_rings.len(), 1, "{host_rings:?}");
+        assert!(host_rings[0].distance(peer_head_for_host + above) < 1e-4);
+        let host_head_for_peer = peer_from_host
+            .inverse()
+            .transform_point(head(&frame_at(40, 60)));
+        let peer_rings = rings(&peer_view);
+        assert_eq!(peer_rings.len(), 1, "{peer_rings:?}");
+        assert!(peer_rings[0].distance(host_head_for_peer + above) < 1e-4);
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //! then the shared order: `ordered` commands (numbered from 0, one after
 //! another, each with the growth iteration it applied at) and `grew` (how
 //! far the host has grown the current seed), `placement` (the hologram's
-//! placement relative to the session's card), then `bye`. Peer to host:
-//! `command` (a terrain command for the host to order), `checksum` (of its
-//! grown heights at an ordered command's iteration), `placement` (its
-//! wearer moved the hologram, relative to the card), `bye`. Anything else,
+//! placement relative to the session's card), `heads` (where everyone is,
+//! relative to the card), then `bye`. Peer to host: `command` (a terrain
+//! command for the host to order), `checksum` (of its grown heights at an
+//! ordered command's iteration), `placement` (its wearer moved the
+//! hologram, relative to the card), `head` (where its wearer is), `bye`. Anything else,
 //! a field unknown, a number out of order, is a protocol error that closes
 //! the connection.
 use std::time::Instant;
@@ -15,8 +16,31 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::app::log::LogStart;
+use glam::{Quat, Vec3};
+
 use crate::app::placement::Placement;
 use crate::app::{Command, Origin};
+use crate::input::Pose;
+
+/// A head relative to the session's card, when the numbers are one
+/// (finite, a unit quaternion): position in metres in the card's level
+/// frame, orientation (x, y, z, w).
+pub fn head_pose(position: [f32; 3], orientation: [f32; 4]) -> Option<Pose> {
+    let pose = Pose::new(Vec3::from_array(position), Quat::from_array(orientation));
+    (pose.is_finite() && pose.orientation.is_normalized()).then_some(pose)
+}
+
+/// One person's head in [`HostMessage::Heads`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeadAt {
+    /// Whose (the host is 0).
+    pub peer: u32,
+    /// Metres from the card's centre, in its level frame.
+    pub position: [f32; 3],
+    /// The head's orientation in that frame.
+    pub orientation: [f32; 4],
+}
 
 /// The protocol's version: both ends must speak the same (the handshake's
 /// first frame carries it, and it is part of the SPAKE2 identity).
@@ -49,6 +73,12 @@ pub enum HostMessage {
         /// Iterations done.
         iteration: usize,
     },
+    /// Where everyone's head is relative to the card (the host's is
+    /// number 0), about ten times a second.
+    Heads {
+        /// Each head seen with the card, by number.
+        heads: Vec<HeadAt>,
+    },
     /// The hologram's placement relative to the session's card (whoever
     /// settled it last), for peers that co-locate by the card.
     Placement {
@@ -76,6 +106,14 @@ pub enum PeerMessage {
         seq: u64,
         /// [`crate::app::World::grown_checksum`].
         checksum: u64,
+    },
+    /// Where the wearer's head is relative to the card, about ten times a
+    /// second while it is known.
+    Head {
+        /// Metres from the card's centre, in its level frame.
+        position: [f32; 3],
+        /// The head's orientation in that frame.
+        orientation: [f32; 4],
     },
     /// The wearer moved the hologram: its placement relative to the card,
     /// for the host to apply and pass on.

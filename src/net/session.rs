@@ -10,7 +10,7 @@
 //! nothing else. The host's accepting thread runs the handshakes one after
 //! another and, after a failed one, waits longer before the next (0.25 s,
 //! doubling to 4 s), so codes cannot be guessed quickly.
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, ErrorKind};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
@@ -25,14 +25,17 @@ use thiserror::Error;
 use super::code::ShareCode;
 use super::frame::{FrameError, Opener, Sealer};
 use super::handshake::{self, Channel, HandshakeError};
-use super::protocol::{HostMessage, PeerMessage, RateLimit};
+use super::protocol::{HeadAt, HostMessage, PeerMessage, RateLimit, head_pose};
 use crate::app::log::LogStart;
 use crate::app::{App, FrameOutput, Ordered, Origin, Role, Step};
+use crate::input::Pose;
 
 /// Most peers one host takes (eight headsets with the host's).
 pub const MAX_PEERS: usize = 7;
 /// How long a joiner keeps trying to reach a host that is not listening yet.
 pub const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
+/// How often heads are sent (each peer's to the host, everyone's from it).
+pub const HEADS_EVERY: Duration = Duration::from_millis(100);
 /// The longest a host waits before a handshake after failed ones.
 pub const MAX_FAILURE_DELAY: Duration = Duration::from_secs(4);
 
@@ -149,6 +152,10 @@ pub struct Host {
     stop: Arc<AtomicBool>,
     /// Every ordered command so far, for late joiners.
     history: Vec<HostMessage>,
+    /// Everyone's heads relative to the card, by number (the host's is 0).
+    heads: BTreeMap<u32, Pose>,
+    /// When the heads were last sent.
+    heads_sent: Option<Instant>,
     /// Its DNS-SD advertisement, withdrawn when it stops hosting.
     #[cfg(not(target_vendor = "uwp"))]
     advertisement: Option<super::discovery::Advertisement>,
@@ -201,6 +208,8 @@ impl Host {
             connected,
             stop,
             history: Vec::new(),
+            heads: BTreeMap::new(),
+            heads_sent: None,
             #[cfg(not(target_vendor = "uwp"))]
             advertisement: None,
             placement: None,
@@ -290,6 +299,15 @@ impl Host {
             PeerMessage::Placement { relative } => {
                 app.follow_placement(relative, Origin::Peer(peer));
             }
+            PeerMessage::Head {
+                position,
+                orientation,
+            } => match head_pose(position, orientation) {
+                Some(head) => {
+                    self.heads.insert(peer, head);
+                }
+                None => self.close(peer, "sent a head that is not a pose"),
+            },
             PeerMessage::Checksum { seq, checksum } => match self.checksums.get(&seq) {
                 Some(&ours) if ours == checksum => self.report.checksums_matched += 1,
                 Some(&ours) => {
@@ -325,6 +343,7 @@ impl Host {
         let (_, writer) = self.peers.remove(index);
         let _ = writer.stream.shutdown(Shutdown::Both);
         self.connected.fetch_sub(1, Ordering::SeqCst);
+        self.heads.remove(&peer);
         self.notes.push(format!("peer {peer} left ({why})"));
         if let Some(record) = self.records.iter_mut().find(|record| record.peer == peer) {
             record.left = Some(why);
@@ -369,6 +388,30 @@ impl Host {
             let message = HostMessage::Placement { relative };
             self.placement = Some(message.clone());
             messages.push(message);
+        }
+        if self
+            .heads_sent
+            .is_none_or(|sent| sent.elapsed() >= HEADS_EVERY)
+        {
+            self.heads_sent = Some(Instant::now());
+            match app.head_relative() {
+                Some(own) => self.heads.insert(0, own),
+                None => self.heads.remove(&0),
+            };
+            let heads: Vec<(u32, Pose)> = self.heads.iter().map(|(n, p)| (*n, *p)).collect();
+            if !heads.is_empty() {
+                messages.push(HostMessage::Heads {
+                    heads: heads
+                        .iter()
+                        .map(|(peer, head)| HeadAt {
+                            peer: *peer,
+                            position: head.position.to_array(),
+                            orientation: head.orientation.to_array(),
+                        })
+                        .collect(),
+                });
+            }
+            app.see_heads(heads);
         }
         if !messages.is_empty() {
             self.broadcast(&messages);
@@ -648,6 +691,8 @@ pub struct Peer {
     following_since: Option<Instant>,
     /// How far the host had grown when it joined, once told.
     level_with: Option<usize>,
+    /// When the wearer's head was last sent.
+    head_sent: Option<Instant>,
 }
 
 impl Peer {
@@ -761,6 +806,7 @@ impl Peer {
             notes: vec![joined],
             following_since: None,
             level_with: None,
+            head_sent: None,
         };
         Ok((peer, start))
     }
@@ -777,7 +823,10 @@ impl Peer {
 
     /// Before the app's update: the host's order goes to the app as steps.
     pub fn before_frame(&mut self, app: &mut App) {
-        self.following_since.get_or_insert_with(Instant::now);
+        if self.following_since.is_none() {
+            self.following_since = Some(Instant::now());
+            app.set_share_number(self.id);
+        }
         while self.gone.is_none()
             && let Ok(event) = self.events.try_recv()
         {
@@ -824,6 +873,20 @@ impl Peer {
                 }
                 PeerEvent::Message(HostMessage::Placement { relative }) => {
                     app.follow_placement(relative, Origin::Host);
+                }
+                PeerEvent::Message(HostMessage::Heads { heads }) => {
+                    let poses: Option<Vec<(u32, Pose)>> = heads
+                        .iter()
+                        .take(MAX_PEERS + 1)
+                        .map(|at| head_pose(at.position, at.orientation).map(|p| (at.peer, p)))
+                        .collect();
+                    match poses {
+                        Some(poses) => app.see_heads(poses),
+                        None => self.leave(
+                            app,
+                            "it sent a head that is not a pose; closed the connection".into(),
+                        ),
+                    }
                 }
                 PeerEvent::Message(HostMessage::Welcome { .. }) => {
                     self.leave(
@@ -882,6 +945,17 @@ impl Peer {
             app.take_placement_out()
                 .map(|relative| PeerMessage::Placement { relative }),
         );
+        if self
+            .head_sent
+            .is_none_or(|sent| sent.elapsed() >= HEADS_EVERY)
+            && let Some(head) = app.head_relative()
+        {
+            self.head_sent = Some(Instant::now());
+            messages.push(PeerMessage::Head {
+                position: head.position.to_array(),
+                orientation: head.orientation.to_array(),
+            });
+        }
         let checksums = app.take_checksums();
         self.report.checksums_matched += checksums.len() as u64;
         messages.extend(
