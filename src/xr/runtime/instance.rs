@@ -228,7 +228,7 @@ impl Runtime {
                         .iter()
                         .any(|enabled| enabled == scene_understanding::EXTENSION_NAME);
                 if is_marker && layer_predates_markers && available.other.contains(&name) {
-                    log::warn!(
+                    log::info!(
                         "--validation: the OpenXR core validation layer predates {} (OpenXR 1.0.31) and would fail its calls: QR codes are not read in this run",
                         extension.name
                     );
