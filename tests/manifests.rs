@@ -60,8 +60,8 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// The appx capability (element name, `Name`) each OpenXR extension needs
 /// on HoloLens 2: anchors, their persistence and the room's surfaces need
-/// spatial perception, eye gaze needs gaze input.
-const CAPABILITY_OF_EXTENSION: [(&str, (&str, &str)); 4] = [
+/// spatial perception, eye gaze needs gaze input, QR codes the webcam.
+const CAPABILITY_OF_EXTENSION: [(&str, (&str, &str)); 5] = [
     (
         "XR_MSFT_spatial_anchor",
         ("Capability", "spatialPerception"),
@@ -78,6 +78,7 @@ const CAPABILITY_OF_EXTENSION: [(&str, (&str, &str)); 4] = [
         "XR_EXT_eye_gaze_interaction",
         ("DeviceCapability", "gazeInput"),
     ),
+    ("XR_MSFT_scene_marker", ("DeviceCapability", "webcam")),
 ];
 
 /// Whether the app asks runtimes for `extension` (whenever offered).

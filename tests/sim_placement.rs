@@ -259,6 +259,71 @@ fn a_bad_room_line_is_one_error_naming_file_and_line() {
 }
 
 #[test]
+fn a_bad_marker_line_is_one_error_naming_file_and_line_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let room = dir.path().join("room.txt");
+    std::fs::write(
+        &room,
+        "surface 0 0.75 -2 1 1\nmarker 0 0.75 -2 0 0.1 holoterrain:1-a-b\nmarker 0 0.75 -2 0 -0.1 x\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["sim", "--frames", "5", "--room"])
+        .arg(&room)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "stderr:\n{stderr}");
+    assert!(
+        lines[0].starts_with("error: room ")
+            && lines[0].contains("room.txt, line 3: `-0.1` is not a size in metres above 0; expected `marker X Y Z YAW SIZE TEXT`"),
+        "{}",
+        lines[0]
+    );
+    assert!(!dir.path().join("out").exists(), "nothing written");
+}
+
+#[test]
+fn a_card_on_the_table_is_handed_over_once_the_head_looks_at_it_and_a_stale_one_never() {
+    let out = tempfile::tempdir().unwrap();
+    let report = sim::run(&run_args(
+        out.path(),
+        90,
+        "look-at-card.txt",
+        Some("rooms/table-with-cards.txt"),
+    ))
+    .unwrap();
+    let seen: Vec<(u64, &str)> = report
+        .markers_seen
+        .iter()
+        .map(|marker| (marker.frame, marker.text.as_str()))
+        .collect();
+    // The head looks at it from 1.0 s (frame 60); the orbit before never
+    // brings it within 2 m in view, and the old card is behind, 3 m off.
+    assert_eq!(seen, [(60, "holoterrain:7-guitar-orbit")]);
+    let card = &report.markers_seen[0];
+    assert_eq!(card.position, [0.5, 0.75, -2.3]);
+    let turn = Quat::from_array(card.orientation);
+    assert!((turn * Vec3::Y).abs_diff_eq(Vec3::Y, 1e-6), "face up");
+    let top = turn * Vec3::NEG_Z;
+    assert!(
+        (top - Vec3::new(
+            -(30f32.to_radians().sin()),
+            0.0,
+            -(30f32.to_radians().cos())
+        ))
+        .length()
+            < 1e-6,
+        "top edge turned 30° counter-clockwise from -z: {top}"
+    );
+    assert_eq!(card.size_m, 0.1);
+}
+
+#[test]
 fn forget_placement_needs_a_state_folder() {
     let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
         .args(["sim", "--forget-placement"])

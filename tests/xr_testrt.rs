@@ -387,13 +387,18 @@ fn xr_asks_for_no_reprojection_mode_the_runtime_does_not_list() {
 /// `holoterrain sim` with the test runtime's settings for `script` in the
 /// table room, keeping its placement in `state`; its report.
 fn sim_in_the_table_room(script: &Path, frames: &str, state: &Path, out: &Path) -> Value {
+    sim_in_room("rooms/table.txt", script, frames, state, out)
+}
+
+/// [`sim_in_the_table_room`] in the room `room` (under tests/data).
+fn sim_in_room(room: &str, script: &Path, frames: &str, state: &Path, out: &Path) -> Value {
     let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
         .args(["sim", "--frames", frames, "--size", MAP, "--seed"])
         .arg(SEED.to_string())
         .args(["--resolution", RESOLUTION, "--every", "30", "--script"])
         .arg(script)
         .arg("--room")
-        .arg(data("rooms/table.txt"))
+        .arg(data(room))
         .arg("--state")
         .arg(state)
         .arg("--out")
@@ -445,12 +450,37 @@ fn xr_in_the_table_room_with(
     runtime_out: &Path,
     extra: &[&str],
 ) -> Value {
+    let extra: Vec<&str> = ["--validation"].iter().chain(extra).copied().collect();
+    let (report, _) = xr_in_room(
+        "rooms/table.txt",
+        planes,
+        manifest,
+        script,
+        frames,
+        state,
+        runtime_out,
+        &extra,
+    );
+    report
+}
+
+/// [`xr_in_the_table_room_with`] in the room `room` (under tests/data),
+/// without the validation layers unless `extra` asks: its report and its
+/// output.
+#[allow(clippy::too_many_arguments)]
+fn xr_in_room(
+    room: &str,
+    planes: Planes,
+    manifest: &Path,
+    script: &Path,
+    frames: &str,
+    state: &Path,
+    runtime_out: &Path,
+    extra: &[&str],
+) -> (Value, Output) {
     let report = runtime_out.with_extension("json");
     let mut settings = environment(script, MAP, SEED, RESOLUTION, runtime_out);
-    settings.push((
-        "HOLOTERRAIN_TESTRT_ROOM",
-        data("rooms/table.txt").display().to_string(),
-    ));
+    settings.push(("HOLOTERRAIN_TESTRT_ROOM", data(room).display().to_string()));
     let planes = match planes {
         Planes::SceneUnderstanding => "msft",
         Planes::PlaneDetection => "ext",
@@ -464,7 +494,6 @@ fn xr_in_the_table_room_with(
         MAP,
         "--seed",
         "5",
-        "--validation",
         "--state",
         state.to_str().expect("a UTF-8 path"),
         "--report",
@@ -473,7 +502,7 @@ fn xr_in_the_table_room_with(
     args.extend(extra);
     let xr = run_on_runtime(manifest, &settings, &args);
     assert_success(&xr, "holoterrain xr on the test runtime in the table room");
-    json(&report)
+    (json(&report), xr)
 }
 
 #[test]
@@ -608,6 +637,155 @@ fn planes_from_xr_ext_plane_detection_place_as_the_simulator_does() {
         "no violations"
     );
     assert_eq!(runtime["scene_computes"], 1, "one detection");
+}
+
+#[test]
+fn a_qr_code_in_the_room_reaches_the_app_as_the_simulator_hands_it_over_and_a_stale_one_does_not() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let path = |name: &str| dir.path().join(name);
+    let room = "rooms/table-with-cards.txt";
+    let wearer = script("look-at-card.txt");
+    let sim = sim_in_room(room, &wearer, "120", &path("sim-state"), &path("sim"));
+    let (xr, output) = xr_in_room(
+        room,
+        Planes::SceneUnderstanding,
+        &manifest,
+        &wearer,
+        "120",
+        &path("xr-state"),
+        &path("runtime"),
+        &["--progress"],
+    );
+    // The simulator: the session's card, on the frame the head looks at it
+    // (1.0 s), as the room has it; never the stale card.
+    let card = "holoterrain:7-guitar-orbit";
+    let seen = sim["markers_seen"].as_array().expect("markers_seen");
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["text"], card);
+    assert_eq!(seen[0]["frame"], 60);
+    assert_eq!(seen[0]["size_m"], 0.1);
+    // The app on the test runtime: the same card at the same pose, from the
+    // runtime's QR code convention, converted back.
+    let xr_seen = xr["markers_seen"].as_array().expect("markers_seen");
+    assert_eq!(xr_seen.len(), 1, "the stale card is left out: {xr_seen:?}");
+    assert_eq!(xr_seen[0]["text"], card);
+    let numbers = |value: &Value| -> Vec<f64> {
+        value
+            .as_array()
+            .expect("an array")
+            .iter()
+            .map(|number| number.as_f64().expect("a number"))
+            .collect()
+    };
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(a, b)| (a - b).abs() < 1e-5);
+    assert!(
+        close(
+            &numbers(&xr_seen[0]["position"]),
+            &numbers(&seen[0]["position"])
+        ),
+        "{} vs {}",
+        xr_seen[0]["position"],
+        seen[0]["position"]
+    );
+    let (xr_turn, sim_turn) = (
+        numbers(&xr_seen[0]["orientation"]),
+        numbers(&seen[0]["orientation"]),
+    );
+    let negated: Vec<f64> = sim_turn.iter().map(|value| -value).collect();
+    assert!(
+        close(&xr_turn, &sim_turn) || close(&xr_turn, &negated),
+        "{xr_turn:?} vs {sim_turn:?}"
+    );
+    assert!((xr_seen[0]["size_m"].as_f64().expect("size") - 0.1).abs() < 1e-6);
+    assert!(
+        xr_seen[0]["frame"]
+            .as_u64()
+            .is_some_and(|frame| frame >= 60),
+        "not before the head looks at it: {}",
+        xr_seen[0]["frame"]
+    );
+    let lines = text(&output.stdout);
+    assert!(
+        lines
+            .lines()
+            .any(|line| line == format!("marker {card} 0.500 0.750 -2.300")),
+        "--progress:\n{lines}"
+    );
+    assert!(!lines.contains("holoterrain:3-old-card"), "{lines}");
+    assert!(
+        xr["extensions_enabled"]
+            .as_array()
+            .is_some_and(|enabled| enabled.contains(&Value::from("XR_MSFT_scene_marker"))),
+        "{}",
+        xr["extensions_enabled"]
+    );
+    // The runtime listed both cards (the stale one with its old
+    // lastSeenTime) and the app fetched both texts: it dropped the stale
+    // one by its time, not for want of it.
+    let runtime = json(&path("runtime").join("runtime-report.json"));
+    assert_eq!(
+        runtime["violations"],
+        Value::Array(Vec::new()),
+        "no violations"
+    );
+    let markers = &runtime["scene_markers"];
+    assert_eq!(
+        markers["listed"],
+        serde_json::json!(["holoterrain:3-old-card", card]),
+        "{markers}"
+    );
+    assert_eq!(
+        markers["strings_fetched"],
+        serde_json::json!(["holoterrain:3-old-card", card]),
+        "{markers}"
+    );
+    assert!(
+        markers["computes"]
+            .as_u64()
+            .is_some_and(|computes| computes >= 2),
+        "recomputed as the run goes on: {markers}"
+    );
+    assert_eq!(runtime["scene_computes"], 1, "the planes once");
+    // Both runs placed the hologram alike: the cards change nothing else.
+    assert_eq!(xr["placements"], sim["placements"]);
+
+    // With the validation layers: no message. Debian's OpenXR core
+    // validation layer (1.0.20) predates XR_MSFT_scene_marker and would
+    // fail its calls, so the app leaves it off then and reads no codes; a
+    // layer that knows it is validated with the codes read.
+    let (validated, _) = xr_in_room(
+        room,
+        Planes::SceneUnderstanding,
+        &manifest,
+        &wearer,
+        "120",
+        &path("xr-state-validated"),
+        &path("runtime-validated"),
+        &["--validation"],
+    );
+    assert_eq!(validated["openxr_validation_messages"], 0);
+    assert_eq!(validated["vulkan_validation_messages"], 0);
+    assert_eq!(validated["placements"], sim["placements"]);
+    let enabled = validated["extensions_enabled"]
+        .as_array()
+        .expect("extensions_enabled")
+        .contains(&Value::from("XR_MSFT_scene_marker"));
+    let runtime = json(&path("runtime-validated").join("runtime-report.json"));
+    assert_eq!(
+        runtime["violations"],
+        Value::Array(Vec::new()),
+        "no violations"
+    );
+    eprintln!("XR_MSFT_scene_marker enabled under the core validation layer: {enabled}");
+    if enabled {
+        assert_eq!(validated["markers_seen"], xr["markers_seen"]);
+    } else {
+        assert_eq!(validated["markers_seen"], Value::Array(Vec::new()));
+        assert_eq!(runtime["scene_markers"]["computes"], 0);
+    }
 }
 
 #[test]

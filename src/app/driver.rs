@@ -157,6 +157,7 @@ impl FrameDriver {
         input: &FrameInput,
         recorder: &mut RunRecorder,
     ) -> Result<FrameOutput, Diverged> {
+        recorder.saw_markers(input.markers.as_deref());
         let started = Instant::now();
         let output = match &mut self.replay {
             None => self.app.update(input),

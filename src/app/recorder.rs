@@ -7,12 +7,12 @@
 //! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
 //! [`RunRecorder::finish`].
 use super::App;
-use super::frame::{AppEvent, FrameOutput};
+use super::frame::{AppEvent, FrameOutput, Marker};
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::placement::Placement;
 use super::report::{
-    CpuTimes, EditRecord, PlacementRecord, PoseRecord, ReseedRecord, RunReport, TimingStats,
-    UiRecord, UndoRecord,
+    CpuTimes, EditRecord, MarkerRecord, PlacementRecord, PoseRecord, ReseedRecord, RunReport,
+    TimingStats, UiRecord, UndoRecord,
 };
 use crate::terrain::recipe::Recipe;
 
@@ -80,6 +80,8 @@ pub struct RunRecorder {
     iterations: usize,
     /// Every command applied so far.
     log: CommandLog,
+    /// The printed codes handed over, each once, as first handed over.
+    markers_seen: Vec<MarkerRecord>,
 }
 
 impl RunRecorder {
@@ -103,6 +105,27 @@ impl RunRecorder {
             updates: 0,
             iterations: 0,
             log: CommandLog::new(start),
+            markers_seen: Vec::new(),
+        }
+    }
+
+    /// Notes the printed codes a frame's input hands over (before its
+    /// [`Self::updated`]): each new text once, on that update's frame.
+    pub fn saw_markers(&mut self, markers: Option<&[Marker]>) {
+        for marker in markers.unwrap_or_default() {
+            if !self
+                .markers_seen
+                .iter()
+                .any(|seen| seen.text == marker.text)
+            {
+                self.markers_seen.push(MarkerRecord {
+                    frame: self.updates,
+                    text: marker.text.clone(),
+                    position: marker.pose.position.to_array(),
+                    orientation: marker.pose.orientation.to_array(),
+                    size_m: marker.size_m,
+                });
+            }
         }
     }
 
@@ -177,6 +200,11 @@ impl RunRecorder {
         self.frames += 1;
     }
 
+    /// The printed codes handed over so far, each as first handed over.
+    pub fn markers_seen(&self) -> &[MarkerRecord] {
+        &self.markers_seen
+    }
+
     /// Frames drawn so far.
     pub fn frames(&self) -> u64 {
         self.frames
@@ -237,6 +265,7 @@ impl RunRecorder {
                 render: TimingStats::of(&self.render_ms),
             },
             validation_messages: None,
+            markers_seen: self.markers_seen.clone(),
         }
     }
 }

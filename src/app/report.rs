@@ -205,6 +205,24 @@ pub struct RunReport {
     /// in an OpenXR session, the OpenXR core validation layer); null when
     /// validation was off.
     pub validation_messages: Option<u64>,
+    /// The printed codes the platform handed over, each once, on the frame
+    /// it first did (`FrameInput.markers`), in that order.
+    pub markers_seen: Vec<MarkerRecord>,
+}
+
+/// A printed code as the platform first handed it over.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarkerRecord {
+    /// Frame index (0-based) of the update that first had it.
+    pub frame: u64,
+    /// The text it holds.
+    pub text: String,
+    /// Its centre in the platform's space, metres, x y z.
+    pub position: [f32; 3],
+    /// Its orientation, quaternion x y z w (+Y out of its face).
+    pub orientation: [f32; 4],
+    /// Its side, metres.
+    pub size_m: f32,
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! Each frame: the simulated user ([`user::SimulatedUser`]) turns the
 //! gesture script into head, eye and hand-joint poses and the voice command
 //! said since the last frame, and the room (`--room`, [`room::Room`]) gives
-//! the surfaces; [`App::update`] runs the real recognisers, placement and
+//! the surfaces and the printed codes in sight ([`markers`]); [`App::update`] runs the real recognisers, placement and
 //! growth; the offscreen renderer draws
 //! both eyes. Every `--every` frames (and on the last) both eyes are written
 //! side by side as a PNG (and, with `--capture`, the observer camera's
@@ -14,6 +14,7 @@
 //! frames instead of a gesture script: the same commands on the same frames.
 pub mod capture;
 mod error;
+pub mod markers;
 pub mod output;
 pub mod room;
 pub mod script;
@@ -498,6 +499,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     let surfaces: Option<Arc<[Surface]>> =
         (!room.surfaces.is_empty()).then(|| room.app_surfaces().into());
     let mut user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
+    let mut sightings = markers::Sightings::new(&room.markers);
     let mut apng = if args.apng {
         let snapshots = (0..args.frames)
             .filter(|&frame| is_snapshot(frame, args))
@@ -533,12 +535,13 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         }
         let app = driver.app();
         user.see_buttons(app.buttons());
-        let input = FrameInput {
+        let mut input = FrameInput {
             voice: user.heard(previous_ns, time_ns),
             surfaces: surfaces.clone(),
             kept,
             ..user.frame_input(time_ns, app.placement(), app.heightmap())
         };
+        input.markers = Some(sightings.look(&input));
         previous_ns = Some(time_ns);
         let output = driver.update(&input, &mut recorder)?;
         if let Some(session) = session.as_mut() {

@@ -74,6 +74,13 @@ pub enum Progress {
         /// Its scale.
         scale: f32,
     },
+    /// A printed QR code was handed to the app for the first time.
+    MarkerSeen {
+        /// The text it holds.
+        text: String,
+        /// Its centre, metres.
+        position: [f32; 3],
+    },
 }
 
 impl Progress {
@@ -123,6 +130,7 @@ impl Progress {
 /// `menu down right`,
 /// `reseed select 1234`,
 /// `placed grab 0.200 1.300 -1.000 1.000` (position, scale),
+/// `marker holoterrain:7-guitar-orbit 0.300 0.750 -2.400` (text, centre),
 /// `remoting connected`, `remoting disconnected 17`, `remoting reconnecting 2`.
 impl fmt::Display for Progress {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -152,6 +160,10 @@ impl fmt::Display for Progress {
                 "placed {} {x:.3} {y:.3} {z:.3} {scale:.3}",
                 cause.name()
             ),
+            Progress::MarkerSeen {
+                text,
+                position: [x, y, z],
+            } => write!(formatter, "marker {text} {x:.3} {y:.3} {z:.3}"),
         }
     }
 }
@@ -199,6 +211,14 @@ mod tests {
             }
             .to_string(),
             "placed grab 0.200 1.300 -1.000 1.000"
+        );
+        assert_eq!(
+            Progress::MarkerSeen {
+                text: "holoterrain:7-guitar-orbit".into(),
+                position: [0.3, 0.75, -2.4],
+            }
+            .to_string(),
+            "marker holoterrain:7-guitar-orbit 0.300 0.750 -2.400"
         );
         assert_eq!(
             Progress::RemotingDisconnected { reason: 17 }.to_string(),

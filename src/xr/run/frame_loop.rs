@@ -458,14 +458,24 @@ impl<'a> FrameLoop<'a> {
         if let Some(share) = self.share.as_mut() {
             share.before_frame(self.driver.app_mut());
         }
-        let output = {
+        let (output, markers_seen) = {
             let mut recorder = self.recorder.lock().unwrap_or_else(PoisonError::into_inner);
+            let markers_before = recorder.run.markers_seen().len();
             let output = self.driver.update(&input, &mut recorder.run);
             // Only a replay can diverge, and the OpenXR loop never replays.
             let output = output.expect("a live run follows no log");
             recorder.world.update_from(self.driver.app());
-            output
+            (
+                output,
+                recorder.run.markers_seen()[markers_before..].to_vec(),
+            )
         };
+        for marker in markers_seen {
+            (self.progress)(Progress::MarkerSeen {
+                text: marker.text,
+                position: marker.position,
+            });
+        }
         if let Some(mut share) = self.share.take() {
             share.after_frame(self.driver.app_mut(), &output);
             self.tell_share_notes(&mut share);

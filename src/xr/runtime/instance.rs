@@ -21,6 +21,9 @@ use crate::xr::sys::speech;
 
 /// The OpenXR core validation layer's name.
 const CORE_VALIDATION_LAYER: &str = "XR_APILAYER_LUNARG_core_validation";
+/// The first OpenXR version whose headers (and so core validation layer)
+/// know XR_MSFT_scene_marker.
+const MARKER_LAYER_VERSION: xr::Version = xr::Version::new(1, 0, 31);
 
 /// Which optional extensions the runtime offered and we enabled.
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,6 +46,8 @@ pub struct EnabledExtensions {
     pub observer: bool,
     /// XR_MSFT_scene_understanding: the room's planes.
     pub scene_understanding: bool,
+    /// XR_MSFT_scene_marker (with scene understanding): the QR codes in sight.
+    pub scene_marker: bool,
     /// XR_MSFT_holographic_remoting_speech: the player's speech recognizer
     /// (with remoting only).
     pub remoting_speech: bool,
@@ -170,6 +175,37 @@ impl Runtime {
             }
             Backend::D3d11 => enable_d3d11(&mut wanted)?,
         };
+        // API layers are the loader's; a runtime loaded without it has none
+        // (and no xrEnumerateApiLayerProperties to ask).
+        let layers_offered = match loaded {
+            Some(_) => Vec::new(),
+            None => entry.enumerate_layers().map_err(XrError::NoRuntime)?,
+        };
+        let core_validation = validation
+            && layers_offered
+                .iter()
+                .any(|layer| layer.layer_name == CORE_VALIDATION_LAYER);
+        if validation && remoting.is_some() {
+            log::warn!(
+                "--validation: the OpenXR core validation layer comes through the OpenXR loader, which remoting bypasses (the app loads the remoting runtime itself); the graphics API's validation still counts"
+            );
+        } else if validation && !core_validation {
+            log::warn!(
+                "--validation: the OpenXR core validation layer is not installed (Debian: openxr-layer-corevalidation)"
+            );
+        }
+        // A core validation layer built before XR_MSFT_scene_marker (OpenXR
+        // 1.0.31) fails every call that names it: QR codes are then not read.
+        let layer_predates_markers = core_validation
+            && layers_offered
+                .iter()
+                .find(|layer| layer.layer_name == CORE_VALIDATION_LAYER)
+                .is_some_and(|layer| layer.spec_version < MARKER_LAYER_VERSION);
+        let layers: &[&str] = if core_validation {
+            &[CORE_VALIDATION_LAYER]
+        } else {
+            &[]
+        };
         let mut enabled_names = Vec::new();
         let mut missing_names = Vec::new();
         if remoting.is_some() {
@@ -184,7 +220,22 @@ impl Runtime {
         for extension in &OPTIONAL_EXTENSIONS {
             let offered = if extension.unknown_to_crate {
                 let name = unknown_extension(extension.name);
-                let offered = available.other.contains(&name);
+                // Scene markers need scene understanding enabled too, and
+                // a validation layer that knows them.
+                let is_marker = extension.name == scene_understanding::MARKER_EXTENSION_NAME;
+                let needs_missing = is_marker
+                    && !enabled_names
+                        .iter()
+                        .any(|enabled| enabled == scene_understanding::EXTENSION_NAME);
+                if is_marker && layer_predates_markers && available.other.contains(&name) {
+                    log::info!(
+                        "--validation: the OpenXR core validation layer predates {} (OpenXR 1.0.31) and would fail its calls: QR codes are not read in this run",
+                        extension.name
+                    );
+                }
+                let offered = available.other.contains(&name)
+                    && !needs_missing
+                    && !(is_marker && layer_predates_markers);
                 if offered {
                     wanted.other.push(name);
                 }
@@ -212,31 +263,6 @@ impl Runtime {
         if !missing_names.is_empty() {
             log::info!("OpenXR extensions not offered: {}", missing_names.join(" "));
         }
-
-        // API layers are the loader's; a runtime loaded without it has none
-        // (and no xrEnumerateApiLayerProperties to ask).
-        let layers_offered = match loaded {
-            Some(_) => Vec::new(),
-            None => entry.enumerate_layers().map_err(XrError::NoRuntime)?,
-        };
-        let core_validation = validation
-            && layers_offered
-                .iter()
-                .any(|layer| layer.layer_name == CORE_VALIDATION_LAYER);
-        if validation && remoting.is_some() {
-            log::warn!(
-                "--validation: the OpenXR core validation layer comes through the OpenXR loader, which remoting bypasses (the app loads the remoting runtime itself); the graphics API's validation still counts"
-            );
-        } else if validation && !core_validation {
-            log::warn!(
-                "--validation: the OpenXR core validation layer is not installed (Debian: openxr-layer-corevalidation)"
-            );
-        }
-        let layers: &[&str] = if core_validation {
-            &[CORE_VALIDATION_LAYER]
-        } else {
-            &[]
-        };
 
         let instance = entry
             .create_instance(
@@ -293,6 +319,9 @@ impl Runtime {
                 scene_understanding: enabled_names
                     .iter()
                     .any(|name| name == scene_understanding::EXTENSION_NAME),
+                scene_marker: enabled_names
+                    .iter()
+                    .any(|name| name == scene_understanding::MARKER_EXTENSION_NAME),
                 remoting_speech,
             },
             enabled_names,

@@ -1,7 +1,7 @@
 //! One OpenXR session and what lives exactly as long as it: the session
 //! with its frame waiter and stream, the reference and head spaces, input,
 //! the anchor, the room's surfaces (scene understanding or plane
-//! detection), the keeper of the placement, the swapchains and the
+//! detection), the QR codes in sight (scene markers), the keeper of the placement, the swapchains and the
 //! renderer's targets on them, the player's speech recognizer (Holographic
 //! Remoting), and where the session stands. Every call the frame loop makes
 //! to the runtime goes through a method here (frame submission through
@@ -35,6 +35,7 @@ use crate::xr::input::actions::{HandProfiles, HandSample, Input, located_pose};
 use crate::xr::input::speech::Speech;
 use crate::xr::room::anchor::AnchorSpace;
 use crate::xr::room::keeping::{Keeper, KeepingOptions};
+use crate::xr::room::markers::MarkerWatcher;
 use crate::xr::room::surfaces::SurfaceFinder;
 use crate::xr::runtime::calls::{CallKind, calling, runtime_call, runtime_calls};
 use crate::xr::runtime::instance::Runtime;
@@ -91,6 +92,8 @@ pub struct Session<B: GraphicsBinding> {
     anchor: Option<AnchorSpace>,
     /// Finds the room's planes (scene understanding or plane detection).
     surface_finder: Option<SurfaceFinder>,
+    /// Watches the QR codes in sight (XR_MSFT_scene_marker).
+    marker_watcher: Option<MarkerWatcher>,
     /// Where the placement is kept between runs, and what was kept.
     keeper: Keeper,
     /// Actions, pose spaces and hand trackers.
@@ -198,6 +201,9 @@ impl<B: GraphicsBinding> Session<B> {
         let surface_finder = set_up("xrCreateSceneObserverMSFT/xrCreatePlaneDetectorEXT", || {
             SurfaceFinder::open(runtime, &session)
         })?;
+        let marker_watcher = set_up("xrCreateSceneObserverMSFT", || {
+            MarkerWatcher::open(runtime, &session)
+        })?;
         let keeper = set_up(
             "xrEnumerateReferenceSpaces/xrCreateReferenceSpace/xrCreateSpatialAnchorStoreConnectionMSFT/xrEnumeratePersistedSpatialAnchorNamesMSFT/xrCreateSpatialAnchorFromPersistedNameMSFT/xrCreateSpatialAnchorSpaceMSFT",
             || Keeper::open(&session, reference_space == "UNBOUNDED_MSFT", keeping),
@@ -227,6 +233,7 @@ impl<B: GraphicsBinding> Session<B> {
             frames,
             anchor: None,
             surface_finder,
+            marker_watcher,
             keeper,
             input,
             head,
@@ -425,6 +432,12 @@ impl<B: GraphicsBinding> Session<B> {
             })?,
             None => None,
         };
+        let markers = match self.marker_watcher.as_mut() {
+            Some(watcher) => Some(runtime_calls(CallKind::Watched, || {
+                watcher.markers(&self.head, &self.base, time)
+            })?),
+            None => None,
+        };
         let kept = watched("xrLocateSpace", || self.keeper.kept(&self.base, time))?;
         let head = watched("xrLocateSpace", || {
             located_pose(&self.head, &self.base, time)
@@ -437,7 +450,7 @@ impl<B: GraphicsBinding> Session<B> {
             hologram_located,
             visible: self.status.visible,
             surfaces,
-            markers: None,
+            markers,
             kept,
             voice: None,
         })
@@ -579,6 +592,7 @@ impl<B: GraphicsBinding> Session<B> {
             frames,
             anchor,
             surface_finder,
+            marker_watcher,
             keeper,
             input,
             head,
@@ -598,6 +612,7 @@ impl<B: GraphicsBinding> Session<B> {
             // Each of these names its calls as it drops.
             drop(anchor);
             drop(surface_finder);
+            drop(marker_watcher);
             drop(keeper);
             input.destroy();
             calling("xrDestroySpace");

@@ -20,7 +20,7 @@ pub struct OptionalExtension {
 
 /// Every optional extension the app asks for, the one list `Runtime::open`
 /// enables from (and what decides the capabilities a packaged app declares).
-pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 14] = [
+pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 15] = [
     OptionalExtension {
         name: "XR_EXT_hand_tracking",
         flag: |set| Some(&mut set.ext_hand_tracking),
@@ -48,6 +48,12 @@ pub const OPTIONAL_EXTENSIONS: [OptionalExtension; 14] = [
     },
     OptionalExtension {
         name: scene_understanding::EXTENSION_NAME,
+        flag: |_| None,
+        unknown_to_crate: true,
+    },
+    // After scene understanding, which it needs enabled too.
+    OptionalExtension {
+        name: scene_understanding::MARKER_EXTENSION_NAME,
         flag: |_| None,
         unknown_to_crate: true,
     },
@@ -143,6 +149,12 @@ mod tests {
                 extension.name
             })
             .collect();
-        assert_eq!(unknown, [scene_understanding::EXTENSION_NAME]);
+        assert_eq!(
+            unknown,
+            [
+                scene_understanding::EXTENSION_NAME,
+                scene_understanding::MARKER_EXTENSION_NAME
+            ]
+        );
     }
 }

@@ -247,6 +247,92 @@ pub struct ScenePlanes {
     pub scene_planes: *mut ScenePlane,
 }
 
+/// XR_MSFT_scene_marker's name (extension 148; it needs
+/// XR_MSFT_scene_understanding enabled too).
+pub const MARKER_EXTENSION_NAME: &str = "XR_MSFT_scene_marker";
+/// XR_SCENE_COMPUTE_FEATURE_MARKER_MSFT.
+pub const COMPUTE_FEATURE_MARKER: i32 = 1_000_147_000;
+/// XR_SCENE_COMPONENT_TYPE_MARKER_MSFT.
+pub const COMPONENT_TYPE_MARKER: i32 = 1_000_147_000;
+/// XR_SCENE_MARKER_TYPE_QR_CODE_MSFT.
+pub const MARKER_TYPE_QR_CODE: i32 = 1;
+/// XR_SCENE_MARKER_QR_CODE_SYMBOL_TYPE_QR_CODE_MSFT.
+pub const QR_CODE_SYMBOL_TYPE_QR_CODE: i32 = 1;
+/// XR_SCENE_MARKER_QR_CODE_SYMBOL_TYPE_MICRO_QR_CODE_MSFT.
+pub const QR_CODE_SYMBOL_TYPE_MICRO_QR_CODE: i32 = 2;
+
+/// XrSceneMarkerMSFT: a marker's properties. `center` and `size` are the
+/// marker image's bounding box in the X-Y plane of its pose (for a QR
+/// code: the origin at its top-left corner, X right, Y down, +Z into it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneMarker {
+    /// XrSceneMarkerTypeMSFT.
+    pub marker_type: i32,
+    /// When it was last seen.
+    pub last_seen_time: xr::sys::Time,
+    /// Centre of its image in its pose's X-Y plane, metres.
+    pub center: xr::sys::Offset2Df,
+    /// Width (X) and height (Y) of its image, metres.
+    pub size: xr::sys::Extent2Df,
+}
+
+/// XrSceneMarkersMSFT, chained to [`SceneComponents`] for markers.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneMarkers {
+    /// XR_TYPE_SCENE_MARKERS_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *const c_void,
+    /// Capacity of `scene_markers` (at least the components').
+    pub scene_marker_capacity_input: u32,
+    /// One per component.
+    pub scene_markers: *mut SceneMarker,
+}
+
+/// XrSceneMarkerQRCodeMSFT.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneMarkerQrCode {
+    /// XrSceneMarkerQRCodeSymbolTypeMSFT.
+    pub symbol_type: i32,
+    /// Its version (1 to 40; a Micro QR code's 1 to 4).
+    pub version: u8,
+}
+
+/// XrSceneMarkerQRCodesMSFT, chained to [`SceneComponents`] for markers.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SceneMarkerQrCodes {
+    /// XR_TYPE_SCENE_MARKER_QR_CODES_MSFT.
+    pub ty: xr::sys::StructureType,
+    /// Extension chain.
+    pub next: *const c_void,
+    /// Capacity of `qr_codes` (at least the components').
+    pub qr_code_capacity_input: u32,
+    /// One per component.
+    pub qr_codes: *mut SceneMarkerQrCode,
+}
+
+/// PFN_xrGetSceneMarkerDecodedStringMSFT: the marker's text, UTF-8 with
+/// its NUL, by the two-call idiom.
+pub type GetSceneMarkerDecodedStringFn = unsafe extern "system" fn(
+    xr::sys::SceneMSFT,
+    *const UuidMsft,
+    u32,
+    *mut u32,
+    *mut std::ffi::c_char,
+) -> xr::sys::Result;
+/// PFN_xrGetSceneMarkerRawDataMSFT: the marker's bytes, by the two-call idiom.
+pub type GetSceneMarkerRawDataFn = unsafe extern "system" fn(
+    xr::sys::SceneMSFT,
+    *const UuidMsft,
+    u32,
+    *mut u32,
+    *mut u8,
+) -> xr::sys::Result;
+
 /// PFN_xrCreateSceneObserverMSFT.
 pub type CreateSceneObserverFn = unsafe extern "system" fn(
     xr::sys::Session,
@@ -305,6 +391,49 @@ mod tests {
             return None;
         }
         c_layout::c_layout("scene_understanding_layout.c", "scene understanding")
+    }
+
+    /// XR_MSFT_scene_marker came after the openxr.h Debian ships (1.0.20),
+    /// so its layout is held to the registry's (xr.xml) by hand: C's
+    /// natural alignment on a 64-bit target.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn marker_declarations_have_the_registrys_layout() {
+        assert_eq!(size_of::<SceneMarker>(), 32);
+        assert_eq!(offset_of!(SceneMarker, last_seen_time), 8);
+        assert_eq!(offset_of!(SceneMarker, center), 16);
+        assert_eq!(offset_of!(SceneMarker, size), 24);
+        assert_eq!(size_of::<SceneMarkers>(), 32);
+        assert_eq!(offset_of!(SceneMarkers, scene_marker_capacity_input), 16);
+        assert_eq!(offset_of!(SceneMarkers, scene_markers), 24);
+        assert_eq!(size_of::<SceneMarkerQrCode>(), 8);
+        assert_eq!(offset_of!(SceneMarkerQrCode, version), 4);
+        assert_eq!(size_of::<SceneMarkerQrCodes>(), 32);
+        assert_eq!(offset_of!(SceneMarkerQrCodes, qr_codes), 24);
+        assert_eq!(
+            COMPUTE_FEATURE_MARKER,
+            xr::sys::SceneComputeFeatureMSFT::MARKER.into_raw()
+        );
+        assert_eq!(
+            COMPONENT_TYPE_MARKER,
+            xr::sys::SceneComponentTypeMSFT::MARKER.into_raw()
+        );
+        assert_eq!(
+            MARKER_TYPE_QR_CODE,
+            xr::sys::SceneMarkerTypeMSFT::QR_CODE.into_raw()
+        );
+        assert_eq!(
+            QR_CODE_SYMBOL_TYPE_QR_CODE,
+            xr::sys::SceneMarkerQRCodeSymbolTypeMSFT::QR_CODE.into_raw()
+        );
+        assert_eq!(
+            QR_CODE_SYMBOL_TYPE_MICRO_QR_CODE,
+            xr::sys::SceneMarkerQRCodeSymbolTypeMSFT::MICRO_QR_CODE.into_raw()
+        );
+        assert_eq!(
+            format!("{MARKER_EXTENSION_NAME}\0").as_bytes(),
+            xr::sys::MSFT_SCENE_MARKER_EXTENSION_NAME
+        );
     }
 
     #[test]

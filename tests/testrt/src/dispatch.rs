@@ -136,6 +136,12 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             "xrLocateSceneComponentsMSFT" => scene::locate_scene_components as su::LocateSceneComponentsFn,
         )
     };
+    let scene_marker = || {
+        table!(name,
+            "xrGetSceneMarkerDecodedStringMSFT" => scene::get_scene_marker_decoded_string as su::GetSceneMarkerDecodedStringFn,
+            "xrGetSceneMarkerRawDataMSFT" => scene::get_scene_marker_raw_data as su::GetSceneMarkerRawDataFn,
+        )
+    };
     let reprojection = || {
         table!(name,
             "xrEnumerateReprojectionModesMSFT" => reprojection::enumerate_reprojection_modes as xr::pfn::EnumerateReprojectionModesMSFT,
@@ -180,6 +186,12 @@ fn extension(name: &str, enabled: &Enabled) -> Option<xr::pfn::VoidFunction> {
             enabled
                 .has(Extension::SceneUnderstanding)
                 .then(scene_understanding)
+                .flatten()
+        })
+        .or_else(|| {
+            enabled
+                .has(Extension::SceneMarker)
+                .then(scene_marker)
                 .flatten()
         })
         .or_else(|| {

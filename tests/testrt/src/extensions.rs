@@ -37,6 +37,8 @@ pub enum Extension {
     SpatialAnchorPersistence,
     /// XR_MSFT_scene_understanding.
     SceneUnderstanding,
+    /// XR_MSFT_scene_marker (QR codes; needs scene understanding).
+    SceneMarker,
     /// XR_EXT_plane_detection (with HOLOTERRAIN_TESTRT_PLANES=ext, instead
     /// of scene understanding; no HoloLens 2 offers it).
     PlaneDetection,
@@ -70,7 +72,7 @@ const fn name(with_nul: &'static [u8]) -> &'static str {
 }
 
 /// The extensions of every build.
-const TABLE: [Entry; 13] = [
+const TABLE: [Entry; 14] = [
     Entry {
         extension: Extension::CompositionLayerDepth,
         name: name(xr::KHR_COMPOSITION_LAYER_DEPTH_EXTENSION_NAME),
@@ -129,6 +131,12 @@ const TABLE: [Entry; 13] = [
         extension: Extension::SceneUnderstanding,
         name: holoterrain::xr::sys::scene_understanding::EXTENSION_NAME,
         version: xr::MSFT_scene_understanding_SPEC_VERSION,
+        offered: || !planes_detected(),
+    },
+    Entry {
+        extension: Extension::SceneMarker,
+        name: holoterrain::xr::sys::scene_understanding::MARKER_EXTENSION_NAME,
+        version: xr::MSFT_scene_marker_SPEC_VERSION,
         offered: || !planes_detected(),
     },
     Entry {
@@ -242,6 +250,7 @@ mod tests {
             "XR_MSFT_spatial_anchor",
             "XR_MSFT_spatial_anchor_persistence",
             "XR_MSFT_scene_understanding",
+            "XR_MSFT_scene_marker",
             "XR_KHR_composition_layer_depth",
         ] {
             assert!(names.contains(&name), "{name} offered");

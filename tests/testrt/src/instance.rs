@@ -274,6 +274,14 @@ pub unsafe extern "system" fn create_instance(
                 "XR_MSFT_spatial_anchor_persistence needs XR_MSFT_spatial_anchor enabled too",
             ));
         }
+        if enabled.contains(&Extension::SceneMarker)
+            && !enabled.contains(&Extension::SceneUnderstanding)
+        {
+            return Err(Failure::violation(
+                xr::Result::ERROR_EXTENSION_DEPENDENCY_NOT_ENABLED,
+                "XR_MSFT_scene_marker needs XR_MSFT_scene_understanding enabled too",
+            ));
+        }
         // SAFETY: the application's output pointer.
         let instance = unsafe { out_value(instance, "instance") }?;
         if state.is_some() {

@@ -62,6 +62,39 @@ pub struct HapticRecord {
     pub played: bool,
 }
 
+/// What the app asked of XR_MSFT_scene_marker.
+#[derive(Debug, Default, Serialize)]
+pub struct MarkerSummary {
+    /// Scene computations that asked for markers.
+    pub computes: u32,
+    /// The marker components listed (with a capacity), by text, each once
+    /// in the order first listed.
+    pub listed: Vec<String>,
+    /// The texts fetched with xrGetSceneMarkerDecodedStringMSFT, each once
+    /// in the order first fetched.
+    pub strings_fetched: Vec<String>,
+    /// Calls of xrGetSceneMarkerRawDataMSFT that fetched the bytes.
+    pub raw_data_fetched: u32,
+    /// Marker locations asked for (xrLocateSceneComponentsMSFT).
+    pub located: u32,
+}
+
+impl MarkerSummary {
+    /// Notes a marker component listed.
+    pub fn listed(&mut self, text: &str) {
+        if !self.listed.iter().any(|seen| seen == text) {
+            self.listed.push(text.to_owned());
+        }
+    }
+
+    /// Notes a marker's text fetched.
+    pub fn string_fetched(&mut self, text: &str) {
+        if !self.strings_fetched.iter().any(|seen| seen == text) {
+            self.strings_fetched.push(text.to_owned());
+        }
+    }
+}
+
 /// What the runtime records during a run.
 #[derive(Debug, Default)]
 pub struct Record {
@@ -87,8 +120,11 @@ pub struct Record {
     pub images: Vec<String>,
     /// What went wrong on the runtime's side (read-back, writing).
     pub problems: Vec<String>,
-    /// Scenes computed (xrComputeNewSceneMSFT).
+    /// Scenes computed (xrComputeNewSceneMSFT) for more than markers
+    /// (planes); those for markers alone count in [`MarkerSummary::computes`].
     pub scene_computes: u32,
+    /// What the app asked of XR_MSFT_scene_marker.
+    pub markers: MarkerSummary,
     /// Each reprojection mode the frames asked for, in the order first asked
     /// ("none" for frames that asked for none).
     pub reprojection_modes: Vec<String>,
@@ -121,6 +157,7 @@ struct Report<'a> {
     images: &'a [String],
     problems: &'a [String],
     scene_computes: u32,
+    scene_markers: &'a MarkerSummary,
     reprojection_modes_listed: Vec<String>,
     reprojection_modes: &'a [String],
     depth_ranges: &'a [[f32; 2]],
@@ -272,6 +309,7 @@ impl Record {
             images: &self.images,
             problems: &self.problems,
             scene_computes: self.scene_computes,
+            scene_markers: &self.markers,
             reprojection_modes_listed: runtime
                 .reprojection_modes
                 .iter()

@@ -6,33 +6,81 @@
 //! first frame knows the room, as the simulator's does. The declarations
 //! are the app's own (`holoterrain::xr::sys::scene_understanding`), whose tests
 //! hold them to openxr.h.
+//!
+//! XR_MSFT_scene_marker: a computation asking for markers takes a snapshot
+//! of the room's printed codes the wearer has seen so far, each with when
+//! it was last seen ([`crate::wearer::Wearer::marker_sightings`]: the
+//! simulator's rule, on the same frames, and a `stale-marker` seen before
+//! the session began); the scene lists them as QR code components, located
+//! in the specification's QR code convention
+//! ([`holoterrain::sim::room::RoomMarker::qr_code_pose`]), their text
+//! from xrGetSceneMarkerDecodedStringMSFT and xrGetSceneMarkerRawDataMSFT.
 
-use holoterrain::sim::room::RoomSurface;
+use holoterrain::sim::room::{RoomMarker, RoomSurface};
 use holoterrain::xr::sys::scene_understanding as su;
 use openxr_sys as xr;
 use xr::Handle as _;
 
+use crate::extensions::Extension;
 use crate::instance::check_system;
 use crate::spaces::{Space, check_time, locate_in_room, location_flags, pose_to_xr, relative};
 use crate::state::{Failure, XrResult, invalid, lookup, lookup_mut, new_handle, with_runtime};
 use crate::structs::{check_chain, input, out_value, output, two_call};
 
+/// The printed codes a computation saw: (index in the room, last seen,
+/// runtime clock nanoseconds); `None` when it did not ask for markers.
+pub type MarkerSnapshot = Option<Vec<(usize, i64)>>;
+
 /// A scene observer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SceneObserver {
     /// The session it belongs to.
     pub session: u64,
     /// Whether a scene has been computed (and so can be created).
     pub computed: bool,
+    /// The markers of its latest computation.
+    pub markers: MarkerSnapshot,
 }
 
 /// A scene made from an observer's computation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scene {
     /// The observer it came from.
     pub observer: u64,
     /// The session both belong to.
     pub session: u64,
+    /// The markers it holds.
+    pub markers: MarkerSnapshot,
+}
+
+/// The component id of the room's `index`th marker: "testrt", `m`, and the index.
+pub fn marker_id(index: usize) -> su::UuidMsft {
+    let mut bytes = [0; 16];
+    bytes[..6].copy_from_slice(b"testrt");
+    bytes[6] = b'm';
+    bytes[8..].copy_from_slice(&(index as u64).to_le_bytes());
+    su::UuidMsft { bytes }
+}
+
+/// The room index and last sighting of `scene`'s marker `id`, if it holds it.
+fn marker_in(scene: &Scene, id: &su::UuidMsft) -> Option<(usize, i64)> {
+    scene
+        .markers
+        .iter()
+        .flatten()
+        .find(|(index, _)| marker_id(*index) == *id)
+        .copied()
+}
+
+/// The smallest QR code version that holds `bytes` bytes in byte mode at
+/// error correction level L (ISO/IEC 18004's capacities; a room's text is
+/// at most 256 bytes, version 10).
+pub fn qr_version(bytes: usize) -> u8 {
+    const CAPACITY: [usize; 10] = [17, 32, 53, 78, 106, 134, 154, 192, 230, 271];
+    CAPACITY
+        .iter()
+        .position(|&capacity| bytes <= capacity)
+        .map_or(40, |index| index as u8 + 1)
 }
 
 /// The component id of the room's `index`th surface: "testrt" and the index.
@@ -74,13 +122,18 @@ pub unsafe extern "system" fn enumerate_scene_compute_features(
     with_runtime("xrEnumerateSceneComputeFeaturesMSFT", |runtime| {
         runtime.check_instance(instance)?;
         check_system(system)?;
+        let offered: &[i32] = if runtime.enabled.has(Extension::SceneMarker) {
+            &[su::COMPUTE_FEATURE_PLANE, su::COMPUTE_FEATURE_MARKER]
+        } else {
+            &[su::COMPUTE_FEATURE_PLANE]
+        };
         // SAFETY: the application's pointers.
         unsafe {
             two_call(
                 capacity,
                 count_output,
                 features,
-                &[su::COMPUTE_FEATURE_PLANE],
+                offered,
                 "features",
                 |_| Ok(()),
                 |slot, value| *slot = *value,
@@ -113,6 +166,7 @@ pub unsafe extern "system" fn create_scene_observer(
             SceneObserver {
                 session,
                 computed: false,
+                markers: None,
             },
         );
         *output = xr::SceneObserverMSFT::from_raw(handle);
@@ -166,11 +220,20 @@ pub unsafe extern "system" fn compute_new_scene(
                 info.requested_feature_count as usize,
             )
         };
-        if let Some(feature) = features.iter().find(|feature| !(1..=4).contains(*feature)) {
-            return Err(invalid(format!(
-                "computeInfo.requestedFeatures holds {feature}, no XrSceneComputeFeatureMSFT"
-            )));
+        let markers_enabled = runtime.enabled.has(Extension::SceneMarker);
+        if let Some(feature) = features.iter().find(|feature| {
+            !((1..=4).contains(*feature)
+                || **feature == su::COMPUTE_FEATURE_MARKER && markers_enabled)
+        }) {
+            return Err(invalid(if *feature == su::COMPUTE_FEATURE_MARKER {
+                "computeInfo.requestedFeatures holds XR_SCENE_COMPUTE_FEATURE_MARKER_MSFT, but XR_MSFT_scene_marker is not enabled".to_owned()
+            } else {
+                format!(
+                    "computeInfo.requestedFeatures holds {feature}, no XrSceneComputeFeatureMSFT"
+                )
+            }));
         }
+        let asks_markers = features.contains(&su::COMPUTE_FEATURE_MARKER);
         if !(su::CONSISTENCY_SNAPSHOT_COMPLETE..=su::CONSISTENCY_OCCLUSION_OPTIMIZED)
             .contains(&info.consistency)
         {
@@ -211,8 +274,19 @@ pub unsafe extern "system" fn compute_new_scene(
                 ));
             }
         }
-        lookup_mut(&mut runtime.scene_observers, handle, "XrSceneObserverMSFT")?.computed = true;
-        runtime.record.scene_computes += 1;
+        let markers = asks_markers.then(|| runtime.wearer.marker_sightings());
+        let found = lookup_mut(&mut runtime.scene_observers, handle, "XrSceneObserverMSFT")?;
+        found.computed = true;
+        found.markers = markers;
+        if features
+            .iter()
+            .any(|feature| *feature != su::COMPUTE_FEATURE_MARKER)
+        {
+            runtime.record.scene_computes += 1;
+        }
+        if asks_markers {
+            runtime.record.markers.computes += 1;
+        }
         Ok(xr::Result::SUCCESS)
     })
 }
@@ -254,7 +328,7 @@ pub unsafe extern "system" fn create_scene(
 ) -> xr::Result {
     with_runtime("xrCreateSceneMSFT", |runtime| {
         let handle = observer.into_raw();
-        let found = *lookup(&runtime.scene_observers, handle, "XrSceneObserverMSFT")?;
+        let found = lookup(&runtime.scene_observers, handle, "XrSceneObserverMSFT")?.clone();
         // SAFETY: the application's pointers.
         let info = unsafe { input(create_info, "createInfo") }?;
         // SAFETY: the chain is the application's.
@@ -273,6 +347,7 @@ pub unsafe extern "system" fn create_scene(
             Scene {
                 observer: handle,
                 session: found.session,
+                markers: found.markers,
             },
         );
         *output = xr::SceneMSFT::from_raw(scene_handle);
@@ -292,8 +367,10 @@ pub unsafe extern "system" fn destroy_scene(scene: xr::SceneMSFT) -> xr::Result 
     })
 }
 
-/// xrGetSceneComponentsMSFT: the room's surfaces as plane components (no
-/// objects or meshes), their planes in a chained XrScenePlanesMSFT.
+/// xrGetSceneComponentsMSFT: the room's surfaces as plane components, their
+/// planes in a chained XrScenePlanesMSFT; the markers the scene holds as
+/// marker components, their properties in a chained XrSceneMarkersMSFT and
+/// XrSceneMarkerQRCodesMSFT (no objects or meshes).
 ///
 /// # Safety
 /// The arguments are the application's, as the OpenXR API defines them.
@@ -303,32 +380,59 @@ pub unsafe extern "system" fn get_scene_components(
     components: *mut su::SceneComponents,
 ) -> xr::Result {
     with_runtime("xrGetSceneComponentsMSFT", |runtime| {
-        lookup(&runtime.scenes, scene.into_raw(), "XrSceneMSFT")?;
+        let found = lookup(&runtime.scenes, scene.into_raw(), "XrSceneMSFT")?.clone();
         // SAFETY: the application's pointers.
         let info = unsafe { input(get_info, "getInfo") }?;
         // SAFETY: the chain is the application's.
         unsafe { check_chain(info.next, &[], "getInfo") }?;
         // SAFETY: the application's output pointer.
         let components = unsafe { output(components, "components") }?;
+        let markers_enabled = runtime.enabled.has(Extension::SceneMarker);
+        let allowed: &[xr::StructureType] = if markers_enabled {
+            &[
+                xr::StructureType::SCENE_PLANES_MSFT,
+                xr::StructureType::SCENE_MARKERS_MSFT,
+                xr::StructureType::SCENE_MARKER_QR_CODES_MSFT,
+            ]
+        } else {
+            &[xr::StructureType::SCENE_PLANES_MSFT]
+        };
         // SAFETY: the chain is the application's.
-        unsafe {
-            check_chain(
-                components.next,
-                &[xr::StructureType::SCENE_PLANES_MSFT],
-                "components",
+        unsafe { check_chain(components.next, allowed, "components") }?;
+        // SAFETY: the chain was just checked: these lists are all it may hold.
+        let (planes, marker_list, qr_codes) = unsafe {
+            (
+                crate::structs::find_in_chain::<su::ScenePlanes>(components.next),
+                crate::structs::find_in_chain::<su::SceneMarkers>(components.next),
+                crate::structs::find_in_chain::<su::SceneMarkerQrCodes>(components.next),
             )
-        }?;
-        // SAFETY: the chain was just checked: a plane list is all it may hold.
-        let planes = unsafe { crate::structs::find_in_chain::<su::ScenePlanes>(components.next) };
+        };
         let is_planes = info.component_type == su::COMPONENT_TYPE_PLANE;
+        let is_markers = info.component_type == su::COMPONENT_TYPE_MARKER;
+        if is_markers && !markers_enabled {
+            return Err(invalid(
+                "getInfo.componentType is XR_SCENE_COMPONENT_TYPE_MARKER_MSFT, but XR_MSFT_scene_marker is not enabled",
+            ));
+        }
         if planes.is_some() && !is_planes {
             return Err(Failure::violation(
                 xr::Result::ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT,
                 "XrScenePlanesMSFT is chained, but getInfo.componentType is not XR_SCENE_COMPONENT_TYPE_PLANE_MSFT",
             ));
         }
+        if (marker_list.is_some() || qr_codes.is_some()) && !is_markers {
+            return Err(Failure::violation(
+                xr::Result::ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT,
+                "XrSceneMarkersMSFT or XrSceneMarkerQRCodesMSFT is chained, but getInfo.componentType is not XR_SCENE_COMPONENT_TYPE_MARKER_MSFT",
+            ));
+        }
         let surfaces: Vec<RoomSurface> = if is_planes {
             runtime.config.room.surfaces.clone()
+        } else {
+            Vec::new()
+        };
+        let markers: Vec<(usize, i64)> = if is_markers {
+            found.markers.clone().unwrap_or_default()
         } else {
             Vec::new()
         };
@@ -343,33 +447,72 @@ pub unsafe extern "system" fn get_scene_components(
                 surfaces.len()
             )));
         }
-        let indexed: Vec<(usize, RoomSurface)> = surfaces.into_iter().enumerate().collect();
+        if capacity > 0 {
+            if let Some(list) = &marker_list {
+                if list.scene_marker_capacity_input < capacity {
+                    return Err(Failure::violation(
+                        xr::Result::ERROR_SIZE_INSUFFICIENT,
+                        format!(
+                            "XrSceneMarkersMSFT.sceneMarkerCapacityInput {} is less than components.componentCapacityInput {capacity}",
+                            list.scene_marker_capacity_input
+                        ),
+                    ));
+                }
+                check_array(1, list.scene_markers, "XrSceneMarkersMSFT.sceneMarkers")?;
+            }
+            if let Some(list) = &qr_codes {
+                if list.qr_code_capacity_input < capacity {
+                    return Err(Failure::violation(
+                        xr::Result::ERROR_SIZE_INSUFFICIENT,
+                        format!(
+                            "XrSceneMarkerQRCodesMSFT.qrCodeCapacityInput {} is less than components.componentCapacityInput {capacity}",
+                            list.qr_code_capacity_input
+                        ),
+                    ));
+                }
+                check_array(1, list.qr_codes, "XrSceneMarkerQRCodesMSFT.qrCodes")?;
+            }
+        }
         let now = xr::Time::from_nanos(runtime.wearer.now_ns());
+        let listed: Vec<su::SceneComponent> = if is_markers {
+            markers
+                .iter()
+                .map(|&(index, seen_ns)| su::SceneComponent {
+                    component_type: su::COMPONENT_TYPE_MARKER,
+                    id: marker_id(index),
+                    parent_id: su::UuidMsft::default(),
+                    update_time: xr::Time::from_nanos(seen_ns),
+                })
+                .collect()
+        } else {
+            (0..surfaces.len())
+                .map(|index| su::SceneComponent {
+                    component_type: su::COMPONENT_TYPE_PLANE,
+                    id: plane_id(index),
+                    parent_id: su::UuidMsft::default(),
+                    update_time: now,
+                })
+                .collect()
+        };
         // SAFETY: the application's arrays, of its stated capacity.
         let result = unsafe {
             two_call(
                 capacity,
                 &mut components.component_count_output,
                 components.components,
-                &indexed,
+                &listed,
                 "components",
                 |_| Ok(()),
-                |slot, (index, _)| {
-                    *slot = su::SceneComponent {
-                        component_type: su::COMPONENT_TYPE_PLANE,
-                        id: plane_id(*index),
-                        parent_id: su::UuidMsft::default(),
-                        update_time: now,
-                    }
-                },
+                |slot, component| *slot = *component,
             )
         }?;
-        if let Some(planes) = planes
-            && capacity > 0
-        {
-            for (index, surface) in &indexed {
+        if capacity == 0 {
+            return Ok(result);
+        }
+        if let Some(planes) = planes {
+            for (index, surface) in surfaces.iter().enumerate() {
                 // SAFETY: checked above: scenePlaneCount elements, at least one per component.
-                let plane = unsafe { &mut *planes.scene_planes.add(*index) };
+                let plane = unsafe { &mut *planes.scene_planes.add(index) };
                 *plane = su::ScenePlane {
                     alignment: su::PLANE_ALIGNMENT_HORIZONTAL,
                     size: xr::Extent2Df {
@@ -381,12 +524,135 @@ pub unsafe extern "system" fn get_scene_components(
                 };
             }
         }
+        let room_markers: Vec<RoomMarker> = markers
+            .iter()
+            .filter_map(|&(index, _)| runtime.wearer.marker(index).cloned())
+            .collect();
+        if let Some(list) = marker_list {
+            for (slot, (marker, &(_, seen_ns))) in room_markers.iter().zip(&markers).enumerate() {
+                let half = marker.size_m / 2.0;
+                // SAFETY: checked above: at least componentCapacityInput elements.
+                let element = unsafe { &mut *list.scene_markers.add(slot) };
+                *element = su::SceneMarker {
+                    marker_type: su::MARKER_TYPE_QR_CODE,
+                    last_seen_time: xr::Time::from_nanos(seen_ns),
+                    center: xr::Offset2Df { x: half, y: half },
+                    size: xr::Extent2Df {
+                        width: marker.size_m,
+                        height: marker.size_m,
+                    },
+                };
+            }
+        }
+        if let Some(list) = qr_codes {
+            for (slot, marker) in room_markers.iter().enumerate() {
+                // SAFETY: checked above: at least componentCapacityInput elements.
+                let element = unsafe { &mut *list.qr_codes.add(slot) };
+                *element = su::SceneMarkerQrCode {
+                    symbol_type: su::QR_CODE_SYMBOL_TYPE_QR_CODE,
+                    version: qr_version(marker.text.len()),
+                };
+            }
+        }
+        for marker in &room_markers {
+            runtime.record.markers.listed(&marker.text);
+        }
         Ok(result)
     })
 }
 
-/// xrLocateSceneComponentsMSFT: each plane where the room has it, seen
-/// from the base space; unknown ids are not located.
+/// The text of `scene`'s marker `marker_id`, checking the scene and the id.
+fn marker_text(
+    runtime: &crate::state::Runtime,
+    scene: xr::SceneMSFT,
+    marker_id: *const su::UuidMsft,
+) -> XrResult<String> {
+    let found = lookup(&runtime.scenes, scene.into_raw(), "XrSceneMSFT")?;
+    // SAFETY: the application's pointer.
+    let id = unsafe { marker_id.as_ref() }.ok_or_else(|| invalid("markerId is NULL"))?;
+    let (index, _) = marker_in(found, id).ok_or_else(|| {
+        Failure::violation(
+            xr::Result::ERROR_SCENE_COMPONENT_ID_INVALID_MSFT,
+            "markerId is not a marker component of this scene (xrGetSceneComponentsMSFT lists them)",
+        )
+    })?;
+    runtime
+        .wearer
+        .marker(index)
+        .map(|marker| marker.text.clone())
+        .ok_or_else(|| invalid("markerId names no marker of the room"))
+}
+
+/// xrGetSceneMarkerDecodedStringMSFT: the marker's text, UTF-8 with its NUL.
+///
+/// # Safety
+/// The arguments are the application's, as the OpenXR API defines them.
+pub unsafe extern "system" fn get_scene_marker_decoded_string(
+    scene: xr::SceneMSFT,
+    marker_id: *const su::UuidMsft,
+    capacity: u32,
+    count_output: *mut u32,
+    buffer: *mut std::ffi::c_char,
+) -> xr::Result {
+    with_runtime("xrGetSceneMarkerDecodedStringMSFT", |runtime| {
+        let text = marker_text(runtime, scene, marker_id)?;
+        let mut bytes = text.clone().into_bytes();
+        bytes.push(0);
+        // SAFETY: the application's buffer, of its stated capacity.
+        let result = unsafe {
+            two_call(
+                capacity,
+                count_output,
+                buffer,
+                &bytes,
+                "buffer",
+                |_| Ok(()),
+                |slot, byte| *slot = *byte as std::ffi::c_char,
+            )
+        }?;
+        if capacity > 0 {
+            runtime.record.markers.string_fetched(&text);
+        }
+        Ok(result)
+    })
+}
+
+/// xrGetSceneMarkerRawDataMSFT: the marker's bytes (its text, as a QR code
+/// in byte mode holds it).
+///
+/// # Safety
+/// The arguments are the application's, as the OpenXR API defines them.
+pub unsafe extern "system" fn get_scene_marker_raw_data(
+    scene: xr::SceneMSFT,
+    marker_id: *const su::UuidMsft,
+    capacity: u32,
+    count_output: *mut u32,
+    buffer: *mut u8,
+) -> xr::Result {
+    with_runtime("xrGetSceneMarkerRawDataMSFT", |runtime| {
+        let text = marker_text(runtime, scene, marker_id)?;
+        // SAFETY: the application's buffer, of its stated capacity.
+        let result = unsafe {
+            two_call(
+                capacity,
+                count_output,
+                buffer,
+                text.as_bytes(),
+                "buffer",
+                |_| Ok(()),
+                |slot, byte| *slot = *byte,
+            )
+        }?;
+        if capacity > 0 {
+            runtime.record.markers.raw_data_fetched += 1;
+        }
+        Ok(result)
+    })
+}
+
+/// xrLocateSceneComponentsMSFT: each plane where the room has it, and each
+/// of the scene's markers at its QR code pose, seen from the base space;
+/// unknown ids are not located.
 ///
 /// # Safety
 /// The arguments are the application's, as the OpenXR API defines them.
@@ -396,7 +662,8 @@ pub unsafe extern "system" fn locate_scene_components(
     locations: *mut su::SceneComponentLocations,
 ) -> xr::Result {
     with_runtime("xrLocateSceneComponentsMSFT", |runtime| {
-        let session = lookup(&runtime.scenes, scene.into_raw(), "XrSceneMSFT")?.session;
+        let found = lookup(&runtime.scenes, scene.into_raw(), "XrSceneMSFT")?.clone();
+        let session = found.session;
         // SAFETY: the application's pointers.
         let info = unsafe { input(locate_info, "locateInfo") }?;
         // SAFETY: the chain is the application's.
@@ -443,9 +710,17 @@ pub unsafe extern "system" fn locate_scene_components(
         };
         let base_pose = locate_in_room(runtime, &base, info.time.as_nanos());
         for (id, slot) in ids.iter().zip(slots) {
+            let marker = marker_in(&found, id)
+                .and_then(|(index, _)| runtime.wearer.marker(index))
+                .map(RoomMarker::qr_code_pose);
+            if marker.is_some() {
+                runtime.record.markers.located += 1;
+            }
             let pose = plane_of(&runtime.config.room.surfaces, id)
+                .map(|surface| surface.scene_plane_pose())
+                .or(marker)
                 .zip(base_pose)
-                .map(|(surface, base)| relative(&base, &surface.scene_plane_pose()));
+                .map(|(pose, base)| relative(&base, &pose));
             *slot = su::SceneComponentLocation {
                 flags: location_flags(pose.is_some()),
                 pose: pose.as_ref().map_or(xr::Posef::IDENTITY, pose_to_xr),
@@ -477,5 +752,28 @@ mod tests {
         assert_eq!(plane_of(&surfaces, &plane_id(1)), Some(surfaces[1]));
         assert_eq!(plane_of(&surfaces, &plane_id(2)), None);
         assert_eq!(plane_of(&surfaces, &su::UuidMsft::default()), None);
+    }
+
+    #[test]
+    fn marker_ids_differ_from_plane_ids_and_only_the_scenes_are_found() {
+        assert_ne!(marker_id(0), plane_id(0));
+        assert_ne!(marker_id(0), marker_id(1));
+        let scene = Scene {
+            observer: 1,
+            session: 2,
+            markers: Some(vec![(1, 42)]),
+        };
+        assert_eq!(marker_in(&scene, &marker_id(1)), Some((1, 42)));
+        assert_eq!(marker_in(&scene, &marker_id(0)), None);
+        assert_eq!(marker_in(&scene, &plane_id(1)), None);
+    }
+
+    #[test]
+    fn a_qr_version_is_the_smallest_that_holds_the_text() {
+        assert_eq!(qr_version(0), 1);
+        assert_eq!(qr_version(17), 1);
+        assert_eq!(qr_version(18), 2);
+        assert_eq!(qr_version(26), 2);
+        assert_eq!(qr_version(256), 10);
     }
 }

@@ -124,6 +124,8 @@ typed_declared!(
     su::SceneComponentsLocateInfo => SCENE_COMPONENTS_LOCATE_INFO_MSFT,
     su::SceneComponentLocations => SCENE_COMPONENT_LOCATIONS_MSFT,
     su::ScenePlanes => SCENE_PLANES_MSFT,
+    su::SceneMarkers => SCENE_MARKERS_MSFT,
+    su::SceneMarkerQrCodes => SCENE_MARKER_QR_CODES_MSFT,
 );
 
 #[cfg(windows)]

@@ -36,6 +36,8 @@ use holoterrain::app::recorder::RunRecorder;
 use holoterrain::app::{App, AppError, FrameInput, FrameOutput, Kept, Surface};
 use holoterrain::input::{Hand, PinchTracker};
 use holoterrain::sim::DisplayClock;
+use holoterrain::sim::markers::Sightings;
+use holoterrain::sim::room::RoomMarker;
 use holoterrain::sim::script::Action;
 use holoterrain::sim::user::{SimulatedUser, seconds_to_ns};
 
@@ -47,6 +49,10 @@ pub const WEARER_PLACEMENT_FILE: &str = "wearer-placement.json";
 /// The display time of the first frame, nanoseconds: a fixed epoch, so
 /// every run shows frame n at the same time.
 pub const EPOCH_NS: i64 = 10_000_000_000;
+
+/// When the headset last saw a `stale-marker` of the room (one not seen
+/// since): 5 s before the first frame, before the session began.
+pub const STALE_SIGHTING_NS: i64 = EPOCH_NS - 5_000_000_000;
 
 /// What the wearer does for one frame.
 #[derive(Debug, Clone)]
@@ -85,6 +91,11 @@ pub struct Wearer {
     phrases: VecDeque<(i64, String)>,
     /// The room's surfaces, when it has any.
     surfaces: Option<Arc<[Surface]>>,
+    /// The room's printed codes, as the simulator's user sees them (on
+    /// the simulator's clock).
+    sightings: Sightings,
+    /// The room's printed codes.
+    markers: Vec<RoomMarker>,
     /// Where the wearer remembers the placement (none without an output folder).
     placement_file: Option<PathBuf>,
     /// The placement remembered from the last run, when there is one.
@@ -143,6 +154,8 @@ impl Wearer {
             latest: None,
             disconnects,
             surfaces: (!config.room.surfaces.is_empty()).then(|| config.room.app_surfaces().into()),
+            sightings: Sightings::new(&config.room.markers),
+            markers: config.room.markers.clone(),
             placement_file,
             remembered,
             phrases,
@@ -160,7 +173,7 @@ impl Wearer {
         // The user presses the buttons where the copy shows them, as the
         // app under test does (same inputs, same controls).
         self.user.see_buttons(self.driver.app().buttons());
-        let input = FrameInput {
+        let mut input = FrameInput {
             voice: self.user.heard(previous_ns, sim_ns),
             surfaces: self.surfaces.clone(),
             kept: if anchor_kept {
@@ -174,6 +187,8 @@ impl Wearer {
                 self.driver.app().heightmap(),
             )
         };
+        // The copy sees the codes as the simulator hands them over.
+        input.markers = Some(self.sightings.look(&input));
         let output = self
             .driver
             .update(&input, &mut self.recorder)
@@ -268,6 +283,28 @@ impl Wearer {
             }
         }
         due
+    }
+
+    /// The room's printed codes the headset has seen, with when it last
+    /// did (runtime clock): those the wearer saw, and a `stale-marker` not
+    /// seen since at [`STALE_SIGHTING_NS`]; (index in the room, last seen).
+    pub fn marker_sightings(&self) -> Vec<(usize, i64)> {
+        self.markers
+            .iter()
+            .enumerate()
+            .filter_map(|(index, marker)| {
+                match (self.sightings.last_seen_ns(index), marker.seen_before_start) {
+                    (Some(seen_ns), _) => Some((index, EPOCH_NS + seen_ns)),
+                    (None, true) => Some((index, STALE_SIGHTING_NS)),
+                    (None, false) => None,
+                }
+            })
+            .collect()
+    }
+
+    /// The room's printed code at `index`.
+    pub fn marker(&self, index: usize) -> Option<&RoomMarker> {
+        self.markers.get(index)
     }
 
     /// The app core's copy: what the wearer saw grow (for the report).

@@ -2,7 +2,7 @@
 //! and the Linux build of the test runtime (scripts/build-test-runtime.sh),
 //! it breaks one rule of each class the runtime checks — structure types,
 //! handles and their parents, call order, composition layers, suggested
-//! bindings — and asserts both the error code the specification names and
+//! bindings, scene markers — and asserts both the error code the specification names and
 //! the violation the runtime recorded in runtime-report.json.
 //!
 //! Without the built runtime the tests print why they are skipped, unless
@@ -67,6 +67,16 @@ impl Client {
     /// [`Client::new`], with Holographic Remoting emulated and enabled when
     /// `player` (`HOST:PORT`) is given.
     fn with(manifest: &Path, player: Option<&str>) -> Self {
+        Self::with_others(manifest, player, &[]).expect("an instance on the test runtime")
+    }
+
+    /// [`Client::with`], also enabling the extensions `others` names (each
+    /// with its NUL); the result of xrCreateInstance when it fails.
+    fn with_others(
+        manifest: &Path,
+        player: Option<&str>,
+        others: &[&[u8]],
+    ) -> Result<Self, xr::sys::Result> {
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
         let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch directory");
         // SAFETY: the lock above keeps every other test of this file (the
@@ -92,29 +102,30 @@ impl Client {
                 .other
                 .push(b"XR_MSFT_holographic_remoting\0".to_vec());
         }
-        let instance = entry
-            .create_instance(
-                &xr::ApplicationInfo {
-                    application_name: "wrong-client",
-                    application_version: 1,
-                    engine_name: "wrong-client",
-                    engine_version: 1,
-                    api_version: xr::Version::new(1, 0, 0),
-                },
-                &extensions,
-                &[],
-                &(),
-            )
-            .expect("an instance on the test runtime");
+        extensions
+            .other
+            .extend(others.iter().map(|name| name.to_vec()));
+        let instance = entry.create_instance(
+            &xr::ApplicationInfo {
+                application_name: "wrong-client",
+                application_version: 1,
+                engine_name: "wrong-client",
+                engine_version: 1,
+                api_version: xr::Version::new(1, 0, 0),
+            },
+            &extensions,
+            &[],
+            &(),
+        )?;
         let system = instance
             .system(xr::FormFactor::HEAD_MOUNTED_DISPLAY)
             .expect("the system");
-        Self {
+        Ok(Self {
             _turn: turn,
             out,
             instance,
             system,
-        }
+        })
     }
 
     /// Destroys the instance and returns the runtime's report.
@@ -970,4 +981,200 @@ fn a_remoting_session_created_without_a_connection_is_lost_at_once() {
     vulkan.destroy();
     assert_eq!(report["violations"], Value::Array(Vec::new()));
     assert_eq!(report["remoting"]["connected"], false);
+}
+
+/// An extension function of `client`'s instance, by name.
+///
+/// # Safety
+/// `T` is the function's pointer type.
+unsafe fn extension_fn<T: Copy>(client: &Client, name: &std::ffi::CStr) -> T {
+    let mut function = None;
+    // SAFETY: a live instance and a NUL-terminated name.
+    let result = unsafe {
+        (client.instance.entry().fp().get_instance_proc_addr)(
+            client.instance.as_raw(),
+            name.as_ptr(),
+            &mut function,
+        )
+    };
+    assert_eq!(result, xr::sys::Result::SUCCESS, "{name:?}");
+    let function = function.expect("a function");
+    // SAFETY: the caller names T, the function's type.
+    unsafe { std::mem::transmute_copy(&function) }
+}
+
+#[test]
+fn scene_markers_need_scene_understanding_and_a_wrong_id_or_short_list_is_refused() {
+    use holoterrain::xr::sys::scene_understanding as su;
+    let Some(manifest) = manifest() else {
+        return;
+    };
+    // The marker extension alone: its dependency is missing.
+    let alone = Client::with_others(&manifest, None, &[b"XR_MSFT_scene_marker\0"]);
+    assert_eq!(
+        alone.err(),
+        Some(xr::sys::Result::ERROR_EXTENSION_DEPENDENCY_NOT_ENABLED)
+    );
+    let client = Client::with_others(
+        &manifest,
+        None,
+        &[b"XR_MSFT_scene_understanding\0", b"XR_MSFT_scene_marker\0"],
+    )
+    .expect("an instance with scene markers");
+    let vulkan = Vulkan::new(&client);
+    client
+        .instance
+        .graphics_requirements::<xr::Vulkan>(client.system)
+        .expect("xrGetVulkanGraphicsRequirements2KHR");
+    let (result, session) = create_session(&client, &vulkan.binding());
+    assert_eq!(result, xr::sys::Result::SUCCESS);
+    let fp = client.instance.fp();
+    let space_info = xr::sys::ReferenceSpaceCreateInfo {
+        ty: xr::sys::ReferenceSpaceCreateInfo::TYPE,
+        next: std::ptr::null(),
+        reference_space_type: xr::ReferenceSpaceType::LOCAL,
+        pose_in_reference_space: xr::Posef::IDENTITY,
+    };
+    let mut space = xr::sys::Space::NULL;
+    // SAFETY: valid arguments.
+    let result = unsafe { (fp.create_reference_space)(session, &space_info, &mut space) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
+    // SAFETY: each type is the header's for its name.
+    let (create_observer, compute, create_scene, get_components, decoded): (
+        su::CreateSceneObserverFn,
+        su::ComputeNewSceneFn,
+        su::CreateSceneFn,
+        su::GetSceneComponentsFn,
+        su::GetSceneMarkerDecodedStringFn,
+    ) = unsafe {
+        (
+            extension_fn(&client, c"xrCreateSceneObserverMSFT"),
+            extension_fn(&client, c"xrComputeNewSceneMSFT"),
+            extension_fn(&client, c"xrCreateSceneMSFT"),
+            extension_fn(&client, c"xrGetSceneComponentsMSFT"),
+            extension_fn(&client, c"xrGetSceneMarkerDecodedStringMSFT"),
+        )
+    };
+    let observer_info = su::SceneObserverCreateInfo {
+        ty: xr::sys::StructureType::SCENE_OBSERVER_CREATE_INFO_MSFT,
+        next: std::ptr::null(),
+    };
+    let mut observer = xr::sys::SceneObserverMSFT::NULL;
+    // SAFETY: valid arguments.
+    let result = unsafe { create_observer(session, &observer_info, &mut observer) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
+    let features = [su::COMPUTE_FEATURE_MARKER];
+    let compute_info = su::NewSceneComputeInfo {
+        ty: xr::sys::StructureType::NEW_SCENE_COMPUTE_INFO_MSFT,
+        next: std::ptr::null(),
+        requested_feature_count: 1,
+        requested_features: features.as_ptr(),
+        consistency: su::CONSISTENCY_SNAPSHOT_COMPLETE,
+        bounds: su::SceneBounds {
+            space,
+            time: xr::Time::from_nanos(1),
+            sphere_count: 0,
+            spheres: std::ptr::null(),
+            box_count: 0,
+            boxes: std::ptr::null(),
+            frustum_count: 0,
+            frustums: std::ptr::null(),
+        },
+    };
+    // SAFETY: valid arguments.
+    let result = unsafe { compute(observer, &compute_info) };
+    assert_eq!(
+        result,
+        xr::sys::Result::SUCCESS,
+        "the marker feature is taken"
+    );
+    let scene_info = su::SceneCreateInfo {
+        ty: xr::sys::StructureType::SCENE_CREATE_INFO_MSFT,
+        next: std::ptr::null(),
+    };
+    let mut scene = xr::sys::SceneMSFT::NULL;
+    // SAFETY: valid arguments; the computation completed at once.
+    let result = unsafe { create_scene(observer, &scene_info, &mut scene) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
+
+    // A marker id the scene does not hold.
+    let unknown = su::UuidMsft { bytes: [7; 16] };
+    let mut count = 0;
+    // SAFETY: valid pointers; the id is wrong on purpose.
+    let result = refused(unsafe { decoded(scene, &unknown, 0, &mut count, std::ptr::null_mut()) });
+    assert_eq!(
+        result,
+        xr::sys::Result::ERROR_SCENE_COMPONENT_ID_INVALID_MSFT
+    );
+
+    // A marker list shorter than the components' capacity.
+    let get_info = su::SceneComponentsGetInfo {
+        ty: xr::sys::StructureType::SCENE_COMPONENTS_GET_INFO_MSFT,
+        next: std::ptr::null(),
+        component_type: su::COMPONENT_TYPE_MARKER,
+    };
+    let mut markers = [su::SceneMarker {
+        marker_type: 0,
+        last_seen_time: xr::Time::from_nanos(0),
+        center: xr::Offset2Df::default(),
+        size: xr::Extent2Df::default(),
+    }];
+    let mut marker_list = su::SceneMarkers {
+        ty: xr::sys::StructureType::SCENE_MARKERS_MSFT,
+        next: std::ptr::null(),
+        scene_marker_capacity_input: 1,
+        scene_markers: markers.as_mut_ptr(),
+    };
+    let mut components = [su::SceneComponent {
+        component_type: 0,
+        id: su::UuidMsft::default(),
+        parent_id: su::UuidMsft::default(),
+        update_time: xr::Time::from_nanos(0),
+    }; 2];
+    let mut listed = su::SceneComponents {
+        ty: xr::sys::StructureType::SCENE_COMPONENTS_MSFT,
+        next: (&raw mut marker_list).cast(),
+        component_capacity_input: 2,
+        component_count_output: 0,
+        components: components.as_mut_ptr(),
+    };
+    // SAFETY: valid pointers; the marker list is short on purpose.
+    let result = refused(unsafe { get_components(scene, &get_info, &mut listed) });
+    assert_eq!(result, xr::sys::Result::ERROR_SIZE_INSUFFICIENT);
+    // The same list chained for planes: the wrong component type.
+    let plane_info = su::SceneComponentsGetInfo {
+        component_type: su::COMPONENT_TYPE_PLANE,
+        ..get_info
+    };
+    // SAFETY: valid pointers; the component type is wrong on purpose.
+    let result = refused(unsafe { get_components(scene, &plane_info, &mut listed) });
+    assert_eq!(
+        result,
+        xr::sys::Result::ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT
+    );
+
+    // SAFETY: the live session; its observer, scene and space go with it.
+    let result = unsafe { (fp.destroy_session)(session) };
+    assert_eq!(result, xr::sys::Result::SUCCESS);
+    let report = client.finish();
+    vulkan.destroy();
+    assert_violation(
+        &report,
+        "xrGetSceneMarkerDecodedStringMSFT",
+        "markerId is not a marker component of this scene",
+        "XR_ERROR_SCENE_COMPONENT_ID_INVALID_MSFT",
+    );
+    assert_violation(
+        &report,
+        "xrGetSceneComponentsMSFT",
+        "XrSceneMarkersMSFT.sceneMarkerCapacityInput 1 is less than components.componentCapacityInput 2",
+        "XR_ERROR_SIZE_INSUFFICIENT",
+    );
+    assert_violation(
+        &report,
+        "xrGetSceneComponentsMSFT",
+        "XrSceneMarkersMSFT or XrSceneMarkerQRCodesMSFT is chained, but getInfo.componentType is not XR_SCENE_COMPONENT_TYPE_MARKER_MSFT",
+        "XR_ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT",
+    );
+    assert_eq!(report["scene_markers"]["computes"], 1);
 }
