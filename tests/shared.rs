@@ -433,6 +433,127 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
 }
 
 /// A frame with nobody in it: whatever it applies came from elsewhere.
+/// Two rooms, each with the session's card on its table, at other room
+/// coordinates and turned another way.
+const ROOM_A: &str = "\
+surface 0 0.75 -2.6 1.6 1.0
+surface 0 0 -2.5 8 8
+marker 0.5 0.75 -2.3 30 0.1 holoterrain:7-guitar-orbit
+";
+const ROOM_B: &str = "\
+surface 1.5 0.72 -1.2 1.2 1.0
+surface 0 0 -2.5 8 8
+marker 1.2 0.72 -1.0 -65 0.1 holoterrain:7-guitar-orbit
+";
+
+/// A pose from a report's `position` and `orientation`.
+fn pose_of(record: &Value) -> Pose {
+    let numbers = |key: &str| -> Vec<f32> {
+        record[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{key} in {record}"))
+            .iter()
+            .map(|number| number.as_f64().unwrap() as f32)
+            .collect()
+    };
+    let (position, orientation) = (numbers("position"), numbers("orientation"));
+    Pose::new(
+        glam::Vec3::from_slice(&position),
+        glam::Quat::from_slice(&orientation),
+    )
+}
+
+/// The hologram where a run's report leaves it, relative to the card it
+/// saw (flat on a table, so its pose is its level frame).
+fn hologram_on_card(report: &Value) -> (Pose, f64) {
+    let card = report["markers_seen"]
+        .as_array()
+        .and_then(|seen| seen.first())
+        .unwrap_or_else(|| panic!("no card seen: {}", report["markers_seen"]));
+    let hologram = pose_of(&report["hologram_pose"]);
+    (
+        pose_of(card).inverse().compose(&hologram),
+        report["hologram_scale"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn headsets_in_two_rooms_put_the_hologram_on_the_same_spot_of_the_card() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    for (name, room) in [("a.room", ROOM_A), ("b.room", ROOM_B)] {
+        fs::write(dir.path().join(name), room).unwrap();
+    }
+    let room = |name: &str| dir.path().join(name).display().to_string();
+    // Each looks at the card on its table from 1 s on; the peer's wearer
+    // then makes the hologram bigger, which reaches the host too.
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        6,
+        "1.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3\n",
+        &[
+            "--size",
+            "33x33",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+            "--room",
+            &room("a.room"),
+        ],
+    );
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "peer",
+        8,
+        "1.0 head 1.6 1.55 0.1 1.2 0.72 -1.0\n3.5 say bigger\n",
+        &[
+            "--join",
+            &format!("{CODE}@127.0.0.1:{port}"),
+            "--room",
+            &room("b.room"),
+        ],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+    let (host_report, peer_report) = (report(&host_out), report(&peer_out));
+    let (ours, our_scale) = hologram_on_card(&host_report);
+    let (theirs, their_scale) = hologram_on_card(&peer_report);
+    assert!(
+        ours.position.distance(theirs.position) < 1e-3,
+        "{ours:?} against {theirs:?}"
+    );
+    assert!(ours.orientation.angle_between(theirs.orientation) < 1e-3);
+    assert!((our_scale - 1.25).abs() < 1e-6, "{our_scale}");
+    assert_eq!(our_scale, their_scale);
+    let causes = |report: &Value| -> Vec<String> {
+        report["placements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|placement| placement["cause"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(
+        causes(&peer_report).contains(&"card".to_owned()),
+        "{:?}",
+        causes(&peer_report)
+    );
+    assert!(
+        causes(&host_report).contains(&"card".to_owned()),
+        "{:?}",
+        causes(&host_report)
+    );
+    // And one terrain.
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap()
+    );
+}
+
 /// Two network namespaces joined by a virtual Ethernet cable: two
 /// machines on one local network, made by the test (root and `ip` needed)
 /// and removed when dropped.

@@ -1660,8 +1660,9 @@ fn ctrl_c_while_the_runtime_is_not_answering_ends_the_run_at_once_with_its_repor
 }
 
 /// `holoterrain xr --join` on the test runtime (paced to the wall clock at
-/// 30 Hz, as a headset is) in a simulator's shared session, as
-/// [`assert_joined`] says.
+/// 30 Hz, as a headset is) in a simulator's shared session, each in its own
+/// room with the session's card on its table, as [`assert_joined`] says:
+/// the same terrain, and the hologram on the same spot of the card.
 #[test]
 fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     let Some(manifest) = manifest("linux") else {
@@ -1676,7 +1677,7 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     std::fs::write(&host_script, SHARED_HOST_SCRIPT).expect("the host's script");
     let host_out = dir.path().join("host");
     let host = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args(shared_host_args(&host_script, &host_out, port, 300))
+        .args(shared_host_args(&host_script, &host_out, port, 450))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -1694,10 +1695,11 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
         &[
             "xr",
             "--frames",
-            "420",
+            "600",
             "--join",
             &join,
-            "--validation",
+            // Not --validation: Debian's core validation layer predates
+            // XR_MSFT_scene_marker, so the app leaves the markers off under it.
             "--progress",
             "--report",
             report.to_str().expect("a UTF-8 path"),
@@ -1707,7 +1709,6 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     assert_success(&host, "the hosting simulator");
     assert_success(&xr, "holoterrain xr --join");
     let xr_report = json(&report);
-    assert_eq!(xr_report["validation_messages"], 0);
     assert!(
         text(&xr.stdout).contains(&format!(
             "share joined the session at 127.0.0.1:{port} as peer 1"

@@ -386,18 +386,21 @@ pub fn assert_observer_is_the_capture(
 pub const SHARE_CODE: &str = "7-guitar-orbit";
 
 /// A shared session's host script (the simulator's clock): an air-tap, a
-/// landscape, a traced fault and an undo.
+/// landscape, a traced fault and an undo; then the host looks at the
+/// session's card on its table (tests/data/rooms/shared-host.txt).
 pub const SHARED_HOST_SCRIPT: &str = "\
 0.5 airtap right
 1.5 say next landscape
 2.2 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
 3.4 say undo
+4.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3
 ";
 
 /// The joining wearer's script: one air-tap, which needs only the
 /// hologram's place (the runtime's wearer aims with its own copy of the
-/// app core, which does not follow the session's heights).
-pub const SHARED_WEARER_SCRIPT: &str = "1.0 airtap right\n";
+/// app core, which does not follow the session), then a look at the card
+/// on its own table (tests/data/rooms/shared-joiner.txt) until the end.
+pub const SHARED_WEARER_SCRIPT: &str = "1.0 airtap right\n1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n";
 
 /// `holoterrain sim` hosting [`SHARE_CODE`] on `port` at 30 Hz for
 /// `frames`, tiny images, a 65×65 map, playing `script` into `out`.
@@ -428,6 +431,8 @@ pub fn shared_host_args(script: &Path, out: &Path, port: u16, frames: u32) -> Ve
         script.display().to_string(),
         "--out".into(),
         out.display().to_string(),
+        "--room".into(),
+        data("rooms/shared-host.txt").display().to_string(),
     ]);
     args
 }
@@ -439,14 +444,48 @@ pub fn shared_wearer_settings(script: &Path, out: &Path) -> Vec<(&'static str, S
     let mut settings = environment(script, "65x65", 1, "32x24", out);
     settings.push(("HOLOTERRAIN_TESTRT_RATE", "30".into()));
     settings.push(("HOLOTERRAIN_TESTRT_REALTIME", "1".into()));
+    settings.push((
+        "HOLOTERRAIN_TESTRT_ROOM",
+        data("rooms/shared-joiner.txt").display().to_string(),
+    ));
     settings
+}
+
+/// A pose from a report's `position` and `orientation`.
+fn pose_of(record: &Value) -> holoterrain::input::Pose {
+    let numbers = |key: &str| -> Vec<f32> {
+        record[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{key} in {record}"))
+            .iter()
+            .map(|number| number.as_f64().expect("a number") as f32)
+            .collect()
+    };
+    holoterrain::input::Pose::new(
+        glam::Vec3::from_slice(&numbers("position")),
+        glam::Quat::from_slice(&numbers("orientation")),
+    )
+}
+
+/// The hologram where a run's report leaves it, relative to the first
+/// card it saw (flat on a table, so its pose is its level frame).
+fn hologram_on_card(report: &Value) -> holoterrain::input::Pose {
+    let card = report["markers_seen"]
+        .as_array()
+        .and_then(|seen| seen.first())
+        .unwrap_or_else(|| panic!("no card seen: {}", report["markers_seen"]));
+    pose_of(card)
+        .inverse()
+        .compose(&pose_of(&report["hologram_pose"]))
 }
 
 /// A joiner (`xr --join`, its report and command log) followed the host
 /// whose outputs are in `host_out`: its own air-tap reached the host's log
 /// as peer 1's, all five shared commands (the host's four and that air-tap)
 /// arrived with checksums matching the host's, it grew the host's seeds
-/// and recipe, and its log replays into the host's terrain bit for bit.
+/// and recipe, and its log replays into the host's terrain bit for bit;
+/// and, each seeing the session's card on its own table, both left the
+/// hologram on the same spot of the card (the joiner placing it there).
 pub fn assert_joined(xr_report: &Value, peer_log: &Path, host_out: &Path) {
     let share = &xr_report["share"];
     assert_eq!(share["role"], "peer", "{xr_report}");
@@ -484,4 +523,16 @@ pub fn assert_joined(xr_report: &Value, peer_log: &Path, host_out: &Path) {
         std::fs::read(host_out.join("terrain.f32")).expect("the host's terrain"),
         "the joiner's log does not grow the host's terrain"
     );
+    let (ours, theirs) = (hologram_on_card(&host_report), hologram_on_card(xr_report));
+    assert!(
+        ours.position.distance(theirs.position) < 1e-3
+            && ours.orientation.angle_between(theirs.orientation) < 1e-3,
+        "the host's hologram on its card {ours:?}, the joiner's {theirs:?}"
+    );
+    let placed_by_card = xr_report["placements"]
+        .as_array()
+        .expect("placements")
+        .iter()
+        .any(|placement| placement["cause"] == "card");
+    assert!(placed_by_card, "{}", xr_report["placements"]);
 }
