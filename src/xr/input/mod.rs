@@ -3,6 +3,8 @@
 //! or, on Windows without one, Windows' own.
 
 pub mod actions;
+// Only the Windows listener uses it; its tests run everywhere (Linux above all).
+#[cfg(any(windows, test))]
 pub mod device_speech;
 pub mod speech;
 #[cfg(windows)]
