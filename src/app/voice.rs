@@ -3,8 +3,10 @@
 //! pressed by saying it, [`super::controls`]). A platform hands the app the command it heard in
 //! [`FrameInput::voice`](super::FrameInput::voice): the simulator from the
 //! gesture script's `say` events, the OpenXR session from
-//! XR_MSFT_holographic_remoting_speech (the Remoting Player recognises the
-//! phrases of [`PHRASES`], its dictionary).
+//! XR_MSFT_holographic_remoting_speech (the Remoting Player recognises
+//! [`VoiceCommand::dictionary`]) or, on Windows without a player, from
+//! Windows' own speech recognition (listening for [`phrases_with`] the
+//! labels on show, renewed as [`Vocabulary`] says).
 
 /// Something the wearer said that the app acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
