@@ -1,7 +1,8 @@
 //! The platform manifests under manifests/: every XML file parses, each one
 //! declares what its platform needs (and, for HoloLens, exactly the
 //! capabilities of the OpenXR extensions the app asks for, read from the
-//! list the code enables them from), and the Linux files pass their real
+//! list the code enables them from, and of the Windows APIs it calls, read
+//! from the windows crate features Cargo.toml enables), and the Linux files pass their real
 //! validators (`desktop-file-validate`, `appstreamcli validate --no-net`).
 //!
 //! The validators come from scripts/install-deps.sh test; where one is
@@ -81,6 +82,27 @@ const CAPABILITY_OF_EXTENSION: [(&str, (&str, &str)); 5] = [
     ("XR_MSFT_scene_marker", ("DeviceCapability", "webcam")),
 ];
 
+/// The appx capability each Windows API the app calls needs, by the
+/// windows crate feature that gives the app that API: Windows' speech
+/// recognition listens to the microphone.
+const CAPABILITY_OF_WINDOWS_FEATURE: [(&str, (&str, &str)); 1] = [(
+    "Media_SpeechRecognition",
+    ("DeviceCapability", "microphone"),
+)];
+
+/// The features the app's Cargo.toml enables of the `windows` crate (the
+/// Windows APIs the Windows builds, the HoloLens package's among them, can call).
+fn windows_features() -> BTreeSet<String> {
+    let text = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    let cargo: toml::Table = text.parse().expect("Cargo.toml parses");
+    cargo["target"]["cfg(windows)"]["dependencies"]["windows"]["features"]
+        .as_array()
+        .expect("the windows crate's features")
+        .iter()
+        .map(|feature| feature.as_str().expect("a feature name").to_owned())
+        .collect()
+}
+
 /// Whether the app asks runtimes for `extension` (whenever offered).
 fn app_requests(extension: &str) -> bool {
     OPTIONAL_EXTENSIONS
@@ -154,14 +176,41 @@ fn hololens_manifest_targets_holographic_arm64_with_only_the_capabilities_the_co
             )
         })
         .collect();
+    let features = windows_features();
     let used: BTreeSet<(String, &str)> = CAPABILITY_OF_EXTENSION
         .iter()
         .filter(|(extension, _)| app_requests(extension))
+        .chain(
+            CAPABILITY_OF_WINDOWS_FEATURE
+                .iter()
+                .filter(|(feature, _)| features.contains(*feature)),
+        )
         .map(|(_, (element, name))| ((*element).to_owned(), *name))
         .collect();
     assert_eq!(
         declared, used,
-        "declared capabilities differ from those the requested extensions need"
+        "declared capabilities differ from those the requested extensions and the Windows APIs called need"
+    );
+    // The speech listener is built, so the package asks for the microphone.
+    assert!(features.contains("Media_SpeechRecognition"), "{features:?}");
+    let microphone = child(package, "Capabilities")
+        .children()
+        .find(|node| node.attribute("Name") == Some("microphone"))
+        .expect("the microphone capability");
+    assert_eq!(microphone.tag_name().name(), "DeviceCapability");
+    assert_eq!(microphone.tag_name().namespace(), Some(APPX_NS));
+    // The schema wants every Capability before any DeviceCapability.
+    let kinds: Vec<&str> = child(package, "Capabilities")
+        .children()
+        .filter(|node| node.is_element())
+        .map(|node| node.tag_name().name())
+        .collect();
+    let first_device = kinds.iter().position(|kind| *kind == "DeviceCapability");
+    assert!(
+        first_device.is_none_or(|first| kinds[first..]
+            .iter()
+            .all(|kind| *kind == "DeviceCapability")),
+        "Capability after DeviceCapability: {kinds:?}"
     );
     let spatial = child(package, "Capabilities")
         .children()

@@ -782,6 +782,15 @@ fn xr_on_direct3d_11_ends_cleanly_and_is_the_linux_simulators_run() {
         "holoterrain.exe xr --graphics d3d11 ended cleanly; stderr:\n{stderr}"
     );
     assert!(!stderr.contains("double free"), "stderr:\n{stderr}");
+    // With no remoting player the app listens with Windows' own speech
+    // recognition, which cannot start in the chroot (Wine's opens the
+    // default microphone, and there is none): one line says so, and the
+    // run below goes on to its end as the simulator's.
+    let speech: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("voice commands on this device are off: "))
+        .collect();
+    assert_eq!(speech.len(), 1, "one line about speech; stderr:\n{stderr}");
 
     let xr_report = json(&report);
     assert_eq!(xr_report["ended"], "frame_limit");
@@ -1167,6 +1176,11 @@ fn xr_remote_on_direct3d_11_reconnects_hears_new_terrain_and_is_the_linux_simula
     assert!(
         !stderr.contains("onado"),
         "no Monado advice on Windows:\n{stderr}"
+    );
+    // Over remoting the player hears the wearer; the computer does not listen.
+    assert!(
+        !stderr.contains("voice commands on this device"),
+        "no local speech over remoting:\n{stderr}"
     );
 
     let xr_report = json(&report);

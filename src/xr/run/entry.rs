@@ -308,6 +308,12 @@ fn run_with<B: GraphicsBinding>(
     );
     frame_loop.keep_landscape_in(landscape_file);
     frame_loop.share_in(share);
+    // Over remoting the wearer speaks to the player, far from this
+    // computer's microphone; without it the app listens itself.
+    #[cfg(windows)]
+    if link.is_none() {
+        frame_loop.listen_on_device();
+    }
     report.set_recorder(frame_loop.shared_recorder());
     let (grid_width, grid_height) = frame_loop.grid_size();
     let mut gave_up = None;

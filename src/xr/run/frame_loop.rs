@@ -3,7 +3,8 @@
 //! run is ending. It drives a [`Session`] (which owns everything of the
 //! session and makes every runtime call) through the session state machine,
 //! frame pacing by xrWaitFrame, input while focused (and the voice commands
-//! the player's speech recognizer heard), the app core each frame and
+//! the player's speech recognizer heard, or on Windows without one,
+//! Windows' own), the app core each frame and
 //! drawing when the runtime asks; it ends on Ctrl-C (SIGINT), SIGTERM,
 //! `--frames`, the runtime's request, or the runtime stopping under the
 //! session. What it records is shared with the watchdog (`watchdog.rs`),
@@ -120,6 +121,10 @@ pub struct FrameLoop<'a> {
     disconnect: Option<u32>,
     /// A voice command heard since the last frame, for the next one.
     voice: Option<VoiceCommand>,
+    /// Windows' own speech recognizer, listening for the phrases and the
+    /// labels on show when no remoting player recognises speech.
+    #[cfg(windows)]
+    device_speech: Option<crate::xr::input::windows_speech::Listener>,
     /// Each hand's select and menu buttons as the last frame saw them, to
     /// tell when one goes down.
     buttons_were_down: [[bool; 2]; 2],
@@ -156,6 +161,8 @@ impl<'a> FrameLoop<'a> {
             reanchor: false,
             disconnect: None,
             voice: None,
+            #[cfg(windows)]
+            device_speech: None,
             buttons_were_down: [[false; 2]; 2],
             frame_limit,
             interrupted,
@@ -164,6 +171,18 @@ impl<'a> FrameLoop<'a> {
             kept_landscape: String::new(),
             share: None,
         }
+    }
+
+    /// Listens for voice commands with Windows' own speech recognition
+    /// (the packaged HoloLens app, or a local runtime on a PC): for runs
+    /// with no remoting player to recognise speech for the app. Returns at
+    /// once; a recognizer that cannot start is one log line.
+    #[cfg(windows)]
+    pub fn listen_on_device(&mut self) {
+        let on_show = self.driver.app().buttons().iter();
+        self.device_speech = crate::xr::input::windows_speech::Listener::start(
+            on_show.map(|button| button.action.label()),
+        );
     }
 
     /// Grows the world in `share` (whose role the app already has).
@@ -434,6 +453,12 @@ impl<'a> FrameLoop<'a> {
         session.begin_frame()?;
         let time = frame_state.predicted_display_time;
 
+        #[cfg(windows)]
+        if self.voice.is_none()
+            && let Some(listener) = &self.device_speech
+        {
+            self.voice = listener.heard();
+        }
         let input = FrameInput {
             voice: self.voice.take(),
             ..session.track(time)?
@@ -475,6 +500,12 @@ impl<'a> FrameLoop<'a> {
                 text: marker.text,
                 position: marker.position,
             });
+        }
+        // "See it, say it": the recognizer hears the labels now on show.
+        #[cfg(windows)]
+        if let Some(listener) = self.device_speech.as_mut() {
+            let on_show = self.driver.app().buttons().iter();
+            listener.show(on_show.map(|button| button.action.label()));
         }
         if let Some(mut share) = self.share.take() {
             share.after_frame(self.driver.app_mut(), &output);
