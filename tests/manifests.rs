@@ -90,6 +90,26 @@ const CAPABILITY_OF_WINDOWS_FEATURE: [(&str, (&str, &str)); 1] = [(
     ("DeviceCapability", "microphone"),
 )];
 
+/// The appx capability each part of the app that uses the network needs,
+/// by a file of it and what in it calls the network: a shared session
+/// listens and connects on the local network.
+const CAPABILITY_OF_NETWORK_USE: [(&str, &str, (&str, &str)); 1] = [(
+    "src/net/session.rs",
+    "TcpListener::bind",
+    ("Capability", "privateNetworkClientServer"),
+)];
+
+/// The capabilities the network uses of the app's code need.
+fn network_capabilities() -> Vec<(String, &'static str)> {
+    CAPABILITY_OF_NETWORK_USE
+        .iter()
+        .filter(|(file, call, _)| {
+            read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).contains(call)
+        })
+        .map(|(_, _, (element, name))| ((*element).to_owned(), *name))
+        .collect()
+}
+
 /// The features the app's Cargo.toml enables of the `windows` crate (the
 /// Windows APIs the Windows builds, the HoloLens package's among them, can call).
 fn windows_features() -> BTreeSet<String> {
@@ -186,10 +206,11 @@ fn hololens_manifest_targets_holographic_arm64_with_only_the_capabilities_the_co
                 .filter(|(feature, _)| features.contains(*feature)),
         )
         .map(|(_, (element, name))| ((*element).to_owned(), *name))
+        .chain(network_capabilities())
         .collect();
     assert_eq!(
         declared, used,
-        "declared capabilities differ from those the requested extensions and the Windows APIs called need"
+        "declared capabilities differ from those the requested extensions, the Windows APIs called and the network use need"
     );
     // The speech listener is built, so the package asks for the microphone.
     assert!(features.contains("Media_SpeechRecognition"), "{features:?}");
