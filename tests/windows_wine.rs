@@ -42,8 +42,8 @@ use support::testrt::{
     FRAMES, MAP, PLAYER, SEED, SHARE_CODE, SHARED_HOST_SCRIPT, SHARED_WEARER_SCRIPT,
     assert_images_match, assert_joined, assert_observer_is_the_capture, assert_same_run, causes,
     data, environment, hanging_environment, json, manifest, observer_settings,
-    remoting_environment, runtime_library, script, shared_host_args, shared_wearer_settings,
-    simulate, simulate_with_capture, with_player,
+    remoting_environment, runtime_library, script, shared_host_args, shared_rooms,
+    shared_wearer_settings, simulate, simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 use support::wine;
@@ -1282,7 +1282,18 @@ fn xr_on_direct3d_11_joins_the_linux_simulators_shared_session() {
         .port();
     // The host runs 20 s: Wine starts slowly, and the joiner's air-tap
     // must reach it.
-    let host: Vec<String> = shared_host_args(&host_script, &host_out, port, 600)
+    // The rooms too: the chroot sees only `scratch` and the exe's folder.
+    let (host_room, joiner_room) = (
+        scratch.path().join("host.room"),
+        scratch.path().join("joiner.room"),
+    );
+    for (from, to) in [
+        (shared_rooms().0, &host_room),
+        (shared_rooms().1, &joiner_room),
+    ] {
+        std::fs::copy(from, to).expect("copy a room");
+    }
+    let host: Vec<String> = shared_host_args(&host_script, &host_out, port, 600, &host_room)
         .iter()
         .map(|arg| shell_quote(arg))
         .collect();
@@ -1297,7 +1308,7 @@ fn xr_on_direct3d_11_joins_the_linux_simulators_shared_session() {
         + &exe_run(
             scratch.path(),
             "xr",
-            &shared_wearer_settings(&wearer, &scratch.path().join("runtime-out")),
+            &shared_wearer_settings(&wearer, &scratch.path().join("runtime-out"), &joiner_room),
             &[
                 "xr",
                 "--graphics",

@@ -38,8 +38,8 @@ use support::testrt::{
     FRAMES, MAP, PLAYER, SEED, SHARE_CODE, SHARED_HOST_SCRIPT, SHARED_WEARER_SCRIPT,
     assert_images_match, assert_joined, assert_observer_is_the_capture, assert_same_run, causes,
     data, environment, hanging_environment, json, manifest, observer_settings,
-    remoting_environment, runtime_library, script, shared_host_args, shared_wearer_settings,
-    simulate, simulate_with_capture, with_player,
+    remoting_environment, runtime_library, script, shared_host_args, shared_rooms,
+    shared_wearer_settings, simulate, simulate_with_capture, with_player,
 };
 use support::unresponsive::assert_ended_by_watchdog;
 
@@ -1677,7 +1677,13 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     std::fs::write(&host_script, SHARED_HOST_SCRIPT).expect("the host's script");
     let host_out = dir.path().join("host");
     let host = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .args(shared_host_args(&host_script, &host_out, port, 450))
+        .args(shared_host_args(
+            &host_script,
+            &host_out,
+            port,
+            450,
+            &shared_rooms().0,
+        ))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -1685,7 +1691,7 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
         .expect("start the hosting simulator");
     let wearer = dir.path().join("wearer.txt");
     std::fs::write(&wearer, SHARED_WEARER_SCRIPT).expect("the wearer's script");
-    let settings = shared_wearer_settings(&wearer, &dir.path().join("runtime"));
+    let settings = shared_wearer_settings(&wearer, &dir.path().join("runtime"), &shared_rooms().1);
     let report = dir.path().join("xr").join("xr.json");
     // The joiner outlasts the host (10 s), so it has all the host did.
     let join = format!("{SHARE_CODE}@127.0.0.1:{port}");

@@ -403,8 +403,14 @@ pub const SHARED_HOST_SCRIPT: &str = "\
 pub const SHARED_WEARER_SCRIPT: &str = "1.0 airtap right\n1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n";
 
 /// `holoterrain sim` hosting [`SHARE_CODE`] on `port` at 30 Hz for
-/// `frames`, tiny images, a 65×65 map, playing `script` into `out`.
-pub fn shared_host_args(script: &Path, out: &Path, port: u16, frames: u32) -> Vec<String> {
+/// `frames`, tiny images, a 65×65 map, in `room`, playing `script` into `out`.
+pub fn shared_host_args(
+    script: &Path,
+    out: &Path,
+    port: u16,
+    frames: u32,
+    room: &Path,
+) -> Vec<String> {
     let mut args: Vec<String> = [
         "sim",
         "--resolution",
@@ -432,22 +438,32 @@ pub fn shared_host_args(script: &Path, out: &Path, port: u16, frames: u32) -> Ve
         "--out".into(),
         out.display().to_string(),
         "--room".into(),
-        data("rooms/shared-host.txt").display().to_string(),
+        room.display().to_string(),
     ]);
     args
+}
+
+/// The rooms of a shared session's host and joiner: each a table with the
+/// session's card on it, at other room coordinates and turned another way.
+pub fn shared_rooms() -> (PathBuf, PathBuf) {
+    (
+        data("rooms/shared-host.txt"),
+        data("rooms/shared-joiner.txt"),
+    )
 }
 
 /// The test runtime's settings for a wearer joining that host: its map and
 /// first seed (for the wearer's copy of the app core), small images, and
 /// frames paced to the wall clock at 30 Hz, as a headset's are.
-pub fn shared_wearer_settings(script: &Path, out: &Path) -> Vec<(&'static str, String)> {
+pub fn shared_wearer_settings(
+    script: &Path,
+    out: &Path,
+    room: &Path,
+) -> Vec<(&'static str, String)> {
     let mut settings = environment(script, "65x65", 1, "32x24", out);
     settings.push(("HOLOTERRAIN_TESTRT_RATE", "30".into()));
     settings.push(("HOLOTERRAIN_TESTRT_REALTIME", "1".into()));
-    settings.push((
-        "HOLOTERRAIN_TESTRT_ROOM",
-        data("rooms/shared-joiner.txt").display().to_string(),
-    ));
+    settings.push(("HOLOTERRAIN_TESTRT_ROOM", room.display().to_string()));
     settings
 }
 
