@@ -32,9 +32,10 @@ fi
 # (no MinGW runtime, no OpenXR loader DLL). vulkan-1.dll comes with every
 # GPU driver that has Vulkan; d3d11.dll, dxgi.dll and d3dcompiler_47.dll
 # are part of every Windows 10 and 11, as are combase.dll and rpcrt4.dll
-# (the windows crate's COM error handling) and iphlpapi.dll (the network
-# interfaces DNS-SD advertises a shared session on).
-system_dlls='^(kernel32|ntdll|user32|advapi32|ws2_32|bcrypt|bcryptprimitives|userenv|shell32|ole32|oleaut32|api-ms-win-.*|combase|rpcrt4|iphlpapi|vulkan-1|d3d11|dxgi|d3dcompiler_47|msvcrt|ucrtbase)\.dll$'
+# (the windows crate's COM error handling), iphlpapi.dll (the network
+# interfaces DNS-SD advertises a shared session on) and propsys.dll (the
+# property system: cpal reads the audio device's name with it).
+system_dlls='^(kernel32|ntdll|user32|advapi32|ws2_32|bcrypt|bcryptprimitives|userenv|shell32|ole32|oleaut32|api-ms-win-.*|combase|rpcrt4|iphlpapi|propsys|vulkan-1|d3d11|dxgi|d3dcompiler_47|msvcrt|ucrtbase)\.dll$'
 imports=$(x86_64-w64-mingw32-objdump -p "$exe" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z')
 foreign=$(grep -Ev "$system_dlls" <<<"$imports" || true)
 if [ -n "$foreign" ]; then

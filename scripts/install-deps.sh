@@ -2,7 +2,8 @@
 # Installs the Debian packages holoterrain needs, if any are missing.
 #
 # Usage: scripts/install-deps.sh [run|test|windows|windows-lint|hololens|aarch64]
-#   run           what `holoterrain sim` needs: a Vulkan loader and a CPU Vulkan driver
+#   run           what building and `holoterrain sim` need: a Vulkan loader, a CPU Vulkan
+#                 driver, alsa-lib (sound)
 #   test          (default) all of that plus what the test suite needs
 #   windows       the cross toolchain of scripts/build-windows.sh
 #   windows-lint  that plus the clippy of scripts/clippy-windows.sh
@@ -15,6 +16,8 @@ set -euo pipefail
 run_packages=(
   mesa-vulkan-drivers      # lavapipe: Vulkan on the CPU, so the simulator runs without a GPU
   libvulkan1               # the Vulkan loader
+  libasound2-dev           # alsa-lib and its headers: cpal (the clicks' sound output) links it
+  pkg-config               # how alsa-sys finds alsa-lib when building
 )
 
 test_packages=(

@@ -3,9 +3,10 @@
 //! Layers, dependencies pointing down: `cli` (the command-line definition);
 //! `xr` (the OpenXR platform) and `sim` (the headless platform), with
 //! `generate` (the offline tool); `app` (the frame-loop core and the frame
-//! glue both platforms share); `input` (gesture recognisers); `render` (the
-//! renderer seam and its backends); `terrain` (the engine). The layers, the
-//! seam, the frame path and where each platform plugs in:
+//! glue both platforms share); `sound` (the controls' clicks, placed and
+//! mixed, and the audio device); `input` (gesture recognisers); `render`
+//! (the renderer seam and its backends); `terrain` (the engine). The
+//! layers, the seam, the frame path and where each platform plugs in:
 //! docs/architecture.md.
 pub mod app;
 pub mod atomic_file;
@@ -17,5 +18,6 @@ pub mod render;
 pub mod save;
 pub mod sim;
 pub mod size;
+pub mod sound;
 pub mod terrain;
 pub mod xr;

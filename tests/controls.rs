@@ -1,4 +1,4 @@
-//! The wearer's controls end to end in the simulator: a palm shows the hand menu, "Landscapes" opens the panel, a landscape picked by name grows, growth pauses and resumes, undo goes back, "Weather" starts erosion, "Save terrain" writes a folder that `generate --replay` grows again byte for byte; labels said press buttons on show only; a `press` of a label the app never shows is a script error.
+//! The wearer's controls end to end in the simulator: a palm shows the hand menu, "Landscapes" opens the panel (its press clicking, in `--sound`'s clicks.wav from the side the button is on), a landscape picked by name grows, growth pauses and resumes, undo goes back, "Weather" starts erosion, "Save terrain" writes a folder that `generate --replay` grows again byte for byte; labels said press buttons on show only; a `press` of a label the app never shows is a script error.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -9,6 +9,11 @@ use holoterrain::size::Size;
 const TOUR: &str = include_str!("data/scripts/menu-tour.txt");
 
 fn run(dir: &Path, name: &str, script: &str, frames: u64) -> PathBuf {
+    run_with(dir, name, script, frames, false)
+}
+
+/// Like [`run`], with `--sound` when `sound` is set.
+fn run_with(dir: &Path, name: &str, script: &str, frames: u64, sound: bool) -> PathBuf {
     let out = dir.join(name);
     let path = dir.join(format!("{name}.txt"));
     std::fs::write(&path, script).unwrap();
@@ -29,10 +34,57 @@ fn run(dir: &Path, name: &str, script: &str, frames: u64) -> PathBuf {
         script: Some(path),
         out: out.clone(),
         every: 1000,
+        sound,
         ..SimArgs::default()
     };
     sim::run(&args).unwrap();
     out
+}
+
+/// clicks.wav's stereo frames, after checking its header says 16-bit
+/// stereo PCM at 48 kHz.
+fn wav_frames(bytes: &[u8]) -> Vec<[i16; 2]> {
+    assert_eq!(&bytes[..4], b"RIFF");
+    assert_eq!(&bytes[8..16], b"WAVEfmt ");
+    assert_eq!(u16::from_le_bytes([bytes[22], bytes[23]]), 2, "channels");
+    assert_eq!(
+        u32::from_le_bytes(bytes[24..28].try_into().unwrap()),
+        48_000
+    );
+    assert_eq!(u16::from_le_bytes([bytes[34], bytes[35]]), 16, "bits");
+    bytes[44..]
+        .chunks_exact(4)
+        .map(|f| {
+            [
+                i16::from_le_bytes([f[0], f[1]]),
+                i16::from_le_bytes([f[2], f[3]]),
+            ]
+        })
+        .collect()
+}
+
+/// Each sound in `frames` (sample runs apart by more than 10 ms of
+/// silence): when it starts, seconds, and each ear's loudest sample.
+fn sounds(frames: &[[i16; 2]]) -> Vec<(f64, [i16; 2])> {
+    let mut found: Vec<(usize, usize, [i16; 2])> = Vec::new();
+    for (index, frame) in frames.iter().enumerate() {
+        if frame == &[0, 0] {
+            continue;
+        }
+        match found.last_mut() {
+            Some((_, last, peak)) if index - *last < 480 => {
+                *last = index;
+                for ear in 0..2 {
+                    peak[ear] = peak[ear].max(frame[ear].saturating_abs());
+                }
+            }
+            _ => found.push((index, index, frame.map(i16::saturating_abs))),
+        }
+    }
+    found
+        .into_iter()
+        .map(|(start, _, peak)| (start as f64 / 48_000.0, peak))
+        .collect()
 }
 
 fn report(out: &Path) -> serde_json::Value {
@@ -122,6 +174,48 @@ fn the_tour_opens_the_panel_picks_pauses_resumes_undoes_and_saves() {
         std::fs::read(&replayed).unwrap(),
         std::fs::read(saved.join("terrain.png")).unwrap()
     );
+}
+
+#[test]
+fn with_sound_each_press_clicks_as_it_begins_and_ends_heard_from_the_buttons_side() {
+    let dir = tempfile::tempdir().unwrap();
+    // The left palm shows the hand menu in front of the face; the right
+    // index tip pushes "Landscapes" at 1.6 s, which opens the panel; the
+    // head then turns to look 45° to the right, and at 2.8 s the fingertip
+    // pushes "badlands" on the panel, now to the head's left.
+    let script = "1.0 palm left 1.5\n1.6 press landscapes poke\n2.2 head 0 1.6 0 1 1.6 -1\n2.8 press badlands poke\n";
+    let out = run_with(dir.path(), "sound", script, 240, true);
+    let report = report(&out);
+    assert_eq!(report["clicks"], 4);
+    let bytes = std::fs::read(out.join("clicks.wav")).unwrap();
+    let frames = wav_frames(&bytes);
+    // As long as the run's display time: 240 frames at 60 Hz.
+    assert_eq!(frames.len(), 4 * 48_000);
+    let heard = sounds(&frames);
+    assert_eq!(heard.len(), 4, "{heard:?}");
+    // Each press's clicks after it was scripted (the fingertip takes a
+    // moment to reach the button) and before the next event.
+    for (start, _) in &heard[..2] {
+        assert!((1.6..2.2).contains(start), "{heard:?}");
+    }
+    for (start, _) in &heard[2..] {
+        assert!((2.8..3.5).contains(start), "{heard:?}");
+    }
+    let level = |peak: [i16; 2]| f64::from(peak[0]) / f64::from(peak[1]);
+    // "Landscapes", about straight ahead: both ears within 10%.
+    for (_, peak) in &heard[..2] {
+        assert!((0.9..1.1).contains(&level(*peak)), "{heard:?}");
+    }
+    // "badlands", to the left: the left ear louder.
+    for (_, peak) in &heard[2..] {
+        assert!(level(*peak) > 1.3, "{heard:?}");
+    }
+    // The same run writes the same sound, bit for bit.
+    let again = run_with(dir.path(), "again", script, 240, true);
+    assert_eq!(std::fs::read(again.join("clicks.wav")).unwrap(), bytes);
+    // Without --sound there is no clicks.wav (and a stale one is cleared).
+    let quiet = run_with(dir.path(), "again", script, 240, false);
+    assert!(!quiet.join("clicks.wav").exists());
 }
 
 #[test]

@@ -10,7 +10,9 @@
 //! emulated speech extension. A script the runtime cannot play stops it at
 //! xrCreateInstance in one line; a runtime that stops answering
 //! (HOLOTERRAIN_TESTRT_HANG) ends the run within `--runtime-timeout`, or at
-//! Ctrl-C, with the report.
+//! Ctrl-C, with the report. The menu's clicks play on the default ALSA
+//! device (alsa-lib's file plugin, read back); with no sound card the run
+//! says once that it is silent and alsa-lib prints nothing.
 //!
 //! Without the built runtime the tests print why they are skipped, unless
 //! env CI is set, when they fail instead.
@@ -26,6 +28,7 @@ mod support {
 }
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -1727,4 +1730,174 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
         &report.with_file_name("commands.jsonl"),
         &host_out,
     );
+}
+
+/// `holoterrain xr --remote` on the test runtime pressing the menu
+/// (remote-menu.txt) with `home` as HOME (where alsa-lib reads
+/// `.asoundrc`) and the log at info; its output and the report.
+fn menu_run_with_home(manifest: &Path, dir: &Path, home: &Path) -> (Output, Value) {
+    let mut settings = with_player(environment(
+        &script("remote-menu.txt"),
+        "65x49",
+        1,
+        "64x48",
+        &dir.join("runtime"),
+    ));
+    settings.push(("HOME", home.display().to_string()));
+    settings.push(("RUST_LOG", "info".into()));
+    let report = dir.join("xr.json");
+    let output = run_on_runtime(
+        manifest,
+        &settings,
+        &[
+            "xr",
+            "--remote",
+            PLAYER,
+            "--frames",
+            "240",
+            "--size",
+            "65x49",
+            "--seed",
+            "1",
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(&output, "xr --remote pressing the menu");
+    let report = json(&report);
+    (output, report)
+}
+
+#[test]
+fn the_menus_clicks_play_on_the_default_sound_device_and_with_none_the_run_is_silent() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    // No device: the default is a sound card that is not there, so
+    // alsa-lib fails to open it, and by itself would print "ALSA lib
+    // confmisc.c:...(snd_config_get_card) Cannot get card index for 31" on
+    // stderr (as it prints several lines on a machine with no card at all).
+    let silent_home = dir.path().join("silent-home");
+    std::fs::create_dir_all(&silent_home).unwrap();
+    std::fs::write(
+        silent_home.join(".asoundrc"),
+        "pcm.!default { type plug slave.pcm \"hw:31\" }\n",
+    )
+    .unwrap();
+    let silent_dir = dir.path().join("silent");
+    let (output, report) = menu_run_with_home(&manifest, &silent_dir, &silent_home);
+    let stderr = text(&output.stderr);
+    // Three presses by hand (one is said), each clicking as it begins and ends.
+    assert_eq!(report["clicks"], 6);
+    assert!(!stderr.contains("ALSA lib"), "{stderr}");
+    assert_eq!(
+        stderr.matches("the app runs silently").count(),
+        1,
+        "{stderr}"
+    );
+
+    // A device: alsa-lib's file plugin over the null device writes what the
+    // app plays, as WAV, into a FIFO this test reads. The null device takes
+    // samples as fast as they come, so the reader takes them no faster than
+    // the stream's rate: that paces the app's audio thread as a sound card
+    // would (and keeps gigabytes of silence off the disk).
+    let fifo = dir.path().join("played.wav");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || read_in_real_time(&fifo))
+    };
+    let device_home = dir.path().join("device-home");
+    std::fs::create_dir_all(&device_home).unwrap();
+    std::fs::write(
+        device_home.join(".asoundrc"),
+        format!(
+            "pcm.!default {{ type file slave.pcm \"null\" file \"{}\" format \"wav\" }}\n",
+            fifo.display()
+        ),
+    )
+    .unwrap();
+    let device_dir = dir.path().join("device");
+    let (output, report) = menu_run_with_home(&manifest, &device_dir, &device_home);
+    let stderr = text(&output.stderr);
+    assert_eq!(report["clicks"], 6);
+    assert!(!stderr.contains("runs silently"), "{stderr}");
+    assert!(!stderr.contains("ALSA lib"), "{stderr}");
+    assert!(stderr.contains("clicks play on default"), "{stderr}");
+    // Had the app never opened the device, the reader would wait for a
+    // writer for ever: opening the FIFO here (without waiting for a reader,
+    // so not when it has finished) and closing it ends its wait.
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo);
+    let played = reader
+        .join()
+        .expect("the app played into the FIFO: a WAV header, then samples");
+    // The three presses are 0.6 s and more apart and each is heard; a
+    // press's two clicks are 0.2 s of display time apart, but the test
+    // runtime runs faster than real time, so both may fall into one block
+    // of the device's samples and sound as one.
+    let sounds = sounds_in_wav(&played);
+    assert!((3..=6).contains(&sounds), "{sounds} sounds");
+}
+
+/// What is written into the FIFO at `path` until its writer closes it,
+/// read no faster than the byte rate its WAV header names.
+fn read_in_real_time(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut fifo = std::fs::File::open(path).expect("open the FIFO");
+    let mut bytes = vec![0; 44];
+    fifo.read_exact(&mut bytes).expect("a WAV header");
+    let byte_rate = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as f64;
+    let started = Instant::now();
+    let mut block = vec![0; 4096];
+    loop {
+        let due = (bytes.len() - 44) as f64 / byte_rate;
+        let elapsed = started.elapsed().as_secs_f64();
+        if due > elapsed {
+            std::thread::sleep(Duration::from_secs_f64(due - elapsed));
+        }
+        match fifo.read(&mut block).expect("read the FIFO") {
+            0 => return bytes,
+            read => bytes.extend_from_slice(&block[..read]),
+        }
+    }
+}
+
+/// How many sounds (runs of samples apart by more than 10 ms of silence)
+/// a WAV file alsa-lib's file plugin wrote holds, after checking it is
+/// PCM of a format the app plays (16 or 32-bit integers, 32-bit floats).
+fn sounds_in_wav(bytes: &[u8]) -> usize {
+    assert_eq!(&bytes[..4], b"RIFF");
+    let format = u16::from_le_bytes([bytes[20], bytes[21]]);
+    let channels = usize::from(u16::from_le_bytes([bytes[22], bytes[23]]));
+    let rate = u32::from_le_bytes(bytes[24..28].try_into().unwrap()) as usize;
+    let bits = usize::from(u16::from_le_bytes([bytes[34], bytes[35]]));
+    let data = &bytes[44..];
+    let frame_bytes = channels * bits / 8;
+    let loud = |sample: &[u8]| -> bool {
+        match (format, bits) {
+            (1, 16) => i16::from_le_bytes([sample[0], sample[1]]) != 0,
+            (1, 32) => i32::from_le_bytes(sample.try_into().unwrap()) != 0,
+            (3, 32) => f32::from_le_bytes(sample.try_into().unwrap()) != 0.0,
+            other => panic!("unexpected WAV format {other:?}"),
+        }
+    };
+    let mut sounds = 0;
+    let mut last_loud: Option<usize> = None;
+    for (index, frame) in data.chunks_exact(frame_bytes).enumerate() {
+        if frame.chunks_exact(bits / 8).any(loud) {
+            if last_loud.is_none_or(|last| index - last > rate / 100) {
+                sounds += 1;
+            }
+            last_loud = Some(index);
+        }
+    }
+    sounds
 }

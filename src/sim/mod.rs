@@ -35,6 +35,7 @@ use crate::render::offscreen;
 use crate::render::scene::Display;
 use crate::render::scene::FrameScene;
 use crate::size::Size;
+use crate::sound::Recording;
 use crate::terrain::export::{self, Format};
 pub use error::SimError;
 use output::ApngWriter;
@@ -85,6 +86,11 @@ pub struct SimArgs {
     /// Also write growth.png, an animated PNG of the snapshots.
     #[arg(long)]
     pub apng: bool,
+    /// Also write clicks.wav: the controls' clicks as the wearer hears
+    /// them (16-bit stereo, 48 kHz) on the display clock, each placed from
+    /// its button relative to the head (docs/simulator.md).
+    #[arg(long)]
+    pub sound: bool,
     /// Turn on the Vulkan validation layer (with d3d11: the Direct3D 11
     /// debug layer) and count its messages.
     #[arg(long)]
@@ -150,6 +156,7 @@ impl Default for SimArgs {
             out: PathBuf::from("sim-out"),
             every: 30,
             apng: false,
+            sound: false,
             validation: false,
             renderer: Backend::Vulkan,
             room: None,
@@ -519,6 +526,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         None
     };
 
+    let mut sound = args.sound.then(Recording::default);
     let mut clock = DisplayClock::with_stalls(&start.stalls, args.rate);
     let mut recorder = RunRecorder::new(start, args.frames as usize);
     let mut previous_ns = None;
@@ -544,6 +552,13 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         input.markers = Some(sightings.look(&input));
         previous_ns = Some(time_ns);
         let output = driver.update(&input, &mut recorder)?;
+        if let Some(sound) = sound.as_mut() {
+            for event in &output.events {
+                if let AppEvent::Click { at } = *event {
+                    sound.click(time_ns, at, input.head);
+                }
+            }
+        }
         if let Some(session) = session.as_mut() {
             session.after_frame(driver.app_mut(), &output);
             share::print_notes(session);
@@ -625,6 +640,9 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     }
     // The virtual display ran from frame 0 to the end of the last frame.
     let seconds = args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
+    if let Some(sound) = sound {
+        output::write_atomically(&args.out, output::SOUND_FILE, &sound.finish(seconds))?;
+    }
     let shared = session.map(|mut session| {
         share::print_notes(&mut session);
         session.finish()

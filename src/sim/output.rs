@@ -23,6 +23,9 @@ pub const TERRAIN_F32_FILE: &str = "terrain.f32";
 /// Name of the animated PNG.
 pub const APNG_FILE: &str = "growth.png";
 
+/// The run's clicks as heard (`--sound`).
+pub const SOUND_FILE: &str = "clicks.wav";
+
 /// The file name of the snapshot of `frame`.
 pub fn frame_file_name(frame: u64) -> String {
     format!("frame-{frame:05}.png")
@@ -35,6 +38,7 @@ fn is_sim_output(name: &str) -> bool {
         || name == TERRAIN_PNG_FILE
         || name == TERRAIN_F32_FILE
         || name == APNG_FILE
+        || name == SOUND_FILE
         || ["frame-", "capture-"].iter().any(|prefix| {
             name.strip_prefix(prefix)
                 .and_then(|rest| rest.strip_suffix(".png"))

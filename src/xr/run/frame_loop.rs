@@ -30,8 +30,10 @@ use crate::app::report::RunReport;
 use crate::app::{AppEvent, FrameInput, FrameOutput, VoiceCommand};
 use crate::atomic_file;
 use crate::input::Hand;
+use crate::input::geometry::Pose;
 use crate::net::{self, PeerRecord, ShareReport};
 use crate::render::scene::Display;
+use crate::sound::output::Speaker;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
 use crate::xr::input::actions::HANDS;
@@ -140,6 +142,8 @@ pub struct FrameLoop<'a> {
     interrupted: Arc<AtomicBool>,
     /// Told what happens as it happens.
     progress: &'a mut dyn FnMut(Progress),
+    /// Where the controls' clicks play (silent without an audio device).
+    speaker: Speaker,
 }
 
 impl<'a> FrameLoop<'a> {
@@ -170,6 +174,8 @@ impl<'a> FrameLoop<'a> {
             landscape_file: None,
             kept_landscape: String::new(),
             share: None,
+            // Opened once for the run, whichever sessions it drives.
+            speaker: Speaker::open(),
         }
     }
 
@@ -512,7 +518,7 @@ impl<'a> FrameLoop<'a> {
             self.tell_share_notes(&mut share);
             self.share = Some(share);
         }
-        self.act_on_events(session, &output, time)?;
+        self.act_on_events(session, &output, input.head, time)?;
         self.keep_landscape();
         if self.reanchor
             && let Some(placement) = self.driver.app().placement()
@@ -555,11 +561,13 @@ impl<'a> FrameLoop<'a> {
 
     /// Answers what the app did this frame: pins a settled placement with
     /// an anchor (and keeps it after a manipulation), tells of a reseed and
-    /// pulses the hand that asked for it.
+    /// pulses the hand that asked for it, clicks from a button's place as
+    /// heard from `head` (the head this frame).
     fn act_on_events<B: GraphicsBinding>(
         &mut self,
         session: &mut Session<B>,
         output: &FrameOutput,
+        head: Option<Pose>,
         time: xr::Time,
     ) -> Result<(), XrError> {
         for event in &output.events {
@@ -608,7 +616,7 @@ impl<'a> FrameLoop<'a> {
                     press.action.did()
                 ),
                 AppEvent::SaveAsked => self.save_terrain(),
-                AppEvent::Click { .. } => {}
+                AppEvent::Click { at } => self.speaker.click(at, head),
                 AppEvent::Weathered => log::info!("weathering the land now"),
             }
         }
