@@ -42,6 +42,24 @@ pub fn share_code(share: Option<&str>) -> Result<Option<ShareCode>, OpenError> {
     }
 }
 
+/// Whether `join` names a session to join (`CODE@HOST[:PORT]` or `CODE`),
+/// without going to the network: a bad value is said before anything starts.
+pub fn check_join(join: Option<&str>) -> Result<(), OpenError> {
+    let Some(text) = join else {
+        return Ok(());
+    };
+    let invalid = |problem: String| OpenError::Invalid {
+        flag: "join",
+        problem,
+    };
+    if text.contains('@') {
+        JoinTarget::parse(text, DEFAULT_SHARE_PORT).map_err(|error| invalid(error.to_string()))?;
+    } else {
+        ShareCode::parse(text).map_err(|error| invalid(error.to_string()))?;
+    }
+    Ok(())
+}
+
 /// Joins the session `join` names (`CODE@HOST[:PORT]`, or `CODE` alone
 /// to find its host on the local network): the session, and the host's
 /// world to start from; `None` without `--join`.

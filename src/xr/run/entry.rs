@@ -15,7 +15,7 @@ use super::state_folder::state_folder;
 use super::watchdog::{Watchdog, WatchdogSettings};
 use crate::app::driver::{self, FrameDriver};
 use crate::app::log::LogStart;
-use crate::net::{self, open};
+use crate::net::{self, ShareCode, open};
 use crate::render::backend::Backend;
 use crate::terrain::recipe::Recipe;
 use crate::xr::error::XrError;
@@ -54,7 +54,8 @@ fn start_of(args: &XrArgs, landscape_file: Option<&Path>) -> Result<LogStart, Xr
     Ok(args.world.log_start("demo")?)
 }
 
-/// What a run starts from, settled before the runtime is opened.
+/// What a run starts from, settled once the runtime is open (the state
+/// folder is made then, not for a run that finds no runtime).
 struct OpenedWorld {
     /// The world.
     start: LogStart,
@@ -67,26 +68,35 @@ struct OpenedWorld {
 }
 
 /// Where the world starts, and the shared session it grows in: the host's
-/// world with `--join`, else [`start_of`]'s, hosted with `--share`.
-/// Said before the runtime is touched, like a bad recipe: a code, a port
-/// or a host that will not do.
+/// world with `--join`, else [`start_of`]'s, hosted with `--share` under
+/// `code`; with the state folder it keeps things in.
 fn open_world(
     args: &XrArgs,
-    landscape_file: Option<&Path>,
+    code: Option<ShareCode>,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(LogStart, Option<net::Session>), XrError> {
-    let code = open::share_code(args.share.as_deref())?;
+) -> Result<OpenedWorld, XrError> {
+    let keeping = keeping_options(args);
+    let landscape_file = keeping
+        .folder
+        .as_ref()
+        .map(|folder| folder.join(LANDSCAPE_FILE));
+    let opened = |start, share| OpenedWorld {
+        start,
+        share,
+        keeping: keeping.clone(),
+        landscape_file: landscape_file.clone(),
+    };
     // The peer says it joined among its first notes, on the first frame.
     if let Some((session, start)) = open::join(args.join.as_deref())? {
-        return Ok((start, Some(session)));
+        return Ok(opened(start, Some(session)));
     }
-    let start = start_of(args, landscape_file)?;
+    let start = start_of(args, landscape_file.as_deref())?;
     let Some(code) = code else {
-        return Ok((start, None));
+        return Ok(opened(start, None));
     };
     let (session, line) = open::host(code, args.share_port, !args.unlisted, &start)?;
     progress(Progress::Shared(line));
-    Ok((start, Some(session)))
+    Ok(opened(start, Some(session)))
 }
 
 /// Where `args` keep the placement: `--state`, else the user's state folder
@@ -146,53 +156,41 @@ pub fn run(
     if let Some(recipe) = &args.world.recipe {
         Recipe::load(recipe)?;
     }
-    let keeping = keeping_options(args);
-    let landscape_file = keeping
-        .folder
-        .as_ref()
-        .map(|folder| folder.join(LANDSCAPE_FILE));
-    let world = open_world(args, landscape_file.as_deref(), progress)?;
-    // Without --report the command log goes to the state folder.
-    let report_folder = keeping.folder.clone();
-    let opened = OpenedWorld {
-        start: world.0,
-        share: world.1,
-        keeping,
-        landscape_file,
-    };
-    let outcome =
-        open_and_run(args, opened, progress, tell_abandon).and_then(|(report, gave_up)| {
-            match &args.report {
-                Some(path) => report.write(path)?,
-                // Without --report the command log goes to the state folder;
-                // the run does not fail for want of it.
-                None => {
-                    if let Some(folder) = &report_folder
-                        && let Err(error) = report.write_command_log(folder)
-                    {
-                        log::warn!("{error}");
-                    }
+    // So are a share code or a join target that is not one.
+    let code = open::share_code(args.share.as_deref())?;
+    open::check_join(args.join.as_deref())?;
+    let outcome = open_and_run(args, code, progress, tell_abandon).and_then(|(report, gave_up)| {
+        match &args.report {
+            Some(path) => report.write(path)?,
+            // Without --report the command log goes to the state folder;
+            // the run does not fail for want of it.
+            None => {
+                if let Some(folder) = keeping_options(args).folder
+                    && let Err(error) = report.write_command_log(&folder)
+                {
+                    log::warn!("{error}");
                 }
             }
-            if let Some(gave_up) = gave_up {
-                return Err(XrError::RemotingLost {
-                    address: gave_up.peer.to_string(),
-                    ended: gave_up.ended.describe(),
-                    attempts: gave_up.attempts,
-                    last: (gave_up.attempts > 0).then(|| gave_up.last.describe()),
-                    frames: report.run.frames,
-                    report: args.report.clone(),
-                });
-            }
-            if report.ended.runtime_stopped() {
-                return Err(XrError::RuntimeStopped {
-                    ended: report.ended,
-                    frames: report.run.frames,
-                    report: args.report.clone(),
-                });
-            }
-            Ok(report)
-        });
+        }
+        if let Some(gave_up) = gave_up {
+            return Err(XrError::RemotingLost {
+                address: gave_up.peer.to_string(),
+                ended: gave_up.ended.describe(),
+                attempts: gave_up.attempts,
+                last: (gave_up.attempts > 0).then(|| gave_up.last.describe()),
+                frames: report.run.frames,
+                report: args.report.clone(),
+            });
+        }
+        if report.ended.runtime_stopped() {
+            return Err(XrError::RuntimeStopped {
+                ended: report.ended,
+                frames: report.run.frames,
+                report: args.report.clone(),
+            });
+        }
+        Ok(report)
+    });
     #[cfg(windows)]
     console_close::session_over();
     outcome
@@ -203,7 +201,7 @@ pub fn run(
 /// or what the runtime offers), and runs the session with that API's binding.
 fn open_and_run(
     args: &XrArgs,
-    opened: OpenedWorld,
+    code: Option<ShareCode>,
     progress: &mut dyn FnMut(Progress),
     tell_abandon: fn(&XrError),
 ) -> Result<(XrReport, Option<GaveUp>), XrError> {
@@ -230,6 +228,7 @@ fn open_and_run(
         remoting,
         graphics: args.graphics,
     })?;
+    let opened = open_world(args, code, progress)?;
     match runtime.graphics {
         Backend::Vulkan => {
             run_with::<VulkanGraphics>(args, opened, runtime, progress, tell_abandon)
