@@ -80,23 +80,29 @@ fn open_world(
         .folder
         .as_ref()
         .map(|folder| folder.join(LANDSCAPE_FILE));
-    let opened = |start, share| OpenedWorld {
+    // The peer says it joined among its first notes, on the first frame.
+    let (start, share) = match open::join(args.join.as_deref())? {
+        Some((session, start)) => (start, Some(session)),
+        None => {
+            let start = start_of(args, landscape_file.as_deref())?;
+            let share = match code {
+                Some(code) => {
+                    let (session, line) =
+                        open::host(code, args.share_port, !args.unlisted, &start)?;
+                    progress(Progress::Shared(line));
+                    Some(session)
+                }
+                None => None,
+            };
+            (start, share)
+        }
+    };
+    Ok(OpenedWorld {
         start,
         share,
-        keeping: keeping.clone(),
-        landscape_file: landscape_file.clone(),
-    };
-    // The peer says it joined among its first notes, on the first frame.
-    if let Some((session, start)) = open::join(args.join.as_deref())? {
-        return Ok(opened(start, Some(session)));
-    }
-    let start = start_of(args, landscape_file.as_deref())?;
-    let Some(code) = code else {
-        return Ok(opened(start, None));
-    };
-    let (session, line) = open::host(code, args.share_port, !args.unlisted, &start)?;
-    progress(Progress::Shared(line));
-    Ok(opened(start, Some(session)))
+        keeping,
+        landscape_file,
+    })
 }
 
 /// Where `args` keep the placement: `--state`, else the user's state folder
