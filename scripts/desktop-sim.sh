@@ -74,8 +74,9 @@ keyboard and mouse: click into an empty part of it first and keep it focused.
   Left Shift       hold to move faster; mouse wheel or keypad +/-: movement speed
   Left Ctrl / Alt  hold to move and turn the left / right controller instead
   left click       the right controller's trigger (the left one's while Left Ctrl
-                   is held): select, which reseeds the terrain; hold it for about
-                   half a second so the app sees it
+                   is held): select; a short click reseeds the terrain, or
+                   presses the menu button the controller's ray is on
+  N                the controller's menu button: the menu opens on its ray
   C                controllers follow the head, or stop following it
   R                put the controllers back where they started
   Ctrl-C here      ends the session cleanly and stops Monado

@@ -133,6 +133,28 @@ impl Watched {
     fn text(&self) -> String {
         self.said.0.lock().unwrap().lines.join("\n")
     }
+
+    /// How many lines were `line` so far.
+    fn count(&self, line: &str) -> usize {
+        count_lines(&self.said.0.lock().unwrap(), line)
+    }
+
+    /// Waits until `line` has been said `times` times in all.
+    fn wait_line(&self, line: &str, times: usize) {
+        self.wait_until(&format!("{line:?} said {times} times"), |said| {
+            (count_lines(said, line) >= times).then_some(())
+        });
+    }
+
+    /// The last line starting with `prefix`, if any.
+    fn last_starting(&self, prefix: &str) -> Option<String> {
+        let said = self.said.0.lock().unwrap();
+        said.lines
+            .iter()
+            .rev()
+            .find(|line| line.starts_with(prefix))
+            .cloned()
+    }
 }
 
 /// An Xvfb server on a display number it picked itself; stopped on drop.
@@ -284,6 +306,23 @@ impl Image {
 /// The folder that keeps this test's screenshots and report, emptied first;
 /// the script runs in it. Its name holds a space, which must reach the
 /// chroot whole (desktop-sim.sh binds the current directory).
+fn count_lines(said: &Said, line: &str) -> usize {
+    said.lines.iter().filter(|said| *said == line).count()
+}
+
+/// Clicks the focused controller's trigger (select) with the left mouse
+/// button: pressed until the app has seen it go down (the `nth` "select down
+/// right" in the run), then at once released, well within the 0.35 s a click
+/// may last (a fixed number of frames could miss the press, or on a loaded
+/// machine outlast the click).
+fn click_select(xvfb: &Xvfb, app: &Watched, nth: usize) {
+    xvfb.xdotool(&["mousedown", "1"]);
+    app.wait_until(&format!("select down {nth}"), |said| {
+        (said.right_selects >= nth).then_some(())
+    });
+    xvfb.xdotool(&["mouseup", "1"]);
+}
+
 fn output_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("xr desktop");
     let _ = std::fs::remove_dir_all(&dir);
@@ -439,20 +478,13 @@ fn desktop_simulator_window_keys_and_mouse_drive_the_app() {
     }
 
     // Click the right controller's trigger (select) twice with the left
-    // mouse button: pressed until the app has seen it go down, then at once
-    // released, well within the 0.35 s a click may last (a fixed number of
-    // frames could miss the press, or on a loaded machine outlast the
-    // click); each click reseeds on its release.
+    // mouse button; each click reseeds on its release.
     let (x, y) = EMPTY_DEBUG_POINT;
     xvfb.xdotool(&["mousemove", "--sync", &x.to_string(), &y.to_string()]);
     let mut press_windows = Vec::new();
     for press in 1..=2 {
         let pressed_at = app.frames();
-        xvfb.xdotool(&["mousedown", "1"]);
-        app.wait_until(&format!("select down {press}"), |said| {
-            (said.right_selects >= press).then_some(())
-        });
-        xvfb.xdotool(&["mouseup", "1"]);
+        click_select(&xvfb, &app, press);
         app.wait_until(&format!("select reseed {press}"), |said| {
             (said.select_reseeds >= press).then_some(())
         });
@@ -460,6 +492,47 @@ fn desktop_simulator_window_keys_and_mouse_drive_the_app() {
         press_windows.push((pressed_at, reseeded_at));
         app.wait_frames(2);
     }
+    // The controller's menu button (N on Monado 25's qwerty controllers,
+    // which it presents as Windows Mixed Reality motion controllers) opens
+    // the hand menu with its top button on the controller's ray, and select
+    // presses it.
+    xvfb.xdotool(&["keydown", "n"]);
+    app.wait_line("menu down right", 1);
+    xvfb.xdotool(&["keyup", "n"]);
+    app.wait_line("ray right on New terrain", 1);
+    app.wait_frames(2);
+    xvfb.screenshot(&compositor, &out.join("controller-menu.png"));
+    click_select(&xvfb, &app, 3);
+    app.wait_line("pressed ray New terrain", 1);
+    // Tilt the controller down (right mouse button dragged while Left Alt
+    // holds the right controller) a little at a time until its ray is on
+    // the next button, then press that one: the landscapes panel opens.
+    xvfb.xdotool(&["keydown", "Alt_L"]);
+    xvfb.xdotool(&["mousedown", "3"]);
+    let deadline = Instant::now() + PATIENCE;
+    while app.count("ray right on Landscapes") == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "tilting the controller down never brought its ray onto \"Landscapes\"; output:\n{}",
+            app.text()
+        );
+        xvfb.xdotool(&["mousemove_relative", "--", "0", "2"]);
+        app.wait_frames(1);
+    }
+    xvfb.xdotool(&["mouseup", "3"]);
+    xvfb.xdotool(&["keyup", "Alt_L"]);
+    app.wait_frames(2);
+    assert_eq!(
+        app.last_starting("ray right ").as_deref(),
+        Some("ray right on Landscapes"),
+        "the ray stays on the button once the controller is let go"
+    );
+    xvfb.xdotool(&["mousemove", "--sync", &x.to_string(), &y.to_string()]);
+    click_select(&xvfb, &app, 4);
+    app.wait_line("pressed ray Landscapes", 1);
+    app.wait_frames(3);
+    xvfb.screenshot(&compositor, &out.join("landscapes-panel.png"));
+
     // Kept for a developer to look at: the qwerty driver's panel and help.
     xvfb.screenshot(&debug, &out.join("debug-window.png"));
 
@@ -473,7 +546,26 @@ fn desktop_simulator_window_keys_and_mouse_drive_the_app() {
         "the qwerty driver ran"
     );
     let reseeds = report["reseeds"].as_array().expect("reseeds");
-    assert_eq!(reseeds.len(), 2, "two presses, two reseeds: {reseeds:?}");
+    let causes: Vec<_> = reseeds.iter().map(|reseed| &reseed["cause"]).collect();
+    assert_eq!(
+        causes,
+        ["select", "select", "menu"],
+        "two clicks reseed, then \"New terrain\" on the menu does, and no select on a button does"
+    );
+    let ui: Vec<_> = report["ui"]
+        .as_array()
+        .expect("ui")
+        .iter()
+        .map(|press| (press["label"].as_str(), press["how"].as_str()))
+        .collect();
+    assert_eq!(
+        ui,
+        [
+            (Some("New terrain"), Some("ray")),
+            (Some("Landscapes"), Some("ray"))
+        ],
+        "the controller's ray pressed both buttons"
+    );
     for (reseed, (pressed_at, released_at)) in reseeds.iter().zip(&press_windows) {
         assert_eq!(reseed["cause"], "select", "{reseed}");
         let frame = reseed["frame"].as_u64().expect("frame");

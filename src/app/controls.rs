@@ -233,6 +233,17 @@ pub enum PressedBy {
     Voice,
 }
 
+impl PressedBy {
+    /// Its name, as the report writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PressedBy::Poke => "poke",
+            PressedBy::Ray => "ray",
+            PressedBy::Voice => "voice",
+        }
+    }
+}
+
 /// One press that acted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UiPress {
@@ -437,6 +448,11 @@ impl Controls {
     /// The buttons on show.
     pub fn shown(&self) -> &[ShownButton] {
         &self.shown
+    }
+
+    /// The label of the button `hand`'s ray is on, as the last touch found it.
+    pub fn ray_on(&self, hand: Hand) -> Option<&'static str> {
+        self.presses[hand.index()].hovered.map(Action::label)
     }
 
     /// Whether a press by `hand`'s pinch or select belongs to a button.

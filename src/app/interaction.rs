@@ -371,11 +371,13 @@ impl Interaction {
             }
         });
         let held_before = Hand::BOTH.map(|hand| self.controls.holds(hand));
+        // A hand with no joints (a controller) has a pinch that is always
+        // Lost: its select is what presses.
         self.control_hands = presses.map(|(pinch, controller)| {
-            Some(if pinch != Press::Up {
-                pinch
-            } else {
+            Some(if matches!(pinch, Press::Up | Press::Lost) {
                 controller
+            } else {
+                pinch
             })
         });
         let pressed = self

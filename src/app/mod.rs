@@ -430,6 +430,11 @@ impl App {
         self.interaction.controls().shown()
     }
 
+    /// The label of the button `hand`'s ray is on.
+    pub fn ray_on(&self, hand: crate::input::Hand) -> Option<&'static str> {
+        self.interaction.controls().ray_on(hand)
+    }
+
     /// Whether growth is paused, and how fast it goes.
     pub fn growth_state(&self) -> frame::GrowthState {
         self.world.growth_state()

@@ -288,6 +288,44 @@ fn a_select_click_reseeds_once_on_its_release() {
     );
 }
 
+/// The events that pressed a button in `outputs`: (label, how).
+fn ui_presses(outputs: &[FrameOutput]) -> Vec<(&'static str, controls::PressedBy)> {
+    outputs
+        .iter()
+        .flat_map(|out| &out.events)
+        .filter_map(|event| match event {
+            AppEvent::Pressed(press) => Some((press.label, press.how)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_controller_with_no_hand_joints_opens_the_menu_and_presses_on_its_ray_without_reseeding() {
+    let mut app = app();
+    let aim = Pose::looking_at(Vec3::new(0.2, 1.3, -0.3), Vec3::new(0.2, 1.2, -1.0));
+    let controller = |frame: i64, input: &mut FrameInput| {
+        input.hands[Hand::Right.index()] = HandInput {
+            aim,
+            select: Some((20..23).contains(&frame)),
+            menu: Some((5..8).contains(&frame)),
+            ..HandInput::default()
+        };
+    };
+    let outputs = run(&mut app, 30, controller);
+    assert_eq!(
+        ui_presses(&outputs),
+        vec![("New terrain", controls::PressedBy::Ray)],
+        "the menu opens with its top button on the ray, and select presses it"
+    );
+    let reseeds: Vec<_> = outputs.iter().flat_map(reseeds).collect();
+    assert_eq!(
+        reseeds,
+        vec![ReseedCause::Menu],
+        "one reseed, the button's, not the select's own"
+    );
+}
+
 #[test]
 fn a_select_held_past_the_tap_limit_never_reseeds() {
     let mut app = app();

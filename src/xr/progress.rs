@@ -58,6 +58,21 @@ pub enum Progress {
     SelectPressed(Hand),
     /// A controller's menu button went down this frame.
     MenuPressed(Hand),
+    /// A hand's ray came onto a button (its label) or left the buttons
+    /// (`None`), so a script aiming a controller knows when it is on one.
+    RayOn {
+        /// Whose ray.
+        hand: Hand,
+        /// The button's label.
+        label: Option<&'static str>,
+    },
+    /// A button was pressed and did what it says.
+    Pressed {
+        /// Its label.
+        label: &'static str,
+        /// "poke", "ray" or "voice".
+        how: &'static str,
+    },
     /// The terrain started over from `seed`.
     Reseeded {
         /// What asked for it.
@@ -127,7 +142,8 @@ impl Progress {
 }
 
 /// The `--progress` line: `state FOCUSED`, `frame 12`, `select down right`,
-/// `menu down right`,
+/// `menu down right`, `ray right on Landscapes`, `ray right off`,
+/// `pressed ray Landscapes`,
 /// `reseed select 1234`,
 /// `placed grab 0.200 1.300 -1.000 1.000` (position, scale),
 /// `marker holoterrain:7-guitar-orbit 0.300 0.750 -2.400` (text, centre),
@@ -148,6 +164,14 @@ impl fmt::Display for Progress {
             Progress::FrameDrawn(frames) => write!(formatter, "frame {frames}"),
             Progress::SelectPressed(hand) => write!(formatter, "select down {}", hand_name(*hand)),
             Progress::MenuPressed(hand) => write!(formatter, "menu down {}", hand_name(*hand)),
+            Progress::RayOn {
+                hand,
+                label: Some(label),
+            } => write!(formatter, "ray {} on {label}", hand_name(*hand)),
+            Progress::RayOn { hand, label: None } => {
+                write!(formatter, "ray {} off", hand_name(*hand))
+            }
+            Progress::Pressed { label, how } => write!(formatter, "pressed {how} {label}"),
             Progress::Reseeded { cause, seed } => {
                 write!(formatter, "reseed {} {seed}", cause.name())
             }
@@ -194,6 +218,30 @@ mod tests {
         assert_eq!(
             Progress::MenuPressed(Hand::Right).to_string(),
             "menu down right"
+        );
+        assert_eq!(
+            Progress::RayOn {
+                hand: Hand::Right,
+                label: Some("New terrain")
+            }
+            .to_string(),
+            "ray right on New terrain"
+        );
+        assert_eq!(
+            Progress::RayOn {
+                hand: Hand::Left,
+                label: None
+            }
+            .to_string(),
+            "ray left off"
+        );
+        assert_eq!(
+            Progress::Pressed {
+                label: "Landscapes",
+                how: "ray"
+            }
+            .to_string(),
+            "pressed ray Landscapes"
         );
         assert_eq!(
             Progress::Reseeded {

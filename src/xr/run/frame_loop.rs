@@ -130,6 +130,8 @@ pub struct FrameLoop<'a> {
     /// Each hand's select and menu buttons as the last frame saw them, to
     /// tell when one goes down.
     buttons_were_down: [[bool; 2]; 2],
+    /// The button each hand's ray was on after the last frame (for `RayOn`).
+    rays_were_on: [Option<&'static str>; 2],
     /// Where the landscape last grown is kept, and what it says.
     landscape_file: Option<PathBuf>,
     kept_landscape: String,
@@ -168,6 +170,7 @@ impl<'a> FrameLoop<'a> {
             #[cfg(windows)]
             device_speech: None,
             buttons_were_down: [[false; 2]; 2],
+            rays_were_on: [None; 2],
             frame_limit,
             interrupted,
             progress,
@@ -501,6 +504,14 @@ impl<'a> FrameLoop<'a> {
                 recorder.run.markers_seen()[markers_before..].to_vec(),
             )
         };
+        for hand in Hand::BOTH {
+            let on = self.driver.app().ray_on(hand);
+            let was_on = &mut self.rays_were_on[hand.index()];
+            if on != *was_on {
+                *was_on = on;
+                (self.progress)(Progress::RayOn { hand, label: on });
+            }
+        }
         for marker in markers_seen {
             (self.progress)(Progress::MarkerSeen {
                 text: marker.text,
@@ -609,12 +620,18 @@ impl<'a> FrameLoop<'a> {
                     if state.paused { "paused" } else { "goes on" },
                     state.iterations_per_second
                 ),
-                AppEvent::Pressed(press) => log::info!(
-                    "pressed \"{}\" ({:?}): {}",
-                    press.label,
-                    press.how,
-                    press.action.did()
-                ),
+                AppEvent::Pressed(press) => {
+                    log::info!(
+                        "pressed \"{}\" ({:?}): {}",
+                        press.label,
+                        press.how,
+                        press.action.did()
+                    );
+                    (self.progress)(Progress::Pressed {
+                        label: press.label,
+                        how: press.how.name(),
+                    });
+                }
                 AppEvent::SaveAsked => self.save_terrain(),
                 AppEvent::Click { at } => self.speaker.click(at, head),
                 AppEvent::Weathered => log::info!("weathering the land now"),

@@ -105,7 +105,10 @@ fn log_error(error: &XrError) {
 fn log_progress(progress: Progress) {
     if !matches!(
         progress,
-        Progress::FrameDrawn(_) | Progress::SelectPressed(_) | Progress::MenuPressed(_)
+        Progress::FrameDrawn(_)
+            | Progress::SelectPressed(_)
+            | Progress::MenuPressed(_)
+            | Progress::RayOn { .. }
     ) {
         log::info!("{progress}");
     }
