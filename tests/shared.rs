@@ -1,14 +1,15 @@
-//! Shared sessions on loopback and on a local network the test makes (two network namespaces): simulators hosting and joining by code (the `holoterrain` binary, as a person runs it), a joiner finding its host by DNS-SD, and the host's handling of wrong codes, garbage, oversized frames, another protocol version and floods (through `holoterrain::net`).
+//! Shared sessions on loopback and on a local network the test makes (two network namespaces): simulators hosting and joining by code (the `holoterrain` binary, as a person runs it), a peer whose link drops reaching its host again, a joiner finding its host by DNS-SD, and the host's handling of wrong codes, garbage, oversized frames, another protocol version and floods (through `holoterrain::net`).
 mod support {
     pub mod ci;
 }
 
 use std::fs;
 use std::io::Write;
-use std::net::{TcpListener, TcpStream};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -430,6 +431,155 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
     assert!(host_report["peers"][0]["left"].is_string(), "{host_report}");
     // The host went on: its air-tap after the peer was gone still reseeded.
     assert_eq!(host_report["reseeds"].as_array().unwrap().len(), 1);
+}
+
+/// A TCP relay on loopback in front of a host: it carries every connection
+/// both ways until cut, and while closed it hangs up on newcomers, as a
+/// network that drops out for a while does.
+struct Relay {
+    port: u16,
+    /// Both ends of every connection it carries.
+    carried: Arc<Mutex<Vec<TcpStream>>>,
+    closed: Arc<AtomicBool>,
+}
+
+impl Relay {
+    fn start(upstream_port: u16) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let carried = Arc::new(Mutex::new(Vec::new()));
+        let closed = Arc::new(AtomicBool::new(false));
+        let (carried_by_thread, closed_by_thread) = (carried.clone(), closed.clone());
+        thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                if closed_by_thread.load(Ordering::SeqCst) {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                }
+                let Ok(upstream) = TcpStream::connect(("127.0.0.1", upstream_port)) else {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                };
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), upstream.try_clone().unwrap()),
+                    (upstream.try_clone().unwrap(), client.try_clone().unwrap()),
+                ] {
+                    thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(Shutdown::Both);
+                    });
+                }
+                carried_by_thread.lock().unwrap().extend([client, upstream]);
+            }
+        });
+        Relay {
+            port,
+            carried,
+            closed,
+        }
+    }
+
+    /// Cuts every connection and hangs up on new ones until [`Self::open`].
+    fn cut(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        for stream in self.carried.lock().unwrap().drain(..) {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn open(&self) {
+        self.closed.store(false, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_peer_whose_link_drops_reaches_the_host_again_and_ends_level_with_it() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        9,
+        "0.5 airtap right\n2.0 say next landscape\n6.5 say undo\n",
+        &[
+            "--size",
+            "33x33",
+            "--share",
+            CODE,
+            "--share-port",
+            &port.to_string(),
+            "--unlisted",
+        ],
+    );
+    wait_for_line(
+        dir.path(),
+        "host",
+        "hosting session",
+        Duration::from_secs(20),
+    );
+    let relay = Relay::start(port);
+    // The peer outlasts the host; its air-tap falls while the link is down.
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "peer",
+        11,
+        "1.0 lift left 0.5 0.5 0.5 0.05\n3.0 airtap left\n",
+        &["--join", &format!("{CODE}@127.0.0.1:{}", relay.port)],
+    );
+    wait_for_line(dir.path(), "peer", "as peer 1", Duration::from_secs(20));
+    thread::sleep(Duration::from_millis(1500));
+    relay.cut();
+    wait_for_line(
+        dir.path(),
+        "peer",
+        "lost the link to the host",
+        Duration::from_secs(10),
+    );
+    // Down long enough for the first attempts (0.5 s, then 1 s later) to fail.
+    thread::sleep(Duration::from_millis(2500));
+    relay.open();
+    wait_for_line(
+        dir.path(),
+        "peer",
+        "reached the host again",
+        Duration::from_secs(20),
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+
+    let peer_log = stderr_of(dir.path(), "peer");
+    assert_eq!(peer_log.matches("lost the link").count(), 1, "{peer_log}");
+    assert_eq!(
+        peer_log.matches("reached the host again").count(),
+        1,
+        "{peer_log}"
+    );
+    assert!(peer_log.contains("; peer 2 now"), "{peer_log}");
+    assert_eq!(peer_log.matches("the host left").count(), 1, "{peer_log}");
+    let host_log = stderr_of(dir.path(), "host");
+    assert!(host_log.contains("share: peer 1 left"), "{host_log}");
+    assert!(host_log.contains("share: peer 2 joined"), "{host_log}");
+
+    // Nothing lost, nothing twice: the host's three commands and the
+    // peer's two, the same on both, and the same land.
+    let strip = |commands: Vec<(Value, Value, Value)>| -> Vec<(Value, Value)> {
+        commands.into_iter().map(|c| (c.1, c.2)).collect()
+    };
+    let host_commands = strip(shared_commands(&host_out));
+    assert_eq!(host_commands.len(), 5, "{host_commands:?}");
+    assert_eq!(host_commands, strip(shared_commands(&peer_out)));
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap(),
+        "the peer ended with another terrain"
+    );
+    assert_eq!(
+        report(&host_out)["share"]["checksum_mismatches"],
+        serde_json::json!([])
+    );
+    assert_eq!(report(&peer_out)["share"]["peer"], 2);
 }
 
 /// A frame with nobody in it: whatever it applies came from elsewhere.

@@ -7,7 +7,10 @@
 //! end gone). Anything wrong on a connection — garbage, a frame too big or
 //! out of order, a message out of turn, a flood — closes that connection
 //! with one line in [`Host::take_notes`] / [`Peer::take_notes`] and changes
-//! nothing else. The host's accepting thread runs the handshakes one after
+//! nothing else. A peer whose link merely drops (closed or reset without
+//! the host's goodbye) tries to reach the host again with back-off
+//! ([`reconnect_delay`], for up to [`RECONNECT_PATIENCE`]) before it goes on
+//! alone. The host's accepting thread runs the handshakes one after
 //! another and, after a failed one, waits longer before the next (0.25 s,
 //! doubling to 4 s), so codes cannot be guessed quickly.
 use std::collections::{BTreeMap, HashMap};
@@ -548,7 +551,7 @@ fn start_peer_reader(peer: u32, channel: Channel, events: Sender<HostEvent>) -> 
                             return;
                         }
                     }
-                    Err(why) => break why,
+                    Err(failure) => break failure.why,
                 }
             };
             let _ = reading.shutdown(Shutdown::Both);
@@ -557,11 +560,21 @@ fn start_peer_reader(peer: u32, channel: Channel, events: Sender<HostEvent>) -> 
     Ok(Writer { stream, sealer })
 }
 
-/// Reads, opens and decodes one message; why not, as the log says it.
+/// Why a message could not be read.
+#[derive(Debug)]
+struct ReadFailure {
+    /// As the log says it.
+    why: String,
+    /// The link itself failed (closed, reset, timed out), rather than
+    /// carrying something wrong: worth connecting again.
+    dropped: bool,
+}
+
+/// Reads, opens and decodes one message; why not.
 fn read_message<T: serde::de::DeserializeOwned>(
     opener: &mut Opener,
     stream: &mut TcpStream,
-) -> Result<T, String> {
+) -> Result<T, ReadFailure> {
     let plain = opener.read(stream).map_err(|error| match error {
         FrameError::Io(error)
             if matches!(
@@ -571,12 +584,165 @@ fn read_message<T: serde::de::DeserializeOwned>(
                     | ErrorKind::ConnectionAborted
             ) =>
         {
-            "the connection closed".to_owned()
+            ReadFailure {
+                why: "the connection closed".to_owned(),
+                dropped: true,
+            }
         }
-        other => format!("{other}; closed its connection"),
+        FrameError::Io(error) => ReadFailure {
+            why: format!("{error}; closed its connection"),
+            dropped: true,
+        },
+        other => ReadFailure {
+            why: format!("{other}; closed its connection"),
+            dropped: false,
+        },
     })?;
-    serde_json::from_slice(&plain)
-        .map_err(|error| format!("sent a message that is not one ({error}); closed its connection"))
+    serde_json::from_slice(&plain).map_err(|error| ReadFailure {
+        why: format!("sent a message that is not one ({error}); closed its connection"),
+        dropped: false,
+    })
+}
+
+/// Connects to `target` (trying again while it refuses, for up to
+/// `patience`), proves the code, reads the host's welcome and starts the
+/// thread that reads what the host says next.
+fn open_link(target: &JoinTarget, patience: Duration) -> Result<Link, JoinError> {
+    let place = format!("{}:{}", target.host, target.port);
+    let unreachable = |error| JoinError::Unreachable {
+        target: place.clone(),
+        error,
+    };
+    let started = Instant::now();
+    let mut wait = Duration::from_millis(50);
+    let stream = loop {
+        let attempt = (target.host.as_str(), target.port)
+            .to_socket_addrs()
+            .and_then(|mut addresses| {
+                addresses
+                    .next()
+                    .ok_or_else(|| io::Error::new(ErrorKind::NotFound, "the name has no address"))
+            })
+            .and_then(|address| TcpStream::connect_timeout(&address, Duration::from_secs(3)));
+        match attempt {
+            Ok(stream) => break stream,
+            Err(error)
+                if error.kind() == ErrorKind::ConnectionRefused && started.elapsed() < patience =>
+            {
+                thread::sleep(wait);
+                wait = (wait * 2).min(Duration::from_secs(1));
+            }
+            Err(error) => return Err(unreachable(error)),
+        }
+    };
+    let Channel {
+        stream,
+        sealer,
+        mut opener,
+    } = handshake::connect(stream, &target.code).map_err(|error| JoinError::Handshake {
+        target: place.clone(),
+        error,
+    })?;
+    let mut reading = stream.try_clone().map_err(unreachable)?;
+    let welcome = read_message::<HostMessage>(&mut opener, &mut reading);
+    let (id, start) = match welcome {
+        Ok(HostMessage::Welcome { peer, start }) => (peer, *start),
+        Ok(_) => {
+            return Err(JoinError::Protocol {
+                target: place,
+                problem: "the host's first message is not its welcome".into(),
+            });
+        }
+        Err(failure) => {
+            return Err(JoinError::Protocol {
+                target: place,
+                problem: format!("the host's welcome: {}", failure.why),
+            });
+        }
+    };
+    if let Err(error) = start.values.validate() {
+        return Err(JoinError::Protocol {
+            target: place,
+            problem: format!("the host's recipe: {error}"),
+        });
+    }
+    let (sender, events) = mpsc::channel();
+    thread::Builder::new()
+        .name("share-host".into())
+        .spawn(move || {
+            loop {
+                match read_message::<HostMessage>(&mut opener, &mut reading) {
+                    Ok(HostMessage::Bye) => {
+                        let _ = sender.send(PeerEvent::Closed("it ended the session".into()));
+                        break;
+                    }
+                    Ok(message) => {
+                        if sender.send(PeerEvent::Message(message)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(ReadFailure { why, dropped }) => {
+                        let _ = sender.send(if dropped {
+                            PeerEvent::Dropped(why)
+                        } else {
+                            PeerEvent::Closed(why)
+                        });
+                        break;
+                    }
+                }
+            }
+            let _ = reading.shutdown(Shutdown::Both);
+        })
+        .map_err(unreachable)?;
+    Ok(Link {
+        id,
+        start,
+        events,
+        writer: Writer { stream, sealer },
+    })
+}
+
+/// Tries to reach `target` again with back-off ([`reconnect_delay`]) for up
+/// to [`RECONNECT_PATIENCE`], on a thread of its own.
+fn reconnect(target: JoinTarget, why: String) -> Reconnecting {
+    let (sender, result) = mpsc::channel();
+    let since = Instant::now();
+    let place = format!("{}:{}", target.host, target.port);
+    let spawned = thread::Builder::new()
+        .name("share-reconnect".into())
+        .spawn(move || {
+            let mut attempt = 1;
+            let mut last = String::from("none was made");
+            let outcome = loop {
+                let delay = reconnect_delay(attempt);
+                if since.elapsed() + delay > RECONNECT_PATIENCE {
+                    break Err(JoinError::GaveUp {
+                        attempts: attempt - 1,
+                        last,
+                    });
+                }
+                thread::sleep(delay);
+                match open_link(&target, Duration::ZERO) {
+                    Ok(link) => break Ok(link),
+                    Err(error) => last = error.to_string(),
+                }
+                attempt += 1;
+            };
+            let _ = sender.send(outcome);
+        });
+    if let Err(error) = spawned {
+        let (sender, failed) = mpsc::channel();
+        let _ = sender.send(Err(JoinError::Unreachable {
+            target: place,
+            error,
+        }));
+        return Reconnecting {
+            why,
+            since,
+            result: failed,
+        };
+    }
+    Reconnecting { why, since, result }
 }
 
 /// Where to join: `CODE@HOST[:PORT]`.
@@ -668,22 +834,74 @@ pub enum JoinError {
     /// The host sent something else than its welcome.
     #[error("joining {target} failed: {problem}")]
     Protocol { target: String, problem: String },
+    /// Reaching the host again failed every time.
+    #[error("{attempts} attempts in {} s failed, the last: {last}", RECONNECT_PATIENCE.as_secs())]
+    GaveUp { attempts: u32, last: String },
 }
 
 /// What a peer's reading thread tells its frame loop.
 enum PeerEvent {
     Message(HostMessage),
+    /// The host said something wrong, or ended the session.
     Closed(String),
+    /// The link failed: the peer tries to reach the host again.
+    Dropped(String),
+}
+
+/// How long a peer whose link to the host dropped keeps trying to reach it
+/// again before it goes on alone.
+pub const RECONNECT_PATIENCE: Duration = Duration::from_secs(30);
+
+/// How long a peer waits before its `attempt`th (from 1) try to reach the
+/// host again: 0.5 s, doubling to 8 s.
+pub fn reconnect_delay(attempt: u32) -> Duration {
+    Duration::from_millis(500)
+        .saturating_mul(1 << attempt.saturating_sub(1).min(4))
+        .min(Duration::from_secs(8))
+}
+
+/// One connection to the host, its code proven and its welcome read.
+struct Link {
+    /// The peer's number on it.
+    id: u32,
+    /// The world the host's session starts from.
+    start: LogStart,
+    /// What its reading thread hears.
+    events: Receiver<PeerEvent>,
+    writer: Writer,
+}
+
+/// Reaching the host again after the link dropped, on its own thread.
+struct Reconnecting {
+    /// Why the link dropped.
+    why: String,
+    /// When it dropped.
+    since: Instant,
+    /// The new link, or why there is none, once the thread is done.
+    result: Receiver<Result<Link, JoinError>>,
 }
 
 /// The joining end.
 pub struct Peer {
     id: u32,
     address: String,
+    /// Where the host was reached, to reach it again.
+    target: JoinTarget,
+    /// The world the session starts from: a host that answers a
+    /// reconnect with another one is another session.
+    start: LogStart,
     events: Receiver<PeerEvent>,
     writer: Writer,
     next_seq: u64,
+    /// After a reconnect the host sends its whole log again: the commands
+    /// below this number are already applied.
+    skip_below: Option<u64>,
     gone: Option<String>,
+    /// Reaching the host again, while the link is down.
+    reconnecting: Option<Reconnecting>,
+    /// The wearer's terrain commands made while the link was down, sent
+    /// once it is back.
+    held_back: Vec<PeerMessage>,
     report: ShareReport,
     notes: Vec<String>,
     /// When its frame loop first looked at the session (after the joining
@@ -700,102 +918,27 @@ impl Peer {
     /// listen), proves the code and takes the host's welcome: the peer,
     /// and the world it starts from.
     pub fn join(target: &JoinTarget) -> Result<(Peer, LogStart), JoinError> {
+        let link = open_link(target, CONNECT_PATIENCE)?;
         let place = format!("{}:{}", target.host, target.port);
-        let unreachable = |error| JoinError::Unreachable {
-            target: place.clone(),
-            error,
-        };
-        let started = Instant::now();
-        let mut wait = Duration::from_millis(50);
-        let stream = loop {
-            let attempt = (target.host.as_str(), target.port)
-                .to_socket_addrs()
-                .and_then(|mut addresses| {
-                    addresses.next().ok_or_else(|| {
-                        io::Error::new(ErrorKind::NotFound, "the name has no address")
-                    })
-                })
-                .and_then(|address| TcpStream::connect_timeout(&address, Duration::from_secs(3)));
-            match attempt {
-                Ok(stream) => break stream,
-                Err(error)
-                    if error.kind() == ErrorKind::ConnectionRefused
-                        && started.elapsed() < CONNECT_PATIENCE =>
-                {
-                    thread::sleep(wait);
-                    wait = (wait * 2).min(Duration::from_secs(1));
-                }
-                Err(error) => return Err(unreachable(error)),
-            }
-        };
-        let Channel {
-            stream,
-            sealer,
-            mut opener,
-        } = handshake::connect(stream, &target.code).map_err(|error| JoinError::Handshake {
-            target: place.clone(),
-            error,
-        })?;
-        let mut reading = stream.try_clone().map_err(unreachable)?;
-        let welcome = read_message::<HostMessage>(&mut opener, &mut reading);
-        let (id, start) = match welcome {
-            Ok(HostMessage::Welcome { peer, start }) => (peer, *start),
-            Ok(_) => {
-                return Err(JoinError::Protocol {
-                    target: place,
-                    problem: "the host's first message is not its welcome".into(),
-                });
-            }
-            Err(problem) => {
-                return Err(JoinError::Protocol {
-                    target: place,
-                    problem: format!("the host's welcome: {problem}"),
-                });
-            }
-        };
-        if let Err(error) = start.values.validate() {
-            return Err(JoinError::Protocol {
-                target: place,
-                problem: format!("the host's recipe: {error}"),
-            });
-        }
-        let (sender, events) = mpsc::channel();
-        thread::Builder::new()
-            .name("share-host".into())
-            .spawn(move || {
-                loop {
-                    match read_message::<HostMessage>(&mut opener, &mut reading) {
-                        Ok(HostMessage::Bye) => {
-                            let _ = sender.send(PeerEvent::Closed("it ended the session".into()));
-                            break;
-                        }
-                        Ok(message) => {
-                            if sender.send(PeerEvent::Message(message)).is_err() {
-                                break;
-                            }
-                        }
-                        Err(why) => {
-                            let _ = sender.send(PeerEvent::Closed(why));
-                            break;
-                        }
-                    }
-                }
-                let _ = reading.shutdown(Shutdown::Both);
-            })
-            .map_err(unreachable)?;
-        let joined = format!("joined the session at {place} as peer {id}");
+        let joined = format!("joined the session at {place} as peer {}", link.id);
+        let start = link.start.clone();
         let peer = Peer {
-            id,
+            id: link.id,
             address: place,
-            events,
-            writer: Writer { stream, sealer },
+            target: target.clone(),
+            start: link.start,
+            events: link.events,
+            writer: link.writer,
             next_seq: 0,
+            skip_below: None,
             gone: None,
+            reconnecting: None,
+            held_back: Vec::new(),
             report: ShareReport {
                 role: "peer",
                 code: target.code.to_string(),
                 port: target.port,
-                peer: Some(id),
+                peer: Some(link.id),
                 commands_ordered: 0,
                 checksums_matched: 0,
                 checksum_mismatches: Vec::new(),
@@ -827,16 +970,21 @@ impl Peer {
             self.following_since = Some(Instant::now());
             app.set_share_number(self.id);
         }
+        self.check_reconnect(app);
         while self.gone.is_none()
+            && self.reconnecting.is_none()
             && let Ok(event) = self.events.try_recv()
         {
             match event {
+                PeerEvent::Message(HostMessage::Ordered { seq, .. })
+                    if self.skip_below.is_some_and(|below| seq < below) => {}
                 PeerEvent::Message(HostMessage::Ordered {
                     seq,
                     origin,
                     iteration,
                     command,
                 }) => {
+                    self.skip_below = None;
                     if seq != self.next_seq {
                         self.leave(
                             app,
@@ -898,7 +1046,70 @@ impl Peer {
                     self.leave(app, "it ended the session".into());
                 }
                 PeerEvent::Closed(why) => self.leave(app, why),
+                PeerEvent::Dropped(why) => self.link_dropped(why),
             }
+        }
+    }
+
+    /// The link failed (not the host's word): one line, and the peer tries
+    /// to reach the host again while its terrain waits where it is.
+    fn link_dropped(&mut self, why: String) {
+        if self.gone.is_some() || self.reconnecting.is_some() {
+            return;
+        }
+        let _ = self.writer.stream.shutdown(Shutdown::Both);
+        self.notes.push(format!(
+            "lost the link to the host ({why}); trying to reach it again for up to {} s",
+            RECONNECT_PATIENCE.as_secs()
+        ));
+        self.reconnecting = Some(reconnect(self.target.clone(), why));
+    }
+
+    /// Takes the new link once the reconnecting thread has one: the same
+    /// session goes on from where this peer was; another session, or none
+    /// after every attempt, and the peer goes on alone.
+    fn check_reconnect(&mut self, app: &mut App) {
+        let Some(reconnecting) = &self.reconnecting else {
+            return;
+        };
+        let outcome = match reconnecting.result.try_recv() {
+            Ok(outcome) => outcome,
+            Err(mpsc::TryRecvError::Empty) => return,
+            Err(mpsc::TryRecvError::Disconnected) => Err(JoinError::GaveUp {
+                attempts: 0,
+                last: "the reconnecting thread ended".into(),
+            }),
+        };
+        let Reconnecting { why, since, .. } = self.reconnecting.take().expect("checked above");
+        match outcome {
+            Ok(link) if link.start != self.start => {
+                let _ = link.writer.stream.shutdown(Shutdown::Both);
+                self.leave(
+                    app,
+                    format!(
+                        "the link dropped ({why}), and what answered at {} is another session",
+                        self.address
+                    ),
+                );
+            }
+            Ok(link) => {
+                self.id = link.id;
+                self.events = link.events;
+                self.writer = link.writer;
+                // The host sends its whole log again; what came before is applied.
+                self.skip_below = Some(self.next_seq);
+                self.report.peer = Some(link.id);
+                app.set_share_number(link.id);
+                self.notes.push(format!(
+                    "reached the host again after {:.1} s; peer {} now",
+                    since.elapsed().as_secs_f64(),
+                    link.id
+                ));
+            }
+            Err(error) => self.leave(
+                app,
+                format!("the link dropped ({why}) and reaching it again failed: {error}"),
+            ),
         }
     }
 
@@ -963,11 +1174,27 @@ impl Peer {
                 .into_iter()
                 .map(|(seq, checksum)| PeerMessage::Checksum { seq, checksum }),
         );
-        if self.gone.is_some() || messages.is_empty() {
+        if self.gone.is_some() {
+            return;
+        }
+        if self.reconnecting.is_some() {
+            // Heads and checksums are of the moment; the wearer's commands
+            // wait for the link.
+            self.held_back.extend(
+                messages
+                    .into_iter()
+                    .filter(|message| matches!(message, PeerMessage::Command { .. })),
+            );
+            return;
+        }
+        if !self.held_back.is_empty() {
+            messages.splice(0..0, std::mem::take(&mut self.held_back));
+        }
+        if messages.is_empty() {
             return;
         }
         if let Err(error) = messages.iter().try_for_each(|m| self.writer.send(m)) {
-            self.leave(app, format!("the connection failed: {error}"));
+            self.link_dropped(format!("the connection failed: {error}"));
         }
     }
 
@@ -978,6 +1205,12 @@ impl Peer {
 
     /// Says goodbye to the host; the report, with the host as peer 0.
     pub fn finish(mut self) -> (ShareReport, Vec<PeerRecord>) {
+        if let Some(reconnecting) = self.reconnecting.take() {
+            self.gone = Some(format!(
+                "the link dropped ({}) and the run ended before the host was reached again",
+                reconnecting.why
+            ));
+        }
         if self.gone.is_none() {
             let _ = self.writer.send(&PeerMessage::Bye);
             let _ = self.writer.stream.shutdown(Shutdown::Write);
@@ -1014,6 +1247,14 @@ mod tests {
             let error = JoinTarget::parse(text, 47180).unwrap_err().to_string();
             assert!(error.contains(problem), "{text}: {error}");
         }
+    }
+
+    #[test]
+    fn reconnecting_waits_half_a_second_then_doubles_up_to_eight() {
+        let delays: Vec<u64> = (1..=7)
+            .map(|attempt| reconnect_delay(attempt).as_millis() as u64)
+            .collect();
+        assert_eq!(delays, [500, 1000, 2000, 4000, 8000, 8000, 8000]);
     }
 
     #[test]
