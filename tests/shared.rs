@@ -433,6 +433,76 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
     assert_eq!(host_report["reseeds"].as_array().unwrap().len(), 1);
 }
 
+#[test]
+fn share_session_on_the_hand_menu_hosts_from_where_the_world_stands() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    // Alone first: an air-tap and a lifted hill, then the menu's button
+    // hosts; the peer's air-tap and the host's undo come after the join.
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        9,
+        "0.5 airtap right\n1.0 lift right 0.5 0.5 0.5 0.05\n1.6 palm left 1.5\n2.2 press share session poke\n7.0 say undo\n",
+        &["--size", "33x33", "--share-port", &port, "--unlisted"],
+    );
+    wait_for_line(
+        dir.path(),
+        "host",
+        "hosting session",
+        Duration::from_secs(30),
+    );
+    let line = stderr_of(dir.path(), "host");
+    let code = line
+        .split("hosting session ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("the code on the hosting line")
+        .to_owned();
+    assert!(ShareCode::parse(&code).is_ok(), "{line}");
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "peer",
+        9,
+        "4.0 airtap left\n",
+        &["--join", &format!("{code}@127.0.0.1:{port}")],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+
+    let host_report = report(&host_out);
+    let presses: Vec<&Value> = host_report["ui"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|press| &press["label"])
+        .collect();
+    assert_eq!(presses, ["Share session"]);
+    assert_eq!(host_report["share"]["code"], code.as_str());
+    // The two commands made alone are the shared order's first; all four
+    // reach the peer in the host's order, and both end on the same land.
+    let strip = |commands: Vec<(Value, Value, Value)>| -> Vec<(Value, Value)> {
+        commands.into_iter().map(|c| (c.1, c.2)).collect()
+    };
+    let host_commands = strip(shared_commands(&host_out));
+    assert_eq!(host_commands.len(), 4, "{host_commands:?}");
+    assert_eq!(host_commands, strip(shared_commands(&peer_out)));
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap(),
+        "the peer ended with another terrain"
+    );
+    assert_eq!(host_report["share"]["commands_ordered"], 4);
+    // The peer's checksums of the commands made before the session was
+    // hosted are checked too.
+    assert_eq!(host_report["share"]["checksums_matched"], 4);
+    assert_eq!(
+        host_report["share"]["checksum_mismatches"],
+        serde_json::json!([])
+    );
+}
+
 /// A TCP relay on loopback in front of a host: it carries every connection
 /// both ways until cut, and while closed it hangs up on newcomers, as a
 /// network that drops out for a while does.

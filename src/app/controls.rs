@@ -89,6 +89,8 @@ pub enum Action {
     ResumeGrowth,
     /// Put the hologram onto the surface the gaze hits.
     PlaceHere,
+    /// Host a shared session from here, with a new code.
+    ShareSession,
     /// Grow this built-in landscape from the next seed.
     Landscape(BuiltInName),
     /// Grow at half the speed.
@@ -118,6 +120,7 @@ impl Action {
             Action::PauseGrowth => "Pause growth",
             Action::ResumeGrowth => "Resume growth",
             Action::PlaceHere => "Place here",
+            Action::ShareSession => "Share session",
             Action::Landscape(name) => name.as_str(),
             Action::Slower => "Slower",
             Action::Faster => "Faster",
@@ -138,6 +141,7 @@ impl Action {
             Action::PauseGrowth => "pause",
             Action::ResumeGrowth => "resume",
             Action::PlaceHere => "place",
+            Action::ShareSession => "share",
             Action::Landscape(_) => "landscape",
             Action::Slower | Action::Faster => "speed",
             Action::Weather => "weather",
@@ -162,9 +166,8 @@ impl Action {
 /// Every label a button can ever show, from the buttons themselves: what
 /// a script's `press` may name and a speech recognizer listens for.
 pub fn every_label() -> Vec<&'static str> {
-    let mut labels: Vec<&'static str> = hand_menu_actions(false)
-        .into_iter()
-        .chain(hand_menu_actions(true))
+    let mut labels: Vec<&'static str> = hand_menu_actions(false, false)
+        .chain(hand_menu_actions(true, true))
         .chain(panel_actions(false))
         .chain(panel_actions(true))
         .map(Action::label)
@@ -186,9 +189,10 @@ pub fn says(words: &str, label: &str) -> bool {
         .eq(label.split_whitespace().map(str::to_lowercase))
 }
 
-/// The hand menu's buttons, top to bottom.
-fn hand_menu_actions(paused: bool) -> [Action; 4] {
-    [
+/// The hand menu's buttons, top to bottom: "Share session" only while
+/// the headset is in no session.
+fn hand_menu_actions(paused: bool, in_session: bool) -> impl ExactSizeIterator<Item = Action> {
+    let all = [
         Action::NewTerrain,
         Action::Landscapes,
         if paused {
@@ -197,7 +201,10 @@ fn hand_menu_actions(paused: bool) -> [Action; 4] {
             Action::PauseGrowth
         },
         Action::PlaceHere,
-    ]
+        Action::ShareSession,
+    ];
+    // Without allocating: the menu is laid out every frame.
+    all.into_iter().take(if in_session { 4 } else { 5 })
 }
 
 /// The panel's buttons: the landscapes, then the growth and panel controls.
@@ -431,6 +438,9 @@ pub struct Controls {
     clicks: Vec<Vec3>,
     /// The buttons on show, as the last update laid them out.
     shown: Vec<ShownButton>,
+    /// The line over the hand menu's buttons (the session's code), and
+    /// where, as the last update laid it out.
+    caption: Option<(String, UiRect)>,
     /// Display time of the last update.
     last_ns: Option<i64>,
 }
@@ -442,6 +452,9 @@ pub struct Shows<'a> {
     pub paused: bool,
     /// The recipe growing now (its landscape button is marked).
     pub recipe_name: &'a str,
+    /// The shared session's code, while the headset is in one: the hand
+    /// menu shows it over its buttons in place of "Share session".
+    pub session: Option<&'a str>,
 }
 
 impl Controls {
@@ -480,17 +493,22 @@ impl Controls {
             .last_ns
             .map_or(0.0, |last| now.saturating_sub(last).max(0) as f32 * 1e-9);
         self.last_ns = Some(now);
+        let menu_actions = hand_menu_actions(shows.paused, shows.session.is_some());
         if let Some(head) = head {
-            self.menu_button(head, &hands);
+            self.menu_button(head, &hands, menu_actions.len());
             self.follow_palm(now, head, &hands);
             self.follow_head(head, seconds);
         }
         self.shown.clear();
+        self.caption = None;
         if let Some(menu) = self.hand_menu {
-            let actions = hand_menu_actions(shows.paused);
             let step = BUTTON_HEIGHT_M + BUTTON_GAP_M;
-            let top = step * (actions.len() as f32 - 1.0) / 2.0;
-            for (row, action) in actions.into_iter().enumerate() {
+            let top = step * (menu_actions.len() as f32 - 1.0) / 2.0;
+            self.caption = shows.session.map(|code| {
+                let rect = menu.plane.rect(0.0, top + step, BUTTON_WIDTH_M, TITLE_HEIGHT_M);
+                (format!("Session {code}"), rect)
+            });
+            for (row, action) in menu_actions.enumerate() {
                 self.shown.push(ShownButton {
                     action,
                     rect: menu.plane.rect(
@@ -528,7 +546,7 @@ impl Controls {
 
     /// A controller's menu button pressed opens the hand menu beside the
     /// controller, or closes the one it opened.
-    fn menu_button(&mut self, head: &Pose, hands: &[HandState; 2]) {
+    fn menu_button(&mut self, head: &Pose, hands: &[HandState; 2], buttons: usize) {
         for hand in Hand::BOTH {
             let state = hands[hand.index()];
             let down = state.menu == Some(true);
@@ -545,7 +563,7 @@ impl Controls {
             } else {
                 state.aim.filter(Pose::is_finite).map(|aim| HandMenu {
                     hand,
-                    plane: on_controller_ray(&aim, head.position),
+                    plane: on_controller_ray(&aim, head.position, buttons),
                     dropped_ns: None,
                     by_controller: true,
                 })
@@ -862,6 +880,18 @@ impl Controls {
                 color: LABEL,
             });
         }
+        if let Some((text, rect)) = &self.caption {
+            quads.push(UiQuad {
+                rect: *rect,
+                color: TITLE_BAR,
+                fill: UiFill::Solid,
+            });
+            labels.push(UiLabel {
+                rect: inset(rect, 0.8),
+                text: text.clone(),
+                color: LABEL,
+            });
+        }
         for button in &self.shown {
             let look = self.look(button.action);
             // Pushed in, the plate sinks with the finger.
@@ -1025,10 +1055,10 @@ fn in_front(head: &Pose) -> Vec3 {
 /// The hand menu's plane for a controller aiming along `aim`: at arm's
 /// reach along its ray with the top button on the ray, facing the eyes, so
 /// the controller's select presses a button without hunting for it.
-fn on_controller_ray(aim: &Pose, eye: Vec3) -> Plane {
+fn on_controller_ray(aim: &Pose, eye: Vec3, buttons: usize) -> Plane {
     let on_ray = aim.position + aim.forward() * CONTROLLER_MENU_REACH_M;
     let facing = Plane::facing(on_ray, eye);
-    let top = (BUTTON_HEIGHT_M + BUTTON_GAP_M) * 1.5;
+    let top = (BUTTON_HEIGHT_M + BUTTON_GAP_M) * (buttons as f32 - 1.0) / 2.0;
     Plane::facing(on_ray - facing.up * top, eye)
 }
 
@@ -1092,6 +1122,7 @@ mod tests {
         Shows {
             paused: false,
             recipe_name: "islands",
+            session: None,
         }
     }
 
@@ -1271,7 +1302,7 @@ mod tests {
             hands
         }
         controls.lay_out(0, Some(&head), hands(&shown), shows());
-        assert_eq!(controls.shown().len(), 4);
+        assert_eq!(controls.shown().len(), 5);
         assert_eq!(controls.shown()[0].action, Action::NewTerrain);
         let where_shown = controls.shown()[0].rect.centre;
         controls.lay_out(500_000_000, Some(&head), hands(&down), shows());
@@ -1281,9 +1312,57 @@ mod tests {
             "world-locked while it lingers"
         );
         controls.lay_out(1_400_000_000, Some(&head), hands(&down), shows());
-        assert_eq!(controls.shown().len(), 4, "0.9 s after it dropped");
+        assert_eq!(controls.shown().len(), 5, "0.9 s after it dropped");
         controls.lay_out(1_500_000_000, Some(&head), hands(&down), shows());
         assert!(controls.shown().is_empty());
+    }
+
+    #[test]
+    fn in_a_session_the_hand_menu_shows_its_code_over_the_buttons_in_place_of_share_session() {
+        let aim = Pose::looking_at(Vec3::new(0.2, 1.3, -0.2), Vec3::new(0.2, 1.2, -1.0)).unwrap();
+        let mut hands = [HandState::default(); 2];
+        hands[1] = HandState {
+            aim: Some(aim),
+            menu: Some(true),
+            ..HandState::default()
+        };
+        let mut alone = Controls::default();
+        alone.lay_out(0, Some(&head()), hands, shows());
+        assert_eq!(alone.shown().last().unwrap().action, Action::ShareSession);
+        assert!(alone.draw(hands).1.iter().all(|label| !label.text.starts_with("Session")));
+
+        let mut shared = Controls::default();
+        let in_session = Shows {
+            session: Some("7-guitar-orbit"),
+            ..shows()
+        };
+        shared.lay_out(0, Some(&head()), hands, in_session);
+        let actions: Vec<Action> = shared.shown().iter().map(|button| button.action).collect();
+        assert_eq!(
+            actions,
+            [
+                Action::NewTerrain,
+                Action::Landscapes,
+                Action::PauseGrowth,
+                Action::PlaceHere
+            ]
+        );
+        let labels = shared.draw(hands).1;
+        let caption = labels
+            .iter()
+            .find(|label| label.text == "Session 7-guitar-orbit")
+            .expect("the code over the buttons");
+        let top = shared.shown()[0].rect;
+        assert!(
+            (caption.rect.centre - top.centre).dot(top.up.normalize()) > BUTTON_HEIGHT_M / 2.0,
+            "above the top button"
+        );
+        // Either way the top button is on the controller's ray.
+        for controls in [&alone, &shared] {
+            assert!(controls.shown()[0].hit(&aim.forward_ray()).is_some());
+        }
+        // The caption is not a button: saying it presses nothing.
+        assert!(shared.hear("session 7-guitar-orbit").is_none());
     }
 
     #[test]
@@ -1302,11 +1381,11 @@ mod tests {
             controls.touch(hands)
         };
         frame(&mut controls, true, None);
-        assert_eq!(controls.shown().len(), 4);
+        assert_eq!(controls.shown().len(), 5);
         frame(&mut controls, false, None);
         assert_eq!(
             controls.shown().len(),
-            4,
+            5,
             "it stays when the button is let go"
         );
         // The controller's select presses the top button, on its ray.

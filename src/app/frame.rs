@@ -187,6 +187,9 @@ pub enum AppEvent {
     /// The wearer asked to keep the terrain ("Save terrain"): the platform
     /// writes it into its state folder.
     SaveAsked,
+    /// The wearer asked to host a shared session from here ("Share
+    /// session"): the platform opens it, if the headset is in none.
+    ShareAsked,
     /// A button's press began or ended: a click sounds from `at` (metres,
     /// the reference space) where the platform can play one.
     Click {

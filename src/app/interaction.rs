@@ -119,6 +119,8 @@ pub struct Interaction {
     controls: Controls,
     /// Each hand's pinch (or select) as the controls saw it this frame.
     control_hands: [Option<Press>; 2],
+    /// The shared session's code, while the headset is in one.
+    session_code: Option<String>,
 }
 
 impl Interaction {
@@ -136,6 +138,7 @@ impl Interaction {
         let shows = Shows {
             paused: world.growth_state().paused,
             recipe_name: world.recipe_name(),
+            session: self.session_code.as_deref(),
         };
         self.controls.lay_out(
             input.display_time_ns,
@@ -231,6 +234,7 @@ impl Interaction {
             Action::Weather if drawn => commands.issue(Command::Weather),
             Action::Weather => {}
             Action::Save => commands.tell(AppEvent::SaveAsked),
+            Action::ShareSession => commands.tell(AppEvent::ShareAsked),
             Action::PlaceHere => {
                 if commands.world().placement().is_some() {
                     self.end_quietly();
@@ -242,6 +246,12 @@ impl Interaction {
                 self.controls.act(press.action, head);
             }
         }
+    }
+
+    /// Shows the shared session's code on the hand menu, in place of its
+    /// "Share session".
+    pub fn set_session_code(&mut self, code: &str) {
+        self.session_code = Some(code.to_owned());
     }
 
     /// The controls on show and what to draw for them.

@@ -123,6 +123,10 @@ pub struct App {
     next_seq: u64,
     /// Its part in a shared session, if it is in one ([`shared`]).
     sharing: Option<Sharing>,
+    /// Outside a session, the checksum of the grown heights before each
+    /// terrain command, by its sequence number: a session hosted later
+    /// checks its peers against them too.
+    solo_checksums: Vec<(u64, u64)>,
 }
 
 impl App {
@@ -133,6 +137,7 @@ impl App {
             inbox: Vec::new(),
             next_seq: 0,
             sharing: None,
+            solo_checksums: Vec::new(),
         })
     }
 
@@ -185,10 +190,12 @@ impl App {
 
     /// Co-locates by the session's printed card (`holoterrain:CODE`) from
     /// the next update on: once the card is seen, the hologram's placement
-    /// relative to it is shared ([`colocation`]). Only in a shared session.
+    /// relative to it is shared ([`colocation`]), and the hand menu shows
+    /// the code. Only in a shared session.
     pub fn co_locate_by(&mut self, code: &str) {
         if let Some(sharing) = self.sharing.as_mut() {
             sharing.card = Some(colocation::Card::for_code(code));
+            self.interaction.set_session_code(code);
         }
     }
 
@@ -249,6 +256,21 @@ impl App {
             .unwrap_or_default()
     }
 
+    /// Outside a session, the checksums of the grown heights before each
+    /// terrain command so far, by its sequence number: what a session
+    /// hosted from here checks its peers against.
+    pub fn solo_checksums(&self) -> &[(u64, u64)] {
+        &self.solo_checksums
+    }
+
+    /// Hosts a shared session with `code` from the next update on, from
+    /// where this headset's world stands (the hand menu's "Share session").
+    pub fn host_from_here(&mut self, code: &str) {
+        self.share(Role::Host);
+        self.co_locate_by(code);
+        self.solo_checksums = Vec::new();
+    }
+
     /// The checksums of the grown heights taken just before each terrain
     /// command applied in a shared session: (the command's local `seq` on
     /// the host, its shared seq on a peer; the checksum).
@@ -275,6 +297,7 @@ impl App {
             reseed: None,
             deferred: Vec::new(),
             sharing: self.sharing.as_mut(),
+            solo_checksums: &mut self.solo_checksums,
         };
         // A peer's new terrain waits for the wearer's: the frame's one new
         // terrain is then the wearer's, and the peer's is deferred, not lost.
@@ -484,6 +507,8 @@ struct FrameCommands<'w> {
     deferred: Vec<(Command, Origin)>,
     /// The app's part in a shared session, if any.
     sharing: Option<&'w mut Sharing>,
+    /// Where the checksums go outside a session.
+    solo_checksums: &'w mut Vec<(u64, u64)>,
 }
 
 impl FrameCommands<'_> {
@@ -563,12 +588,19 @@ impl FrameCommands<'_> {
 
     fn apply(&mut self, command: Command, origin: Origin) {
         let iteration = self.world.iterations_done();
-        if let Some(sharing) = self.sharing.as_mut()
-            && sharing.role == Role::Host
-            && command.is_terrain()
-        {
-            let checksum = self.world.grown_checksum();
-            sharing.checksums.push((*self.next_seq, checksum));
+        if command.is_terrain() {
+            match self.sharing.as_mut() {
+                Some(sharing) if sharing.role == Role::Host => {
+                    let checksum = self.world.grown_checksum();
+                    sharing.checksums.push((*self.next_seq, checksum));
+                }
+                // A peer takes its checksums where the host's order applies.
+                Some(_) => {}
+                None => {
+                    let checksum = self.world.grown_checksum();
+                    self.solo_checksums.push((*self.next_seq, checksum));
+                }
+            }
         }
         self.events.extend(self.world.apply(&command, self.now));
         self.applied.push(Applied {

@@ -189,7 +189,10 @@ impl RunRecorder {
                     did: press.action.did(),
                 }),
                 AppEvent::Click { .. } => self.clicks += 1,
-                AppEvent::Growth(_) | AppEvent::SaveAsked | AppEvent::Weathered => {}
+                AppEvent::Growth(_)
+                | AppEvent::SaveAsked
+                | AppEvent::ShareAsked
+                | AppEvent::Weathered => {}
             }
         }
     }

@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use super::session::JoinTarget;
 use super::{DEFAULT_SHARE_PORT, Host, Peer, Session, ShareCode};
-use crate::app::log::LogStart;
+use crate::app::log::{CommandLog, LogStart};
 
 /// Why the flags could not open a session.
 #[derive(Debug, Error)]
@@ -111,9 +111,25 @@ pub fn host(
     listed: bool,
     start: &LogStart,
 ) -> Result<(Session, String), OpenError> {
-    let mut host = Host::start(code, port, start.clone()).map_err(|error| OpenError::Invalid {
-        flag: "share-port",
-        problem: format!("cannot listen on port {port}: {error}"),
+    host_from(code, port, listed, &CommandLog::new(start.clone()), 0, Vec::new())
+}
+
+/// [`host`] from a world that has already changed: the "Share session"
+/// button. `so_far` is the run's log, `grew` how far the current seed has
+/// grown, `checksums` [`crate::app::App::host_from_here`]'s.
+pub fn host_from(
+    code: ShareCode,
+    port: u16,
+    listed: bool,
+    so_far: &CommandLog,
+    grew: usize,
+    checksums: Vec<(u64, u64)>,
+) -> Result<(Session, String), OpenError> {
+    let mut host = Host::start_from(code, port, so_far, grew, checksums).map_err(|error| {
+        OpenError::Invalid {
+            flag: "share-port",
+            problem: format!("cannot listen on port {port}: {error}"),
+        }
     })?;
     let advertised = match listed.then(|| host.advertise()) {
         None => " (unlisted: peers join with CODE@HOST)".to_owned(),

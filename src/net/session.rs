@@ -29,7 +29,7 @@ use super::code::ShareCode;
 use super::frame::{FrameError, Opener, Sealer};
 use super::handshake::{self, Channel, HandshakeError};
 use super::protocol::{HeadAt, HostMessage, PeerMessage, RateLimit, head_pose};
-use crate::app::log::LogStart;
+use crate::app::log::{CommandLog, LogStart};
 use crate::app::{App, FrameOutput, Ordered, Origin, Role, Step};
 use crate::input::Pose;
 
@@ -178,6 +178,40 @@ impl Host {
     /// Listens on `port` (every interface, IPv4) for peers with `code`,
     /// whose world starts from `start`.
     pub fn start(code: ShareCode, port: u16, start: LogStart) -> io::Result<Host> {
+        Host::start_from(code, port, &CommandLog::new(start), 0, Vec::new())
+    }
+
+    /// [`Host::start`] for a world that has already changed (the hand
+    /// menu's "Share session"): the terrain commands of `so_far` are the
+    /// shared order's first, every joiner grows them and up to `grew`
+    /// iterations, and `checksums` (the grown heights' before each, by its
+    /// local sequence number) check the peers that do.
+    pub fn start_from(
+        code: ShareCode,
+        port: u16,
+        so_far: &CommandLog,
+        grew: usize,
+        checksums: Vec<(u64, u64)>,
+    ) -> io::Result<Host> {
+        let by_local_seq: HashMap<u64, u64> = checksums.into_iter().collect();
+        let mut history = Vec::new();
+        let mut checked = HashMap::new();
+        for entry in so_far.entries.iter().filter(|e| e.command.is_terrain()) {
+            let seq = history.len() as u64;
+            if let Some(&checksum) = by_local_seq.get(&entry.seq) {
+                checked.insert(seq, checksum);
+            }
+            history.push(HostMessage::Ordered {
+                seq,
+                origin: match entry.origin {
+                    Origin::Local => Origin::Host,
+                    other => other,
+                },
+                iteration: entry.iteration,
+                command: entry.command.clone(),
+            });
+        }
+        let start = so_far.start.clone();
         let listener = TcpListener::bind(("0.0.0.0", port))?;
         let port = listener.local_addr()?.port();
         listener.set_nonblocking(true)?;
@@ -196,7 +230,7 @@ impl Host {
                 code: code.to_string(),
                 port,
                 peer: None,
-                commands_ordered: 0,
+                commands_ordered: history.len() as u64,
                 checksums_matched: 0,
                 checksum_mismatches: Vec::new(),
                 timings: Vec::new(),
@@ -210,14 +244,14 @@ impl Host {
             peers: Vec::new(),
             connected,
             stop,
-            history: Vec::new(),
+            history,
             heads: BTreeMap::new(),
             heads_sent: None,
             #[cfg(not(target_vendor = "uwp"))]
             advertisement: None,
             placement: None,
-            checksums: HashMap::new(),
-            grew: 0,
+            checksums: checked,
+            grew,
             records: Vec::new(),
             notes: Vec::new(),
         })

@@ -130,8 +130,9 @@ pub struct SimArgs {
     #[arg(long, value_name = "PORT", default_value_t = crate::net::DEFAULT_SHARE_PORT)]
     pub share_port: u16,
     /// Host without advertising the session's number on the local network
-    /// (DNS-SD): peers then join with CODE@HOST.
-    #[arg(long, requires = "share")]
+    /// (DNS-SD): peers then join with CODE@HOST. With --share, or for the
+    /// session a script's press of "Share session" hosts.
+    #[arg(long)]
     pub unlisted: bool,
     /// Join the shared session CODE hosted at HOST (PORT: the default of
     /// --share-port), or without @HOST wherever the local network says its
@@ -471,7 +472,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         }
     };
     // Other headsets live in real time: a shared run's clock is the wall's.
-    let wall_clock = session.as_ref().map(|_| share::WallClock::start(args.rate));
+    let mut wall_clock = session.as_ref().map(|_| share::WallClock::start(args.rate));
     driver.set_display(args.blend);
     let options = OffscreenOptions {
         eye_width: args.resolution.width,
@@ -562,6 +563,14 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         if let Some(session) = session.as_mut() {
             session.after_frame(driver.app_mut(), &output);
             share::print_notes(session);
+        }
+        if output.events.contains(&AppEvent::ShareAsked) && session.is_none() && replay.is_none() {
+            session = share::host_from_here(args, driver.app_mut(), &recorder.command_log());
+            if session.is_some() {
+                // From here other headsets live with it: the wall's clock.
+                let next_ns = time_ns.saturating_add((1e9 / args.rate) as i64);
+                wall_clock = Some(share::WallClock::start_at(args.rate, frame + 1, next_ns));
+            }
         }
         for placement in output.placements_to_keep() {
             if let Some(path) = placement_file(args) {

@@ -39,6 +39,43 @@ fn sim_error(error: OpenError) -> SimError {
     }
 }
 
+/// Hosts a session with a new code from where `app`'s world stands (its
+/// "Share session" button was pressed), on `--share-port`; why not, in one
+/// line, and the run goes on alone.
+pub fn host_from_here(
+    args: &SimArgs,
+    app: &mut crate::app::App,
+    so_far: &crate::app::log::CommandLog,
+) -> Option<Session> {
+    let hosted = ShareCode::generate()
+        .map_err(|error| error.to_string())
+        .and_then(|code| {
+            let checksums = app.solo_checksums().to_vec();
+            let grew = app.iterations_done();
+            open::host_from(
+                code.clone(),
+                args.share_port,
+                !args.unlisted,
+                so_far,
+                grew,
+                checksums,
+            )
+            .map(|hosted| (code, hosted))
+            .map_err(|error| error.to_string())
+        });
+    match hosted {
+        Ok((code, (session, line))) => {
+            app.host_from_here(&code.to_string());
+            eprintln!("share: {line}");
+            Some(session)
+        }
+        Err(why) => {
+            eprintln!("share: cannot host a session: {why}");
+            None
+        }
+    }
+}
+
 /// Prints the session's new lines.
 pub fn print_notes(session: &mut Session) {
     for line in session.take_notes() {
@@ -50,22 +87,36 @@ pub fn print_notes(session: &mut Session) {
 pub struct WallClock {
     started: Instant,
     rate: f64,
+    /// The frame due at the start, and its display time.
+    first_frame: u64,
+    first_ns: i64,
 }
 
 impl WallClock {
     /// Starts now, for frames at `rate` Hz.
     pub fn start(rate: f64) -> Self {
+        WallClock::start_at(rate, 0, 0)
+    }
+
+    /// Starts now with `frame` due and shown at `time_ns` (a run that
+    /// begins sharing part way through): the frames after it follow the
+    /// wall from there.
+    pub fn start_at(rate: f64, frame: u64, time_ns: i64) -> Self {
         WallClock {
             started: Instant::now(),
             rate,
+            first_frame: frame,
+            first_ns: time_ns,
         }
     }
 
-    /// Waits for `frame`'s time (frame / rate after the start) if it has
-    /// not come yet; its display time (the wall clock, nanoseconds since
-    /// the start), or `None` when the frame after it is due already, so a
-    /// late frame is dropped rather than shown late (`last` is never dropped).
+    /// Waits for `frame`'s time ((frame - the first) / rate after the
+    /// start) if it has not come yet; its display time (the first frame's
+    /// plus the wall clock's nanoseconds since the start), or `None` when
+    /// the frame after it is due already, so a late frame is dropped rather
+    /// than shown late (`last` is never dropped).
     pub fn frame_time_ns(&self, frame: u64, last: bool) -> Option<i64> {
+        let frame = frame.saturating_sub(self.first_frame);
         let due = Duration::from_secs_f64(frame as f64 / self.rate);
         let elapsed = self.started.elapsed();
         if elapsed < due {
@@ -73,7 +124,8 @@ impl WallClock {
         } else if !last && elapsed > Duration::from_secs_f64((frame + 1) as f64 / self.rate) {
             return None;
         }
-        Some(self.started.elapsed().as_nanos().min(i64::MAX as u128) as i64)
+        let since = self.started.elapsed().as_nanos().min(i64::MAX as u128) as i64;
+        Some(self.first_ns.saturating_add(since))
     }
 }
 

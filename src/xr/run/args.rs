@@ -101,8 +101,9 @@ pub struct XrArgs {
     #[arg(long, value_name = "PORT", default_value_t = crate::net::DEFAULT_SHARE_PORT)]
     pub share_port: u16,
     /// Host without advertising the session's number on the local network
-    /// (DNS-SD): peers then join with CODE@HOST.
-    #[arg(long, requires = "share")]
+    /// (DNS-SD): peers then join with CODE@HOST. With --share, or for the
+    /// session the hand menu's "Share session" hosts.
+    #[arg(long)]
     pub unlisted: bool,
     /// Join the shared session CODE hosted at HOST (PORT: the default of
     /// --share-port), or without @HOST wherever the local network says its

@@ -313,6 +313,7 @@ fn run_with<B: GraphicsBinding>(
     );
     frame_loop.keep_landscape_in(landscape_file);
     frame_loop.share_in(share);
+    frame_loop.offer_sharing(args.share_port, !args.unlisted);
     // Over remoting the wearer speaks to the player, far from this
     // computer's microphone; without it the app listens itself.
     #[cfg(windows)]

@@ -138,6 +138,9 @@ pub struct FrameLoop<'a> {
     /// The shared session the world grows in (`--share`, `--join`). It
     /// outlives OpenXR sessions: a remoting reconnect keeps the peers.
     share: Option<net::Session>,
+    /// The port and whether to advertise, for a session the hand menu's
+    /// "Share session" hosts.
+    share_offer: (u16, bool),
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
@@ -177,6 +180,7 @@ impl<'a> FrameLoop<'a> {
             landscape_file: None,
             kept_landscape: String::new(),
             share: None,
+            share_offer: (net::DEFAULT_SHARE_PORT, true),
             // Opened once for the run, whichever sessions it drives.
             speaker: Speaker::open(),
         }
@@ -197,6 +201,40 @@ impl<'a> FrameLoop<'a> {
     /// Grows the world in `share` (whose role the app already has).
     pub fn share_in(&mut self, share: Option<net::Session>) {
         self.share = share;
+    }
+
+    /// Where a session the hand menu's "Share session" hosts listens, and
+    /// whether it is advertised on the local network.
+    pub fn offer_sharing(&mut self, port: u16, listed: bool) {
+        self.share_offer = (port, listed);
+    }
+
+    /// Hosts a session with a new code from where the world stands (the
+    /// hand menu's "Share session"), unless it is in one; why not, in one
+    /// line, and the run goes on alone.
+    fn host_from_here(&mut self) {
+        if self.share.is_some() {
+            return;
+        }
+        let (port, listed) = self.share_offer;
+        let so_far = self.locked_recorder().run.command_log();
+        let app = self.driver.app();
+        let (grew, checksums) = (app.iterations_done(), app.solo_checksums().to_vec());
+        let hosted = net::ShareCode::generate()
+            .map_err(|error| error.to_string())
+            .and_then(|code| {
+                net::open::host_from(code.clone(), port, listed, &so_far, grew, checksums)
+                    .map(|hosted| (code, hosted))
+                    .map_err(|error| error.to_string())
+            });
+        match hosted {
+            Ok((code, (share, line))) => {
+                self.driver.app_mut().host_from_here(&code.to_string());
+                (self.progress)(Progress::Shared(line));
+                self.share = Some(share);
+            }
+            Err(why) => log::warn!("cannot host a session: {why}"),
+        }
     }
 
     /// Leaves the shared session, if in one: what it did, who took part.
@@ -633,6 +671,7 @@ impl<'a> FrameLoop<'a> {
                     });
                 }
                 AppEvent::SaveAsked => self.save_terrain(),
+                AppEvent::ShareAsked => self.host_from_here(),
                 AppEvent::Click { at } => self.speaker.click(at, head),
                 AppEvent::Weathered => log::info!("weathering the land now"),
             }
