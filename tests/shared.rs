@@ -1,6 +1,7 @@
 //! Shared sessions on loopback and on a local network the test makes (two network namespaces): simulators hosting and joining by code (the `holoterrain` binary, as a person runs it), a peer whose link drops reaching its host again, a joiner finding its host by DNS-SD, and the host's handling of wrong codes, garbage, oversized frames, another protocol version and floods (through `holoterrain::net`).
 mod support {
     pub mod ci;
+    pub mod lan;
 }
 
 use std::fs;
@@ -23,6 +24,7 @@ use holoterrain::net::handshake::{self, HandshakeError, MAGIC};
 use holoterrain::net::protocol::{HostMessage, PROTOCOL_VERSION, PeerMessage};
 use holoterrain::net::{Host, ShareCode};
 use serde_json::Value;
+use support::lan::Lan;
 
 /// The simulator runs are paced by the wall clock: one at a time, so that
 /// two machines' worth of them never share the 2 cores at once.
@@ -652,7 +654,6 @@ fn a_peer_whose_link_drops_reaches_the_host_again_and_ends_level_with_it() {
     assert_eq!(report(&peer_out)["share"]["peer"], 2);
 }
 
-/// A frame with nobody in it: whatever it applies came from elsewhere.
 /// Two rooms, each with the session's card on its table, at other room
 /// coordinates and turned another way.
 const ROOM_A: &str = "\
@@ -774,68 +775,6 @@ fn headsets_in_two_rooms_put_the_hologram_on_the_same_spot_of_the_card() {
     );
 }
 
-/// Two network namespaces joined by a virtual Ethernet cable: two
-/// machines on one local network, made by the test (root and `ip` needed)
-/// and removed when dropped.
-struct Lan {
-    names: [String; 2],
-}
-
-impl Lan {
-    /// The two machines, 10.77.0.1 and 10.77.0.2; `None` (skipped, or a
-    /// failure under CI) where namespaces cannot be made.
-    fn new() -> Option<Lan> {
-        let id = std::process::id();
-        let lan = Lan {
-            names: [format!("ht-a-{id}"), format!("ht-b-{id}")],
-        };
-        let [a, b] = &lan.names;
-        let (cable_a, cable_b) = (format!("hta{id}"), format!("htb{id}"));
-        let steps: Vec<Vec<&str>> = vec![
-            vec!["netns", "add", a],
-            vec!["netns", "add", b],
-            vec![
-                "link", "add", &cable_a, "netns", a, "type", "veth", "peer", "name", &cable_b,
-                "netns", b,
-            ],
-            vec!["-n", a, "addr", "add", "10.77.0.1/24", "dev", &cable_a],
-            vec!["-n", b, "addr", "add", "10.77.0.2/24", "dev", &cable_b],
-            vec!["-n", a, "link", "set", &cable_a, "up"],
-            vec!["-n", b, "link", "set", &cable_b, "up"],
-            vec!["-n", a, "link", "set", "lo", "up"],
-            vec!["-n", b, "link", "set", "lo", "up"],
-        ];
-        for step in steps {
-            let made = Command::new("ip").args(&step).output();
-            match made {
-                Ok(output) if output.status.success() => {}
-                Ok(output) => {
-                    support::ci::skip(&format!(
-                        "ip {}: {}",
-                        step.join(" "),
-                        String::from_utf8_lossy(&output.stderr).trim()
-                    ));
-                    return None;
-                }
-                Err(error) => {
-                    support::ci::skip(&format!("cannot run ip: {error}"));
-                    return None;
-                }
-            }
-        }
-        Some(lan)
-    }
-}
-
-impl Drop for Lan {
-    fn drop(&mut self) {
-        // Deleting a namespace deletes the cable's ends in it.
-        for name in &self.names {
-            let _ = Command::new("ip").args(["netns", "del", name]).output();
-        }
-    }
-}
-
 #[test]
 fn a_peer_finds_the_host_by_its_code_alone_on_the_local_network() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -887,6 +826,85 @@ fn a_peer_finds_the_host_by_its_code_alone_on_the_local_network() {
 }
 
 #[test]
+fn a_headset_in_no_session_joins_the_one_whose_card_it_sees() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(lan) = Lan::new() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (name, room) in [("a.room", ROOM_A), ("b.room", ROOM_B)] {
+        fs::write(dir.path().join(name), room).unwrap();
+    }
+    let room = |name: &str| dir.path().join(name).display().to_string();
+    let (host, host_out) = sim_in(
+        Some(&lan.names[0]),
+        dir.path(),
+        "host",
+        10,
+        "0.5 airtap right\n1.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3\n",
+        &["--share", CODE, "--room", &room("a.room")],
+    );
+    wait_for_line(
+        dir.path(),
+        "host",
+        "hosting session",
+        Duration::from_secs(20),
+    );
+    // The other headset runs alone, with no --join, reseeds its own land,
+    // then looks at the card on its table; once in, its air-tap is shared.
+    let (peer, peer_out) = sim_in(
+        Some(&lan.names[1]),
+        dir.path(),
+        "peer",
+        12,
+        "0.5 airtap left\n1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n8.0 airtap left\n",
+        &["--room", &room("b.room")],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+
+    let peer_log = stderr_of(dir.path(), "peer");
+    assert!(
+        peer_log.contains(&format!("share: saw the card of session {CODE}")),
+        "{peer_log}"
+    );
+    assert!(
+        peer_log.contains("joined the session at 10.77.0.1:47180 as peer 1"),
+        "{peer_log}"
+    );
+    let (host_report, peer_report) = (report(&host_out), report(&peer_out));
+    assert_eq!(peer_report["share"]["role"], "peer");
+    // The host's air-tap and the peer's after it joined, in one order; its
+    // own air-tap before, alone, is not the session's.
+    let strip = |commands: Vec<(Value, Value, Value)>| -> Vec<(Value, Value)> {
+        commands.into_iter().map(|c| (c.1, c.2)).collect()
+    };
+    let host_commands = strip(shared_commands(&host_out));
+    assert_eq!(host_commands.len(), 2, "{host_commands:?}");
+    assert_eq!(host_commands, strip(shared_commands(&peer_out)));
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap(),
+        "the headset that joined by the card ended with another terrain"
+    );
+    // And the hologram on the same spot of the card.
+    let (ours, _) = hologram_on_card(&host_report);
+    let (theirs, _) = hologram_on_card(&peer_report);
+    assert!(
+        ours.position.distance(theirs.position) < 1e-3,
+        "{ours:?} against {theirs:?}"
+    );
+    // Its seeds: its own first world's and its own reseed's, then the
+    // session's, as the host has them.
+    let seeds = peer_report["seeds"].as_array().unwrap();
+    assert_eq!(
+        &seeds[2..],
+        host_report["seeds"].as_array().unwrap().as_slice(),
+        "{seeds:?}"
+    );
+}
+
+#[test]
 fn a_code_nobody_hosts_is_one_line_after_looking() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(lan) = Lan::new() else {
@@ -911,6 +929,7 @@ fn a_code_nobody_hosts_is_one_line_after_looking() {
     );
 }
 
+/// A frame with nobody in it: whatever it applies came from elsewhere.
 fn empty_frame() -> FrameInput {
     let view = EyeView {
         pose: Pose::IDENTITY,

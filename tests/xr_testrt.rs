@@ -20,6 +20,7 @@
 mod support {
     pub mod ci;
     pub mod images;
+    pub mod lan;
     pub mod loader_output;
     pub mod output;
     pub mod process;
@@ -59,12 +60,31 @@ fn scratch() -> tempfile::TempDir {
 /// `holoterrain ARGS` with the test runtime as the OpenXR runtime, set up
 /// by `settings`.
 fn run_on_runtime(manifest: &Path, settings: &[(&str, String)], args: &[&str]) -> Output {
+    run_on_runtime_in(None, manifest, settings, args)
+}
+
+/// [`run_on_runtime`] in the network namespace `namespace`, if given.
+fn run_on_runtime_in(
+    namespace: Option<&str>,
+    manifest: &Path,
+    settings: &[(&str, String)],
+    args: &[&str],
+) -> Output {
     // A run without --state keeps its placement and the landscape last grown
     // in a state folder of its own, not the user's, and not one shared with
     // the runs of other tests, which run at the same time: a landscape the
     // menu test picks would otherwise be where another test's run starts.
     let state_home = scratch();
-    Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+    let binary = env!("CARGO_BIN_EXE_holoterrain");
+    let mut command = match namespace {
+        Some(namespace) => {
+            let mut command = Command::new("ip");
+            command.args(["netns", "exec", namespace, binary]);
+            command
+        }
+        None => Command::new(binary),
+    };
+    command
         .args(args)
         .env("XR_RUNTIME_JSON", manifest)
         .env("XDG_STATE_HOME", state_home.path())
@@ -1729,6 +1749,102 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
         &xr_report,
         &report.with_file_name("commands.jsonl"),
         &host_out,
+    );
+}
+
+#[test]
+fn xr_alone_joins_the_session_whose_card_it_sees_and_ends_with_its_terrain() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let Some(lan) = support::lan::Lan::new() else {
+        return;
+    };
+    let dir = scratch();
+    let host_script = dir.path().join("host.txt");
+    std::fs::write(&host_script, SHARED_HOST_SCRIPT).expect("the host's script");
+    let host_out = dir.path().join("host");
+    // On the local network the test makes: advertised, on the default port.
+    let host_args: Vec<String> =
+        shared_host_args(&host_script, &host_out, 47180, 450, &shared_rooms().0)
+            .into_iter()
+            .filter(|arg| arg != "--unlisted")
+            .collect();
+    let host = Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            &lan.names[0],
+            env!("CARGO_BIN_EXE_holoterrain"),
+        ])
+        .args(&host_args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the hosting simulator");
+    // The wearer only looks at the card on its own table: no --join.
+    let wearer = dir.path().join("wearer.txt");
+    std::fs::write(&wearer, "1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n").expect("the wearer's script");
+    let settings = shared_wearer_settings(&wearer, &dir.path().join("runtime"), &shared_rooms().1);
+    let report = dir.path().join("xr").join("xr.json");
+    let xr = run_on_runtime_in(
+        Some(&lan.names[1]),
+        &manifest,
+        &settings,
+        &[
+            "xr",
+            "--frames",
+            "600",
+            "--size",
+            "65x65",
+            "--progress",
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    let host = host.wait_with_output().expect("the host ends");
+    assert_success(&host, "the hosting simulator");
+    assert_success(&xr, "holoterrain xr alone, seeing the card");
+    let said = text(&xr.stdout);
+    assert!(
+        said.contains(&format!("share saw the card of session {SHARE_CODE}")),
+        "{said}"
+    );
+    assert!(
+        said.contains("share joined the session at 10.77.0.1:47180 as peer 1"),
+        "{said}"
+    );
+    let xr_report = json(&report);
+    let share = &xr_report["share"];
+    assert_eq!(share["role"], "peer", "{xr_report}");
+    assert_eq!(share["code"], SHARE_CODE);
+    assert_eq!(share["checksum_mismatches"], serde_json::json!([]));
+    let host_report = json(&host_out.join("report.json"));
+    assert_eq!(
+        share["checksums_matched"],
+        host_report["share"]["commands_ordered"]
+    );
+    // Its own first world's seed, then the session's.
+    let seeds = xr_report["seeds"].as_array().expect("seeds");
+    assert_eq!(
+        &seeds[1..],
+        host_report["seeds"].as_array().expect("seeds").as_slice()
+    );
+    // Its log from the join on replays into the host's terrain.
+    let replayed = dir.path().join("replayed.f32");
+    let replay = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["generate", "--format", "f32", "--replay"])
+        .arg(report.with_file_name("commands.jsonl"))
+        .arg("--out")
+        .arg(&replayed)
+        .output()
+        .expect("replay the joiner's log");
+    assert_success(&replay, "generate --replay of the joiner's log");
+    assert_eq!(
+        std::fs::read(&replayed).expect("the replayed terrain"),
+        std::fs::read(host_out.join("terrain.f32")).expect("the host's terrain"),
+        "the headset that joined by its card ended with another terrain"
     );
 }
 

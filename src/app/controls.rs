@@ -505,7 +505,9 @@ impl Controls {
             let step = BUTTON_HEIGHT_M + BUTTON_GAP_M;
             let top = step * (menu_actions.len() as f32 - 1.0) / 2.0;
             self.caption = shows.session.map(|code| {
-                let rect = menu.plane.rect(0.0, top + step, BUTTON_WIDTH_M, TITLE_HEIGHT_M);
+                let rect = menu
+                    .plane
+                    .rect(0.0, top + step, BUTTON_WIDTH_M, TITLE_HEIGHT_M);
                 (format!("Session {code}"), rect)
             });
             for (row, action) in menu_actions.enumerate() {
@@ -1329,7 +1331,13 @@ mod tests {
         let mut alone = Controls::default();
         alone.lay_out(0, Some(&head()), hands, shows());
         assert_eq!(alone.shown().last().unwrap().action, Action::ShareSession);
-        assert!(alone.draw(hands).1.iter().all(|label| !label.text.starts_with("Session")));
+        assert!(
+            alone
+                .draw(hands)
+                .1
+                .iter()
+                .all(|label| !label.text.starts_with("Session"))
+        );
 
         let mut shared = Controls::default();
         let in_session = Shows {

@@ -208,6 +208,15 @@ impl RunRecorder {
         &self.markers_seen
     }
 
+    /// The world starts over from `start` part way through the run (it
+    /// joined a shared session by its card): the command log from here is
+    /// that world's, and its seed is the next grown.
+    pub fn grow_from(&mut self, start: LogStart) {
+        self.seeds.push(start.seed);
+        self.iterations = 0;
+        self.log = CommandLog::new(start);
+    }
+
     /// Frames drawn so far.
     pub fn frames(&self) -> u64 {
         self.frames

@@ -11,6 +11,7 @@
 //! [`Session::before_frame`] before `App::update` and
 //! [`Session::after_frame`] after it.
 pub mod card;
+pub mod card_join;
 pub mod code;
 #[cfg(not(target_vendor = "uwp"))]
 pub mod discovery;

@@ -111,7 +111,14 @@ pub fn host(
     listed: bool,
     start: &LogStart,
 ) -> Result<(Session, String), OpenError> {
-    host_from(code, port, listed, &CommandLog::new(start.clone()), 0, Vec::new())
+    host_from(
+        code,
+        port,
+        listed,
+        &CommandLog::new(start.clone()),
+        0,
+        Vec::new(),
+    )
 }
 
 /// [`host`] from a world that has already changed: the "Share session"

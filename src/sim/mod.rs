@@ -473,6 +473,9 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     };
     // Other headsets live in real time: a shared run's clock is the wall's.
     let mut wall_clock = session.as_ref().map(|_| share::WallClock::start(args.rate));
+    // Alone, a session's printed card in view joins that session.
+    let mut card_join = crate::net::card_join::CardJoin::default();
+    let grid = (start.width, start.height);
     driver.set_display(args.blend);
     let options = OffscreenOptions {
         eye_width: args.resolution.width,
@@ -551,6 +554,12 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             ..user.frame_input(time_ns, app.placement(), app.heightmap())
         };
         input.markers = Some(sightings.look(&input));
+        if session.is_none()
+            && replay.is_none()
+            && let Some(line) = card_join.look(input.markers.as_deref().unwrap_or_default())
+        {
+            eprintln!("share: {line}");
+        }
         previous_ns = Some(time_ns);
         let output = driver.update(&input, &mut recorder)?;
         if let Some(sound) = sound.as_mut() {
@@ -563,6 +572,15 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         if let Some(session) = session.as_mut() {
             session.after_frame(driver.app_mut(), &output);
             share::print_notes(session);
+        }
+        if session.is_none()
+            && let Some(joined) = card_join.finished()
+        {
+            session = share::join_by_card(args, joined, grid, &mut driver, &mut recorder)?;
+            if session.is_some() {
+                let next_ns = time_ns.saturating_add((1e9 / args.rate) as i64);
+                wall_clock = Some(share::WallClock::start_at(args.rate, frame + 1, next_ns));
+            }
         }
         if output.events.contains(&AppEvent::ShareAsked) && session.is_none() && replay.is_none() {
             session = share::host_from_here(args, driver.app_mut(), &recorder.command_log());

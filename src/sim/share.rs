@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{SimArgs, SimError, SimReport};
+use crate::app::driver::{self, FrameDriver};
 use crate::app::log::LogStart;
+use crate::app::recorder::RunRecorder;
+use crate::net::card_join::JoinedByCard;
 use crate::net::open::{self, OpenError};
 use crate::net::{PeerRecord, Session, ShareCode, ShareReport};
 
@@ -74,6 +77,43 @@ pub fn host_from_here(
             None
         }
     }
+}
+
+/// Takes a join by card that finished: the host's world grows in place of
+/// this run's, in the session; or one line saying why not (a failed join,
+/// or a host growing a map of another size than the renderer's `grid`),
+/// and the run goes on alone.
+pub fn join_by_card(
+    args: &SimArgs,
+    joined: Result<JoinedByCard, String>,
+    grid: (usize, usize),
+    driver: &mut FrameDriver,
+    recorder: &mut RunRecorder,
+) -> Result<Option<Session>, SimError> {
+    let joined = match joined {
+        Ok(joined) => joined,
+        Err(line) => {
+            eprintln!("share: {line}");
+            return Ok(None);
+        }
+    };
+    let size = (joined.start.width, joined.start.height);
+    if size != grid {
+        eprintln!(
+            "share: cannot join session {} by its card: it grows a {}x{} map, this run {}x{}; join it with --join {} instead",
+            joined.code, size.0, size.1, grid.0, grid.1, joined.code
+        );
+        return Ok(None);
+    }
+    let mut app = driver::app_for(&joined.start)?;
+    app.share(joined.session.role());
+    app.co_locate_by(&joined.code);
+    *driver = FrameDriver::new(app);
+    driver.set_display(args.blend);
+    recorder.grow_from(joined.start);
+    let mut session = joined.session;
+    print_notes(&mut session);
+    Ok(Some(session))
 }
 
 /// Prints the session's new lines.

@@ -141,6 +141,8 @@ pub struct FrameLoop<'a> {
     /// The port and whether to advertise, for a session the hand menu's
     /// "Share session" hosts.
     share_offer: (u16, bool),
+    /// Alone, a session's printed card in view joins that session.
+    card_join: net::card_join::CardJoin,
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
@@ -181,6 +183,7 @@ impl<'a> FrameLoop<'a> {
             kept_landscape: String::new(),
             share: None,
             share_offer: (net::DEFAULT_SHARE_PORT, true),
+            card_join: net::card_join::CardJoin::default(),
             // Opened once for the run, whichever sessions it drives.
             speaker: Speaker::open(),
         }
@@ -235,6 +238,41 @@ impl<'a> FrameLoop<'a> {
             }
             Err(why) => log::warn!("cannot host a session: {why}"),
         }
+    }
+
+    /// Takes a join by card that finished: the host's world grows in place
+    /// of this headset's, in the session; or one line saying why not (a
+    /// failed join, or a host growing a map of another size than the one
+    /// the renderer was made for), and the headset goes on alone.
+    fn join_by_card(
+        &mut self,
+        joined: Result<net::card_join::JoinedByCard, String>,
+    ) -> Result<(), XrError> {
+        let joined = match joined {
+            Ok(joined) => joined,
+            Err(line) => {
+                (self.progress)(Progress::Shared(line));
+                return Ok(());
+            }
+        };
+        let size = (joined.start.width as u32, joined.start.height as u32);
+        let grid = self.grid_size();
+        if size != grid {
+            (self.progress)(Progress::Shared(format!(
+                "cannot join session {} by its card: it grows a {}x{} map, this headset {}x{}; join it with --join {} instead",
+                joined.code, size.0, size.1, grid.0, grid.1, joined.code
+            )));
+            return Ok(());
+        }
+        let mut app = crate::app::driver::app_for(&joined.start)?;
+        app.share(joined.session.role());
+        app.co_locate_by(&joined.code);
+        self.driver = FrameDriver::new(app);
+        self.locked_recorder().run.grow_from(joined.start);
+        let mut share = joined.session;
+        self.tell_share_notes(&mut share);
+        self.share = Some(share);
+        Ok(())
     }
 
     /// Leaves the shared session, if in one: what it did, who took part.
@@ -529,6 +567,11 @@ impl<'a> FrameLoop<'a> {
         }
         if let Some(share) = self.share.as_mut() {
             share.before_frame(self.driver.app_mut());
+        } else if let Some(line) = self
+            .card_join
+            .look(input.markers.as_deref().unwrap_or_default())
+        {
+            (self.progress)(Progress::Shared(line));
         }
         let (output, markers_seen) = {
             let mut recorder = self.recorder.lock().unwrap_or_else(PoisonError::into_inner);
@@ -566,6 +609,8 @@ impl<'a> FrameLoop<'a> {
             share.after_frame(self.driver.app_mut(), &output);
             self.tell_share_notes(&mut share);
             self.share = Some(share);
+        } else if let Some(joined) = self.card_join.finished() {
+            self.join_by_card(joined)?;
         }
         self.act_on_events(session, &output, input.head, time)?;
         self.keep_landscape();
