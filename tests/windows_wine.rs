@@ -1331,7 +1331,13 @@ fn xr_on_direct3d_11_joins_the_linux_simulators_shared_session() {
         + &exe_run(
             scratch.path(),
             "xr",
-            &shared_wearer_settings(&wearer, &scratch.path().join("runtime-out"), &joiner_room),
+            &[
+                shared_wearer_settings(&wearer, &scratch.path().join("runtime-out"), &joiner_room),
+                // The wearer's copy of the app core follows the session
+                // too, so its second air-tap finds the hologram on the card.
+                vec![("HOLOTERRAIN_TESTRT_JOIN", join.clone())],
+            ]
+            .concat(),
             &[
                 "xr",
                 "--graphics",
@@ -1362,6 +1368,7 @@ fn xr_on_direct3d_11_joins_the_linux_simulators_shared_session() {
         &xr_report,
         &report.with_file_name("commands.jsonl"),
         &host_out,
+        6,
     );
 }
 

@@ -1714,10 +1714,14 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
         .expect("start the hosting simulator");
     let wearer = dir.path().join("wearer.txt");
     std::fs::write(&wearer, SHARED_WEARER_SCRIPT).expect("the wearer's script");
-    let settings = shared_wearer_settings(&wearer, &dir.path().join("runtime"), &shared_rooms().1);
-    let report = dir.path().join("xr").join("xr.json");
-    // The joiner outlasts the host (10 s), so it has all the host did.
     let join = format!("{SHARE_CODE}@127.0.0.1:{port}");
+    let mut settings =
+        shared_wearer_settings(&wearer, &dir.path().join("runtime"), &shared_rooms().1);
+    // The wearer's copy of the app core follows the session too (listening
+    // only), so it aims where the card has put the hologram.
+    settings.push(("HOLOTERRAIN_TESTRT_JOIN", join.clone()));
+    let report = dir.path().join("xr").join("xr.json");
+    // The joiner outlasts the host (15 s), so it has all the host did.
     let xr = run_on_runtime(
         &manifest,
         &settings,
@@ -1738,17 +1742,23 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     assert_success(&host, "the hosting simulator");
     assert_success(&xr, "holoterrain xr --join");
     let xr_report = json(&report);
+    // Peer 2: the test runtime's wearer, following, joined when the app
+    // opened the runtime, just before the app itself joined.
     assert!(
         text(&xr.stdout).contains(&format!(
-            "share joined the session at 127.0.0.1:{port} as peer 1"
+            "share joined the session at 127.0.0.1:{port} as peer 2"
         )),
         "{}",
         text(&xr.stdout)
     );
+    // The host's four, and the wearer's two air-taps: the second, at
+    // the hologram where the card put it, only hits because the wearer's
+    // copy follows the session.
     assert_joined(
         &xr_report,
         &report.with_file_name("commands.jsonl"),
         &host_out,
+        6,
     );
 }
 

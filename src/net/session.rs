@@ -936,6 +936,8 @@ pub struct Peer {
     /// The wearer's terrain commands made while the link was down, sent
     /// once it is back.
     held_back: Vec<PeerMessage>,
+    /// It follows the session and says nothing ([`Peer::listen_only`]).
+    listening_only: bool,
     report: ShareReport,
     notes: Vec<String>,
     /// When its frame loop first looked at the session (after the joining
@@ -968,6 +970,7 @@ impl Peer {
             gone: None,
             reconnecting: None,
             held_back: Vec::new(),
+            listening_only: false,
             report: ShareReport {
                 role: "peer",
                 code: target.code.to_string(),
@@ -986,6 +989,16 @@ impl Peer {
             head_sent: None,
         };
         Ok((peer, start))
+    }
+
+    /// This end follows the session without taking part: the app it feeds
+    /// gets the host's order, growth, placement and heads, and nothing it
+    /// makes (commands, placements, its head, checksums) is sent. For a copy
+    /// of another headset's app core that must hold what that headset
+    /// holds (the test runtime's wearer) without its commands arriving twice.
+    pub fn listen_only(mut self) -> Self {
+        self.listening_only = true;
+        self
     }
 
     /// The session's code.
@@ -1166,6 +1179,12 @@ impl Peer {
     /// After the app's update: the wearer's terrain commands and the
     /// checksums go to the host.
     pub fn after_frame(&mut self, app: &mut App) {
+        if self.listening_only {
+            app.take_outbox();
+            app.take_placement_out();
+            app.take_checksums();
+            return;
+        }
         let mut messages: Vec<PeerMessage> = app
             .take_outbox()
             .into_iter()

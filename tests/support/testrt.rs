@@ -396,11 +396,13 @@ pub const SHARED_HOST_SCRIPT: &str = "\
 4.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3
 ";
 
-/// The joining wearer's script: one air-tap, which needs only the
-/// hologram's place (the runtime's wearer aims with its own copy of the
-/// app core, which does not follow the session), then a look at the card
-/// on its own table (tests/data/rooms/shared-joiner.txt) until the end.
-pub const SHARED_WEARER_SCRIPT: &str = "1.0 airtap right\n1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n";
+/// The joining wearer's script: an air-tap at the hologram where the
+/// headset placed it alone, a look at the card on its own table
+/// (tests/data/rooms/shared-joiner.txt), then an air-tap at the hologram
+/// where the card has put it, which the wearer finds only because its copy
+/// of the app core follows the session (`HOLOTERRAIN_TESTRT_JOIN`).
+pub const SHARED_WEARER_SCRIPT: &str =
+    "1.0 airtap right\n1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n7.0 airtap right\n";
 
 /// `holoterrain sim` hosting [`SHARE_CODE`] on `port` at 30 Hz for
 /// `frames`, tiny images, a 65×65 map, in `room`, playing `script` into `out`.
@@ -502,24 +504,28 @@ fn hologram_on_card(report: &Value) -> holoterrain::input::Pose {
 /// and recipe, and its log replays into the host's terrain bit for bit;
 /// and, each seeing the session's card on its own table, both left the
 /// hologram on the same spot of the card (the joiner placing it there).
-pub fn assert_joined(xr_report: &Value, peer_log: &Path, host_out: &Path) {
+pub fn assert_joined(xr_report: &Value, peer_log: &Path, host_out: &Path, commands: u64) {
     let share = &xr_report["share"];
     assert_eq!(share["role"], "peer", "{xr_report}");
     assert_eq!(share["code"], SHARE_CODE);
-    assert_eq!(share["commands_ordered"], 5, "{share}");
-    assert_eq!(share["checksums_matched"], 5, "{share}");
+    assert_eq!(share["commands_ordered"], commands, "{share}");
+    assert_eq!(share["checksums_matched"], commands, "{share}");
     assert_eq!(share["checksum_mismatches"], serde_json::json!([]));
     assert_eq!(xr_report["peers"][0]["left"], "it ended the session");
     let host_report = json(&host_out.join("report.json"));
-    assert_eq!(host_report["share"]["checksums_matched"], 5);
+    assert_eq!(host_report["share"]["checksums_matched"], commands);
     assert_eq!(xr_report["seeds"], host_report["seeds"]);
     assert_eq!(xr_report["recipe"], host_report["recipe"]);
     let host_log = std::fs::read_to_string(host_out.join("commands.jsonl")).expect("host log");
-    assert!(
-        host_log
-            .lines()
-            .any(|line| line.contains(r#""origin":{"peer":1}"#) && line.contains("reseed")),
-        "the joiner's air-tap is not in the host's log:\n{host_log}"
+    let origin = format!(r#""origin":{{"peer":{}}}"#, share["peer"]);
+    let taps = host_log
+        .lines()
+        .filter(|line| line.contains(&origin) && line.contains("reseed"))
+        .count();
+    assert_eq!(
+        taps as u64,
+        commands - 4,
+        "the joiner's air-taps (after the host's four commands) in the host's log:\n{host_log}"
     );
     let replayed = peer_log.with_file_name("replayed.f32");
     let replay = Command::new(env!("CARGO_BIN_EXE_holoterrain"))

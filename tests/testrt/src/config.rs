@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+use holoterrain::net::{DEFAULT_SHARE_PORT, JoinTarget};
 use holoterrain::sim::room::{Room, RoomError};
 use holoterrain::sim::script::{Action, Script, ScriptError};
 use holoterrain::sim::{EYE_SIDE_RANGE, MAX_MAP_SIDE, RATE_RANGE};
@@ -29,6 +30,9 @@ pub const RESOLUTION_VARIABLE: &str = "HOLOTERRAIN_TESTRT_RESOLUTION";
 pub const RATE_VARIABLE: &str = "HOLOTERRAIN_TESTRT_RATE";
 /// `1`: xrWaitFrame paces frames to the wall clock instead of returning at once.
 pub const REALTIME_VARIABLE: &str = "HOLOTERRAIN_TESTRT_REALTIME";
+/// `CODE@HOST:PORT` of a shared session the app under test joins: the
+/// wearer's copy of the app core follows it too, listening only.
+pub const JOIN_VARIABLE: &str = "HOLOTERRAIN_TESTRT_JOIN";
 /// The folder for runtime-report.json and the submitted images.
 pub const OUT_VARIABLE: &str = "HOLOTERRAIN_TESTRT_OUT";
 /// Read back every N-th submitted frame (and the last).
@@ -105,6 +109,8 @@ pub struct Config {
     pub seed: u64,
     /// The frame whose xrWaitFrame never returns.
     pub hang_at: Option<u64>,
+    /// The shared session the app under test is in, for the wearer's copy.
+    pub join: Option<JoinTarget>,
 }
 
 /// Why the configuration cannot be used; one line each.
@@ -368,6 +374,16 @@ impl Config {
             Some(text) => Some(hang_frame(&text)?),
             None => None,
         };
+        let join =
+            match variable(JOIN_VARIABLE)? {
+                Some(text) => Some(JoinTarget::parse(&text, DEFAULT_SHARE_PORT).map_err(
+                    |error| ConfigError::Invalid {
+                        variable: JOIN_VARIABLE,
+                        problem: error.to_string(),
+                    },
+                )?),
+                None => None,
+            };
         Ok(Self {
             script,
             room,
@@ -382,6 +398,7 @@ impl Config {
             map_size,
             seed,
             hang_at,
+            join,
         })
     }
 }

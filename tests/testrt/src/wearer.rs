@@ -33,8 +33,9 @@ use holoterrain::app::driver::{self, FrameDriver};
 use holoterrain::app::kept::{self, KeptIn, KeptPlacement};
 use holoterrain::app::log::LogStart;
 use holoterrain::app::recorder::RunRecorder;
-use holoterrain::app::{App, AppError, FrameInput, FrameOutput, Kept, Surface};
+use holoterrain::app::{App, FrameInput, FrameOutput, Kept, Surface};
 use holoterrain::input::{Hand, PinchTracker};
+use holoterrain::net::{Peer, Session};
 use holoterrain::sim::DisplayClock;
 use holoterrain::sim::markers::Sightings;
 use holoterrain::sim::room::RoomMarker;
@@ -100,17 +101,36 @@ pub struct Wearer {
     placement_file: Option<PathBuf>,
     /// The placement remembered from the last run, when there is one.
     remembered: Kept,
+    /// The shared session the app under test is in, which the copy
+    /// follows, listening only, so that it holds the same terrain and
+    /// placement.
+    share: Option<Session>,
 }
 
 impl Wearer {
     /// The wearer of `config`'s script on its display.
-    pub fn new(config: &Config) -> Result<Self, AppError> {
-        let start = LogStart::demo(
-            config.seed,
-            config.map_size.width as usize,
-            config.map_size.height as usize,
-        );
-        let driver = FrameDriver::new(driver::app_for(&start)?);
+    pub fn new(config: &Config) -> Result<Self, String> {
+        let (start, share) = match &config.join {
+            Some(target) => {
+                let (peer, start) = Peer::join(target)
+                    .map_err(|error| format!("following the shared session: {error}"))?;
+                (start, Some(Session::Peer(Box::new(peer.listen_only()))))
+            }
+            None => (
+                LogStart::demo(
+                    config.seed,
+                    config.map_size.width as usize,
+                    config.map_size.height as usize,
+                ),
+                None,
+            ),
+        };
+        let mut app = driver::app_for(&start).map_err(|error| error.to_string())?;
+        if let Some(share) = &share {
+            app.share(share.role());
+            app.co_locate_by(&share.code());
+        }
+        let driver = FrameDriver::new(app);
         let at = |time_s| EPOCH_NS + seconds_to_ns(time_s);
         let disconnects = config
             .script
@@ -159,6 +179,7 @@ impl Wearer {
             placement_file,
             remembered,
             phrases,
+            share,
         })
     }
 
@@ -189,10 +210,17 @@ impl Wearer {
         };
         // The copy sees the codes as the simulator hands them over.
         input.markers = Some(self.sightings.look(&input));
+        if let Some(share) = self.share.as_mut() {
+            share.before_frame(self.driver.app_mut());
+        }
         let output = self
             .driver
             .update(&input, &mut self.recorder)
             .expect("a live run follows no log");
+        if let Some(share) = self.share.as_mut() {
+            share.after_frame(self.driver.app_mut(), &output);
+            share.take_notes();
+        }
         self.remember(&output);
         let pinched = Hand::BOTH.map(|hand| {
             let tracker = &mut self.pinches[hand.index()];
@@ -341,6 +369,7 @@ mod tests {
             },
             seed: 1,
             hang_at: None,
+            join: None,
         }
     }
 
