@@ -576,7 +576,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         if session.is_none()
             && let Some(joined) = card_join.finished()
         {
-            session = share::join_by_card(args, joined, grid, &mut driver, &mut recorder)?;
+            session = share::join_by_card(args, joined, grid, &mut driver, &mut recorder);
             if session.is_some() {
                 let next_ns = time_ns.saturating_add((1e9 / args.rate) as i64);
                 wall_clock = Some(share::WallClock::start_at(args.rate, frame + 1, next_ns));

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{SimArgs, SimError, SimReport};
-use crate::app::driver::{self, FrameDriver};
+use crate::app::driver::FrameDriver;
 use crate::app::log::LogStart;
 use crate::app::recorder::RunRecorder;
 use crate::net::card_join::JoinedByCard;
@@ -50,25 +50,8 @@ pub fn host_from_here(
     app: &mut crate::app::App,
     so_far: &crate::app::log::CommandLog,
 ) -> Option<Session> {
-    let hosted = ShareCode::generate()
-        .map_err(|error| error.to_string())
-        .and_then(|code| {
-            let checksums = app.solo_checksums().to_vec();
-            let grew = app.iterations_done();
-            open::host_from(
-                code.clone(),
-                args.share_port,
-                !args.unlisted,
-                so_far,
-                grew,
-                checksums,
-            )
-            .map(|hosted| (code, hosted))
-            .map_err(|error| error.to_string())
-        });
-    match hosted {
-        Ok((code, (session, line))) => {
-            app.host_from_here(&code.to_string());
+    match open::host_from_here(app, so_far, args.share_port, !args.unlisted) {
+        Ok((session, line)) => {
             eprintln!("share: {line}");
             Some(session)
         }
@@ -89,31 +72,22 @@ pub fn join_by_card(
     grid: (usize, usize),
     driver: &mut FrameDriver,
     recorder: &mut RunRecorder,
-) -> Result<Option<Session>, SimError> {
-    let joined = match joined {
-        Ok(joined) => joined,
+) -> Option<Session> {
+    let joined = joined.and_then(|joined| joined.app(grid).map(|app| (joined, app)));
+    match joined {
+        Ok((joined, app)) => {
+            *driver = FrameDriver::new(app);
+            driver.set_display(args.blend);
+            recorder.grow_from(joined.start);
+            let mut session = joined.session;
+            print_notes(&mut session);
+            Some(session)
+        }
         Err(line) => {
             eprintln!("share: {line}");
-            return Ok(None);
+            None
         }
-    };
-    let size = (joined.start.width, joined.start.height);
-    if size != grid {
-        eprintln!(
-            "share: cannot join session {} by its card: it grows a {}x{} map, this run {}x{}; join it with --join {} instead",
-            joined.code, size.0, size.1, grid.0, grid.1, joined.code
-        );
-        return Ok(None);
     }
-    let mut app = driver::app_for(&joined.start)?;
-    app.share(joined.session.role());
-    app.co_locate_by(&joined.code);
-    *driver = FrameDriver::new(app);
-    driver.set_display(args.blend);
-    recorder.grow_from(joined.start);
-    let mut session = joined.session;
-    print_notes(&mut session);
-    Ok(Some(session))
 }
 
 /// Prints the session's new lines.

@@ -221,18 +221,8 @@ impl<'a> FrameLoop<'a> {
         }
         let (port, listed) = self.share_offer;
         let so_far = self.locked_recorder().run.command_log();
-        let app = self.driver.app();
-        let (grew, checksums) = (app.iterations_done(), app.solo_checksums().to_vec());
-        let hosted = net::ShareCode::generate()
-            .map_err(|error| error.to_string())
-            .and_then(|code| {
-                net::open::host_from(code.clone(), port, listed, &so_far, grew, checksums)
-                    .map(|hosted| (code, hosted))
-                    .map_err(|error| error.to_string())
-            });
-        match hosted {
-            Ok((code, (share, line))) => {
-                self.driver.app_mut().host_from_here(&code.to_string());
+        match net::open::host_from_here(self.driver.app_mut(), &so_far, port, listed) {
+            Ok((share, line)) => {
                 (self.progress)(Progress::Shared(line));
                 self.share = Some(share);
             }
@@ -244,35 +234,19 @@ impl<'a> FrameLoop<'a> {
     /// of this headset's, in the session; or one line saying why not (a
     /// failed join, or a host growing a map of another size than the one
     /// the renderer was made for), and the headset goes on alone.
-    fn join_by_card(
-        &mut self,
-        joined: Result<net::card_join::JoinedByCard, String>,
-    ) -> Result<(), XrError> {
-        let joined = match joined {
-            Ok(joined) => joined,
-            Err(line) => {
-                (self.progress)(Progress::Shared(line));
-                return Ok(());
+    fn join_by_card(&mut self, joined: Result<net::card_join::JoinedByCard, String>) {
+        let (width, height) = self.grid_size();
+        let grid = (width as usize, height as usize);
+        match joined.and_then(|joined| joined.app(grid).map(|app| (joined, app))) {
+            Ok((joined, app)) => {
+                self.driver = FrameDriver::new(app);
+                self.locked_recorder().run.grow_from(joined.start);
+                let mut share = joined.session;
+                self.tell_share_notes(&mut share);
+                self.share = Some(share);
             }
-        };
-        let size = (joined.start.width as u32, joined.start.height as u32);
-        let grid = self.grid_size();
-        if size != grid {
-            (self.progress)(Progress::Shared(format!(
-                "cannot join session {} by its card: it grows a {}x{} map, this headset {}x{}; join it with --join {} instead",
-                joined.code, size.0, size.1, grid.0, grid.1, joined.code
-            )));
-            return Ok(());
+            Err(line) => (self.progress)(Progress::Shared(line)),
         }
-        let mut app = crate::app::driver::app_for(&joined.start)?;
-        app.share(joined.session.role());
-        app.co_locate_by(&joined.code);
-        self.driver = FrameDriver::new(app);
-        self.locked_recorder().run.grow_from(joined.start);
-        let mut share = joined.session;
-        self.tell_share_notes(&mut share);
-        self.share = Some(share);
-        Ok(())
     }
 
     /// Leaves the shared session, if in one: what it did, who took part.
@@ -610,7 +584,7 @@ impl<'a> FrameLoop<'a> {
             self.tell_share_notes(&mut share);
             self.share = Some(share);
         } else if let Some(joined) = self.card_join.finished() {
-            self.join_by_card(joined)?;
+            self.join_by_card(joined);
         }
         self.act_on_events(session, &output, input.head, time)?;
         self.keep_landscape();
