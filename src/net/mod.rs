@@ -13,6 +13,8 @@
 pub mod card;
 pub mod card_join;
 pub mod code;
+#[cfg(target_vendor = "uwp")]
+pub mod device_discovery;
 #[cfg(not(target_vendor = "uwp"))]
 pub mod discovery;
 pub mod frame;

@@ -95,12 +95,17 @@ fn find_host(code: ShareCode) -> Result<JoinTarget, OpenError> {
     })
 }
 
-/// The HoloLens 2 package finds no hosts by code (it has no DNS-SD).
+/// The host of the session with `code`, found on the local network
+/// through Windows' own DNS-SD (the HoloLens 2 package).
 #[cfg(target_vendor = "uwp")]
-fn find_host(_code: ShareCode) -> Result<JoinTarget, OpenError> {
-    Err(OpenError::Failed(
-        "this build cannot find a host by its code: give its address, CODE@HOST".into(),
-    ))
+fn find_host(code: ShareCode) -> Result<JoinTarget, OpenError> {
+    let (address, port) =
+        super::device_discovery::find(code.nameplate()).map_err(OpenError::Failed)?;
+    Ok(JoinTarget {
+        code,
+        host: address.to_string(),
+        port,
+    })
 }
 
 /// Hosts a session with `code` for the world `start` on `port`, advertised
