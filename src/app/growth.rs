@@ -46,6 +46,20 @@ pub const MAX_ITERATIONS_PER_FRAME: usize = 4;
 /// how iterations are split between frames, only on how many are done.
 pub const CATCH_UP_ITERATIONS_PER_FRAME: usize = 12;
 
+/// Most 60 Hz frames' worth of catching up one frame does: a frame shown
+/// 1/15 s after the one before does four (48 iterations, about 12 ms at
+/// 257×257), and slower frames no more, so a frame's growth stays bounded.
+pub const MAX_CATCH_UP_FRAMES: usize = 4;
+
+/// How many 60 Hz frames' worth of catching up ([`CATCH_UP_ITERATIONS_PER_FRAME`]
+/// each) a frame shown `interval_ns` after the one before does: one at
+/// 60 Hz or faster, more for slower frames, at most [`MAX_CATCH_UP_FRAMES`].
+pub fn catch_up_frames(interval_ns: i64) -> usize {
+    const FRAME_60_HZ_NS: i64 = 16_666_667;
+    let frames = (interval_ns + FRAME_60_HZ_NS / 2) / FRAME_60_HZ_NS;
+    (frames.max(1) as usize).min(MAX_CATCH_UP_FRAMES)
+}
+
 /// Growth of one seed, started at a display time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GrowthSchedule {
@@ -270,5 +284,16 @@ mod tests {
         let mut schedule = GrowthSchedule::new(60);
         schedule.start(2_000_000_000);
         assert_eq!(schedule.iterations_due(1_000_000_000, 500), 0);
+    }
+
+    #[test]
+    fn slower_frames_catch_up_more_each_up_to_a_bound() {
+        let frames = |hz: i64| catch_up_frames(1_000_000_000 / hz);
+        assert_eq!(catch_up_frames(0), 1, "the first frame");
+        assert_eq!(
+            [frames(90), frames(60), frames(30), frames(20), frames(15)],
+            [1, 1, 2, 3, 4]
+        );
+        assert_eq!(frames(5), MAX_CATCH_UP_FRAMES);
     }
 }

@@ -287,21 +287,31 @@ mod tests {
         }
         host.settle_edits();
 
-        let mut peer = app();
-        peer.share(Role::Peer);
-        log.into_iter().for_each(|step| peer.follow(step));
-        let (mut frames, mut most) = (0, 0);
-        while peer.iterations_done() < host.iterations_done() {
-            let output = peer.update(&frame_at(frames, 60));
-            most = most.max(output.iterations_applied);
-            frames += 1;
-            assert!(frames < 200, "the joiner never caught up");
+        // Far behind, it works off more a frame than a lone headset does,
+        // and more still when its frames come slowly: at 60 Hz twelve a
+        // frame, at 15 Hz four 60 Hz frames' worth; level either way.
+        let mut joined = Vec::new();
+        for (rate, expected_most) in [
+            (60, crate::app::CATCH_UP_ITERATIONS_PER_FRAME),
+            (15, 4 * crate::app::CATCH_UP_ITERATIONS_PER_FRAME),
+        ] {
+            let mut peer = app();
+            peer.share(Role::Peer);
+            log.iter().cloned().for_each(|step| peer.follow(step));
+            let (mut frames, mut most) = (0, 0);
+            while peer.iterations_done() < host.iterations_done() {
+                let output = peer.update(&frame_at(frames, rate));
+                most = most.max(output.iterations_applied);
+                frames += 1;
+                assert!(frames < 200, "the joiner never caught up");
+            }
+            assert_eq!(most, expected_most, "at {rate} Hz");
+            peer.settle_edits();
+            assert_eq!(peer.iterations_done(), host.iterations_done());
+            assert_eq!(bits(&host), bits(&peer), "at {rate} Hz");
+            joined.push(peer);
         }
-        // Far behind, it works off more a frame than a lone headset does.
-        assert_eq!(most, crate::app::CATCH_UP_ITERATIONS_PER_FRAME);
-        peer.settle_edits();
-        assert_eq!(peer.iterations_done(), host.iterations_done());
-        assert_eq!(bits(&host), bits(&peer));
+        let mut peer = joined.swap_remove(0);
         // Each command applied where the host applied it: the heights
         // grown by then agree too (edits and reseeds would end the same
         // even if they had not; the checksums would not).

@@ -7,7 +7,7 @@ use super::frame::AppEvent;
 use super::frame::GrowthState;
 use super::growth::{
     CATCH_UP_ITERATIONS_PER_FRAME, GrowthSchedule, MAX_ITERATIONS_PER_FRAME,
-    MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND,
+    MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND, catch_up_frames,
 };
 use super::placement::{self, Placement, PlacementCause};
 use super::undo::{Replaced, UndoStack, Undone};
@@ -108,6 +108,8 @@ pub struct World {
     bounds: Aabb,
     /// Display time of the last frame, to measure time the user did not see.
     last_display_time_ns: Option<i64>,
+    /// Display time from the frame before to this one (0 on the first).
+    frame_interval_ns: i64,
     /// In a shared session's peer, the iteration the host announced: growth
     /// goes to it (within the budget) and never past it, whatever this
     /// headset's clock says ([`World::set_growth_limit`]).
@@ -142,6 +144,7 @@ impl World {
             reseed_count: 0,
             bounds: placement::hologram_bounds(0.0, 0.0),
             last_display_time_ns: None,
+            frame_interval_ns: 0,
             growth_limit: None,
         })
     }
@@ -152,6 +155,9 @@ impl World {
         if !visible && let Some(last) = self.last_display_time_ns {
             self.schedule.postpone(now.saturating_sub(last));
         }
+        self.frame_interval_ns = self
+            .last_display_time_ns
+            .map_or(0, |last| now.saturating_sub(last));
         self.last_display_time_ns = Some(now);
     }
 
@@ -456,9 +462,12 @@ impl World {
             None => self.schedule.iterations_due(now, self.growth.steps_total()),
         };
         let behind = due.saturating_sub(self.growth.steps_done());
-        // A peer far behind its host's announcement catches up faster.
+        // A peer far behind its host's announcement catches up faster, by
+        // the time the frame stands for: a headset drawing slowly does more
+        // a frame, so being level takes the same time at any frame rate.
         let budget = if self.growth_limit.is_some() && behind > self.max_iterations_per_frame {
-            CATCH_UP_ITERATIONS_PER_FRAME.max(self.max_iterations_per_frame)
+            (CATCH_UP_ITERATIONS_PER_FRAME * catch_up_frames(self.frame_interval_ns))
+                .max(self.max_iterations_per_frame)
         } else {
             self.max_iterations_per_frame
         };
