@@ -133,6 +133,32 @@ fn shared_commands(out: &Path) -> Vec<(Value, Value, Value)> {
         .collect()
 }
 
+/// Asserts that the peer writing `peer_out` ended level with the host
+/// writing `host_out`: the same `commands` terrain commands at the same
+/// iterations in the same order, the same heights bit for bit, and no
+/// checksum that differed.
+fn assert_level(host_out: &Path, peer_out: &Path, commands: usize) {
+    let strip = |out: &Path| -> Vec<(Value, Value)> {
+        shared_commands(out)
+            .into_iter()
+            .map(|(_, iteration, command)| (iteration, command))
+            .collect()
+    };
+    let host_commands = strip(host_out);
+    assert_eq!(host_commands.len(), commands, "{host_commands:?}");
+    assert_eq!(host_commands, strip(peer_out));
+    assert_eq!(
+        fs::read(host_out.join("terrain.f32")).unwrap(),
+        fs::read(peer_out.join("terrain.f32")).unwrap(),
+        "{} ended with another terrain than the host",
+        peer_out.display()
+    );
+    assert_eq!(
+        report(host_out)["share"]["checksum_mismatches"],
+        serde_json::json!([])
+    );
+}
+
 /// Waits up to `patience` for `name`'s stderr to hold `text`.
 fn wait_for_line(dir: &Path, name: &str, text: &str, patience: Duration) {
     let started = Instant::now();
@@ -317,25 +343,7 @@ fn a_late_joiner_catches_up_and_ends_level_with_the_host() {
     );
     finished(host, dir.path(), "host");
     finished(peer, dir.path(), "late");
-    let host_commands = shared_commands(&host_out);
-    assert_eq!(host_commands.len(), 4);
-    let peer_commands = shared_commands(&peer_out);
-    let strip = |commands: &[(Value, Value, Value)]| -> Vec<(Value, Value)> {
-        commands
-            .iter()
-            .map(|c| (c.1.clone(), c.2.clone()))
-            .collect()
-    };
-    assert_eq!(strip(&host_commands), strip(&peer_commands));
-    assert_eq!(
-        fs::read(host_out.join("terrain.f32")).unwrap(),
-        fs::read(peer_out.join("terrain.f32")).unwrap(),
-        "the late joiner ended with another terrain"
-    );
-    assert_eq!(
-        report(&host_out)["share"]["checksum_mismatches"],
-        serde_json::json!([])
-    );
+    assert_level(&host_out, &peer_out, 4);
 }
 
 #[test]
@@ -484,25 +492,11 @@ fn share_session_on_the_hand_menu_hosts_from_where_the_world_stands() {
     assert_eq!(host_report["share"]["code"], code.as_str());
     // The two commands made alone are the shared order's first; all four
     // reach the peer in the host's order, and both end on the same land.
-    let strip = |commands: Vec<(Value, Value, Value)>| -> Vec<(Value, Value)> {
-        commands.into_iter().map(|c| (c.1, c.2)).collect()
-    };
-    let host_commands = strip(shared_commands(&host_out));
-    assert_eq!(host_commands.len(), 4, "{host_commands:?}");
-    assert_eq!(host_commands, strip(shared_commands(&peer_out)));
-    assert_eq!(
-        fs::read(host_out.join("terrain.f32")).unwrap(),
-        fs::read(peer_out.join("terrain.f32")).unwrap(),
-        "the peer ended with another terrain"
-    );
+    assert_level(&host_out, &peer_out, 4);
     assert_eq!(host_report["share"]["commands_ordered"], 4);
     // The peer's checksums of the commands made before the session was
     // hosted are checked too.
     assert_eq!(host_report["share"]["checksums_matched"], 4);
-    assert_eq!(
-        host_report["share"]["checksum_mismatches"],
-        serde_json::json!([])
-    );
 }
 
 /// A TCP relay on loopback in front of a host: it carries every connection
@@ -636,21 +630,7 @@ fn a_peer_whose_link_drops_reaches_the_host_again_and_ends_level_with_it() {
 
     // Nothing lost, nothing twice: the host's three commands and the
     // peer's two, the same on both, and the same land.
-    let strip = |commands: Vec<(Value, Value, Value)>| -> Vec<(Value, Value)> {
-        commands.into_iter().map(|c| (c.1, c.2)).collect()
-    };
-    let host_commands = strip(shared_commands(&host_out));
-    assert_eq!(host_commands.len(), 5, "{host_commands:?}");
-    assert_eq!(host_commands, strip(shared_commands(&peer_out)));
-    assert_eq!(
-        fs::read(host_out.join("terrain.f32")).unwrap(),
-        fs::read(peer_out.join("terrain.f32")).unwrap(),
-        "the peer ended with another terrain"
-    );
-    assert_eq!(
-        report(&host_out)["share"]["checksum_mismatches"],
-        serde_json::json!([])
-    );
+    assert_level(&host_out, &peer_out, 5);
     assert_eq!(report(&peer_out)["share"]["peer"], 2);
 }
 
@@ -876,17 +856,7 @@ fn a_headset_in_no_session_joins_the_one_whose_card_it_sees() {
     assert_eq!(peer_report["share"]["role"], "peer");
     // The host's air-tap and the peer's after it joined, in one order; its
     // own air-tap before, alone, is not the session's.
-    let strip = |commands: Vec<(Value, Value, Value)>| -> Vec<(Value, Value)> {
-        commands.into_iter().map(|c| (c.1, c.2)).collect()
-    };
-    let host_commands = strip(shared_commands(&host_out));
-    assert_eq!(host_commands.len(), 2, "{host_commands:?}");
-    assert_eq!(host_commands, strip(shared_commands(&peer_out)));
-    assert_eq!(
-        fs::read(host_out.join("terrain.f32")).unwrap(),
-        fs::read(peer_out.join("terrain.f32")).unwrap(),
-        "the headset that joined by the card ended with another terrain"
-    );
+    assert_level(&host_out, &peer_out, 2);
     // And the hologram on the same spot of the card.
     let (ours, _) = hologram_on_card(&host_report);
     let (theirs, _) = hologram_on_card(&peer_report);
