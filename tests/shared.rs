@@ -60,16 +60,7 @@ fn sim_in(
     let script_path = dir.join(format!("{name}.txt"));
     fs::write(&script_path, script).unwrap();
     let log = fs::File::create(dir.join(format!("{name}.log"))).unwrap();
-    let binary = env!("CARGO_BIN_EXE_holoterrain");
-    let mut command = match namespace {
-        Some(namespace) => {
-            let mut command = Command::new("ip");
-            command.args(["netns", "exec", namespace, binary]);
-            command
-        }
-        None => Command::new(binary),
-    };
-    let child = command
+    let child = support::lan::command_in(namespace, env!("CARGO_BIN_EXE_holoterrain"))
         .args([
             "sim",
             "--resolution",

@@ -75,16 +75,7 @@ fn run_on_runtime_in(
     // the runs of other tests, which run at the same time: a landscape the
     // menu test picks would otherwise be where another test's run starts.
     let state_home = scratch();
-    let binary = env!("CARGO_BIN_EXE_holoterrain");
-    let mut command = match namespace {
-        Some(namespace) => {
-            let mut command = Command::new("ip");
-            command.args(["netns", "exec", namespace, binary]);
-            command
-        }
-        None => Command::new(binary),
-    };
-    command
+    support::lan::command_in(namespace, env!("CARGO_BIN_EXE_holoterrain"))
         .args(args)
         .env("XR_RUNTIME_JSON", manifest)
         .env("XDG_STATE_HOME", state_home.path())
@@ -1780,13 +1771,7 @@ fn xr_alone_joins_the_session_whose_card_it_sees_and_ends_with_its_terrain() {
             .into_iter()
             .filter(|arg| arg != "--unlisted")
             .collect();
-    let host = Command::new("ip")
-        .args([
-            "netns",
-            "exec",
-            &lan.names[0],
-            env!("CARGO_BIN_EXE_holoterrain"),
-        ])
+    let host = support::lan::command_in(Some(&lan.names[0]), env!("CARGO_BIN_EXE_holoterrain"))
         .args(&host_args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -1,6 +1,19 @@
 //! Two network namespaces joined by a virtual Ethernet cable, 10.77.0.1 and 10.77.0.2: a local network a test makes for DNS-SD (root and `ip` needed).
 use std::process::Command;
 
+/// `program` to be run in the network namespace `namespace` (through `ip
+/// netns exec`), or as it is without one.
+pub fn command_in(namespace: Option<&str>, program: &str) -> Command {
+    match namespace {
+        Some(namespace) => {
+            let mut command = Command::new("ip");
+            command.args(["netns", "exec", namespace, program]);
+            command
+        }
+        None => Command::new(program),
+    }
+}
+
 /// Two network namespaces joined by a virtual Ethernet cable: two
 /// machines on one local network, made by the test (root and `ip` needed)
 /// and removed when dropped.
