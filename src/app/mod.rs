@@ -123,10 +123,12 @@ pub struct App {
     next_seq: u64,
     /// Its part in a shared session, if it is in one ([`shared`]).
     sharing: Option<Sharing>,
-    /// Outside a session, the checksum of the grown heights before each
-    /// terrain command, by its sequence number: a session hosted later
-    /// checks its peers against them too.
-    solo_checksums: Vec<(u64, u64)>,
+    /// (key, checksum of the grown heights just before a terrain command
+    /// applied), until taken ([`App::take_checksums`]): the key is the
+    /// command's local `seq`, on a peer its shared [`Ordered::seq`]. Kept
+    /// alone too, so that a session hosted later checks its peers against
+    /// the commands made before.
+    checksums: Vec<(u64, u64)>,
 }
 
 impl App {
@@ -137,7 +139,7 @@ impl App {
             inbox: Vec::new(),
             next_seq: 0,
             sharing: None,
-            solo_checksums: Vec::new(),
+            checksums: Vec::new(),
         })
     }
 
@@ -256,29 +258,23 @@ impl App {
             .unwrap_or_default()
     }
 
-    /// Outside a session, the checksums of the grown heights before each
-    /// terrain command so far, by its sequence number: what a session
-    /// hosted from here checks its peers against.
-    pub fn solo_checksums(&self) -> &[(u64, u64)] {
-        &self.solo_checksums
-    }
-
     /// Hosts a shared session with `code` from the next update on, from
     /// where this headset's world stands (the hand menu's "Share session").
     pub fn host_from_here(&mut self, code: &str) {
         self.share(Role::Host);
         self.co_locate_by(code);
-        self.solo_checksums = Vec::new();
+    }
+
+    /// The checksums not taken yet ([`App::take_checksums`]), left in place.
+    pub fn checksums_so_far(&self) -> &[(u64, u64)] {
+        &self.checksums
     }
 
     /// The checksums of the grown heights taken just before each terrain
-    /// command applied in a shared session: (the command's local `seq` on
-    /// the host, its shared seq on a peer; the checksum).
+    /// command applied since the last call: (the command's local `seq`, or
+    /// on a peer its shared seq; the checksum).
     pub fn take_checksums(&mut self) -> Vec<(u64, u64)> {
-        self.sharing
-            .as_mut()
-            .map(|sharing| std::mem::take(&mut sharing.checksums))
-            .unwrap_or_default()
+        std::mem::take(&mut self.checksums)
     }
 
     /// One frame: the commands (the inbox's, then the wearer's or the
@@ -297,7 +293,7 @@ impl App {
             reseed: None,
             deferred: Vec::new(),
             sharing: self.sharing.as_mut(),
-            solo_checksums: &mut self.solo_checksums,
+            checksums: &mut self.checksums,
         };
         // A peer's new terrain waits for the wearer's: the frame's one new
         // terrain is then the wearer's, and the peer's is deferred, not lost.
@@ -507,8 +503,8 @@ struct FrameCommands<'w> {
     deferred: Vec<(Command, Origin)>,
     /// The app's part in a shared session, if any.
     sharing: Option<&'w mut Sharing>,
-    /// Where the checksums go outside a session.
-    solo_checksums: &'w mut Vec<(u64, u64)>,
+    /// Where the checksums go.
+    checksums: &'w mut Vec<(u64, u64)>,
 }
 
 impl FrameCommands<'_> {
@@ -525,9 +521,7 @@ impl FrameCommands<'_> {
                 Step::Apply(ordered) => {
                     self.world.catch_up_to(ordered.iteration);
                     let checksum = self.world.grown_checksum();
-                    if let Some(sharing) = self.sharing.as_mut() {
-                        sharing.checksums.push((ordered.seq, checksum));
-                    }
+                    self.checksums.push((ordered.seq, checksum));
                     self.apply(ordered.command, ordered.origin);
                     // A reseed or undo starts another count: hold it where
                     // it stands until the host says more.
@@ -588,19 +582,14 @@ impl FrameCommands<'_> {
 
     fn apply(&mut self, command: Command, origin: Origin) {
         let iteration = self.world.iterations_done();
-        if command.is_terrain() {
-            match self.sharing.as_mut() {
-                Some(sharing) if sharing.role == Role::Host => {
-                    let checksum = self.world.grown_checksum();
-                    sharing.checksums.push((*self.next_seq, checksum));
-                }
-                // A peer takes its checksums where the host's order applies.
-                Some(_) => {}
-                None => {
-                    let checksum = self.world.grown_checksum();
-                    self.solo_checksums.push((*self.next_seq, checksum));
-                }
-            }
+        // A peer takes its checksums where the host's order applies.
+        let peer = self
+            .sharing
+            .as_ref()
+            .is_some_and(|sharing| sharing.role == Role::Peer);
+        if command.is_terrain() && !peer {
+            let checksum = self.world.grown_checksum();
+            self.checksums.push((*self.next_seq, checksum));
         }
         self.events.extend(self.world.apply(&command, self.now));
         self.applied.push(Applied {

@@ -75,10 +75,6 @@ pub(super) struct Sharing {
     pub steps: VecDeque<Step>,
     /// The wearer's terrain commands for the host (a peer's).
     pub outbox: Vec<Command>,
-    /// (key, checksum of the grown heights just before the command
-    /// applied): on the host the key is the command's local `seq`, on a
-    /// peer its shared [`Ordered::seq`].
-    pub checksums: Vec<(u64, u64)>,
     /// The session's card, when headsets co-locate by it ([`colocation`]).
     pub card: Option<Card>,
     /// A placement relative to the card that another headset settled
@@ -101,7 +97,6 @@ impl Sharing {
             role,
             steps: VecDeque::new(),
             outbox: Vec::new(),
-            checksums: Vec::new(),
             card: None,
             placement_in: None,
             placement_out: None,

@@ -129,7 +129,7 @@ pub fn host(
 
 /// [`host`] from a world that has already changed: the "Share session"
 /// button. `so_far` is the run's log, `grew` how far the current seed has
-/// grown, `checksums` [`crate::app::App::host_from_here`]'s.
+/// grown, `checksums` the app's before each of its terrain commands.
 pub fn host_from(
     code: ShareCode,
     port: u16,
@@ -169,7 +169,8 @@ pub fn host_from_here(
     listed: bool,
 ) -> Result<(Session, String), String> {
     let code = ShareCode::generate().map_err(|error| error.to_string())?;
-    let checksums = app.solo_checksums().to_vec();
+    // Taken only once hosting has begun: a session that fails leaves them.
+    let checksums = app.checksums_so_far().to_vec();
     let hosted = host_from(
         code.clone(),
         port,
@@ -179,6 +180,7 @@ pub fn host_from_here(
         checksums,
     )
     .map_err(|error| error.to_string())?;
+    app.take_checksums();
     app.host_from_here(&code.to_string());
     Ok(hosted)
 }

@@ -30,7 +30,7 @@ use super::frame::{FrameError, Opener, Sealer};
 use super::handshake::{self, Channel, HandshakeError};
 use super::protocol::{HeadAt, HostMessage, PeerMessage, RateLimit, head_pose};
 use crate::app::log::{CommandLog, LogStart};
-use crate::app::{App, FrameOutput, Ordered, Origin, Role, Step};
+use crate::app::{App, Command, FrameOutput, Ordered, Origin, Role, Step};
 use crate::input::Pose;
 
 /// Most peers one host takes (eight headsets with the host's).
@@ -193,24 +193,6 @@ impl Host {
         grew: usize,
         checksums: Vec<(u64, u64)>,
     ) -> io::Result<Host> {
-        let by_local_seq: HashMap<u64, u64> = checksums.into_iter().collect();
-        let mut history = Vec::new();
-        let mut checked = HashMap::new();
-        for entry in so_far.entries.iter().filter(|e| e.command.is_terrain()) {
-            let seq = history.len() as u64;
-            if let Some(&checksum) = by_local_seq.get(&entry.seq) {
-                checked.insert(seq, checksum);
-            }
-            history.push(HostMessage::Ordered {
-                seq,
-                origin: match entry.origin {
-                    Origin::Local => Origin::Host,
-                    other => other,
-                },
-                iteration: entry.iteration,
-                command: entry.command.clone(),
-            });
-        }
         let start = so_far.start.clone();
         let listener = TcpListener::bind(("0.0.0.0", port))?;
         let port = listener.local_addr()?.port();
@@ -224,13 +206,13 @@ impl Host {
                 .name("share-accept".into())
                 .spawn(move || accept_loop(listener, code, sender, stop, connected))?;
         }
-        Ok(Host {
+        let mut host = Host {
             report: ShareReport {
                 role: "host",
                 code: code.to_string(),
                 port,
                 peer: None,
-                commands_ordered: history.len() as u64,
+                commands_ordered: 0,
                 checksums_matched: 0,
                 checksum_mismatches: Vec::new(),
                 timings: Vec::new(),
@@ -244,17 +226,57 @@ impl Host {
             peers: Vec::new(),
             connected,
             stop,
-            history,
+            history: Vec::new(),
             heads: BTreeMap::new(),
             heads_sent: None,
             #[cfg(not(target_vendor = "uwp"))]
             advertisement: None,
             placement: None,
-            checksums: checked,
+            checksums: HashMap::new(),
             grew,
             records: Vec::new(),
             notes: Vec::new(),
-        })
+        };
+        let checksums: HashMap<u64, u64> = checksums.into_iter().collect();
+        for entry in so_far.entries.iter().filter(|e| e.command.is_terrain()) {
+            host.order(
+                entry.seq,
+                entry.origin,
+                entry.iteration,
+                &entry.command,
+                &checksums,
+            );
+        }
+        Ok(host)
+    }
+
+    /// Adds the terrain command with the local sequence number `local_seq`
+    /// to the shared order, with its checksum from `checksums` (by local
+    /// sequence number); the message that tells the peers.
+    fn order(
+        &mut self,
+        local_seq: u64,
+        origin: Origin,
+        iteration: usize,
+        command: &Command,
+        checksums: &HashMap<u64, u64>,
+    ) -> HostMessage {
+        let seq = self.report.commands_ordered;
+        self.report.commands_ordered += 1;
+        if let Some(&checksum) = checksums.get(&local_seq) {
+            self.checksums.insert(seq, checksum);
+        }
+        let message = HostMessage::Ordered {
+            seq,
+            origin: match origin {
+                Origin::Local => Origin::Host,
+                other => other,
+            },
+            iteration,
+            command: command.clone(),
+        };
+        self.history.push(message.clone());
+        message
     }
 
     /// Advertises the session's nameplate on the local network (DNS-SD)
@@ -393,27 +415,17 @@ impl Host {
         let checksums: HashMap<u64, u64> = app.take_checksums().into_iter().collect();
         let mut messages = Vec::new();
         for applied in output.commands.iter().filter(|a| a.command.is_terrain()) {
-            let seq = self.report.commands_ordered;
-            self.report.commands_ordered += 1;
             self.report.timings.push(Timing {
-                seq,
+                seq: self.report.commands_ordered,
                 unix_ms: unix_ms(),
             });
-            if let Some(&checksum) = checksums.get(&applied.seq) {
-                self.checksums.insert(seq, checksum);
-            }
-            let origin = match applied.origin {
-                Origin::Local => Origin::Host,
-                other => other,
-            };
-            let message = HostMessage::Ordered {
-                seq,
-                origin,
-                iteration: applied.iteration,
-                command: applied.command.clone(),
-            };
-            self.history.push(message.clone());
-            messages.push(message);
+            messages.push(self.order(
+                applied.seq,
+                applied.origin,
+                applied.iteration,
+                &applied.command,
+                &checksums,
+            ));
         }
         if !messages.is_empty() || output.iterations_done != self.grew {
             self.grew = output.iterations_done;

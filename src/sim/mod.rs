@@ -573,21 +573,17 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             session.after_frame(driver.app_mut(), &output);
             share::print_notes(session);
         }
-        if session.is_none()
-            && let Some(joined) = card_join.finished()
-        {
-            session = share::join_by_card(args, joined, grid, &mut driver, &mut recorder);
-            if session.is_some() {
-                let next_ns = time_ns.saturating_add((1e9 / args.rate) as i64);
-                wall_clock = Some(share::WallClock::start_at(args.rate, frame + 1, next_ns));
-            }
-        }
-        if output.events.contains(&AppEvent::ShareAsked) && session.is_none() && replay.is_none() {
-            session = share::host_from_here(args, driver.app_mut(), &recorder.command_log());
+        if session.is_none() && replay.is_none() {
+            session = if let Some(joined) = card_join.finished() {
+                share::join_by_card(args, joined, grid, &mut driver, &mut recorder)
+            } else if output.events.contains(&AppEvent::ShareAsked) {
+                share::host_from_here(args, driver.app_mut(), &recorder.command_log())
+            } else {
+                None
+            };
             if session.is_some() {
                 // From here other headsets live with it: the wall's clock.
-                let next_ns = time_ns.saturating_add((1e9 / args.rate) as i64);
-                wall_clock = Some(share::WallClock::start_at(args.rate, frame + 1, next_ns));
+                wall_clock = Some(share::WallClock::after(args.rate, frame, time_ns));
             }
         }
         for placement in output.placements_to_keep() {

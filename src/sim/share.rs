@@ -109,18 +109,22 @@ pub struct WallClock {
 impl WallClock {
     /// Starts now, for frames at `rate` Hz.
     pub fn start(rate: f64) -> Self {
-        WallClock::start_at(rate, 0, 0)
-    }
-
-    /// Starts now with `frame` due and shown at `time_ns` (a run that
-    /// begins sharing part way through): the frames after it follow the
-    /// wall from there.
-    pub fn start_at(rate: f64, frame: u64, time_ns: i64) -> Self {
         WallClock {
             started: Instant::now(),
             rate,
-            first_frame: frame,
-            first_ns: time_ns,
+            first_frame: 0,
+            first_ns: 0,
+        }
+    }
+
+    /// Starts now for the frames after `frame`, shown at `time_ns` (a run
+    /// that begins sharing part way through): the next is due at once, a
+    /// frame's time after it, and the rest follow the wall from there.
+    pub fn after(rate: f64, frame: u64, time_ns: i64) -> Self {
+        WallClock {
+            first_frame: frame + 1,
+            first_ns: time_ns.saturating_add((1e9 / rate) as i64),
+            ..WallClock::start(rate)
         }
     }
 
