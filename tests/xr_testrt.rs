@@ -1843,6 +1843,108 @@ fn xr_alone_joins_the_session_whose_card_it_sees_and_ends_with_its_terrain() {
     );
 }
 
+#[test]
+fn share_session_on_xrs_hand_menu_hosts_and_a_simulator_joins_with_its_code() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+        .to_string();
+    // The wearer air-taps alone, then presses "Share session" on the menu.
+    let wearer = dir.path().join("wearer.txt");
+    std::fs::write(
+        &wearer,
+        "0.5 airtap right\n1.0 palm left 1.0\n1.4 press share session poke\n",
+    )
+    .expect("the wearer's script");
+    let mut settings = environment(&wearer, "65x65", 1, "32x24", &dir.path().join("runtime"));
+    settings.push(("HOLOTERRAIN_TESTRT_RATE", "30".into()));
+    settings.push(("HOLOTERRAIN_TESTRT_REALTIME", "1".into()));
+    let report = dir.path().join("xr").join("xr.json");
+    let mut xr = support::lan::command_in(None, env!("CARGO_BIN_EXE_holoterrain"))
+        .args([
+            "xr",
+            "--frames",
+            "300",
+            "--size",
+            "65x65",
+            "--share-port",
+            &port,
+            "--unlisted",
+            "--progress",
+            "--report",
+            report.to_str().expect("a UTF-8 path"),
+        ])
+        .env("XR_RUNTIME_JSON", &manifest)
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .envs(settings.iter().map(|(name, value)| (*name, value.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start holoterrain xr");
+    // Its progress line gives the code; a simulator joins with it.
+    let mut said = BufReader::new(xr.stdout.take().expect("piped stdout"));
+    let mut line = String::new();
+    let code = loop {
+        line.clear();
+        let read = said.read_line(&mut line).expect("read xr's output");
+        assert!(read > 0, "xr ended without hosting");
+        if let Some(rest) = line.strip_prefix("share hosting session ") {
+            break rest.split_whitespace().next().expect("a code").to_owned();
+        }
+    };
+    let sim_out = dir.path().join("sim");
+    let still = dir.path().join("still.txt");
+    std::fs::write(&still, "").expect("the joiner's empty script");
+    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args([
+            "sim",
+            "--resolution",
+            "32x24",
+            "--rate",
+            "30",
+            "--every",
+            "100000",
+        ])
+        .args([
+            "--frames",
+            "360",
+            "--join",
+            &format!("{code}@127.0.0.1:{port}"),
+        ])
+        .arg("--script")
+        .arg(&still)
+        .arg("--out")
+        .arg(&sim_out)
+        .output()
+        .expect("run the joining simulator");
+    // Drain the rest, so xr never blocks on a full pipe.
+    std::io::copy(&mut said, &mut std::io::sink()).expect("read xr's output");
+    let status = xr.wait().expect("xr ends");
+    assert!(status.success(), "holoterrain xr: {status}");
+    assert_success(&sim, "the joining simulator");
+    let xr_report = json(&report);
+    assert_eq!(xr_report["share"]["role"], "host", "{xr_report}");
+    assert_eq!(xr_report["share"]["code"], code.as_str());
+    let presses: Vec<&Value> = xr_report["ui"]
+        .as_array()
+        .expect("ui")
+        .iter()
+        .map(|press| &press["label"])
+        .collect();
+    assert_eq!(presses, ["Share session"]);
+    // The air-tap made alone is the session's first command: the joiner
+    // grows it, its checksum matching the one the headset took alone.
+    assert_eq!(xr_report["share"]["checksums_matched"], 1, "{xr_report}");
+    let sim_report = json(&sim_out.join("report.json"));
+    assert_eq!(sim_report["seeds"], xr_report["seeds"]);
+}
+
 /// `holoterrain xr --remote` on the test runtime pressing the menu
 /// (remote-menu.txt) with `home` as HOME (where alsa-lib reads
 /// `.asoundrc`) and the log at info; its output and the report.
