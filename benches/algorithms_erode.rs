@@ -1,6 +1,6 @@
 //! Mei's virtual-pipe erosion and particle erosion, a slice at a time, beside the write-once floor.
 //!
-//! `cargo bench --bench algorithms_erode`; figures are recorded in
+//! `cargo bench -p holoterrain-benches --bench algorithms_erode`; figures are recorded in
 //! docs/terrain-mei-particles.md.
 use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::terrain::diamond_square::diamond_square;

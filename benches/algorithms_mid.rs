@@ -1,6 +1,6 @@
 //! Midpoint displacement and RMP grown a slice at a time, each slice timed beside the write-once floor.
 //!
-//! `cargo bench --bench algorithms_mid`; figures are recorded in
+//! `cargo bench -p holoterrain-benches --bench algorithms_mid`; figures are recorded in
 //! docs/terrain-midpoint-rmp.md. Same method as the "sliced steps" group of
 //! benches/terrain.rs.
 use criterion::{Criterion, criterion_group, criterion_main};

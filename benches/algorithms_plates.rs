@@ -1,6 +1,6 @@
 //! Tectonic plates grown a slice at a time (a physics step and its uplift), each slice timed beside the write-once floor.
 //!
-//! `cargo bench --bench algorithms_plates`; figures are recorded in
+//! `cargo bench -p holoterrain-benches --bench algorithms_plates`; figures are recorded in
 //! docs/performance.md ("Tectonic plates, per slice").
 use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::terrain::{Heightmap, PlatesGrowth, PlatesParams};

@@ -1,7 +1,7 @@
 //! Edge-matched quadtree tiles (seed 004) beside the floor of any map
 //! producer: writing every height once.
 //!
-//! `cargo bench --bench algorithms_quad`; figures are recorded in
+//! `cargo bench -p holoterrain-benches --bench algorithms_quad`; figures are recorded in
 //! docs/performance.md, "Edge-matched quadtree tiles".
 use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::terrain::Heightmap;

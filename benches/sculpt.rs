@@ -1,6 +1,6 @@
 //! Hand edits (a traced fault, a lifted hill) rasterised a slice per frame, and the per-frame composition of the edit layer over the grown terrain, beside the floor: writing every height once.
 //!
-//! `cargo bench --bench sculpt`; figures are recorded in docs/performance.md.
+//! `cargo bench -p holoterrain-benches --bench sculpt`; figures are recorded in docs/performance.md.
 use criterion::{Criterion, criterion_group, criterion_main};
 use holoterrain::app::edits::EditLayer;
 use holoterrain::terrain::Heightmap;

@@ -1,6 +1,6 @@
 //! Terrain engine and growth benchmarks: each fast path beside its plain reference, in one run.
 //!
-//! `cargo bench --bench terrain`; figures are recorded in docs/performance.md.
+//! `cargo bench -p holoterrain-benches --bench terrain`; figures are recorded in docs/performance.md.
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use holoterrain::app::{App, AppConfig, EyeView, Fov, FrameInput, HandInput, Kept};
 use holoterrain::input::Pose;

@@ -16,7 +16,7 @@ target_dir=${CARGO_TARGET_DIR:-target}
 source scripts/cross-target-dir.sh
 # Where cargo builds (see cross-target-dir.sh); the outputs are copied to
 # target_dir, where the tests look for them.
-build_dir=$(cross_target_dir aarch64)
+build_dir=$(cross_target_dir)
 # Debian's Rust 1.96 and std sources, the ARM64 cross linker and C library, qemu.
 scripts/install-deps.sh aarch64
 

@@ -9,9 +9,11 @@
 # The exe is src/bin/holoterrain-packaged.rs for an ARM64 UWP target, with the
 # Khronos OpenXR loader linked in. See docs/hololens.md, "On the device".
 #
-# Usage: scripts/build-hololens.sh [--pfx FILE | --clippy]
-#   --clippy     only lint the library and programs for the HoloLens target
-#                (clippy of the same toolchain, -D warnings), for scripts/test.sh
+# The library and the exe are linted while they compile (Debian's
+# clippy-driver as cargo's workspace wrapper, warnings denied), so the
+# HoloLens-only code is held to the same lints as the rest.
+#
+# Usage: scripts/build-hololens.sh [--pfx FILE]
 #   --pfx FILE   sign with this PKCS#12 certificate and key (password in
 #                HOLOTERRAIN_PFX_PASSWORD, empty if unset); the manifest's
 #                Publisher becomes its subject. Without it the project's test
@@ -19,10 +21,12 @@
 #                ${XDG_DATA_HOME:-~/.local/share}/holoterrain/hololens-test-certificate/.
 #
 # Environment:
-#   HOLOTERRAIN_HOLOLENS_CACHE  the toolchain and build cache (default
+#   HOLOTERRAIN_HOLOLENS_CACHE  the toolchain cache (default
 #                               /var/cache/holoterrain/hololens): a Python venv
 #                               with zig and openappx, the windowsapp import
-#                               library, the target spec, the cargo target dir.
+#                               library, the target spec, zig's cache. Cargo's
+#                               target directory is the one the cross builds
+#                               share (scripts/cross-target-dir.sh).
 #
 # As root it installs what it needs (Debian packages; the pinned PyPI
 # packages into the cache's venv); as another user it names what is missing.
@@ -33,12 +37,10 @@ repo=$PWD
 tools_dir=$repo/scripts/hololens
 
 pfx=""
-clippy=false
 while [ $# -gt 0 ]; do
   case $1 in
     --pfx) [ $# -ge 2 ] || { echo "error: --pfx needs a file" >&2; exit 2; }; pfx=$2; shift 2 ;;
-    --clippy) clippy=true; shift ;;
-    *) echo "error: unknown argument $1 (usage: scripts/build-hololens.sh [--pfx FILE | --clippy])" >&2; exit 2 ;;
+    *) echo "error: unknown argument $1 (usage: scripts/build-hololens.sh [--pfx FILE])" >&2; exit 2 ;;
   esac
 done
 if [ -n "$pfx" ] && [ ! -r "$pfx" ]; then
@@ -99,12 +101,10 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 dist=$repo/target/dist
 name=holoterrain-$version-hololens2
 stage=$repo/target/hololens/package
-if ! $clippy; then
-  rm -rf "$stage" "$dist/$name-arm64.msix" "$dist/$name-test.cer" "$dist/$name.cer" "$dist/$name-README.txt"
-  mkdir -p "$stage/Assets" "$dist"
-  # The logos, by the host's toolchain (before RUSTC is pointed at Debian's).
-  cargo run --quiet --release --locked --example hololens_logos -- "$stage/Assets"
-fi
+rm -rf "$stage" "$dist/$name-arm64.msix" "$dist/$name-test.cer" "$dist/$name.cer" "$dist/$name-README.txt"
+mkdir -p "$stage/Assets" "$dist"
+# The logos, by the host's toolchain (before RUSTC is pointed at Debian's).
+cargo run --quiet --release --locked --example hololens_logos -- "$stage/Assets"
 
 export HOLOTERRAIN_HOLOLENS_PYTHON=$venv/bin/python
 export HOLOTERRAIN_LLVM_BIN=$llvm_bin
@@ -124,20 +124,13 @@ target_env=${target//-/_}
 export "CC_$target_env=$tools_dir/zig-gcc" "CXX_$target_env=$tools_dir/zig-g++"
 export "AR_$target_env=$llvm_bin/llvm-ar"
 export "CMAKE_TOOLCHAIN_FILE_$target_env=$tools_dir/toolchain.cmake"
-target_dir=$cache/target
-if $clippy; then
-  # Debian's cargo-clippy (that of rustc-web), not rustup's proxy on PATH.
-  # Release and the build's rustflags, so that after a build it reuses every
-  # build script's output (the OpenXR loader's cmake build above all).
-  env CARGO=/usr/bin/cargo /usr/bin/cargo-clippy clippy --release --locked --lib --bins \
-    --target "$cache/spec/$target.json" -Zbuild-std=std,panic_abort -Zjson-target-spec \
-    --target-dir "$target_dir" \
-    --config "target.$target.linker='$tools_dir/zig-gcc'" \
-    --config "target.$target.rustflags=['-D', 'warnings']" -- -D warnings
-  echo "build-hololens: clippy clean for $target in $(($(date +%s) - started)) s" >&2
-  exit 0
-fi
-/usr/bin/cargo build --release --locked --bin holoterrain-packaged \
+source "$repo/scripts/cross-target-dir.sh"
+target_dir=$(cross_target_dir)
+# Debian's clippy-driver (that of rustc-web) lints the workspace's crates as
+# they compile; CLIPPY_ARGS is what `cargo clippy -- -D warnings` hands it.
+RUSTC_WORKSPACE_WRAPPER=/usr/bin/clippy-driver \
+  CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
+  /usr/bin/cargo build --release --locked --bin holoterrain-packaged \
   --target "$cache/spec/$target.json" -Zbuild-std=std,panic_abort -Zjson-target-spec \
   --target-dir "$target_dir" \
   --config "target.$target.linker='$tools_dir/zig-gcc'" \

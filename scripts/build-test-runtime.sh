@@ -11,11 +11,13 @@
 # programs elevated, make it the active runtime in the registry instead
 # (docs/testrt.md).
 #
-# The Linux library is a debug build, like the `cargo test` binaries it runs
-# with; the Windows DLL is built the way scripts/build-windows.sh builds the
-# exe (Debian's Rust 1.96, std from source, release) in the same target
-# directory (scripts/cross-target-dir.sh), so it shares every compiled
-# dependency with it.
+# The Linux library comes out of the host's test build (scripts/test.sh's
+# first cargo run: every target of the workspace, linted as it compiles), so
+# it is built with the `cargo test` binaries it runs with and shares every
+# compiled crate with them; the Windows DLL is built the way
+# scripts/build-windows.sh builds the exe (Debian's Rust 1.96, std from
+# source, release, in the same cargo run there), so after that script it is
+# only placed.
 #
 # Usage: scripts/build-test-runtime.sh [linux|windows]   (default: both)
 set -euo pipefail
@@ -41,7 +43,9 @@ EOF
 }
 
 build_linux() {
-  cargo build --locked -p holoterrain-testrt
+  # The host's test build, as scripts/test.sh runs it (nothing to do after it).
+  source scripts/test-phases.sh
+  host_cargo test --workspace --all-targets --locked --no-run --quiet
   mkdir -p "$out/linux"
   cp "$target_dir/debug/libholoterrain_testrt.so" "$out/linux/"
   write_manifest "$out/linux" "./libholoterrain_testrt.so"

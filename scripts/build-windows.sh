@@ -4,7 +4,10 @@
 # Khronos OpenXR loader linked in, README-windows.txt and the licences of
 # everything built into it). See docs/windows.md. Beside the exe, not in the
 # zip: holoterrain-hlsl-interface.exe (tests/hlsl-interface), which the Wine
-# tests run to compile and compare both Direct3D 11 shader variants.
+# tests run to compile and compare both Direct3D 11 shader variants, and the
+# test runtime's DLL (scripts/build-test-runtime.sh windows places it), built
+# in the same cargo run so that it shares every crate. Everything is linted
+# by clippy as it compiles (scripts/windows-toolchain.sh).
 #
 # Run as root to install the Debian packages it needs; as another user it
 # names the missing ones. Only Debian packages and crates.io are downloaded.
@@ -19,7 +22,7 @@ source scripts/windows-toolchain.sh
 target=$WINDOWS_TARGET
 
 started=$(date +%s)
-windows_cargo build -p holoterrain -p holoterrain-hlsl-interface
+windows_cargo build -p holoterrain -p holoterrain-hlsl-interface -p holoterrain-testrt
 exe="$target_dir/$target/release/holoterrain.exe"
 if [ "$WINDOWS_TARGET_DIR" != "$target_dir" ]; then
   mkdir -p "$target_dir/$target/release"

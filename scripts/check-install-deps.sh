@@ -10,7 +10,10 @@
 # (LOCAL_TESTS: Vulkan on lavapipe with the validation layer, the shader
 # tools, the simulator, the command line, the desktop manifests' validators),
 # so a test that would skip for want of a header, a library or a tool fails
-# instead, naming what is missing. The tests that need chroots, Wine, qemu
+# instead, naming what is missing. One cargo run builds every library and
+# program of the workspace and runs those tests, so each crate compiles
+# once (a separate `cargo build` would compile the workspace a second time,
+# without the test dependencies' features). The tests that need chroots, Wine, qemu
 # or the cross builds are not run here: the test command's own run of them
 # on the host is what checks their packages.
 #
@@ -61,12 +64,8 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends gcc libc6-dev >/dev/null
 cd "$REPO"
 scripts/install-deps.sh test
-echo "check-install-deps: building the workspace" >&2
-cargo build --workspace --locked --offline --quiet
-echo "check-install-deps: the unit tests, CI set" >&2
-cargo test --workspace --lib --locked --offline --no-fail-fast
-echo "check-install-deps: the integration tests $LOCAL_TESTS, CI set" >&2
-cargo test --locked --offline --no-fail-fast $(printf -- "--test %s " $LOCAL_TESTS)
+echo "check-install-deps: building the workspace, then its unit tests and the integration tests $LOCAL_TESTS, CI set" >&2
+cargo test --workspace --lib --bins --locked --offline --no-fail-fast $(printf -- "--test %s " $LOCAL_TESTS)
 '
 
 exec "$SCRIPT_DIR/deb-chroot.sh" run \

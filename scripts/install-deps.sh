@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages holoterrain needs, if any are missing.
 #
-# Usage: scripts/install-deps.sh [run|test|windows|windows-lint|hololens|aarch64]
+# Usage: scripts/install-deps.sh [run|test|windows|hololens|aarch64|profile]
 #   run           what building and `holoterrain sim` need: a Vulkan loader, a CPU Vulkan
 #                 driver, alsa-lib (sound)
 #   test          (default) all of that plus what the test suite needs
-#   windows       the cross toolchain of scripts/build-windows.sh
-#   windows-lint  that plus the clippy of scripts/clippy-windows.sh
+#   windows       the cross toolchain of scripts/build-windows.sh, with the
+#                 clippy that lints as it builds
 #   hololens      the Debian part of scripts/build-hololens.sh's toolchain
 #   aarch64       the ARM64 Linux toolchain and qemu of scripts/build-aarch64.sh
 #   profile       perf and what reads its samples, for scripts/profile-iteration.sh
@@ -48,18 +48,14 @@ windows_packages=(
   g++-mingw-w64-x86-64      # MinGW-w64 C++ compiler: the OpenXR loader is C++
   cmake                     # builds the OpenXR loader (openxr-sys, feature static)
   zip                       # packs the distribution zip
-)
-
-windows_lint_packages=(
-  "${windows_packages[@]}"
-  rust-web-clippy           # clippy of Debian's Rust 1.96 (cargo-clippy, clippy-driver)
+  rust-web-clippy           # clippy-driver of Debian's Rust 1.96: lints the build as it compiles
 )
 
 hololens_packages=(
   rustc-web                 # Rust 1.96 as /usr/bin/rustc: builds std for the HoloLens target from source
   cargo-web                 # its cargo, /usr/bin/cargo
   rust-web-src              # std's sources, which -Zbuild-std compiles
-  rust-web-clippy           # clippy of that toolchain (build-hololens.sh --clippy)
+  rust-web-clippy           # clippy-driver of that toolchain: lints the build as it compiles
   llvm-14                   # llvm-dlltool, llvm-ar, llvm-nm, llvm-windres
   mingw-w64-x86-64-dev      # its libwindowsapp.a lists the APIs a UWP app may import
   cmake                     # builds the OpenXR loader (openxr-sys, feature static)
@@ -86,11 +82,10 @@ case "${1:-test}" in
   run) packages=("${run_packages[@]}") ;;
   test) packages=("${test_packages[@]}") ;;
   windows) packages=("${windows_packages[@]}") ;;
-  windows-lint) packages=("${windows_lint_packages[@]}") ;;
   hololens) packages=("${hololens_packages[@]}") ;;
   aarch64) packages=("${aarch64_packages[@]}") ;;
   profile) packages=("${profile_packages[@]}") ;;
-  *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows', 'windows-lint', 'hololens', 'aarch64' or 'profile'" >&2; exit 2 ;;
+  *) echo "error: unknown package set '$1'; use 'run', 'test', 'windows', 'hololens', 'aarch64' or 'profile'" >&2; exit 2 ;;
 esac
 
 # Whether package $1 is installed, or provided by one that is (NodeSource's

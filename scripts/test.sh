@@ -1,25 +1,103 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what it needs, then formatting, lints and every test.
+# The whole test suite: installs what it needs, then formatting, lints and every test; at the end one line a phase with its time (docs/performance.md keeps the table).
+#
+# Each heavy thing is built once and shared: the host's build of every
+# target lints the workspace as it compiles (clippy-driver as cargo's
+# workspace wrapper, so the dependencies are compiled once, not also
+# checked); the Windows and HoloLens 2 builds lint their targets the same
+# way; the three cross builds share one cargo target directory
+# (scripts/cross-target-dir.sh), so the build scripts and procedural macros
+# they have in common compile once; the test runtime's Linux library comes
+# out of the host's test build. As root the Debian chroots the tests run in
+# are built in the background while the code compiles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh test
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+source scripts/test-phases.sh
+trap print_phases EXIT
+
+log_dir=target/test-logs
+mkdir -p "$log_dir"
+
+phase "install the test set's Debian packages" scripts/install-deps.sh test
+
+# The chroots (Monado, Wine, the clean Debian 12 base) and the glTF
+# validator, fetched and built while the code compiles: mostly downloads and
+# unpacking, which leave the compilers their cores. Each script takes a lock,
+# so a test that needs one before it is ready waits for it.
+background_pids=()
+if [ "$(id -u)" = 0 ]; then
+  for prepare in monado-chroot wine-chroot deb-chroot; do
+    scripts/$prepare.sh prepare >"$log_dir/$prepare.log" 2>&1 &
+    background_pids+=($!)
+  done
+  scripts/gltf-validator.sh >"$log_dir/gltf-validator.log" 2>&1 &
+  background_pids+=($!)
+fi
+
+phase "cargo fmt --check" cargo fmt --all -- --check
+# The host's build of every target (tests, benches, examples), linted as it
+# compiles, warnings denied; `cargo test` below runs what it built.
+phase "host build and clippy (all targets)" host_cargo test --workspace --all-targets --locked --no-run
 # The Windows exe and zip, which tests/windows_wine.rs runs under Wine (with
-# the packaged app's entry, holoterrain-packaged.exe, for tests/hololens_package.rs).
-scripts/build-windows.sh
-# Clippy for the Windows target (the code only it compiles), in the same
-# target directory, after the build so it reuses the build scripts' output.
-scripts/clippy-windows.sh
+# the packaged app's entry, holoterrain-packaged.exe, for
+# tests/hololens_package.rs), and the test runtime's DLL; linted as built.
+phase "Windows build and clippy" scripts/build-windows.sh
 # The HoloLens 2 package: the signed .msix that tests/hololens_package.rs
-# checks (docs/hololens.md, "On the device"), then clippy for its target,
-# which reuses the build's build-script output.
-scripts/build-hololens.sh
-scripts/build-hololens.sh --clippy
+# checks (docs/hololens.md, "On the device"), linted as built.
+phase "HoloLens 2 package and clippy" scripts/build-hololens.sh
 # The ARM64 build and unit tests, which tests/aarch64_qemu.rs runs under qemu.
-scripts/build-aarch64.sh
-# The test OpenXR runtime, Linux and Windows builds (docs/testrt.md), which
-# tests/xr_testrt.rs, tests/windows_wine.rs and tests/testrt run on.
-scripts/build-test-runtime.sh
-cargo test --workspace --locked
+phase "ARM64 Linux build" scripts/build-aarch64.sh
+# The test OpenXR runtime's two builds beside their manifests (docs/testrt.md),
+# which tests/xr_testrt.rs, tests/windows_wine.rs and tests/testrt run on:
+# both already built above, so this only places them.
+phase "test runtime (placed)" scripts/build-test-runtime.sh
+
+background_failed=0
+for pid in "${background_pids[@]}"; do
+  wait "$pid" || background_failed=1
+done
+if [ "$background_failed" = 1 ]; then
+  # The tests prepare again and fail with the reason; the logs say it first.
+  echo "test.sh: a chroot or the glTF validator could not be prepared in the background; logs in $log_dir:" >&2
+  tail -n 5 "$log_dir"/*.log >&2
+fi
+phase "chroots ready (after the builds)" true
+
+# The tests, in two groups at once. The tests that run Wine, qemu and the
+# Debian chroots spend most of their time waiting on those programs or on
+# one core; the others run beside them. Every test waits for what it needs
+# rather than for a fixed time, so a busy machine slows them, never fails
+# them. One `cargo test --workspace` resolution for both groups, so nothing
+# is compiled again.
+emulated_tests=(windows_wine d3d11_shaders hololens_package aarch64_qemu package_deb install_deps chroot_scripts)
+other_tests=()
+for file in tests/*.rs tests/testrt/tests/*.rs; do
+  name=$(basename "$file" .rs)
+  [[ " ${emulated_tests[*]} " == *" $name "* ]] || other_tests+=("$name")
+done
+as_test_flags() { printf -- '--test %s\n' "$@"; }
+mapfile -t emulated_flags < <(as_test_flags "${emulated_tests[@]}")
+mapfile -t other_flags < <(as_test_flags "${other_tests[@]}")
+emulated_log="$log_dir/tests-in-chroots-wine-qemu.log"
+run_emulated() {
+  local started=$(date +%s) status=0
+  host_cargo test --workspace --locked "${emulated_flags[@]}" >"$emulated_log" 2>&1 || status=$?
+  echo "$(($(date +%s) - started)) $status" >"$emulated_log.time"
+  return "$status"
+}
+run_others() {
+  host_cargo test --workspace --locked --lib --bins "${other_flags[@]}" &&
+    host_cargo test --workspace --locked --doc
+}
+run_emulated &
+emulated_pid=$!
+others_status=0
+phase "the other tests (beside those below)" run_others || others_status=$?
+emulated_status=0
+wait "$emulated_pid" || emulated_status=$?
+read -r emulated_seconds _ <"$emulated_log.time" || emulated_seconds=0
+record_phase "tests in chroots, Wine and qemu (beside those above)" "$emulated_seconds" "$emulated_status"
+echo "test.sh: the tests in chroots, Wine and qemu ($emulated_log):"
+cat "$emulated_log"
+[ "$emulated_status" = 0 ] && [ "$others_status" = 0 ]
