@@ -8,9 +8,80 @@
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::placement::{Placement, PlacementCause};
+use super::placement::{MAX_SCALE, MIN_SCALE, Placement, PlacementCause};
 use crate::input::{Hand, Pose};
 use crate::terrain::recipe::BuiltInName;
+
+/// Highest (and, negated, deepest) a lift may raise its peak, terrain
+/// units (the sculpting engine's bound, which a wearer's lift is held to).
+pub use crate::terrain::sculpt::MAX_LIFT_HEIGHT;
+/// Most points a traced fault may have: a hand's stroke is thinned to at
+/// most this many ([`crate::terrain::sculpt::thin_path`]), and no other
+/// source may send more (each point costs every headset work on the frame
+/// it applies in, and the command must fit a shared session's frame once
+/// the host has wrapped it).
+pub use crate::terrain::sculpt::MAX_TRACE_POINTS;
+/// Farthest a placement may put the hologram from the room's origin, m.
+pub const MAX_PLACEMENT_DISTANCE_M: f32 = 1000.0;
+/// How far from 1 a placement's orientation quaternion's length may be.
+pub const UNIT_QUATERNION_TOLERANCE: f32 = 1e-3;
+/// Largest factor (and, inverted, smallest) one scale command may apply:
+/// from the smallest scale to the largest.
+pub const MAX_SCALE_FACTOR: f32 = MAX_SCALE / MIN_SCALE;
+
+/// Why a command cannot apply, naming the field: every command is held to
+/// [`Command::check`] wherever it comes from (the wearer, a command log, a
+/// script, another headset), so that no number a peer or a file sends can
+/// put a non-finite or unbounded value into the world or the shared order.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{what}")]
+pub struct InvalidCommand {
+    what: String,
+}
+
+fn invalid(what: impl Into<String>) -> InvalidCommand {
+    InvalidCommand { what: what.into() }
+}
+
+/// A point of the map's (u, v) square that is finite.
+fn check_point(point: [f32; 2], what: &str) -> Result<(), InvalidCommand> {
+    if point.iter().all(|c| c.is_finite()) {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "{what} ({}, {}) is not a finite point",
+            point[0], point[1]
+        )))
+    }
+}
+
+/// Whether `placement` is one a wearer could make: finite, within reach of
+/// the room's origin, turned by a unit quaternion, at a scale within the
+/// limits. Shared with the placements other headsets send.
+pub fn check_placement(placement: &Placement) -> Result<(), InvalidCommand> {
+    let Placement { pose, scale } = placement;
+    if !placement.is_finite() {
+        return Err(invalid("the placement is not finite"));
+    }
+    if pose.position.length() > MAX_PLACEMENT_DISTANCE_M {
+        return Err(invalid(format!(
+            "the placement is {} m away, beyond {MAX_PLACEMENT_DISTANCE_M} m",
+            pose.position.length()
+        )));
+    }
+    if (pose.orientation.length() - 1.0).abs() > UNIT_QUATERNION_TOLERANCE {
+        return Err(invalid(format!(
+            "the placement's orientation has length {}, not 1",
+            pose.orientation.length()
+        )));
+    }
+    if !(MIN_SCALE..=MAX_SCALE).contains(scale) {
+        return Err(invalid(format!(
+            "the placement's scale {scale} is outside {MIN_SCALE}..{MAX_SCALE}"
+        )));
+    }
+    Ok(())
+}
 
 /// What made the terrain start over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +183,77 @@ pub enum Command {
 }
 
 impl Command {
+    /// Whether it can apply: every number finite and within its range
+    /// (points finite, at most [`MAX_TRACE_POINTS`] of them; a lift's
+    /// height within ±[`MAX_LIFT_HEIGHT`]; a placement as
+    /// [`check_placement`]; a scale factor within 1/[`MAX_SCALE_FACTOR`] and
+    /// [`MAX_SCALE_FACTOR`]). What is on the map but off its surface is the
+    /// world's to ignore, with a reason in the report, as before.
+    pub fn check(&self) -> Result<(), InvalidCommand> {
+        match self {
+            Command::Trace { points, .. } => {
+                if points.len() > MAX_TRACE_POINTS {
+                    return Err(invalid(format!(
+                        "the trace has {} points, more than {MAX_TRACE_POINTS}",
+                        points.len()
+                    )));
+                }
+                points
+                    .iter()
+                    .try_for_each(|point| check_point(*point, "a trace's point"))
+            }
+            Command::Lift { at, height, .. } => {
+                check_point(*at, "the lift's point")?;
+                if height.is_finite() && height.abs() <= MAX_LIFT_HEIGHT {
+                    Ok(())
+                } else {
+                    Err(invalid(format!(
+                        "the lift's height {height} is outside ±{MAX_LIFT_HEIGHT}"
+                    )))
+                }
+            }
+            Command::Place { placement, .. } => check_placement(placement),
+            Command::Scale { factor, .. } => {
+                if factor.is_finite()
+                    && (MAX_SCALE_FACTOR.recip()..=MAX_SCALE_FACTOR).contains(factor)
+                {
+                    Ok(())
+                } else {
+                    Err(invalid(format!(
+                        "the scale factor {factor} is outside 1/{MAX_SCALE_FACTOR}..{MAX_SCALE_FACTOR}"
+                    )))
+                }
+            }
+            Command::Reseed { .. }
+            | Command::ResetPlacement
+            | Command::Landscape { .. }
+            | Command::Undo
+            | Command::Pause
+            | Command::Resume
+            | Command::Weather
+            | Command::Speed { .. } => Ok(()),
+        }
+    }
+
+    /// Its kind as the log names it (`lift`, `trace`, …), for lines that
+    /// say which command was refused.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Command::Reseed { .. } => "reseed",
+            Command::Place { .. } => "place",
+            Command::Scale { .. } => "scale",
+            Command::ResetPlacement => "reset_placement",
+            Command::Landscape { .. } => "landscape",
+            Command::Trace { .. } => "trace",
+            Command::Lift { .. } => "lift",
+            Command::Undo => "undo",
+            Command::Pause => "pause",
+            Command::Resume => "resume",
+            Command::Weather => "weather",
+            Command::Speed { .. } => "speed",
+        }
+    }
+
     /// Whether it starts a new terrain (a frame applies at most one, last).
     pub fn is_new_terrain(&self) -> bool {
         matches!(self, Command::Reseed { .. } | Command::Landscape { .. })
@@ -153,6 +295,18 @@ pub enum Origin {
     /// In a shared session, the peer the host numbered so (1 for the first
     /// to join); a peer's own commands come back from the host with its number.
     Peer(u32),
+}
+
+impl Origin {
+    /// Who it is, for a line about one of its commands.
+    pub fn describe(&self) -> String {
+        match self {
+            Origin::Local => "the wearer".into(),
+            Origin::Replay => "the command log".into(),
+            Origin::Host => "the session's host".into(),
+            Origin::Peer(peer) => format!("peer {peer}"),
+        }
+    }
 }
 
 /// A command that was applied: its place in the world's order, who made
@@ -271,6 +425,113 @@ mod tests {
         }
         let text = serde_json::to_string(&commands[2]).unwrap();
         assert!(text.starts_with(r#"{"place":{"cause":"twohand","placement":{"position":"#));
+    }
+
+    fn lift(height: f32) -> Command {
+        Command::Lift {
+            hand: None,
+            at: [0.5, 0.5],
+            height,
+        }
+    }
+
+    fn placed(position: Vec3, orientation: Quat, scale: f32) -> Command {
+        Command::Place {
+            cause: PlacementCause::Move,
+            placement: Placement {
+                pose: Pose {
+                    position,
+                    orientation,
+                },
+                scale,
+            },
+        }
+    }
+
+    #[test]
+    fn a_wearers_commands_pass_the_check() {
+        for command in [
+            lift(0.05),
+            lift(-MAX_LIFT_HEIGHT),
+            Command::Trace {
+                hand: None,
+                points: vec![[0.0, 0.0]; MAX_TRACE_POINTS],
+            },
+            placed(
+                Vec3::new(0.0, 1.2, -1.0),
+                Quat::from_rotation_y(2.0),
+                MAX_SCALE,
+            ),
+            Command::Scale {
+                cause: PlacementCause::TwoHand,
+                factor: 0.9,
+            },
+            Command::Undo,
+        ] {
+            assert_eq!(command.check(), Ok(()), "{command:?}");
+        }
+    }
+
+    #[test]
+    fn non_finite_and_unbounded_numbers_are_refused_naming_the_field() {
+        let refused = |command: Command| command.check().unwrap_err().to_string();
+        assert_eq!(
+            refused(lift(f32::INFINITY)),
+            "the lift's height inf is outside ±8"
+        );
+        assert_eq!(
+            refused(lift(3.4e38)),
+            "the lift's height 340000000000000000000000000000000000000 is outside ±8"
+        );
+        assert!(refused(lift(f32::NAN)).starts_with("the lift's height NaN"));
+        assert_eq!(
+            refused(Command::Lift {
+                hand: None,
+                at: [f32::NAN, 0.5],
+                height: 0.1
+            }),
+            "the lift's point (NaN, 0.5) is not a finite point"
+        );
+        assert_eq!(
+            refused(Command::Trace {
+                hand: None,
+                points: vec![[0.5, 0.5]; MAX_TRACE_POINTS + 1]
+            }),
+            "the trace has 65 points, more than 64"
+        );
+        assert_eq!(
+            refused(Command::Trace {
+                hand: None,
+                points: vec![[0.5, 0.5], [f32::NEG_INFINITY, 0.5]]
+            }),
+            "a trace's point (-inf, 0.5) is not a finite point"
+        );
+        assert_eq!(
+            refused(placed(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0), 1.0)),
+            "the placement's orientation has length 0, not 1"
+        );
+        assert_eq!(
+            refused(placed(Vec3::new(0.0, 0.0, -5000.0), Quat::IDENTITY, 1.0)),
+            "the placement is 5000 m away, beyond 1000 m"
+        );
+        assert_eq!(
+            refused(placed(Vec3::ZERO, Quat::IDENTITY, 40.0)),
+            "the placement's scale 40 is outside 0.25..4"
+        );
+        assert!(
+            refused(Command::Scale {
+                cause: PlacementCause::Voice,
+                factor: f32::INFINITY
+            })
+            .starts_with("the scale factor inf")
+        );
+        assert!(
+            refused(Command::Scale {
+                cause: PlacementCause::Voice,
+                factor: 0.0
+            })
+            .starts_with("the scale factor 0")
+        );
     }
 
     #[test]

@@ -215,6 +215,15 @@ impl CommandLog {
                 continue;
             }
             let entry = read::<LogEntry>(line, text, "a command line")?;
+            if let Err(invalid) = entry.command.check() {
+                return Err(problem(
+                    line,
+                    format!(
+                        "a {} command that cannot apply: {invalid}",
+                        entry.command.kind()
+                    ),
+                ));
+            }
             let expected_seq = log.entries.len() as u64;
             if entry.seq != expected_seq {
                 return Err(problem(
@@ -337,6 +346,20 @@ mod tests {
             deep.to_string()
                 .starts_with("line 1: the recipe's growth.depth = 50 is out of range"),
             "{deep}"
+        );
+    }
+
+    #[test]
+    fn a_command_that_cannot_apply_names_its_line() {
+        let text = log().to_jsonl();
+        let lift = r#"{"seq":0,"origin":"local","frame":3,"time_ns":50000000,"iteration":3,"command":{"lift":{"hand":null,"at":[0.5,0.5],"height":1e39}}}"#;
+        let lines: Vec<&str> = text.lines().collect();
+        let hostile = [lines[0], lift, lines[lines.len() - 1]].join("\n");
+        let error = CommandLog::parse(&hostile).unwrap_err();
+        assert_eq!(error.line, 2);
+        assert_eq!(
+            error.problem,
+            "a lift command that cannot apply: the lift's height inf is outside ±8"
         );
     }
 }

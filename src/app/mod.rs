@@ -210,6 +210,16 @@ impl App {
         if relative.pose.position.length() > colocation::MAX_REACH_M {
             return;
         }
+        let unit_turn = relative.is_finite()
+            && (relative.pose.orientation.length() - 1.0).abs()
+                <= command::UNIT_QUATERNION_TOLERANCE;
+        if !unit_turn {
+            ::log::warn!(
+                "refused a placement from {}: not a finite pose with a unit orientation",
+                origin.describe()
+            );
+            return;
+        }
         if let Some(sharing) = self.sharing.as_mut() {
             let relative = Placement {
                 scale: relative
@@ -581,6 +591,16 @@ impl FrameCommands<'_> {
     }
 
     fn apply(&mut self, command: Command, origin: Origin) {
+        // Whoever made it: a command that fails the check changes nothing,
+        // takes no place in the order and is never passed on.
+        if let Err(problem) = command.check() {
+            ::log::warn!(
+                "refused a {} command from {}: {problem}",
+                command.kind(),
+                origin.describe()
+            );
+            return;
+        }
         let iteration = self.world.iterations_done();
         // A peer takes its checksums where the host's order applies.
         let peer = self

@@ -496,4 +496,63 @@ mod tests {
         assert_eq!(output.commands.len(), 1, "its own command did not apply");
         assert!(peer.take_outbox().is_empty());
     }
+
+    #[test]
+    fn a_peers_non_finite_or_unbounded_commands_change_nothing_and_are_never_ordered() {
+        // The same host twice: one hears a hostile peer, one hears nobody.
+        let (mut host, mut twin) = (app(), app());
+        host.share(Role::Host);
+        twin.share(Role::Host);
+        for frame in 0..30 {
+            host.update(&frame_at(frame, 60));
+            twin.update(&frame_at(frame, 60));
+        }
+        let hostile = [
+            Command::Lift {
+                hand: None,
+                at: [0.5, 0.5],
+                height: f32::INFINITY,
+            },
+            Command::Lift {
+                hand: None,
+                at: [0.5, 0.5],
+                height: 3.4e38,
+            },
+            Command::Lift {
+                hand: None,
+                at: [f32::NAN, 0.5],
+                height: 0.1,
+            },
+            Command::Trace {
+                hand: None,
+                points: vec![[0.1, 0.1]; crate::app::command::MAX_TRACE_POINTS + 1],
+            },
+        ];
+        for command in hostile {
+            host.submit_from(command, Origin::Peer(1));
+        }
+        let output = host.update(&frame_at(30, 60));
+        twin.update(&frame_at(30, 60));
+        assert_eq!(output.commands, Vec::new(), "a hostile command was ordered");
+        host.settle_edits();
+        twin.settle_edits();
+        assert_eq!(
+            bits(&host),
+            bits(&twin),
+            "a hostile command changed the heights"
+        );
+        assert!(host.heightmap().cells().iter().all(|h| h.is_finite()));
+        // A quaternion of length 0 would turn the hologram into NaN.
+        let degenerate = Placement {
+            pose: Pose {
+                position: Vec3::new(0.0, 0.0, 0.3),
+                orientation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            },
+            scale: 1.0,
+        };
+        host.follow_placement(degenerate, Origin::Peer(1));
+        let placed = host.placement();
+        host.update(&frame_at(31, 60));
+        assert_eq!(host.placement(), placed);
+    }
 }

@@ -8,7 +8,7 @@ use glam::{Vec2, Vec3};
 use super::command::Command;
 use super::placement::{HOLOGRAM_SIZE_M, Placement};
 use crate::input::{Hand, TAP_MAX_TRAVEL_M};
-use crate::terrain::sculpt::{Edit, THIN_TOLERANCE, thin_path};
+use crate::terrain::sculpt::{Edit, MAX_LIFT_HEIGHT, THIN_TOLERANCE, thin_path};
 
 /// Closer than this (in u, v) to the last point drawn, a new point adds nothing.
 const MIN_POINT_SPACING: f32 = 0.001;
@@ -110,7 +110,7 @@ impl Stroke {
             Mode::Lift { height } => Command::Lift {
                 hand,
                 at: self.start.to_array(),
-                height,
+                height: height.clamp(-MAX_LIFT_HEIGHT, MAX_LIFT_HEIGHT),
             },
         }
     }
@@ -120,7 +120,7 @@ impl Stroke {
         match self.mode {
             Mode::Lift { height } if height != 0.0 && height.is_finite() => Some(Edit::Lift {
                 at: self.start.to_array(),
-                height,
+                height: height.clamp(-MAX_LIFT_HEIGHT, MAX_LIFT_HEIGHT),
             }),
             _ => None,
         }

@@ -351,6 +351,12 @@ impl World {
             .edits
             .compose(self.growth.heightmap())
             .unwrap_or_else(|| self.growth.height_range());
+        // Every command is checked and every edit bounded: whatever the
+        // world was given, its heights stay finite.
+        debug_assert!(
+            range.0.is_finite() && range.1.is_finite(),
+            "the shown heights range over {range:?}"
+        );
         self.bounds = placement::hologram_bounds(range.0, range.1);
     }
 

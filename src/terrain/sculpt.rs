@@ -46,6 +46,12 @@ pub enum Edit {
     },
 }
 
+/// Highest (and, negated, deepest) a lift may raise its peak, terrain
+/// units: a hand's full reach (1 m) at the hologram's smallest scale. A
+/// lift beyond it is ignored, so no sequence of edits can carry a height
+/// out of what f32 holds.
+pub const MAX_LIFT_HEIGHT: f32 = 8.0;
+
 /// Why an edit changes nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -58,6 +64,8 @@ pub enum Ignored {
     OffSurface,
     /// The lift has no height (zero, or not a number).
     NoHeight,
+    /// The lift's height is beyond ±[`MAX_LIFT_HEIGHT`].
+    TooHigh,
 }
 
 impl Ignored {
@@ -68,6 +76,7 @@ impl Ignored {
             Ignored::ZeroLength => "the trace has zero length",
             Ignored::OffSurface => "the point is off the surface",
             Ignored::NoHeight => "the lift has no height",
+            Ignored::TooHigh => "the lift is higher than a hand can raise it",
         }
     }
 }
@@ -103,6 +112,8 @@ impl Edit {
                     Err(Ignored::OffSurface)
                 } else if !height.is_finite() || *height == 0.0 {
                     Err(Ignored::NoHeight)
+                } else if height.abs() > MAX_LIFT_HEIGHT {
+                    Err(Ignored::TooHigh)
                 } else {
                     Ok(self.clone())
                 }
