@@ -41,7 +41,26 @@ pub struct LogStart {
     pub stalls: Vec<(i64, i64)>,
 }
 
+/// Largest side of the map a command log (or a shared session's welcome)
+/// may announce, samples: the simulator's own limit, checked before
+/// anything is allocated for it.
+pub const MAX_MAP_SIDE: usize = 8193;
+
 impl LogStart {
+    /// Whether its map's size is one a run can grow: each side 2 to
+    /// [`MAX_MAP_SIDE`] samples; else what is wrong, in one line.
+    pub fn check_size(&self) -> Result<(), String> {
+        let sides = 2..=MAX_MAP_SIDE;
+        if sides.contains(&self.width) && sides.contains(&self.height) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the map is {}x{} samples; each side must be 2 to {MAX_MAP_SIDE}",
+                self.width, self.height
+            ))
+        }
+    }
+
     /// The start of a run of the demo terrain from `seed` on a `width`×`height` map.
     pub fn demo(seed: u64, width: usize, height: usize) -> Self {
         LogStart {
@@ -190,6 +209,9 @@ impl CommandLog {
         };
         if let Err(error) = start.values.validate() {
             return Err(problem(1, format!("the recipe's {error}")));
+        }
+        if let Err(error) = start.check_size() {
+            return Err(problem(1, error));
         }
         let mut log = CommandLog::new(start);
         let mut last_line = 1;
@@ -346,6 +368,23 @@ mod tests {
             deep.to_string()
                 .starts_with("line 1: the recipe's growth.depth = 50 is out of range"),
             "{deep}"
+        );
+    }
+
+    #[test]
+    fn a_map_too_large_to_grow_is_refused_before_anything_is_allocated() {
+        let text = log().to_jsonl();
+        let mut start = log().start;
+        start.width = 16384;
+        start.height = 16384;
+        let huge = CommandLog::new(start).to_jsonl();
+        let first = huge.lines().next().unwrap();
+        let rest: Vec<&str> = text.lines().skip(1).collect();
+        let error = CommandLog::parse(&format!("{first}\n{}", rest.join("\n"))).unwrap_err();
+        assert_eq!(error.line, 1);
+        assert_eq!(
+            error.problem,
+            "the map is 16384x16384 samples; each side must be 2 to 8193"
         );
     }
 
