@@ -34,7 +34,8 @@ enum Job {
     Quadtree(QuadtreeGrowth),
     /// One pass of a finishing filter.
     Smooth(SmoothingPass),
-    /// One step: heights scaled to 0..1, where the erosion constants hold.
+    /// One step: the erosion's working copy of the heights, scaled to
+    /// 0..1, where the erosion constants hold.
     ToUnit,
     /// Thermal erosion, a band of an iteration a step.
     Thermal(ThermalErosion),
@@ -44,7 +45,8 @@ enum Job {
     Mei(MeiErosion),
     /// Particle erosion, a batch of particle lives a step.
     Particles(ParticleErosion),
-    /// One step: heights scaled back from 0..1.
+    /// One step: the working copy done with (the heights are its, scaled
+    /// back from 0..1).
     FromUnit,
 }
 
@@ -71,6 +73,13 @@ pub struct RecipeGrowth {
     range: (f32, f32),
     /// The height and span scaled to 0..1 for weathering.
     unit_scale: (f32, f32),
+    /// The erosion's working copy at 0..1 (its buffer kept between
+    /// erosions), and whether an erosion works on it now. While it does,
+    /// `map` holds the working copy scaled back after every step, so that
+    /// what is drawn, saved, written and checked is always the terrain's
+    /// own heights, never the working scale.
+    unit_map: Option<Heightmap>,
+    eroding: bool,
     /// The steps at which "Weather" started erosion early.
     weathered_at: Vec<usize>,
 }
@@ -102,6 +111,8 @@ impl RecipeGrowth {
             total: 0,
             range: (0.0, 0.0),
             unit_scale: (0.0, 1.0),
+            unit_map: None,
+            eroding: false,
             weathered_at: Vec::new(),
         };
         growth.start()?;
@@ -157,6 +168,7 @@ impl RecipeGrowth {
         self.total = jobs.iter().map(|job| self.slices_of(job)).sum();
         self.jobs = jobs;
         self.weathered_at.clear();
+        self.eroding = false;
         self.current = 0;
         self.done = 0;
         self.map_is_current = self.generator.is_none();
@@ -220,6 +232,9 @@ impl RecipeGrowth {
         let jobs = self
             .weathering_jobs(&weathering)
             .expect("erosion that started on this map starts again");
+        // An erosion under way stops where it stands: `map` holds its
+        // heights already, scaled back.
+        self.eroding = false;
         self.jobs.truncate(self.current.min(self.jobs.len()));
         self.current = self.jobs.len();
         self.total = self.done + jobs.iter().map(|job| self.slices_of(job)).sum::<usize>();
@@ -308,7 +323,10 @@ impl RecipeGrowth {
                     did
                 }
                 job => {
-                    let map = &mut self.map;
+                    let map = match self.unit_map.as_mut() {
+                        Some(unit) if self.eroding => unit,
+                        _ => &mut self.map,
+                    };
                     let finished = match job {
                         Job::DiamondSquare(job) => step_job(job, map),
                         Job::Midpoint(job) => step_job(job, map),
@@ -321,19 +339,21 @@ impl RecipeGrowth {
                         Job::Mei(job) => step_job(job, map),
                         Job::Particles(job) => step_job(job, map),
                         Job::ToUnit => {
-                            let (low, high) = map.min_max();
+                            let (low, high) = self.map.min_max();
                             let span = if high > low { high - low } else { 1.0 };
-                            for h in map.cells_mut() {
-                                *h = (*h - low) / span;
+                            let unit = self.unit_map.get_or_insert_with(|| self.map.clone());
+                            for (u, h) in unit.cells_mut().iter_mut().zip(self.map.cells()) {
+                                *u = (*h - low) / span;
                             }
                             self.unit_scale = (low, span);
+                            self.eroding = true;
                             true
                         }
                         Job::FromUnit => {
-                            let (low, span) = self.unit_scale;
-                            for h in map.cells_mut() {
-                                *h = low + *h * span;
+                            if let Some(unit) = &self.unit_map {
+                                from_unit(unit, self.unit_scale, &mut self.map);
                             }
+                            self.eroding = false;
                             true
                         }
                         Job::Faults => unreachable!("matched above"),
@@ -352,6 +372,11 @@ impl RecipeGrowth {
             left -= did.min(left);
         }
         if map_changed {
+            if self.eroding
+                && let Some(unit) = &self.unit_map
+            {
+                from_unit(unit, self.unit_scale, &mut self.map);
+            }
             self.range = self.map.min_max();
         }
         steps - left
@@ -424,6 +449,13 @@ fn step_job(job: &mut (impl Sliced + ?Sized), map: &mut Heightmap) -> bool {
     job.is_done()
 }
 
+/// `unit`'s heights scaled back from 0..1 by `(low, span)` into `map`.
+fn from_unit(unit: &Heightmap, (low, span): (f32, f32), map: &mut Heightmap) {
+    for (h, u) in map.cells_mut().iter_mut().zip(unit.cells()) {
+        *h = low + *u * span;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,6 +493,62 @@ mod tests {
         assert_eq!(again.steps_done(), growth.steps_done());
     }
     use crate::terrain::recipe::BuiltInName;
+
+    /// Whether `inner` lies within `outer`, give or take `slack`.
+    fn within(inner: (f32, f32), outer: (f32, f32), slack: f32) -> bool {
+        inner.0 >= outer.0 - slack && inner.1 <= outer.1 + slack
+    }
+
+    #[test]
+    fn the_heights_are_the_terrains_own_at_every_step_of_an_erosion() {
+        // Before the change, an erosion showed its 0..1 working scale:
+        // badlands rose to 0.999 mid-growth against 0.088 when done.
+        for name in Recipe::built_in_names().filter_map(BuiltInName::new) {
+            let mut finished = RecipeGrowth::new(name.recipe(), 33, 33, 5).unwrap();
+            finished.run_to_end(|_, _| {});
+            let after = finished.height_range();
+            let mut growth = RecipeGrowth::new(name.recipe(), 33, 33, 5).unwrap();
+            let mut before = growth.height_range();
+            while !growth.is_complete() {
+                if !growth.eroding {
+                    before = growth.height_range();
+                }
+                growth.step(3);
+                if growth.eroding {
+                    let span = (before.1 - before.0).max(after.1 - after.0);
+                    let outer = (before.0.min(after.0), before.1.max(after.1));
+                    let shown = growth.heightmap().min_max();
+                    assert!(
+                        within(shown, outer, 0.05 * span),
+                        "{} at step {}: {shown:?} outside {outer:?}",
+                        name.as_str(),
+                        growth.steps_done()
+                    );
+                }
+            }
+            assert_eq!(growth.heightmap().cells(), finished.heightmap().cells());
+        }
+    }
+
+    #[test]
+    fn weather_pressed_during_an_erosion_goes_on_from_the_terrains_heights() {
+        let recipe = BuiltInName::new("badlands").unwrap().recipe();
+        let mut growth = RecipeGrowth::new(recipe, 33, 33, 5).unwrap();
+        while !growth.eroding {
+            growth.step(1);
+        }
+        growth.step(5);
+        let shown = growth.height_range();
+        growth.weather_now();
+        assert_eq!(growth.height_range(), shown);
+        growth.run_to_end(|_, _| {});
+        let (low, high) = growth.height_range();
+        assert!(
+            within((low, high), shown, 0.05 * (shown.1 - shown.0)),
+            "{:?} after weathering from {shown:?}",
+            (low, high)
+        );
+    }
 
     #[test]
     fn the_kept_height_range_is_the_maps_at_every_step() {
