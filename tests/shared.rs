@@ -41,8 +41,10 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// `holoterrain sim` with tiny images at 30 Hz for `seconds`, writing
-/// into `out` and its stderr into `out`.log.
+/// `holoterrain sim` with tiny images at 30 Hz for `seconds` of its script
+/// (and as long as the script's waits take: docs/simulator.md), writing
+/// into `out` and its stderr into `out`.log, which also tells when a wait
+/// begins to hold (`waiting for 'CONDITION'`).
 fn sim(dir: &Path, name: &str, seconds: u32, script: &str, extra: &[&str]) -> (Child, PathBuf) {
     sim_in(None, dir, name, seconds, script, extra)
 }
@@ -76,6 +78,7 @@ fn sim_in(
         .arg("--out")
         .arg(&out)
         .args(extra)
+        .env("RUST_LOG", "warn,holoterrain::sim::wait=info")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
@@ -83,6 +86,10 @@ fn sim_in(
         .unwrap();
     (child, out)
 }
+
+/// How long a test waits for a line that says a run got where it needed
+/// (a run's own waits give up after 60 s).
+const PATIENCE: Duration = Duration::from_secs(90);
 
 fn stderr_of(dir: &Path, name: &str) -> String {
     fs::read_to_string(dir.join(format!("{name}.log"))).unwrap()
@@ -181,11 +188,13 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
+    // The host makes its commands once the peer is in, and ends once it
+    // has ordered all seven (2.5 s later, for the peer's last checksums).
     let (host, host_out) = sim(
         dir.path(),
         "host",
         6,
-        HOST_SCRIPT,
+        &format!("0 wait peers 1\n{HOST_SCRIPT}3.5 wait ordered 7\n"),
         &[
             "--size",
             "65x65",
@@ -196,12 +205,14 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
             "--unlisted",
         ],
     );
-    // The peer outlasts the host, so it has everything the host did.
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
+    // The peer outlasts the host, so it has everything the host did: it
+    // ends only once it has all seven and the host has left.
     let (peer, peer_out) = sim(
         dir.path(),
         "peer",
-        8,
-        PEER_SCRIPT,
+        5,
+        &format!("{PEER_SCRIPT}3.0 wait ordered 7\n3.0 wait alone\n"),
         &["--join", &format!("{CODE}@127.0.0.1:{port}")],
     );
     finished(host, dir.path(), "host");
@@ -302,11 +313,14 @@ fn a_late_joiner_catches_up_and_ends_level_with_the_host() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
+    // All the host's commands but its undo are made before the joiner
+    // comes: the host then waits for it, and undoes once it is in.
+    let (host_script, undo) = HOST_SCRIPT.split_at(HOST_SCRIPT.find("3.4").unwrap());
     let (host, host_out) = sim(
         dir.path(),
         "host",
         6,
-        HOST_SCRIPT,
+        &format!("{host_script}3.0 wait peers 1\n{undo}"),
         &[
             "--size",
             "65x65",
@@ -317,19 +331,13 @@ fn a_late_joiner_catches_up_and_ends_level_with_the_host() {
             "--unlisted",
         ],
     );
-    wait_for_line(
-        dir.path(),
-        "host",
-        "hosting session",
-        Duration::from_secs(20),
-    );
-    // All the host's commands but its undo are made before the joiner comes.
-    thread::sleep(Duration::from_secs(3));
+    wait_for_line(dir.path(), "host", "waiting for 'peers 1'", PATIENCE);
+    // The joiner ends once it has all four and the host has left.
     let (peer, peer_out) = sim(
         dir.path(),
         "late",
-        6,
-        "",
+        2,
+        "0.5 wait ordered 4\n0.5 wait alone\n",
         &["--join", &format!("{CODE}@127.0.0.1:{port}")],
     );
     finished(host, dir.path(), "host");
@@ -357,12 +365,7 @@ fn a_wrong_code_is_refused_with_one_line_and_changes_nothing() {
             "--unlisted",
         ],
     );
-    wait_for_line(
-        dir.path(),
-        "host",
-        "hosting session",
-        Duration::from_secs(20),
-    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
     let wrong_out = dir.path().join("wrong");
     let wrong = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
         .args(["sim", "--resolution", "32x24", "--frames", "30", "--join"])
@@ -396,11 +399,12 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
+    // The host's air-tap comes once the peer has come and gone.
     let (host, host_out) = sim(
         dir.path(),
         "host",
         4,
-        "2.5 airtap right\n",
+        "0 wait peers 1\n0.1 wait alone\n2.5 airtap right\n",
         &[
             "--size",
             "33x33",
@@ -411,6 +415,7 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
             "--unlisted",
         ],
     );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
     let (mut peer, _) = sim(
         dir.path(),
         "peer",
@@ -418,8 +423,9 @@ fn a_killed_peer_costs_the_host_one_line_and_the_host_runs_on() {
         "",
         &["--join", &format!("{CODE}@127.0.0.1:{port}")],
     );
-    wait_for_line(dir.path(), "peer", "as peer 1", Duration::from_secs(20));
-    thread::sleep(Duration::from_millis(500));
+    wait_for_line(dir.path(), "peer", "as peer 1", PATIENCE);
+    // Killed once the host has it among its peers.
+    wait_for_line(dir.path(), "host", "share: peer 1 joined", PATIENCE);
     peer.kill().unwrap();
     peer.wait().unwrap();
     finished(host, dir.path(), "host");
@@ -440,20 +446,17 @@ fn share_session_on_the_hand_menu_hosts_from_where_the_world_stands() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
     // Alone first: an air-tap and a lifted hill, then the menu's button
-    // hosts; the peer's air-tap and the host's undo come after the join.
+    // hosts; the peer's air-tap and the host's undo come after the join
+    // (the host waits for the air-tap), and the host ends 2 s after its
+    // undo, having heard the peer's checksums.
     let (host, host_out) = sim(
         dir.path(),
         "host",
-        9,
-        "0.5 airtap right\n1.0 lift right 0.5 0.5 0.5 0.05\n1.6 palm left 1.5\n2.2 press share session poke\n7.0 say undo\n",
+        6,
+        "0.5 airtap right\n1.0 lift right 0.5 0.5 0.5 0.05\n1.6 palm left 1.5\n2.2 press share session poke\n3.3 wait peers 1\n3.3 wait ordered 3\n3.8 say undo\n",
         &["--size", "33x33", "--share-port", &port, "--unlisted"],
     );
-    wait_for_line(
-        dir.path(),
-        "host",
-        "hosting session",
-        Duration::from_secs(30),
-    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
     let line = stderr_of(dir.path(), "host");
     let code = line
         .split("hosting session ")
@@ -462,11 +465,12 @@ fn share_session_on_the_hand_menu_hosts_from_where_the_world_stands() {
         .expect("the code on the hosting line")
         .to_owned();
     assert!(ShareCode::parse(&code).is_ok(), "{line}");
+    // The peer ends once it has all four and the host has left.
     let (peer, peer_out) = sim(
         dir.path(),
         "peer",
-        9,
-        "4.0 airtap left\n",
+        3,
+        "1.0 airtap left\n1.5 wait ordered 4\n1.5 wait alone\n",
         &["--join", &format!("{code}@127.0.0.1:{port}")],
     );
     finished(host, dir.path(), "host");
@@ -555,11 +559,13 @@ fn a_peer_whose_link_drops_reaches_the_host_again_and_ends_level_with_it() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
+    // The host undoes once it has the peer's two commands (the second made
+    // while the link is down), and ends 2 s later.
     let (host, host_out) = sim(
         dir.path(),
         "host",
-        9,
-        "0.5 airtap right\n2.0 say next landscape\n6.5 say undo\n",
+        5,
+        "0 wait peers 1\n0.5 airtap right\n2.0 say next landscape\n2.5 wait ordered 4\n3.0 say undo\n",
         &[
             "--size",
             "33x33",
@@ -570,39 +576,25 @@ fn a_peer_whose_link_drops_reaches_the_host_again_and_ends_level_with_it() {
             "--unlisted",
         ],
     );
-    wait_for_line(
-        dir.path(),
-        "host",
-        "hosting session",
-        Duration::from_secs(20),
-    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
     let relay = Relay::start(port);
-    // The peer outlasts the host; its air-tap falls while the link is down.
+    // The peer outlasts the host (it ends once it has all five and the host
+    // has left); its air-tap falls while the link is down.
     let (peer, peer_out) = sim(
         dir.path(),
         "peer",
-        11,
-        "1.0 lift left 0.5 0.5 0.5 0.05\n3.0 airtap left\n",
+        5,
+        "1.0 lift left 0.5 0.5 0.5 0.05\n3.0 airtap left\n3.5 wait ordered 5\n3.5 wait alone\n",
         &["--join", &format!("{CODE}@127.0.0.1:{}", relay.port)],
     );
-    wait_for_line(dir.path(), "peer", "as peer 1", Duration::from_secs(20));
+    wait_for_line(dir.path(), "peer", "as peer 1", PATIENCE);
     thread::sleep(Duration::from_millis(1500));
     relay.cut();
-    wait_for_line(
-        dir.path(),
-        "peer",
-        "lost the link to the host",
-        Duration::from_secs(10),
-    );
+    wait_for_line(dir.path(), "peer", "lost the link to the host", PATIENCE);
     // Down long enough for the first attempts (0.5 s, then 1 s later) to fail.
     thread::sleep(Duration::from_millis(2500));
     relay.open();
-    wait_for_line(
-        dir.path(),
-        "peer",
-        "reached the host again",
-        Duration::from_secs(20),
-    );
+    wait_for_line(dir.path(), "peer", "reached the host again", PATIENCE);
     finished(host, dir.path(), "host");
     finished(peer, dir.path(), "peer");
 
@@ -679,12 +671,13 @@ fn headsets_in_two_rooms_put_the_hologram_on_the_same_spot_of_the_card() {
     }
     let room = |name: &str| dir.path().join(name).display().to_string();
     // Each looks at the card on its table from 1 s on; the peer's wearer
-    // then makes the hologram bigger, which reaches the host too.
+    // then makes the hologram bigger, which reaches the host too. The host
+    // runs 7 s from the peer's coming; the peer ends after the host.
     let (host, host_out) = sim(
         dir.path(),
         "host",
-        6,
-        "1.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3\n",
+        7,
+        "0 wait peers 1\n1.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3\n",
         &[
             "--size",
             "33x33",
@@ -697,11 +690,12 @@ fn headsets_in_two_rooms_put_the_hologram_on_the_same_spot_of_the_card() {
             &room("a.room"),
         ],
     );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
     let (peer, peer_out) = sim(
         dir.path(),
         "peer",
-        8,
-        "1.0 head 1.6 1.55 0.1 1.2 0.72 -1.0\n3.5 say bigger\n",
+        5,
+        "1.0 head 1.6 1.55 0.1 1.2 0.72 -1.0\n3.5 say bigger\n3.6 wait alone\n",
         &[
             "--join",
             &format!("{CODE}@127.0.0.1:{port}"),
@@ -753,27 +747,24 @@ fn a_peer_finds_the_host_by_its_code_alone_on_the_local_network() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
+    // The host makes its commands once the peer is in.
     let (host, host_out) = sim_in(
         Some(&lan.names[0]),
         dir.path(),
         "host",
         6,
-        HOST_SCRIPT,
+        &format!("0 wait peers 1\n{HOST_SCRIPT}"),
         &["--size", "65x65", "--share", CODE],
     );
-    wait_for_line(
-        dir.path(),
-        "host",
-        "hosting session",
-        Duration::from_secs(20),
-    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
     // No address: only the code, found by DNS-SD from the other machine.
+    // It ends once it has the host's four commands and the host has left.
     let (peer, peer_out) = sim_in(
         Some(&lan.names[1]),
         dir.path(),
         "peer",
-        8,
-        "",
+        2,
+        "0.5 wait ordered 4\n0.5 wait alone\n",
         &["--join", CODE],
     );
     finished(host, dir.path(), "host");
@@ -807,28 +798,25 @@ fn a_headset_in_no_session_joins_the_one_whose_card_it_sees() {
         fs::write(dir.path().join(name), room).unwrap();
     }
     let room = |name: &str| dir.path().join(name).display().to_string();
+    // The host ends 2.5 s after it has ordered the peer's air-tap.
     let (host, host_out) = sim_in(
         Some(&lan.names[0]),
         dir.path(),
         "host",
-        10,
-        "0.5 airtap right\n1.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3\n",
+        4,
+        "0.5 airtap right\n1.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3\n1.5 wait peers 1\n1.5 wait ordered 2\n",
         &["--share", CODE, "--room", &room("a.room")],
     );
-    wait_for_line(
-        dir.path(),
-        "host",
-        "hosting session",
-        Duration::from_secs(20),
-    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
     // The other headset runs alone, with no --join, reseeds its own land,
     // then looks at the card on its table; once in, its air-tap is shared.
+    // It ends once it has both commands and the host has left.
     let (peer, peer_out) = sim_in(
         Some(&lan.names[1]),
         dir.path(),
         "peer",
-        12,
-        "0.5 airtap left\n1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n8.0 airtap left\n",
+        5,
+        "0.5 airtap left\n1.5 head 1.6 1.55 0.1 1.2 0.72 -1.0\n2.0 wait joined\n2.5 airtap left\n3.0 wait ordered 2\n3.0 wait alone\n",
         &["--room", &room("b.room")],
     );
     finished(host, dir.path(), "host");

@@ -1687,15 +1687,22 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
         .port();
+    // The host makes its commands once both the wearer's copy of the app
+    // core and the app are in, and ends 2 s after it has ordered the
+    // wearer's second air-tap (for its checksum).
     let host_script = dir.path().join("host.txt");
-    std::fs::write(&host_script, SHARED_HOST_SCRIPT).expect("the host's script");
+    std::fs::write(
+        &host_script,
+        format!("0 wait peers 2\n{SHARED_HOST_SCRIPT}4.5 wait ordered 6\n"),
+    )
+    .expect("the host's script");
     let host_out = dir.path().join("host");
     let host = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
         .args(shared_host_args(
             &host_script,
             &host_out,
             port,
-            450,
+            200,
             &shared_rooms().0,
         ))
         .stdin(Stdio::null())
@@ -1712,7 +1719,8 @@ fn xr_joins_a_simulators_shared_session_and_ends_with_its_terrain() {
     // only), so it aims where the card has put the hologram.
     settings.push(("HOLOTERRAIN_TESTRT_JOIN", join.clone()));
     let report = dir.path().join("xr").join("xr.json");
-    // The joiner outlasts the host (15 s), so it has all the host did.
+    // The joiner (20 s, its air-tap at 7 s) outlasts the host, so it has
+    // all the host did.
     let xr = run_on_runtime(
         &manifest,
         &settings,
@@ -1762,12 +1770,17 @@ fn xr_alone_joins_the_session_whose_card_it_sees_and_ends_with_its_terrain() {
         return;
     };
     let dir = scratch();
+    // The host runs on 2 s after the wearer has joined by its card (20 s).
     let host_script = dir.path().join("host.txt");
-    std::fs::write(&host_script, SHARED_HOST_SCRIPT).expect("the host's script");
+    std::fs::write(
+        &host_script,
+        format!("{SHARED_HOST_SCRIPT}4.5 wait peers 1\n"),
+    )
+    .expect("the host's script");
     let host_out = dir.path().join("host");
     // On the local network the test makes: advertised, on the default port.
     let host_args: Vec<String> =
-        shared_host_args(&host_script, &host_out, 47180, 450, &shared_rooms().0)
+        shared_host_args(&host_script, &host_out, 47180, 200, &shared_rooms().0)
             .into_iter()
             .filter(|arg| arg != "--unlisted")
             .collect();
@@ -1899,8 +1912,9 @@ fn share_session_on_xrs_hand_menu_hosts_and_a_simulator_joins_with_its_code() {
         }
     };
     let sim_out = dir.path().join("sim");
+    // The joiner stands still and ends once the headset has left.
     let still = dir.path().join("still.txt");
-    std::fs::write(&still, "").expect("the joiner's empty script");
+    std::fs::write(&still, "0.5 wait alone\n").expect("the joiner's script");
     let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
         .args([
             "sim",
@@ -1913,7 +1927,7 @@ fn share_session_on_xrs_hand_menu_hosts_and_a_simulator_joins_with_its_code() {
         ])
         .args([
             "--frames",
-            "360",
+            "30",
             "--join",
             &format!("{code}@127.0.0.1:{port}"),
         ])

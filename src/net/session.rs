@@ -304,6 +304,16 @@ impl Host {
         &self.code
     }
 
+    /// The peers connected now (joined, and not left).
+    pub fn peers_connected(&self) -> usize {
+        self.peers.len()
+    }
+
+    /// Terrain commands in the shared order so far.
+    pub fn commands_ordered(&self) -> u64 {
+        self.report.commands_ordered
+    }
+
     /// Before the app's update: peers that joined get the world and the
     /// order so far; peers' commands go to the app; checksums are checked.
     pub fn before_frame(&mut self, app: &mut App) {
@@ -1021,6 +1031,18 @@ impl Peer {
     /// Its number in the session.
     pub fn id(&self) -> u32 {
         self.id
+    }
+
+    /// Why the host is gone, once it is (it ended the session, or the link
+    /// could not be had back): this end then follows nothing.
+    pub fn host_left(&self) -> Option<&str> {
+        self.gone.as_deref()
+    }
+
+    /// Terrain commands of the shared order received and handed to the
+    /// app (which applies them in the same frame).
+    pub fn commands_ordered(&self) -> u64 {
+        self.report.commands_ordered
     }
 
     /// Before the app's update: the host's order goes to the app as steps.

@@ -5,6 +5,7 @@ use thiserror::Error;
 
 use super::room::RoomError;
 use super::script::ScriptError;
+use super::wait::WaitTimedOut;
 use crate::app::AppError;
 use crate::app::driver::Diverged;
 use crate::app::kept::KeptError;
@@ -54,6 +55,14 @@ pub enum SimError {
         path: PathBuf,
         /// The line and what is wrong with it.
         source: LogError,
+    },
+    /// A scripted `wait` was not met in time.
+    #[error("gesture script {path}, line {}: waited {} s for '{}'; {}", .waited.line, super::wait::MAX_WAIT.as_secs(), .waited.condition, .waited.why)]
+    Wait {
+        /// The script's path.
+        path: PathBuf,
+        /// The wait, and why its condition did not hold.
+        waited: WaitTimedOut,
     },
     /// A shared session could not be hosted or joined (`--share`, `--join`).
     #[error("{0}")]

@@ -12,6 +12,8 @@
 //! `DIR/placement.json` after every manipulation and the next run with that
 //! folder starts from it. With `--replay FILE` a command log drives the
 //! frames instead of a gesture script: the same commands on the same frames.
+//! The simulated user acts on the script's clock, which is the display's
+//! until a scripted `wait` holds it for another headset ([`wait`]).
 pub mod capture;
 mod error;
 pub mod markers;
@@ -20,17 +22,21 @@ pub mod room;
 pub mod script;
 pub mod share;
 pub mod user;
+pub mod wait;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::app::driver::{self, FrameDriver, WorldArgs};
 use crate::app::kept::{self, KeptIn, KeptPlacement};
 use crate::app::log::{CommandLog, LogError, LogStart};
 use crate::app::recorder::RunRecorder;
-use crate::app::{AppEvent, FrameInput, Kept, Surface};
-use crate::render::backend::{Backend, OffscreenOptions, StereoImage};
+use crate::app::{AppEvent, FrameInput, FrameOutput, Kept, Surface};
+use crate::input::Pose;
+use crate::net::Session;
+use crate::render::backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer};
 use crate::render::offscreen;
 use crate::render::scene::Display;
 use crate::render::scene::FrameScene;
@@ -43,6 +49,7 @@ pub use output::SimReport;
 use room::Room;
 use script::{Action, Script};
 use user::SimulatedUser;
+use wait::{ScriptClock, Standing};
 
 /// Largest heightmap side the simulator accepts.
 pub const MAX_MAP_SIDE: usize = 8193;
@@ -57,7 +64,7 @@ pub const MAX_FRAMES: u64 = 1_000_000;
 /// one air-tap reseed half way, more growth) into `sim-out/`.
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct SimArgs {
-    /// Frames to simulate.
+    /// Frames to simulate (and as many more as the script's waits take).
     #[arg(long, default_value_t = 360)]
     pub frames: u64,
     /// Virtual display rate, Hz.
@@ -313,12 +320,16 @@ pub fn stalls(script: &Script) -> Vec<(i64, i64)> {
         .collect()
 }
 
-/// Whether `frame` is written as a PNG (and into the APNG).
-fn is_snapshot(frame: u64, args: &SimArgs) -> bool {
-    frame.is_multiple_of(args.every) || frame + 1 == args.frames
+/// Whether `frame` is written as a PNG (and into the APNG): every
+/// `every`th, and the last of a run of `frames` (none while a wait holds).
+fn is_snapshot(frame: u64, every: u64, frames: Option<u64>) -> bool {
+    frame.is_multiple_of(every) || frames == Some(frame + 1)
 }
 
-/// Loads the script named by `--script`, or the demo's single air-tap at half time.
+/// Loads the script named by `--script`, or the demo's single air-tap at
+/// half time. With `--apng`, a script that waits is refused: the APNG
+/// says how many frames it has before the first, and a wait lengthens the
+/// run by as many frames as it takes.
 fn load_script(args: &SimArgs) -> Result<Script, SimError> {
     let Some(path) = &args.script else {
         return Ok(Script::single_air_tap(args.frames as f64 / args.rate / 2.0));
@@ -327,10 +338,23 @@ fn load_script(args: &SimArgs) -> Result<Script, SimError> {
         path: path.clone(),
         source,
     })?;
-    Script::parse(&text).map_err(|source| SimError::Script {
+    let script = Script::parse(&text).map_err(|source| SimError::Script {
         path: path.clone(),
         source,
-    })
+    })?;
+    if args.apng
+        && let Some(wait) = script.first_wait()
+    {
+        return Err(SimError::invalid(
+            "apng",
+            format!(
+                "{} waits (line {}), so the run's frames are counted only at its end; leave out --apng",
+                path.display(),
+                wait.line
+            ),
+        ));
+    }
+    Ok(script)
 }
 
 /// Reads the command log named by `--replay`, when it is given.
@@ -427,66 +451,62 @@ fn save(args: &SimArgs, recorder: &RunRecorder, image: &StereoImage) {
     }
 }
 
-/// Runs the simulator; writes the images and, on success only, report.json.
-pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
-    validate(args)?;
-    let replay = load_replay(args)?;
-    let script = match replay {
-        // A replay's commands are the log's: the user only looks on.
-        Some(_) => Script::default(),
-        None => load_script(args)?,
-    };
-    let room = load_room(args)?;
+/// The app's frame driver, the world the run starts from and the shared
+/// session it starts in: the host's world (`--join`), the command log's
+/// (`--replay`), or the flags' (hosted with `--share`).
+fn start_world(
+    args: &SimArgs,
+    replay: Option<&CommandLog>,
+    script: &Script,
+) -> Result<(FrameDriver, LogStart, Option<Session>), SimError> {
     let share_code = share::share_code(args)?;
     // A joiner grows the host's world: it must be there before anything else.
-    let joined = share::join(args)?;
-
-    let (mut driver, start, mut session) = match (&replay, joined) {
-        (_, Some((session, start))) => {
-            let mut app = driver::app_for(&start)?;
-            app.share(session.role());
-            app.co_locate_by(&session.code());
-            (FrameDriver::new(app), start, Some(session))
-        }
-        (Some(log), None) => (FrameDriver::replaying(log)?, log.start.clone(), None),
-        (None, None) => {
-            let start = LogStart {
-                // A shared run's clock is the wall's: no scripted stalls.
-                stalls: match share_code {
-                    Some(_) => Vec::new(),
-                    None => stalls(&script),
-                },
-                ..args.world.log_start("demo")?
-            };
-            let mut driver = FrameDriver::new(driver::app_for(&start)?);
-            let session = match share_code {
-                Some(code) => {
-                    let session = share::host(args, code, &start)?;
-                    driver.app_mut().share(session.role());
-                    driver.app_mut().co_locate_by(&session.code());
-                    Some(session)
-                }
-                None => None,
-            };
-            (driver, start, session)
-        }
+    if let Some((session, start)) = share::join(args)? {
+        let mut app = driver::app_for(&start)?;
+        app.share(session.role());
+        app.co_locate_by(&session.code());
+        return Ok((FrameDriver::new(app), start, Some(session)));
+    }
+    if let Some(log) = replay {
+        return Ok((FrameDriver::replaying(log)?, log.start.clone(), None));
+    }
+    let start = LogStart {
+        // A shared run's clock is the wall's: no scripted stalls.
+        stalls: match share_code {
+            Some(_) => Vec::new(),
+            None => stalls(script),
+        },
+        ..args.world.log_start("demo")?
     };
-    // Other headsets live in real time: a shared run's clock is the wall's.
-    let mut wall_clock = session.as_ref().map(|_| share::WallClock::start(args.rate));
-    // Alone, a session's printed card in view joins that session.
-    let mut card_join = crate::net::card_join::CardJoin::default();
-    let grid = (start.width, start.height);
-    driver.set_display(args.blend);
+    let mut driver = FrameDriver::new(driver::app_for(&start)?);
+    let session = match share_code {
+        Some(code) => {
+            let session = share::host(args, code, &start)?;
+            driver.app_mut().share(session.role());
+            driver.app_mut().co_locate_by(&session.code());
+            Some(session)
+        }
+        None => None,
+    };
+    Ok((driver, start, session))
+}
+
+/// The renderers a run draws with: the eyes', and with `--capture` the
+/// observer camera's, which has its own images (both "eyes" are its one
+/// view).
+type Renderers = (Box<dyn StereoRenderer>, Option<Box<dyn StereoRenderer>>);
+
+/// Opens the [`Renderers`] for a map of `grid` samples.
+fn open_renderers(args: &SimArgs, grid: (usize, usize)) -> Result<Renderers, SimError> {
     let options = OffscreenOptions {
         eye_width: args.resolution.width,
         eye_height: args.resolution.height,
-        grid_width: start.width as u32,
-        grid_height: start.height as u32,
+        grid_width: grid.0 as u32,
+        grid_height: grid.1 as u32,
         validation: args.validation,
     };
-    let mut renderer = offscreen::open(args.renderer, options)?;
-    // The capture camera has its own images: both "eyes" are its one view.
-    let mut capture_renderer = if args.capture {
+    let renderer = offscreen::open(args.renderer, options)?;
+    let capture_renderer = if args.capture {
         Some(offscreen::open(
             args.renderer,
             OffscreenOptions {
@@ -498,6 +518,90 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     } else {
         None
     };
+    Ok((renderer, capture_renderer))
+}
+
+/// `growth.png`'s writer, with `--apng`.
+fn open_apng(args: &SimArgs) -> Result<Option<ApngWriter>, SimError> {
+    if !args.apng {
+        return Ok(None);
+    }
+    let snapshots = (0..args.frames)
+        .filter(|&frame| is_snapshot(frame, args.every, Some(args.frames)))
+        .count();
+    let delay = (
+        args.every.min(u16::MAX as u64) as u16,
+        args.rate.round() as u16,
+    );
+    ApngWriter::create(
+        &args.out,
+        args.resolution.width * 2,
+        args.resolution.height,
+        u32::try_from(snapshots).unwrap_or(u32::MAX),
+        delay,
+    )
+    .map(Some)
+}
+
+/// Writes `frame`, just drawn, as frame-NNNNN.png (and into the APNG),
+/// and with `--capture` the observer camera's picture from `head` beside it.
+fn write_snapshot(
+    args: &SimArgs,
+    frame: u64,
+    (renderer, capture_renderer): &mut Renderers,
+    apng: Option<&mut ApngWriter>,
+    (driver, output): (&FrameDriver, &FrameOutput),
+    head: Option<Pose>,
+) -> Result<(), SimError> {
+    let image = renderer.read_back()?;
+    let rgb = output::side_by_side_rgb(&image);
+    let name = output::frame_file_name(frame);
+    let png = output::encode_png(image.width * 2, image.height, &rgb, &args.out.join(&name))?;
+    output::write_atomically(&args.out, &name, &png)?;
+    if let Some(apng) = apng {
+        apng.add_frame(&rgb)?;
+    }
+    let (Some(capture_renderer), Some(head)) = (capture_renderer.as_mut(), head) else {
+        return Ok(());
+    };
+    let camera = capture::observer_view(&head, args.capture_size.width, args.capture_size.height)
+        .render_view();
+    if let Some(scene) = driver.scene_with_every_height(output) {
+        capture_renderer.render(&FrameScene {
+            views: [camera; 2],
+            ..scene
+        })?;
+        let image = capture_renderer.read_back()?;
+        let name = capture::capture_file_name(frame);
+        let png = capture::encode_rgba_png(
+            image.width,
+            image.height,
+            &image.left,
+            &args.out.join(&name),
+        )?;
+        output::write_atomically(&args.out, &name, &png)?;
+    }
+    Ok(())
+}
+
+/// Runs the simulator; writes the images and, on success only, report.json.
+pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
+    validate(args)?;
+    let replay = load_replay(args)?;
+    let script = match replay {
+        // A replay's commands are the log's: the user only looks on.
+        Some(_) => Script::default(),
+        None => load_script(args)?,
+    };
+    let room = load_room(args)?;
+    let (mut driver, start, mut session) = start_world(args, replay.as_ref(), &script)?;
+    // Other headsets live in real time: a shared run's clock is the wall's.
+    let mut wall_clock = session.as_ref().map(|_| share::WallClock::start(args.rate));
+    // Alone, a session's printed card in view joins that session.
+    let mut card_join = crate::net::card_join::CardJoin::default();
+    let grid = (start.width, start.height);
+    driver.set_display(args.blend);
+    let mut renderers = open_renderers(args, grid)?;
     // Bad input and a missing driver are found above, before the output
     // folder is touched; from here the last run's outputs are cleared so that
     // a run failing half way cannot leave an old report.json beside new frames.
@@ -511,47 +615,49 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         (!room.surfaces.is_empty()).then(|| room.app_surfaces().into());
     let mut user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
     let mut sightings = markers::Sightings::new(&room.markers);
-    let mut apng = if args.apng {
-        let snapshots = (0..args.frames)
-            .filter(|&frame| is_snapshot(frame, args))
-            .count();
-        let delay = (
-            args.every.min(u16::MAX as u64) as u16,
-            args.rate.round() as u16,
-        );
-        Some(ApngWriter::create(
-            &args.out,
-            args.resolution.width * 2,
-            args.resolution.height,
-            u32::try_from(snapshots).unwrap_or(u32::MAX),
-            delay,
-        )?)
-    } else {
-        None
-    };
+    let mut apng = open_apng(args)?;
 
     let mut sound = args.sound.then(Recording::default);
     let mut clock = DisplayClock::with_stalls(&start.stalls, args.rate);
+    // The user acts on the script's clock, which a `wait` holds.
+    let mut script_clock = ScriptClock::new(&script);
     let mut recorder = RunRecorder::new(start, args.frames as usize);
     let mut previous_ns = None;
-    for frame in 0..args.frames {
+    for frame in 0.. {
+        // The scripted frames and those its waits took (none known while one holds).
+        let frames = script_clock.frames_in_run(args.frames);
+        if frames.is_some_and(|frames| frame >= frames) {
+            break;
+        }
         let time_ns = match &wall_clock {
-            Some(wall) => match wall.frame_time_ns(frame, frame + 1 == args.frames) {
+            Some(wall) => match wall.frame_time_ns(frame, frames == Some(frame + 1)) {
                 Some(time_ns) => time_ns,
                 None => continue,
             },
-            None => clock.frame_time_ns(frame),
+            None => {
+                script_clock.pace(frame, args.rate);
+                clock.frame_time_ns(frame)
+            }
         };
         if let Some(session) = session.as_mut() {
             session.before_frame(driver.app_mut());
         }
+        let script_ns = script_clock
+            .at(frame, time_ns, Instant::now(), |until| {
+                wait::unmet(until, Standing::of(session.as_ref()))
+            })
+            .map_err(|waited| SimError::Wait {
+                path: args.script.clone().unwrap_or_default(),
+                waited,
+            })?;
         let app = driver.app();
         user.see_buttons(app.buttons());
         let mut input = FrameInput {
-            voice: user.heard(previous_ns, time_ns),
+            display_time_ns: time_ns,
+            voice: user.heard(previous_ns, script_ns),
             surfaces: surfaces.clone(),
             kept,
-            ..user.frame_input(time_ns, app.placement(), app.heightmap())
+            ..user.frame_input(script_ns, app.placement(), app.heightmap())
         };
         input.markers = Some(sightings.look(&input));
         if session.is_none()
@@ -560,7 +666,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         {
             eprintln!("share: {line}");
         }
-        previous_ns = Some(time_ns);
+        previous_ns = Some(script_ns);
         let output = driver.update(&input, &mut recorder)?;
         if let Some(sound) = sound.as_mut() {
             for event in &output.events {
@@ -586,59 +692,60 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
                 wall_clock = Some(share::WallClock::after(args.rate, frame, time_ns));
             }
         }
-        for placement in output.placements_to_keep() {
-            if let Some(path) = placement_file(args) {
-                kept::save(&path, &KeptPlacement::of(placement, KeptIn::SimulatorRoom))
-                    .map_err(SimError::State)?;
-            }
-        }
+        keep_placements(args, &output)?;
         // The simulated head is located from the first frame, so this only
         // skips frames if a platform change ever left the hologram unplaced.
-        let Some(render_ms) = driver.draw(&output, |scene| renderer.render(scene))? else {
+        let Some(render_ms) = driver.draw(&output, |scene| renderers.0.render(scene))? else {
             continue;
         };
         recorder.drawn(render_ms);
         if output.events.contains(&AppEvent::SaveAsked) {
-            let image = renderer.read_back()?;
+            let image = renderers.0.read_back()?;
             save(args, &recorder, &image);
         }
-
-        if is_snapshot(frame, args) {
-            let image = renderer.read_back()?;
-            let rgb = output::side_by_side_rgb(&image);
-            let name = output::frame_file_name(frame);
-            let png =
-                output::encode_png(image.width * 2, image.height, &rgb, &args.out.join(&name))?;
-            output::write_atomically(&args.out, &name, &png)?;
-            if let Some(apng) = apng.as_mut() {
-                apng.add_frame(&rgb)?;
-            }
-            if let (Some(capture_renderer), Some(head)) = (capture_renderer.as_mut(), input.head) {
-                let camera = capture::observer_view(
-                    &head,
-                    args.capture_size.width,
-                    args.capture_size.height,
-                )
-                .render_view();
-                if let Some(scene) = driver.scene_with_every_height(&output) {
-                    capture_renderer.render(&FrameScene {
-                        views: [camera; 2],
-                        ..scene
-                    })?;
-                    let image = capture_renderer.read_back()?;
-                    let name = capture::capture_file_name(frame);
-                    let png = capture::encode_rgba_png(
-                        image.width,
-                        image.height,
-                        &image.left,
-                        &args.out.join(&name),
-                    )?;
-                    output::write_atomically(&args.out, &name, &png)?;
-                }
-            }
+        if is_snapshot(frame, args.every, script_clock.frames_in_run(args.frames)) {
+            let drawn = (&driver, &output);
+            write_snapshot(
+                args,
+                frame,
+                &mut renderers,
+                apng.as_mut(),
+                drawn,
+                input.head,
+            )?;
         }
     }
-    // Dropped before counting, so messages of the teardown count too.
+    let validation_messages = close(renderers, apng)?;
+    // The virtual display ran from frame 0 to the end of the last frame.
+    let frames = script_clock
+        .frames_in_run(args.frames)
+        .unwrap_or(args.frames);
+    let seconds = frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
+    let ended = Ended {
+        seconds,
+        sound,
+        session,
+        validation_messages,
+    };
+    finish(args, &mut driver, recorder, ended)
+}
+
+/// With `--state`, keeps the placements `output` settled.
+fn keep_placements(args: &SimArgs, output: &FrameOutput) -> Result<(), SimError> {
+    for placement in output.placements_to_keep() {
+        if let Some(path) = placement_file(args) {
+            kept::save(&path, &KeptPlacement::of(placement, KeptIn::SimulatorRoom))
+                .map_err(SimError::State)?;
+        }
+    }
+    Ok(())
+}
+
+/// Drops the renderers and finishes the APNG; the validation messages
+/// (with `--validation`), counted once the renderers are dropped, so that
+/// messages of the teardown count too.
+fn close(renderers: Renderers, apng: Option<ApngWriter>) -> Result<Option<u64>, SimError> {
+    let (renderer, capture_renderer) = renderers;
     let validation = renderer.validation_counter();
     let capture_validation = capture_renderer
         .as_ref()
@@ -648,7 +755,30 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     if let Some(apng) = apng {
         apng.finish()?;
     }
+    Ok(validation
+        .map(|counter| counter.count() + capture_validation.map_or(0, |capture| capture.count())))
+}
 
+/// How a run's frames ended, for [`finish`].
+struct Ended {
+    /// How long the virtual display ran.
+    seconds: f64,
+    /// The clicks heard, with `--sound`.
+    sound: Option<Recording>,
+    /// The shared session it ended in.
+    session: Option<Session>,
+    /// Validation messages, with `--validation`.
+    validation_messages: Option<u64>,
+}
+
+/// Writes what a run ends with: the terrain, clicks.wav, the command log
+/// and report.json (with the session and who took part, when shared).
+fn finish(
+    args: &SimArgs,
+    driver: &mut FrameDriver,
+    recorder: RunRecorder,
+    ended: Ended,
+) -> Result<SimReport, SimError> {
     // The terrain it ends with, as `generate` writes the same map (an
     // edit still easing in counts whole, as its command applied).
     let heights = driver.settled_app().heightmap();
@@ -661,12 +791,10 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             .map_err(|error| SimError::output(&path, std::io::Error::other(error)))?;
         output::write_atomically(&args.out, name, &bytes)?;
     }
-    // The virtual display ran from frame 0 to the end of the last frame.
-    let seconds = args.frames as f64 / args.rate + clock.stalled_ns as f64 * 1e-9;
-    if let Some(sound) = sound {
-        output::write_atomically(&args.out, output::SOUND_FILE, &sound.finish(seconds))?;
+    if let Some(sound) = ended.sound {
+        output::write_atomically(&args.out, output::SOUND_FILE, &sound.finish(ended.seconds))?;
     }
-    let shared = session.map(|mut session| {
+    let shared = ended.session.map(|mut session| {
         share::print_notes(&mut session);
         session.finish()
     });
@@ -676,10 +804,8 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
         recorder.command_log().to_jsonl().as_bytes(),
     )?;
     let report = SimReport {
-        validation_messages: validation.map(|counter| {
-            counter.count() + capture_validation.map_or(0, |capture| capture.count())
-        }),
-        ..recorder.finish(driver.app(), seconds)
+        validation_messages: ended.validation_messages,
+        ..recorder.finish(driver.app(), ended.seconds)
     };
     let json = match shared {
         Some((share, peers)) => serde_json::to_vec_pretty(&share::SharedSimReport {

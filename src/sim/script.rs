@@ -19,6 +19,7 @@
 //! 5.0 palm left 2.0           # left palm up to the face, looked at, for 2 s (the hand menu)
 //! 5.5 press landscapes poke   # the index tip pushes the button "Landscapes" in and out
 //! 6.0 press islands ray right # the right hand's ray on "islands", with a pinch
+//! 7.0 wait peers 1            # the script's clock holds until a peer has joined
 //! ```
 //! Times are seconds of simulated time from the first frame. `disconnect`
 //! is for the test runtime's remoting emulation (tests/testrt, docs/testrt.md);
@@ -27,7 +28,10 @@
 //! simulator and by the test runtime's emulated speech recognition; words
 //! that are no command of the app's (`app::voice`) do nothing. A `press`
 //! of a label not on show at its time does nothing; one the app never
-//! shows is an error.
+//! shows is an error. A `wait` holds the script's clock until its
+//! [`Condition`] holds (the frame loop plays it: `super::wait`); a `stall`
+//! after a `wait` is an error, as it would never happen (a wait is met only
+//! in a shared session, whose clock is the wall's).
 use std::fmt;
 
 use glam::Vec3;
@@ -35,6 +39,7 @@ use thiserror::Error;
 
 use crate::app::controls::{every_label, says};
 use crate::input::Hand;
+use crate::net::session::MAX_PEERS;
 
 /// Latest time a script may use, so a typo cannot schedule an event in the year 3000.
 pub const MAX_TIME_S: f64 = 86_400.0;
@@ -51,6 +56,9 @@ pub const MAX_LIFT_M: f32 = 1.0;
 pub const MAX_TURN_DEG: f32 = 720.0;
 /// Largest factor by which a `twohand` may spread (or, inverted, close) the hands.
 pub const MAX_SPREAD: f32 = 100.0;
+
+/// The most terrain commands a `wait ordered N` may wait for.
+pub const MAX_ORDERED: u64 = 1_000_000;
 
 /// The largest `XrRemotingDisconnectReasonMSFT` value a `disconnect` event
 /// may give (handshake permission denied, the last one Microsoft's
@@ -183,6 +191,42 @@ pub enum Action {
         /// Which hand, when the script says.
         hand: Option<Hand>,
     },
+    /// The script's clock holds here until `until` holds (the simulator's
+    /// frame loop plays it; every later event comes that much later).
+    Wait {
+        /// What it waits for.
+        until: Condition,
+    },
+}
+
+/// What a scripted `wait` waits for: the run's standing in a shared session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Condition {
+    /// The run is a peer of a session (by `--join` or by a card) whose host
+    /// has not left it.
+    Joined,
+    /// The run hosts a session and at least this many peers are connected.
+    Peers(usize),
+    /// Nobody else is in the run's session now: it hosts and no peer is
+    /// connected, or it joined and the host has left.
+    Alone,
+    /// The session's shared order, as this run has taken it in, holds at
+    /// least this many terrain commands (the host: those it ordered,
+    /// including a session's first made alone before "Share session"; a
+    /// peer: those it received and applied).
+    Ordered(u64),
+}
+
+impl fmt::Display for Condition {
+    /// As the script spells it: `joined`, `peers 2`, `alone`, `ordered 7`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Condition::Joined => write!(f, "joined"),
+            Condition::Peers(n) => write!(f, "peers {n}"),
+            Condition::Alone => write!(f, "alone"),
+            Condition::Ordered(n) => write!(f, "ordered {n}"),
+        }
+    }
 }
 
 /// How a scripted `press` is made.
@@ -224,7 +268,7 @@ pub struct ScriptError {
     pub expected: &'static str,
 }
 
-const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|trace|lift|twohand|grab|head|stall|disconnect|say|palm|press ...`, e.g. `1.0 airtap right`";
+const ANY_EVENT: &str = "`TIME airtap|tap|select|hold|trace|lift|twohand|grab|head|stall|disconnect|say|palm|press|wait ...`, e.g. `1.0 airtap right`";
 const TRACE: &str = "`TIME trace left|right SECONDS U0 V0 U1 V1 [U V ...]` (SECONDS in 0..60, at least two points, each U and V in 0..1)";
 const LIFT: &str = "`TIME lift left|right SECONDS U V DH` (SECONDS in 0..60, U and V in 0..1, DH metres within ±1)";
 const AIRTAP: &str = "`TIME airtap left|right [away]`";
@@ -238,6 +282,7 @@ const STALL: &str = "`TIME stall SECONDS` with SECONDS above 0";
 const DISCONNECT: &str = "`TIME disconnect REASON [REFUSALS]` with REASON a remoting disconnect reason code, 0 to 28, and REFUSALS how many attempts to reconnect the player refuses (default 0)";
 const SAY: &str = "`TIME say WORDS`, e.g. `5.0 say new terrain`";
 const PALM: &str = "`TIME palm left|right SECONDS` (SECONDS in 0..60)";
+const WAIT: &str = "`TIME wait joined|alone|peers N|ordered N` (peers: 1 to 7; ordered: terrain commands, 1 or more)";
 const PRESS: &str = "`TIME press LABEL [poke|ray] [left|right]` with LABEL a button's label, e.g. `4.0 press pause growth poke`";
 
 impl Script {
@@ -253,7 +298,31 @@ impl Script {
             events.push(parse_event(index + 1, &words)?);
         }
         events.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
-        Ok(Script { events })
+        let script = Script { events };
+        if let Some(wait) = script.first_wait()
+            && let Some(stall) = script
+                .events
+                .iter()
+                .skip_while(|e| e.line != wait.line)
+                .find(|e| matches!(e.action, Action::Stall { .. }))
+        {
+            return Err(error(
+                stall.line,
+                format!(
+                    "a stall after the wait on line {} would never happen: a wait is met only in a shared session, whose clock is the wall's",
+                    wait.line
+                ),
+                STALL,
+            ));
+        }
+        Ok(script)
+    }
+
+    /// The first `wait` in time order, if the script has one.
+    pub fn first_wait(&self) -> Option<&ScriptEvent> {
+        self.events
+            .iter()
+            .find(|event| matches!(event.action, Action::Wait { .. }))
     }
 
     /// A script with one air-tap of the right hand at `time_s`.
@@ -300,327 +369,403 @@ fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, ScriptError> 
     };
     let args = &words[2..];
     let action = match kind {
-        "airtap" => match args {
-            [hand] => Action::AirTap {
-                hand: parse_hand(line, hand, AIRTAP)?,
-                away: false,
-            },
-            [hand, "away"] => Action::AirTap {
-                hand: parse_hand(line, hand, AIRTAP)?,
-                away: true,
-            },
-            _ => {
-                return Err(error(
-                    line,
-                    format!(
-                        "airtap takes a hand and an optional `away`, got `{}`",
-                        args.join(" ")
-                    ),
-                    AIRTAP,
-                ));
-            }
-        },
-        "tap" => match args {
-            [hand, u, v] => Action::Tap {
-                hand: parse_hand(line, hand, TAP)?,
-                u: parse_unit(line, u, TAP)?,
-                v: parse_unit(line, v, TAP)?,
-            },
-            _ => {
-                return Err(error(
-                    line,
-                    format!(
-                        "tap takes a hand and two coordinates, got `{}`",
-                        args.join(" ")
-                    ),
-                    TAP,
-                ));
-            }
-        },
-        "select" => match args {
-            [hand] => Action::Select {
-                hand: parse_hand(line, hand, SELECT)?,
-            },
-            _ => {
-                return Err(error(
-                    line,
-                    format!("select takes one hand, got `{}`", args.join(" ")),
-                    SELECT,
-                ));
-            }
-        },
-        "hold" | "grab" => {
-            let expected = if kind == "hold" { HOLD } else { GRAB };
-            let [hand, seconds, dx, dy, dz] = args else {
-                return Err(error(
-                    line,
-                    format!(
-                        "{kind} takes a hand, a duration and 3 distances, got `{}`",
-                        args.join(" ")
-                    ),
-                    expected,
-                ));
-            };
-            let hand = parse_hand(line, hand, expected)?;
-            let seconds = parse_duration(line, seconds, expected)?;
-            let delta = Vec3::new(
-                parse_metres(line, dx, expected)?,
-                parse_metres(line, dy, expected)?,
-                parse_metres(line, dz, expected)?,
-            );
-            if kind == "hold" {
-                Action::Hold {
-                    hand,
-                    seconds,
-                    delta,
-                }
-            } else {
-                Action::Grab {
-                    hand,
-                    seconds,
-                    delta,
-                }
-            }
-        }
-        "trace" => {
-            let [hand, seconds, coordinates @ ..] = args else {
-                return Err(error(
-                    line,
-                    format!(
-                        "trace takes a hand, a duration and points, got `{}`",
-                        args.join(" ")
-                    ),
-                    TRACE,
-                ));
-            };
-            if coordinates.len() < 4 || coordinates.len() % 2 != 0 {
-                return Err(error(
-                    line,
-                    format!(
-                        "trace needs at least two points as U V pairs, got {} numbers",
-                        coordinates.len()
-                    ),
-                    TRACE,
-                ));
-            }
-            if coordinates.len() / 2 > MAX_TRACE_POINTS {
-                return Err(error(
-                    line,
-                    format!("trace takes at most {MAX_TRACE_POINTS} points"),
-                    TRACE,
-                ));
-            }
-            let mut points = Vec::with_capacity(coordinates.len() / 2);
-            for pair in coordinates.chunks(2) {
-                points.push([
-                    parse_unit(line, pair[0], TRACE)?,
-                    parse_unit(line, pair[1], TRACE)?,
-                ]);
-            }
-            Action::Trace {
-                hand: parse_hand(line, hand, TRACE)?,
-                seconds: parse_duration(line, seconds, TRACE)?,
-                points,
-            }
-        }
-        "lift" => {
-            let [hand, seconds, u, v, dh] = args else {
-                return Err(error(
-                    line,
-                    format!(
-                        "lift takes a hand, a duration, a point and a height, got `{}`",
-                        args.join(" ")
-                    ),
-                    LIFT,
-                ));
-            };
-            Action::Lift {
-                hand: parse_hand(line, hand, LIFT)?,
-                seconds: parse_duration(line, seconds, LIFT)?,
-                u: parse_unit(line, u, LIFT)?,
-                v: parse_unit(line, v, LIFT)?,
-                dh: parse_number(line, dh, LIFT, "a height in metres", |dh| {
-                    dh.abs() <= MAX_LIFT_M
-                })?,
-            }
-        }
-        "twohand" => {
-            let [seconds, degrees, scale] = args else {
-                return Err(error(
-                    line,
-                    format!(
-                        "twohand takes a duration, an angle and a factor, got `{}`",
-                        args.join(" ")
-                    ),
-                    TWOHAND,
-                ));
-            };
-            Action::TwoHand {
-                seconds: parse_duration(line, seconds, TWOHAND)?,
-                degrees: parse_number(line, degrees, TWOHAND, "an angle in degrees", |d| {
-                    d.abs() <= MAX_TURN_DEG
-                })?,
-                scale: parse_number(line, scale, TWOHAND, "a spread factor", |k| {
-                    (1.0 / MAX_SPREAD..=MAX_SPREAD).contains(&k)
-                })?,
-            }
-        }
-        "head" => {
-            if args.len() != 6 {
-                return Err(error(
-                    line,
-                    format!("head takes 6 numbers, got {}", args.len()),
-                    HEAD,
-                ));
-            }
-            let mut numbers = [0.0f32; 6];
-            for (number, word) in numbers.iter_mut().zip(args) {
-                *number = word
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|value| value.is_finite() && value.abs() <= 1000.0)
-                    .ok_or_else(|| {
-                        error(
-                            line,
-                            format!("`{word}` is not a coordinate in metres"),
-                            HEAD,
-                        )
-                    })?;
-            }
-            let position = Vec3::new(numbers[0], numbers[1], numbers[2]);
-            let look_at = Vec3::new(numbers[3], numbers[4], numbers[5]);
-            if position.distance(look_at) < 1e-3 {
-                return Err(error(
-                    line,
-                    "the head cannot look at its own position",
-                    HEAD,
-                ));
-            }
-            Action::Head { position, look_at }
-        }
-        "stall" => match args {
-            [seconds] => Action::Stall {
-                seconds: seconds
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|value| *value > 0.0 && *value <= MAX_TIME_S)
-                    .ok_or_else(|| {
-                        error(
-                            line,
-                            format!("`{seconds}` is not a duration in 0..{MAX_TIME_S} s"),
-                            STALL,
-                        )
-                    })?,
-            },
-            _ => {
-                return Err(error(
-                    line,
-                    format!("stall takes one duration, got `{}`", args.join(" ")),
-                    STALL,
-                ));
-            }
-        },
-        "disconnect" => match args {
-            [reason] | [reason, _] => Action::Disconnect {
-                reason: reason
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|reason| *reason <= MAX_DISCONNECT_REASON)
-                    .ok_or_else(|| {
-                        error(
-                            line,
-                            format!("`{reason}` is not a disconnect reason code"),
-                            DISCONNECT,
-                        )
-                    })?,
-                refusals: match args.get(1) {
-                    None => 0,
-                    Some(refusals) => refusals.parse::<u32>().map_err(|_| {
-                        error(
-                            line,
-                            format!("`{refusals}` is not a number of refused attempts"),
-                            DISCONNECT,
-                        )
-                    })?,
-                },
-            },
-            _ => {
-                return Err(error(
-                    line,
-                    format!(
-                        "disconnect takes a reason code and an optional number of refusals, got `{}`",
-                        args.join(" ")
-                    ),
-                    DISCONNECT,
-                ));
-            }
-        },
-        "say" => {
-            if args.is_empty() {
-                return Err(error(line, "say needs the words said", SAY));
-            }
-            Action::Say {
-                words: args.join(" ").to_lowercase(),
-            }
-        }
-        "palm" => {
-            let [hand, seconds] = args else {
-                return Err(error(
-                    line,
-                    format!("palm takes a hand and a duration, got `{}`", args.join(" ")),
-                    PALM,
-                ));
-            };
-            Action::Palm {
-                hand: parse_hand(line, hand, PALM)?,
-                seconds: parse_duration(line, seconds, PALM)?,
-            }
-        }
-        "press" => {
-            let mut words = args;
-            let hand = match words.last() {
-                Some(&"left") => Some(Hand::Left),
-                Some(&"right") => Some(Hand::Right),
-                _ => None,
-            };
-            if hand.is_some() {
-                words = &words[..words.len() - 1];
-            }
-            let with = match words.last() {
-                Some(&"poke") => Some(PressWith::Poke),
-                Some(&"ray") => Some(PressWith::Ray),
-                _ => None,
-            };
-            if with.is_some() {
-                words = &words[..words.len() - 1];
-            }
-            if words.is_empty() {
-                return Err(error(line, "press needs a button's label", PRESS));
-            }
-            let said = words.join(" ");
-            let Some(label) = every_label().into_iter().find(|label| says(&said, label)) else {
-                return Err(error(
-                    line,
-                    format!(
-                        "no button says `{said}` (they say: {})",
-                        every_label().join(", ")
-                    ),
-                    PRESS,
-                ));
-            };
-            Action::Press {
-                label,
-                with: with.unwrap_or(PressWith::Poke),
-                hand,
-            }
-        }
-        other => return Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),
-    };
+        "airtap" => parse_airtap(line, args),
+        "tap" => parse_tap(line, args),
+        "select" => parse_select(line, args),
+        "hold" | "grab" => parse_hold_or_grab(line, kind, args),
+        "trace" => parse_trace(line, args),
+        "lift" => parse_lift(line, args),
+        "twohand" => parse_twohand(line, args),
+        "head" => parse_head(line, args),
+        "stall" => parse_stall(line, args),
+        "disconnect" => parse_disconnect(line, args),
+        "say" => parse_say(line, args),
+        "palm" => parse_palm(line, args),
+        "press" => parse_press(line, args),
+        "wait" => parse_wait(line, args),
+        other => Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),
+    }?;
     Ok(ScriptEvent {
         time_s,
         action,
         line,
     })
+}
+
+/// `airtap left|right [away]`.
+fn parse_airtap(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let (hand, away) = match args {
+        [hand] => (hand, false),
+        [hand, "away"] => (hand, true),
+        _ => {
+            return Err(error(
+                line,
+                format!(
+                    "airtap takes a hand and an optional `away`, got `{}`",
+                    args.join(" ")
+                ),
+                AIRTAP,
+            ));
+        }
+    };
+    Ok(Action::AirTap {
+        hand: parse_hand(line, hand, AIRTAP)?,
+        away,
+    })
+}
+
+/// `tap left|right U V`.
+fn parse_tap(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let [hand, u, v] = args else {
+        return Err(error(
+            line,
+            format!(
+                "tap takes a hand and two coordinates, got `{}`",
+                args.join(" ")
+            ),
+            TAP,
+        ));
+    };
+    Ok(Action::Tap {
+        hand: parse_hand(line, hand, TAP)?,
+        u: parse_unit(line, u, TAP)?,
+        v: parse_unit(line, v, TAP)?,
+    })
+}
+
+/// `select left|right`.
+fn parse_select(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let [hand] = args else {
+        return Err(error(
+            line,
+            format!("select takes one hand, got `{}`", args.join(" ")),
+            SELECT,
+        ));
+    };
+    Ok(Action::Select {
+        hand: parse_hand(line, hand, SELECT)?,
+    })
+}
+
+/// `hold|grab left|right SECONDS DX DY DZ` (`kind` says which).
+fn parse_hold_or_grab(line: usize, kind: &str, args: &[&str]) -> Result<Action, ScriptError> {
+    let expected = if kind == "hold" { HOLD } else { GRAB };
+    let [hand, seconds, dx, dy, dz] = args else {
+        return Err(error(
+            line,
+            format!(
+                "{kind} takes a hand, a duration and 3 distances, got `{}`",
+                args.join(" ")
+            ),
+            expected,
+        ));
+    };
+    let hand = parse_hand(line, hand, expected)?;
+    let seconds = parse_duration(line, seconds, expected)?;
+    let delta = Vec3::new(
+        parse_metres(line, dx, expected)?,
+        parse_metres(line, dy, expected)?,
+        parse_metres(line, dz, expected)?,
+    );
+    Ok(if kind == "hold" {
+        Action::Hold {
+            hand,
+            seconds,
+            delta,
+        }
+    } else {
+        Action::Grab {
+            hand,
+            seconds,
+            delta,
+        }
+    })
+}
+
+/// `trace left|right SECONDS U0 V0 U1 V1 [U V ...]`.
+fn parse_trace(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let [hand, seconds, coordinates @ ..] = args else {
+        return Err(error(
+            line,
+            format!(
+                "trace takes a hand, a duration and points, got `{}`",
+                args.join(" ")
+            ),
+            TRACE,
+        ));
+    };
+    if coordinates.len() < 4 || coordinates.len() % 2 != 0 {
+        return Err(error(
+            line,
+            format!(
+                "trace needs at least two points as U V pairs, got {} numbers",
+                coordinates.len()
+            ),
+            TRACE,
+        ));
+    }
+    if coordinates.len() / 2 > MAX_TRACE_POINTS {
+        return Err(error(
+            line,
+            format!("trace takes at most {MAX_TRACE_POINTS} points"),
+            TRACE,
+        ));
+    }
+    let mut points = Vec::with_capacity(coordinates.len() / 2);
+    for pair in coordinates.chunks(2) {
+        points.push([
+            parse_unit(line, pair[0], TRACE)?,
+            parse_unit(line, pair[1], TRACE)?,
+        ]);
+    }
+    Ok(Action::Trace {
+        hand: parse_hand(line, hand, TRACE)?,
+        seconds: parse_duration(line, seconds, TRACE)?,
+        points,
+    })
+}
+
+/// `lift left|right SECONDS U V DH`.
+fn parse_lift(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let [hand, seconds, u, v, dh] = args else {
+        return Err(error(
+            line,
+            format!(
+                "lift takes a hand, a duration, a point and a height, got `{}`",
+                args.join(" ")
+            ),
+            LIFT,
+        ));
+    };
+    Ok(Action::Lift {
+        hand: parse_hand(line, hand, LIFT)?,
+        seconds: parse_duration(line, seconds, LIFT)?,
+        u: parse_unit(line, u, LIFT)?,
+        v: parse_unit(line, v, LIFT)?,
+        dh: parse_number(line, dh, LIFT, "a height in metres", |dh| {
+            dh.abs() <= MAX_LIFT_M
+        })?,
+    })
+}
+
+/// `twohand SECONDS DEGREES SCALE`.
+fn parse_twohand(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let [seconds, degrees, scale] = args else {
+        return Err(error(
+            line,
+            format!(
+                "twohand takes a duration, an angle and a factor, got `{}`",
+                args.join(" ")
+            ),
+            TWOHAND,
+        ));
+    };
+    Ok(Action::TwoHand {
+        seconds: parse_duration(line, seconds, TWOHAND)?,
+        degrees: parse_number(line, degrees, TWOHAND, "an angle in degrees", |d| {
+            d.abs() <= MAX_TURN_DEG
+        })?,
+        scale: parse_number(line, scale, TWOHAND, "a spread factor", |k| {
+            (1.0 / MAX_SPREAD..=MAX_SPREAD).contains(&k)
+        })?,
+    })
+}
+
+/// `head X Y Z LOOK_X LOOK_Y LOOK_Z`.
+fn parse_head(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    if args.len() != 6 {
+        return Err(error(
+            line,
+            format!("head takes 6 numbers, got {}", args.len()),
+            HEAD,
+        ));
+    }
+    let mut numbers = [0.0f32; 6];
+    for (number, word) in numbers.iter_mut().zip(args) {
+        *number = word
+            .parse::<f32>()
+            .ok()
+            .filter(|value| value.is_finite() && value.abs() <= 1000.0)
+            .ok_or_else(|| {
+                error(
+                    line,
+                    format!("`{word}` is not a coordinate in metres"),
+                    HEAD,
+                )
+            })?;
+    }
+    let position = Vec3::new(numbers[0], numbers[1], numbers[2]);
+    let look_at = Vec3::new(numbers[3], numbers[4], numbers[5]);
+    if position.distance(look_at) < 1e-3 {
+        return Err(error(
+            line,
+            "the head cannot look at its own position",
+            HEAD,
+        ));
+    }
+    Ok(Action::Head { position, look_at })
+}
+
+/// `stall SECONDS`.
+fn parse_stall(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let [seconds] = args else {
+        return Err(error(
+            line,
+            format!("stall takes one duration, got `{}`", args.join(" ")),
+            STALL,
+        ));
+    };
+    let seconds = seconds
+        .parse::<f64>()
+        .ok()
+        .filter(|value| *value > 0.0 && *value <= MAX_TIME_S)
+        .ok_or_else(|| {
+            error(
+                line,
+                format!("`{seconds}` is not a duration in 0..{MAX_TIME_S} s"),
+                STALL,
+            )
+        })?;
+    Ok(Action::Stall { seconds })
+}
+
+/// `disconnect REASON [REFUSALS]`.
+fn parse_disconnect(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let ([reason] | [reason, _]) = args else {
+        return Err(error(
+            line,
+            format!(
+                "disconnect takes a reason code and an optional number of refusals, got `{}`",
+                args.join(" ")
+            ),
+            DISCONNECT,
+        ));
+    };
+    let reason = reason
+        .parse::<u32>()
+        .ok()
+        .filter(|reason| *reason <= MAX_DISCONNECT_REASON)
+        .ok_or_else(|| {
+            error(
+                line,
+                format!("`{reason}` is not a disconnect reason code"),
+                DISCONNECT,
+            )
+        })?;
+    let refusals = match args.get(1) {
+        None => 0,
+        Some(refusals) => refusals.parse::<u32>().map_err(|_| {
+            error(
+                line,
+                format!("`{refusals}` is not a number of refused attempts"),
+                DISCONNECT,
+            )
+        })?,
+    };
+    Ok(Action::Disconnect { reason, refusals })
+}
+
+/// `say WORDS`.
+fn parse_say(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    if args.is_empty() {
+        return Err(error(line, "say needs the words said", SAY));
+    }
+    Ok(Action::Say {
+        words: args.join(" ").to_lowercase(),
+    })
+}
+
+/// `palm left|right SECONDS`.
+fn parse_palm(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let [hand, seconds] = args else {
+        return Err(error(
+            line,
+            format!("palm takes a hand and a duration, got `{}`", args.join(" ")),
+            PALM,
+        ));
+    };
+    Ok(Action::Palm {
+        hand: parse_hand(line, hand, PALM)?,
+        seconds: parse_duration(line, seconds, PALM)?,
+    })
+}
+
+/// `press LABEL [poke|ray] [left|right]`.
+fn parse_press(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let mut words = args;
+    let hand = match words.last() {
+        Some(&"left") => Some(Hand::Left),
+        Some(&"right") => Some(Hand::Right),
+        _ => None,
+    };
+    if hand.is_some() {
+        words = &words[..words.len() - 1];
+    }
+    let with = match words.last() {
+        Some(&"poke") => Some(PressWith::Poke),
+        Some(&"ray") => Some(PressWith::Ray),
+        _ => None,
+    };
+    if with.is_some() {
+        words = &words[..words.len() - 1];
+    }
+    if words.is_empty() {
+        return Err(error(line, "press needs a button's label", PRESS));
+    }
+    let said = words.join(" ");
+    let Some(label) = every_label().into_iter().find(|label| says(&said, label)) else {
+        return Err(error(
+            line,
+            format!(
+                "no button says `{said}` (they say: {})",
+                every_label().join(", ")
+            ),
+            PRESS,
+        ));
+    };
+    Ok(Action::Press {
+        label,
+        with: with.unwrap_or(PressWith::Poke),
+        hand,
+    })
+}
+
+/// `wait joined|alone|peers N|ordered N`.
+fn parse_wait(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let count = |word: &str, what: &str, most: u64| {
+        word.parse::<u64>()
+            .ok()
+            .filter(|n| (1..=most).contains(n))
+            .ok_or_else(|| {
+                error(
+                    line,
+                    format!("`{word}` is not a number of {what} from 1 to {most}"),
+                    WAIT,
+                )
+            })
+    };
+    let until = match args {
+        ["joined"] => Condition::Joined,
+        ["alone"] => Condition::Alone,
+        ["peers", n] => Condition::Peers(count(n, "peers", MAX_PEERS as u64)? as usize),
+        ["ordered", n] => Condition::Ordered(count(n, "terrain commands", MAX_ORDERED)?),
+        [] => return Err(error(line, "wait needs a condition", WAIT)),
+        [word, ..] if !["joined", "alone", "peers", "ordered"].contains(word) => {
+            return Err(error(
+                line,
+                format!("`{word}` is not something to wait for"),
+                WAIT,
+            ));
+        }
+        _ => {
+            return Err(error(
+                line,
+                format!("wait takes one condition, got `{}`", args.join(" ")),
+                WAIT,
+            ));
+        }
+    };
+    Ok(Action::Wait { until })
 }
 
 fn parse_hand(line: usize, word: &str, expected: &'static str) -> Result<Hand, ScriptError> {
@@ -960,6 +1105,89 @@ mod tests {
             let error = Script::parse(line).unwrap_err();
             assert_eq!(error.expected, expected, "{line}: {error}");
         }
+    }
+
+    #[test]
+    fn a_wait_parses_each_condition() {
+        let script = Script::parse(
+            "1 wait joined\n2 wait peers 2\n3 wait alone\n4 wait ordered 7 # all seven\n",
+        )
+        .unwrap();
+        let conditions: Vec<Condition> = script
+            .events
+            .iter()
+            .map(|event| match event.action {
+                Action::Wait { until } => until,
+                ref other => panic!("not a wait: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            conditions,
+            [
+                Condition::Joined,
+                Condition::Peers(2),
+                Condition::Alone,
+                Condition::Ordered(7)
+            ]
+        );
+        assert_eq!(script.first_wait().map(|wait| wait.line), Some(1));
+        let spelled: Vec<String> = conditions.iter().map(ToString::to_string).collect();
+        assert_eq!(spelled, ["joined", "peers 2", "alone", "ordered 7"]);
+    }
+
+    #[test]
+    fn a_malformed_wait_is_one_error_naming_its_line() {
+        for (line, problem) in [
+            ("1 wait", "wait needs a condition"),
+            ("1 wait sunrise", "`sunrise` is not something to wait for"),
+            ("1 wait peers", "wait takes one condition, got `peers`"),
+            ("1 wait peers 0", "`0` is not a number of peers from 1 to 7"),
+            ("1 wait peers 8", "`8` is not a number of peers from 1 to 7"),
+            (
+                "1 wait peers two",
+                "`two` is not a number of peers from 1 to 7",
+            ),
+            (
+                "1 wait ordered -3",
+                "`-3` is not a number of terrain commands from 1 to 1000000",
+            ),
+            (
+                "1 wait ordered 2.5",
+                "`2.5` is not a number of terrain commands",
+            ),
+            (
+                "1 wait joined now",
+                "wait takes one condition, got `joined now`",
+            ),
+            ("1 wait alone 2", "wait takes one condition, got `alone 2`"),
+            (
+                "1 wait ordered 3 4",
+                "wait takes one condition, got `ordered 3 4`",
+            ),
+        ] {
+            let error = Script::parse(&format!("0.5 airtap right\n{line}\n")).unwrap_err();
+            assert_eq!((error.line, error.expected), (2, WAIT), "{line}: {error}");
+            assert!(error.problem.starts_with(problem), "{line}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_stall_after_a_wait_is_an_error_and_one_before_it_is_not() {
+        assert!(Script::parse("1 stall 2\n3 wait joined\n").is_ok());
+        let error = Script::parse("3 wait joined\n5 stall 2\n").unwrap_err();
+        assert_eq!((error.line, error.expected), (2, STALL));
+        assert!(
+            error.problem.contains("after the wait on line 1"),
+            "{error}"
+        );
+        // At the wait's own time, file order says which comes first.
+        assert!(Script::parse("3 stall 2\n3 wait joined\n").is_ok());
+        assert_eq!(
+            Script::parse("3 wait joined\n3 stall 2\n")
+                .unwrap_err()
+                .line,
+            2
+        );
     }
 
     #[test]

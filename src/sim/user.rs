@@ -115,7 +115,8 @@ impl TimedEvent {
             Action::Head { .. }
             | Action::Stall { .. }
             | Action::Disconnect { .. }
-            | Action::Say { .. } => false,
+            | Action::Say { .. }
+            | Action::Wait { .. } => false,
         }
     }
 
@@ -562,7 +563,8 @@ impl SimulatedUser {
             Action::Head { .. }
             | Action::Stall { .. }
             | Action::Disconnect { .. }
-            | Action::Say { .. } => rest,
+            | Action::Say { .. }
+            | Action::Wait { .. } => rest,
         }
     }
 }

@@ -387,7 +387,8 @@ pub const SHARE_CODE: &str = "7-guitar-orbit";
 
 /// A shared session's host script (the simulator's clock): an air-tap, a
 /// landscape, a traced fault and an undo; then the host looks at the
-/// session's card on its table (tests/data/rooms/shared-host.txt).
+/// session's card on its table (tests/data/rooms/shared-host.txt). Each
+/// test adds the waits its session needs (`wait`, docs/simulator.md).
 pub const SHARED_HOST_SCRIPT: &str = "\
 0.5 airtap right
 1.5 say next landscape

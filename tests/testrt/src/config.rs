@@ -219,6 +219,9 @@ fn unplayable(action: &Action, remoting: bool) -> Option<String> {
         Action::Disconnect { .. } if !remoting => Some(format!(
             "`disconnect` drops a Holographic Remoting connection; set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
         )),
+        Action::Wait { .. } => Some(
+            "`wait` holds the simulator's script until a shared session is as it says, and the runtime plays the script on the headset's display clock, which nothing holds; script the waits in the simulator that shares the session".into(),
+        ),
         Action::Say { .. } if !remoting => Some(format!(
             "`say` is heard by the Remoting Player's speech recognizer (XR_MSFT_holographic_remoting_speech); set {REMOTING_VARIABLE}=HOST:PORT to emulate one"
         )),
@@ -453,6 +456,17 @@ mod tests {
             why.contains("no controllers") && why.contains("hold"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_wait_cannot_be_played_on_the_headsets_clock() {
+        let wait = Action::Wait {
+            until: holoterrain::sim::script::Condition::Joined,
+        };
+        for remoting in [false, true] {
+            let why = unplayable(&wait, remoting).unwrap();
+            assert!(why.contains("simulator"), "{why}");
+        }
     }
 
     #[test]
