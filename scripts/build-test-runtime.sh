@@ -47,7 +47,8 @@ build_linux() {
   source scripts/test-phases.sh
   host_cargo test --workspace --all-targets --locked --no-run --quiet
   mkdir -p "$out/linux"
-  cp "$target_dir/debug/libholoterrain_testrt.so" "$out/linux/"
+  # Built as the integration tests' dependency, it stays among the deps.
+  cp "$target_dir/debug/deps/libholoterrain_testrt.so" "$out/linux/"
   write_manifest "$out/linux" "./libholoterrain_testrt.so"
 }
 
@@ -66,7 +67,7 @@ started=$(date +%s)
 case "${1:-both}" in
   linux) build_linux ;;
   windows) build_windows ;;
-  both) build_linux && build_windows ;;
+  both) build_linux; build_windows ;;
   *) echo "error: unknown platform '$1'; use linux, windows or nothing for both" >&2; exit 2 ;;
 esac
 echo "build-test-runtime: built $out in $(($(date +%s) - started)) s" >&2

@@ -76,7 +76,7 @@ for file in tests/*.rs tests/testrt/tests/*.rs; do
   name=$(basename "$file" .rs)
   [[ " ${emulated_tests[*]} " == *" $name "* ]] || other_tests+=("$name")
 done
-as_test_flags() { printf -- '--test %s\n' "$@"; }
+as_test_flags() { printf -- '--test\n%s\n' "$@"; }
 mapfile -t emulated_flags < <(as_test_flags "${emulated_tests[@]}")
 mapfile -t other_flags < <(as_test_flags "${other_tests[@]}")
 emulated_log="$log_dir/tests-in-chroots-wine-qemu.log"
