@@ -64,40 +64,60 @@ if [ "$background_failed" = 1 ]; then
 fi
 phase "chroots ready (after the builds)" true
 
-# The tests, in two groups at once. The tests that run Wine, qemu and the
-# Debian chroots spend most of their time waiting on those programs or on
-# one core; the others run beside them. Every test waits for what it needs
-# rather than for a fixed time, so a busy machine slows them, never fails
-# them. One `cargo test --workspace` resolution for both groups, so nothing
-# is compiled again.
-emulated_tests=(windows_wine d3d11_shaders hololens_package aarch64_qemu package_deb install_deps chroot_scripts)
+# The tests, in three groups at once. The install check builds the
+# workspace again in a clean Debian 12 chroot (tests/install_deps.rs); the
+# tests that run Wine, qemu and the other chroots spend most of their time
+# waiting on those programs or on one core; the others run beside both.
+# Every test waits for what it needs rather than for a fixed time, so a busy
+# machine slows them, never fails them. One `cargo test --workspace`
+# resolution for every group, so nothing is compiled again.
+install_check_tests=(install_deps)
+emulated_tests=(windows_wine d3d11_shaders hololens_package aarch64_qemu package_deb chroot_scripts)
 other_tests=()
 for file in tests/*.rs tests/testrt/tests/*.rs; do
   name=$(basename "$file" .rs)
-  [[ " ${emulated_tests[*]} " == *" $name "* ]] || other_tests+=("$name")
+  [[ " ${install_check_tests[*]} ${emulated_tests[*]} " == *" $name "* ]] || other_tests+=("$name")
 done
 as_test_flags() { printf -- '--test\n%s\n' "$@"; }
+mapfile -t install_check_flags < <(as_test_flags "${install_check_tests[@]}")
 mapfile -t emulated_flags < <(as_test_flags "${emulated_tests[@]}")
 mapfile -t other_flags < <(as_test_flags "${other_tests[@]}")
-emulated_log="$log_dir/tests-in-chroots-wine-qemu.log"
-run_emulated() {
-  local started=$(date +%s) status=0
-  host_cargo test --workspace --locked "${emulated_flags[@]}" >"$emulated_log" 2>&1 || status=$?
-  echo "$(($(date +%s) - started)) $status" >"$emulated_log.time"
+
+# in_background LOG FLAGS...: those tests, their output in LOG, their time
+# and exit status in LOG.time.
+in_background() {
+  local log=$1 started status=0
+  shift
+  started=$(date +%s)
+  host_cargo test --workspace --locked "$@" >"$log" 2>&1 || status=$?
+  echo "$(($(date +%s) - started)) $status" >"$log.time"
+  return "$status"
+}
+# finished NAME LOG PID: waits for a group started in the background,
+# records its phase and prints its output; its exit status.
+finished() {
+  local name=$1 log=$2 pid=$3 status=0 seconds=0
+  wait "$pid" || status=$?
+  read -r seconds _ <"$log.time" || seconds=0
+  record_phase "$name (beside the rest)" "$seconds" "$status"
+  echo "test.sh: $name ($log):"
+  cat "$log"
   return "$status"
 }
 run_others() {
   host_cargo test --workspace --locked --lib --bins "${other_flags[@]}" &&
     host_cargo test --workspace --locked --doc
 }
-run_emulated &
+install_check_log="$log_dir/tests-install-check.log"
+emulated_log="$log_dir/tests-in-chroots-wine-qemu.log"
+in_background "$install_check_log" "${install_check_flags[@]}" &
+install_check_pid=$!
+in_background "$emulated_log" "${emulated_flags[@]}" &
 emulated_pid=$!
 others_status=0
-phase "the other tests (beside those below)" run_others || others_status=$?
+phase "the other tests (beside the rest)" run_others || others_status=$?
+install_check_status=0
+finished "the install check" "$install_check_log" "$install_check_pid" || install_check_status=$?
 emulated_status=0
-wait "$emulated_pid" || emulated_status=$?
-read -r emulated_seconds _ <"$emulated_log.time" || emulated_seconds=0
-record_phase "tests in chroots, Wine and qemu (beside those above)" "$emulated_seconds" "$emulated_status"
-echo "test.sh: the tests in chroots, Wine and qemu ($emulated_log):"
-cat "$emulated_log"
-[ "$emulated_status" = 0 ] && [ "$others_status" = 0 ]
+finished "tests in chroots, Wine and qemu" "$emulated_log" "$emulated_pid" || emulated_status=$?
+[ "$others_status" = 0 ] && [ "$install_check_status" = 0 ] && [ "$emulated_status" = 0 ]
