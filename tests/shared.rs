@@ -1079,6 +1079,59 @@ fn an_oversized_frame_garbage_or_a_frame_out_of_order_closes_the_connection_and_
 }
 
 #[test]
+fn a_non_finite_or_unbounded_command_closes_that_peer_and_nothing_is_ordered() {
+    let zero_turn = holoterrain::app::Placement {
+        pose: Pose {
+            position: glam::Vec3::new(0.0, 0.0, 0.3),
+            orientation: glam::Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        },
+        scale: 1.0,
+    };
+    let cases = [
+        (
+            PeerMessage::Command {
+                command: AppCommand::Lift {
+                    hand: None,
+                    at: [0.5, 0.5],
+                    height: 3.4e38,
+                },
+            },
+            "sent a lift command that cannot apply: the lift's height",
+        ),
+        (
+            PeerMessage::Command {
+                command: AppCommand::Trace {
+                    hand: None,
+                    points: vec![[0.5, 0.5]; 4000],
+                },
+            },
+            "sent a trace command that cannot apply: the trace has 4000 points, more than 64",
+        ),
+        (
+            PeerMessage::Placement {
+                relative: zero_turn,
+            },
+            "sent a placement that is not a pose",
+        ),
+    ];
+    for (message, why) in cases {
+        let (mut host, mut app) = host();
+        let (mut channel, notes) = joined(&mut host, &mut app);
+        assert!(notes[0].contains("peer 1 joined"), "{notes:?}");
+        send(&mut channel, &message);
+        let notes = settle(&mut host, &mut app);
+        assert_eq!(notes.len(), 1, "{why}: {notes:?}");
+        assert!(notes[0].starts_with("peer 1 left ("), "{notes:?}");
+        assert!(notes[0].contains(why), "{notes:?}");
+        assert!(notes[0].contains("closed its connection"), "{notes:?}");
+        let output = app.update(&empty_frame());
+        assert!(output.commands.is_empty(), "{why}: a command got through");
+        assert!(app.heightmap().cells().iter().all(|h| h.is_finite()));
+        assert_eq!(host.commands_ordered(), 0);
+    }
+}
+
+#[test]
 fn a_flood_closes_the_connection() {
     let (mut host, mut app) = host();
     let (mut channel, _) = joined(&mut host, &mut app);

@@ -191,6 +191,31 @@ mod tests {
     }
 
     #[test]
+    fn the_largest_command_a_peer_may_send_still_fits_a_frame_once_ordered() {
+        // Every coordinate as long as JSON writes an f32, every point the
+        // check allows, the widest origin and numbers the host can give.
+        let longest = -0.000_123_456_79_f32;
+        let command = Command::Trace {
+            hand: Some(crate::input::Hand::Right),
+            points: vec![[longest, longest]; crate::app::command::MAX_TRACE_POINTS],
+        };
+        assert_eq!(command.check(), Ok(()));
+        let ordered = HostMessage::Ordered {
+            seq: u64::MAX,
+            origin: Origin::Peer(u32::MAX),
+            iteration: usize::MAX,
+            command,
+        };
+        let text = serde_json::to_string(&ordered).unwrap();
+        // The sealed frame adds a 16-byte tag.
+        assert!(
+            text.len() + 16 < crate::net::frame::MAX_FRAME_BYTES / 8,
+            "{} bytes",
+            text.len()
+        );
+    }
+
+    #[test]
     fn messages_read_back_and_unknown_ones_do_not() {
         let message = PeerMessage::Checksum {
             seq: 3,

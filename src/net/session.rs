@@ -360,13 +360,33 @@ impl Host {
     fn heard(&mut self, app: &mut App, peer: u32, message: PeerMessage) {
         match message {
             PeerMessage::Command { command } if command.is_terrain() => {
-                app.submit_from(command, Origin::Peer(peer));
+                // Refused before ordering: nothing of it reaches the order,
+                // the history or any other headset.
+                match command.check() {
+                    Ok(()) => app.submit_from(command, Origin::Peer(peer)),
+                    Err(problem) => self.close(
+                        peer,
+                        &format!(
+                            "sent a {} command that cannot apply: {problem}",
+                            command.kind()
+                        ),
+                    ),
+                }
             }
             PeerMessage::Command { .. } => {
                 self.close(peer, "sent a placement command, which is not shared");
             }
             PeerMessage::Placement { relative } => {
-                app.follow_placement(relative, Origin::Peer(peer));
+                if head_pose(
+                    relative.pose.position.to_array(),
+                    relative.pose.orientation.to_array(),
+                )
+                .is_some()
+                {
+                    app.follow_placement(relative, Origin::Peer(peer));
+                } else {
+                    self.close(peer, "sent a placement that is not a pose");
+                }
             }
             PeerMessage::Head {
                 position,
