@@ -39,6 +39,15 @@ pub struct InvalidCommand {
     what: String,
 }
 
+/// `x` as a line reads it best: huge magnitudes in exponent form.
+fn number(x: f32) -> String {
+    if x.is_finite() && x.abs() >= 1e6 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 fn invalid(what: impl Into<String>) -> InvalidCommand {
     InvalidCommand { what: what.into() }
 }
@@ -66,7 +75,7 @@ pub fn check_placement(placement: &Placement) -> Result<(), InvalidCommand> {
     if pose.position.length() > MAX_PLACEMENT_DISTANCE_M {
         return Err(invalid(format!(
             "the placement is {} m away, beyond {MAX_PLACEMENT_DISTANCE_M} m",
-            pose.position.length()
+            number(pose.position.length())
         )));
     }
     if (pose.orientation.length() - 1.0).abs() > UNIT_QUATERNION_TOLERANCE {
@@ -77,7 +86,8 @@ pub fn check_placement(placement: &Placement) -> Result<(), InvalidCommand> {
     }
     if !(MIN_SCALE..=MAX_SCALE).contains(scale) {
         return Err(invalid(format!(
-            "the placement's scale {scale} is outside {MIN_SCALE}..{MAX_SCALE}"
+            "the placement's scale {} is outside {MIN_SCALE}..{MAX_SCALE}",
+            number(*scale)
         )));
     }
     Ok(())
@@ -208,7 +218,8 @@ impl Command {
                     Ok(())
                 } else {
                     Err(invalid(format!(
-                        "the lift's height {height} is outside ±{MAX_LIFT_HEIGHT}"
+                        "the lift's height {} is outside ±{MAX_LIFT_HEIGHT}",
+                        number(*height)
                     )))
                 }
             }
@@ -220,7 +231,8 @@ impl Command {
                     Ok(())
                 } else {
                     Err(invalid(format!(
-                        "the scale factor {factor} is outside 1/{MAX_SCALE_FACTOR}..{MAX_SCALE_FACTOR}"
+                        "the scale factor {} is outside 1/{MAX_SCALE_FACTOR}..{MAX_SCALE_FACTOR}",
+                        number(*factor)
                     )))
                 }
             }
@@ -481,7 +493,7 @@ mod tests {
         );
         assert_eq!(
             refused(lift(3.4e38)),
-            "the lift's height 340000000000000000000000000000000000000 is outside ±8"
+            "the lift's height 3.4e38 is outside ±8"
         );
         assert!(refused(lift(f32::NAN)).starts_with("the lift's height NaN"));
         assert_eq!(
