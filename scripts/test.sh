@@ -53,16 +53,19 @@ phase "ARM64 Linux build" scripts/build-aarch64.sh
 # both already built above, so this only places them.
 phase "test runtime (placed)" scripts/build-test-runtime.sh
 
-background_failed=0
-for pid in "${background_pids[@]}"; do
-  wait "$pid" || background_failed=1
-done
-if [ "$background_failed" = 1 ]; then
-  # The tests prepare again and fail with the reason; the logs say it first.
-  echo "test.sh: a chroot or the glTF validator could not be prepared in the background; logs in $log_dir:" >&2
-  tail -n 5 "$log_dir"/*.log >&2
-fi
-phase "chroots ready (after the builds)" true
+# Waits for the background preparations; their logs if one failed (the
+# tests then prepare again and fail with the reason).
+background_ready() {
+  local pid failed=0
+  for pid in "${background_pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  if [ "$failed" = 1 ]; then
+    echo "test.sh: a chroot or the glTF validator could not be prepared in the background; logs in $log_dir:" >&2
+    tail -n 5 "$log_dir"/*.log >&2
+  fi
+}
+phase "chroots ready (waited for after the builds)" background_ready
 
 # The tests, in three groups at once. The install check builds the
 # workspace again in a clean Debian 12 chroot (tests/install_deps.rs); the
