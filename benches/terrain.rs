@@ -208,6 +208,7 @@ fn idle_frame(time_ns: i64) -> FrameInput {
         markers: None,
         kept: Kept::None,
         voice: None,
+        shared: Vec::new(),
     }
 }
 

@@ -4,10 +4,8 @@
 //! and the sample formats, and for the glb mesh the renderer's grid and
 //! palette (`render`) placed as the app places the hologram (`app`).
 use crate::app::log::CommandLog;
-use glam::{Mat4, Vec3};
 
 use crate::app::placement::HOLOGRAM_SIZE_M;
-use crate::render::ColorBands;
 use crate::render::glb::{self, GlbError};
 use crate::size::Size;
 use crate::terrain::export::{self, ExportError, Format};
@@ -252,7 +250,7 @@ pub fn run(
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("heightmap.{}", args.format.extension())));
     let bytes = match args.format {
-        Format::Glb => terrain_glb(&map, range)?,
+        Format::Glb => glb::land(&map, range, HOLOGRAM_SIZE_M)?,
         samples => export::encode(&map, samples, range)?,
     };
     let metrics = metrics(&map);
@@ -265,21 +263,6 @@ pub fn run(
     // so a failure leaves neither behind.
     export::write_all_atomically(&files)?;
     Ok(Generated { out, metrics })
-}
-
-/// The terrain mesh as the app draws its land: on the hologram's footprint
-/// at 1× (metres, +Y up), its colour bands spread over the map's own
-/// heights by the thesis' rule, or over a tile world's fixed `range`, so
-/// neighbouring tiles agree at their seams. The file holds the land alone,
-/// without the app's base, so its height zero stays at the origin rather
-/// than the base's depth above it (as `Placement::model_matrix` puts it).
-pub(crate) fn terrain_glb(
-    map: &Heightmap,
-    range: Option<(f32, f32)>,
-) -> Result<Vec<u8>, GenerateError> {
-    let (lo, hi) = range.unwrap_or_else(|| map.min_max());
-    let model = Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M));
-    Ok(glb::encode(map, model, &ColorBands::spread_over(lo, hi))?)
 }
 
 /// The metrics as the JSON object `--stats-json` writes.

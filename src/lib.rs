@@ -15,7 +15,6 @@ pub mod generate;
 pub mod input;
 pub mod net;
 pub mod render;
-pub mod save;
 pub mod sim;
 pub mod size;
 pub mod sound;

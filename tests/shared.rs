@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use holoterrain::app::log::LogStart;
 use holoterrain::app::{
-    App, AppConfig, Command as AppCommand, EyeView, Fov, FrameInput, HandInput, Kept,
+    App, AppConfig, Command as AppCommand, EyeView, Fov, FrameInput, FrameOutput, HandInput, Kept,
+    SessionIn,
 };
 use holoterrain::input::Pose;
 use holoterrain::net::frame::{MAX_FRAME_BYTES, write_frame};
@@ -900,28 +901,53 @@ fn empty_frame() -> FrameInput {
         markers: None,
         kept: Kept::None,
         voice: None,
+        shared: Vec::new(),
+    }
+}
+
+/// The host's app, with what its session brought for its next frame.
+struct Headset {
+    app: App,
+    incoming: Vec<SessionIn>,
+}
+
+impl Headset {
+    /// One frame of `input`, with what the session brought.
+    fn update(&mut self, input: &FrameInput) -> FrameOutput {
+        let mut input = input.clone();
+        input.shared.append(&mut self.incoming);
+        self.app.update(&input)
+    }
+}
+
+impl std::ops::Deref for Headset {
+    type Target = App;
+
+    fn deref(&self) -> &App {
+        &self.app
     }
 }
 
 /// A host on loopback (no simulator) and an app for its frames.
-fn host() -> (Host, App) {
+fn host() -> (Host, Headset) {
     let start = LogStart::demo(1, 9, 9);
     let host = Host::start(ShareCode::parse(CODE).unwrap(), 0, start).unwrap();
     let app = App::new(AppConfig::hololens_demo(9, 9, 1)).unwrap();
-    (host, app)
+    let incoming = Vec::new();
+    (host, Headset { app, incoming })
 }
 
 /// Lets the host's threads work, then its frame loop take what they found;
 /// the lines it logged.
-fn settle(host: &mut Host, app: &mut App) -> Vec<String> {
+fn settle(host: &mut Host, app: &mut Headset) -> Vec<String> {
     thread::sleep(Duration::from_millis(300));
-    host.before_frame(app);
+    host.before_frame(&mut app.incoming);
     host.take_notes()
 }
 
 /// A joiner that proved the code and read the welcome (which the host's
 /// frame loop sends); the host's lines.
-fn joined(host: &mut Host, app: &mut App) -> (handshake::Channel, Vec<String>) {
+fn joined(host: &mut Host, app: &mut Headset) -> (handshake::Channel, Vec<String>) {
     let stream = TcpStream::connect(("127.0.0.1", host.port())).unwrap();
     let mut channel = handshake::connect(stream, &ShareCode::parse(CODE).unwrap()).unwrap();
     let notes = settle(host, app);

@@ -137,10 +137,16 @@ impl FrameDriver {
         &self.app
     }
 
-    /// The app, for a platform that hands it more than a frame's input
-    /// (a shared session's commands and steps).
-    pub fn app_mut(&mut self) -> &mut App {
-        &mut self.app
+    /// The app grows the world of `start` from now on, in place of its own
+    /// (a headset joining the session whose card it saw): nothing of the
+    /// old world, its placement or its commands carries over.
+    pub fn grow_world_from(&mut self, start: &LogStart) -> Result<(), AppError> {
+        self.app.restart(start.app_config())?;
+        // The renderer holds the old world's heights and colour range.
+        let display = self.scenes.display();
+        self.scenes = SceneBuilder::new();
+        self.scenes.set_display(display);
+        Ok(())
     }
 
     /// The app with its edits settled: the terrain its commands made,

@@ -6,6 +6,7 @@ use glam::{Mat4, Vec2};
 use super::command::{Applied, ReseedCause};
 use super::controls::UiPress;
 use super::placement::{Placement, PlacementCause};
+use super::session::{SessionIn, SessionOut};
 use super::surfaces::Surface;
 use super::undo::Undone;
 use super::voice::VoiceCommand;
@@ -158,6 +159,9 @@ pub struct FrameInput {
     pub kept: Kept,
     /// What the wearer said since the last frame, when it is a command.
     pub voice: Option<VoiceCommand>,
+    /// What the shared session brought since the last frame, in order
+    /// (empty outside a session); the run loop fills it in, not the platform.
+    pub shared: Vec<SessionIn>,
 }
 
 /// Something that happened this frame.
@@ -281,6 +285,8 @@ pub struct FrameOutput {
     pub marks: OwnedSurfaceMarks,
     /// The controls to draw (empty when none show).
     pub ui: OwnedUiLayer,
+    /// What goes to the shared session, while in one.
+    pub shared: Option<SessionOut>,
 }
 
 impl FrameOutput {
@@ -325,6 +331,7 @@ impl FrameOutput {
             sea_level: None,
             marks: OwnedSurfaceMarks::default(),
             ui: OwnedUiLayer::default(),
+            shared: None,
         }
     }
 }

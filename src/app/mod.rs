@@ -78,7 +78,10 @@ pub mod manipulation;
 pub mod placement;
 pub mod recorder;
 pub mod report;
+pub mod run;
+pub mod save;
 pub mod scene;
+pub mod session;
 pub mod shared;
 pub mod stroke;
 pub mod surfaces;
@@ -102,8 +105,8 @@ pub use placement::{
     PlacementCause,
 };
 pub use scene::SceneBuilder;
+pub use session::{Ordered, Role, SessionIn, SessionOut, Step};
 use shared::Sharing;
-pub use shared::{Ordered, Role, Step};
 pub use surfaces::Surface;
 pub use world::{AppConfig, AppError, DEFAULT_ITERATIONS_PER_SECOND, World};
 
@@ -143,6 +146,13 @@ impl App {
         })
     }
 
+    /// Starts over from `config`: another world, as a new app would grow it
+    /// (nothing of this one's world, placement, commands or session stays).
+    pub fn restart(&mut self, config: AppConfig) -> Result<(), AppError> {
+        *self = App::new(config)?;
+        Ok(())
+    }
+
     /// Advances one frame: the wearer's hands, gaze and voice make the commands.
     pub fn update(&mut self, input: &FrameInput) -> FrameOutput {
         self.advance(input, None)
@@ -163,14 +173,14 @@ impl App {
 
     /// Hands in a command that `origin` made (a shared session's host
     /// hands in its peers' this way); the next update applies it first.
-    pub fn submit_from(&mut self, command: Command, origin: Origin) {
+    fn submit_from(&mut self, command: Command, origin: Origin) {
         self.inbox.push((command, origin));
     }
 
     /// Takes part in a shared session as `role` from the next update on
     /// ([`shared`]): a peer holds growth where it stands until the host
     /// says how far to grow.
-    pub fn share(&mut self, role: Role) {
+    fn share(&mut self, role: Role) {
         if role == Role::Peer {
             let done = self.world.iterations_done();
             self.world.set_growth_limit(Some(done), 0);
@@ -184,7 +194,7 @@ impl App {
     }
 
     /// Queues what the host said (a peer's); the next update applies it.
-    pub fn follow(&mut self, step: Step) {
+    fn follow(&mut self, step: Step) {
         if let Some(sharing) = self.sharing.as_mut() {
             sharing.steps.push_back(step);
         }
@@ -194,7 +204,7 @@ impl App {
     /// the next update on: once the card is seen, the hologram's placement
     /// relative to it is shared ([`colocation`]), and the hand menu shows
     /// the code. Only in a shared session.
-    pub fn co_locate_by(&mut self, code: &str) {
+    fn co_locate_by(&mut self, code: &str) {
         if let Some(sharing) = self.sharing.as_mut() {
             sharing.card = Some(colocation::Card::for_code(code));
             self.interaction.set_session_code(code);
@@ -206,7 +216,7 @@ impl App {
     /// it once the card is seen.
     /// One beyond reach of the table (more than [`colocation::MAX_REACH_M`]
     /// from the card) is not followed; its scale is held to the limits.
-    pub fn follow_placement(&mut self, relative: Placement, origin: Origin) {
+    fn follow_placement(&mut self, relative: Placement, origin: Origin) {
         if relative.pose.position.length() > colocation::MAX_REACH_M {
             return;
         }
@@ -233,7 +243,7 @@ impl App {
 
     /// This headset's number in the session (a peer's, as the host gave
     /// it; the host is 0): its own head is not marked.
-    pub fn set_share_number(&mut self, number: u32) {
+    fn set_share_number(&mut self, number: u32) {
         if let Some(sharing) = self.sharing.as_mut() {
             sharing.me = Some(number);
         }
@@ -241,38 +251,16 @@ impl App {
 
     /// The wearer's head relative to the card, for the others to mark
     /// where this headset is; `None` until the card is known.
-    pub fn head_relative(&self) -> Option<Pose> {
+    fn head_relative(&self) -> Option<Pose> {
         self.sharing.as_ref().and_then(|sharing| sharing.head)
     }
 
     /// Everyone's heads relative to the card (by number), as the host
     /// tells: the others are marked from the next frame on.
-    pub fn see_heads(&mut self, heads: Vec<(u32, Pose)>) {
+    fn see_heads(&mut self, heads: Vec<(u32, Pose)>) {
         if let Some(sharing) = self.sharing.as_mut() {
             sharing.heads = heads;
         }
-    }
-
-    /// The placement relative to the card to pass on, when one settled.
-    pub fn take_placement_out(&mut self) -> Option<Placement> {
-        self.sharing
-            .as_mut()
-            .and_then(|sharing| sharing.placement_out.take())
-    }
-
-    /// The wearer's terrain commands a peer held back for the host.
-    pub fn take_outbox(&mut self) -> Vec<Command> {
-        self.sharing
-            .as_mut()
-            .map(|sharing| std::mem::take(&mut sharing.outbox))
-            .unwrap_or_default()
-    }
-
-    /// Hosts a shared session with `code` from the next update on, from
-    /// where this headset's world stands (the hand menu's "Share session").
-    pub fn host_from_here(&mut self, code: &str) {
-        self.share(Role::Host);
-        self.co_locate_by(code);
     }
 
     /// The checksums not taken yet ([`App::take_checksums`]), left in place.
@@ -280,16 +268,12 @@ impl App {
         &self.checksums
     }
 
-    /// The checksums of the grown heights taken just before each terrain
-    /// command applied since the last call: (the command's local `seq`, or
-    /// on a peer its shared seq; the checksum).
-    pub fn take_checksums(&mut self) -> Vec<(u64, u64)> {
-        std::mem::take(&mut self.checksums)
-    }
-
     /// One frame: the commands (the inbox's, then the wearer's or the
     /// replayed ones), then growth.
     fn advance(&mut self, input: &FrameInput, replayed: Option<&[Command]>) -> FrameOutput {
+        for value in &input.shared {
+            self.take_in(value.clone());
+        }
         let now = input.display_time_ns;
         self.world.begin_frame(now, input.visible);
         self.interaction.begin_frame(&self.world);
@@ -353,6 +337,7 @@ impl App {
             None => self.world.preview(self.interaction.lift_preview().as_ref()),
         };
         let (iterations_applied, grown) = self.world.grow(now);
+        let shared = self.session_out();
         FrameOutput {
             model: self
                 .interaction
@@ -374,7 +359,37 @@ impl App {
                 Some(_) => frame::OwnedUiLayer::default(),
                 None => self.with_head_markers(self.interaction.ui(input), input),
             },
+            shared,
         }
+    }
+
+    /// Applies one value a shared session brought in.
+    fn take_in(&mut self, value: SessionIn) {
+        match value {
+            SessionIn::Began { role, code } => {
+                // A host took those kept alone with it; a peer checks its own.
+                self.checksums.clear();
+                self.share(role);
+                self.co_locate_by(&code);
+            }
+            SessionIn::Number(number) => self.set_share_number(number),
+            SessionIn::Command(command, origin) => self.submit_from(command, origin),
+            SessionIn::Step(step) => self.follow(step),
+            SessionIn::Placement(relative, origin) => self.follow_placement(relative, origin),
+            SessionIn::Heads(heads) => self.see_heads(heads),
+        }
+    }
+
+    /// What goes to the shared session after this frame, while in one.
+    fn session_out(&mut self) -> Option<SessionOut> {
+        let head = self.head_relative();
+        let sharing = self.sharing.as_mut()?;
+        Some(SessionOut {
+            outbox: std::mem::take(&mut sharing.outbox),
+            placement: sharing.placement_out.take(),
+            head,
+            checksums: std::mem::take(&mut self.checksums),
+        })
     }
 
     /// `ui` with the other people at the table marked, where the card

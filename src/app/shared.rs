@@ -3,10 +3,10 @@
 //! The network (`crate::net`) carries the messages; this is what they do to
 //! the world, so that every headset holds the host's heights bit for bit:
 //! - The host applies commands as a lone app does (its wearer's, and the
-//!   peers' handed in with [`super::App::submit_from`]); every terrain
+//!   peers' handed in as [`SessionIn::Command`]); every terrain
 //!   command it applied, with its iteration, is the shared order.
 //! - A peer never applies its wearer's terrain commands: they wait in the
-//!   outbox ([`super::App::take_outbox`]) for the network to send them to
+//!   outbox ([`SessionOut::outbox`]) for the network to send them to
 //!   the host, and come back in the host's order as [`Step::Apply`]. It
 //!   grows by the host's clock, not its own: [`Step::GrowTo`] holds growth
 //!   to the iteration the host announced ([`super::World::set_growth_limit`]),
@@ -28,44 +28,8 @@ use std::collections::VecDeque;
 use super::colocation::Card;
 use super::command::{Command, Origin};
 use super::placement::Placement;
+pub use super::session::{Ordered, Role, SessionIn, SessionOut, Step};
 use crate::input::Pose;
-
-/// One terrain command in the shared order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Ordered {
-    /// Its place in the shared order: 0 for the session's first, then one
-    /// more each (not the local log's `seq`, which counts placements too).
-    pub seq: u64,
-    /// Who made it, as the host tells.
-    pub origin: Origin,
-    /// The iteration of the current seed at which the host applied it.
-    pub iteration: usize,
-    /// The command.
-    pub command: Command,
-}
-
-/// What the host tells a peer to do, in the host's order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Step {
-    /// Grow to the command's iteration, then apply it.
-    Apply(Ordered),
-    /// The host has grown the current seed to this iteration: grow to it,
-    /// never past it.
-    GrowTo(usize),
-    /// The host has gone: the terrain stays as the host last had it
-    /// (growth held at its last iteration), the wearer's commands apply
-    /// here again, and the next new terrain grows by this headset's clock.
-    HostLeft,
-}
-
-/// This app's part in a shared session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// It decides the order.
-    Host,
-    /// It follows the host's.
-    Peer,
-}
 
 /// What the app keeps for a shared session between frames.
 #[derive(Debug)]
@@ -146,6 +110,11 @@ mod tests {
         steps
     }
 
+    /// What `output` hands the shared session.
+    fn shared_out(output: &FrameOutput) -> SessionOut {
+        output.shared.clone().expect("in a session")
+    }
+
     fn bits(app: &App) -> Vec<u32> {
         app.heightmap()
             .cells()
@@ -173,6 +142,7 @@ mod tests {
         let (mut next_seq, mut announced) = (0, 0);
         let (mut host_checks, mut peer_checks) = (Vec::new(), Vec::new());
         let mut peer_commands = Vec::new();
+        let mut peer_outbox = Vec::new();
         for frame in 0..400 {
             match frame {
                 30 => host.submit(Command::Reseed {
@@ -190,7 +160,7 @@ mod tests {
                 _ => {}
             }
             // The peer's wearer's commands wait for the host.
-            for command in peer.take_outbox() {
+            for command in peer_outbox.drain(..) {
                 host.submit_from(command, Origin::Peer(1));
             }
             let output = host.update(&frame_at(frame, 60));
@@ -201,7 +171,7 @@ mod tests {
                 .map(|applied| applied.seq)
                 .collect();
             let by_seq: std::collections::HashMap<u64, u64> =
-                host.take_checksums().into_iter().collect();
+                shared_out(&output).checksums.into_iter().collect();
             host_checks.extend(keys.iter().map(|key| by_seq[key]));
             in_flight.push_back((frame + 5, steps_of(&output, &mut next_seq)));
             while in_flight.front().is_some_and(|(due, _)| *due <= frame) {
@@ -226,7 +196,9 @@ mod tests {
             if peer_output.commands.is_empty() {
                 assert!(peer.iterations_done() <= announced, "frame {frame}");
             }
-            peer_checks.extend(peer.take_checksums());
+            let sent = shared_out(&peer_output);
+            peer_checks.extend(sent.checksums);
+            peer_outbox.extend(sent.outbox);
             peer_commands.extend(peer_output.commands);
         }
         for (_, steps) in in_flight {
@@ -234,9 +206,8 @@ mod tests {
         }
         // The last few iterations, within the per-frame budget.
         for frame in 400..410 {
-            peer.update(&frame_at(frame, 60));
+            peer_checks.extend(shared_out(&peer.update(&frame_at(frame, 60))).checksums);
         }
-        peer_checks.extend(peer.take_checksums());
         host.settle_edits();
         peer.settle_edits();
 
@@ -278,7 +249,7 @@ mod tests {
             }
             let output = host.update(&frame_at(frame, 60));
             log.extend(steps_of(&output, &mut next_seq));
-            host_checks.extend(host.take_checksums().into_iter().map(|(_, c)| c));
+            host_checks.extend(shared_out(&output).checksums.into_iter().map(|(_, c)| c));
         }
         host.settle_edits();
 
@@ -286,6 +257,7 @@ mod tests {
         // and more still when its frames come slowly: at 60 Hz twelve a
         // frame, at 15 Hz four 60 Hz frames' worth; level either way.
         let mut joined = Vec::new();
+        let mut first_checks = Vec::new();
         for (rate, expected_most) in [
             (60, crate::app::CATCH_UP_ITERATIONS_PER_FRAME),
             (15, 4 * crate::app::CATCH_UP_ITERATIONS_PER_FRAME),
@@ -296,6 +268,9 @@ mod tests {
             let (mut frames, mut most) = (0, 0);
             while peer.iterations_done() < host.iterations_done() {
                 let output = peer.update(&frame_at(frames, rate));
+                if joined.is_empty() {
+                    first_checks.extend(shared_out(&output).checksums);
+                }
                 most = most.max(output.iterations_applied);
                 frames += 1;
                 assert!(frames < 200, "the joiner never caught up");
@@ -306,11 +281,10 @@ mod tests {
             assert_eq!(bits(&host), bits(&peer), "at {rate} Hz");
             joined.push(peer);
         }
-        let mut peer = joined.swap_remove(0);
         // Each command applied where the host applied it: the heights
         // grown by then agree too (edits and reseeds would end the same
         // even if they had not; the checksums would not).
-        let peer_checks: Vec<u64> = peer.take_checksums().into_iter().map(|(_, c)| c).collect();
+        let peer_checks: Vec<u64> = first_checks.into_iter().map(|(_, c)| c).collect();
         assert_eq!(peer_checks.len(), 2);
         assert_eq!(peer_checks, host_checks);
     }
@@ -400,13 +374,13 @@ mod tests {
                     factor: 1.25,
                 });
             }
-            host.update(&seeing_card(frame, card_for_host));
-            if let Some(relative) = host.take_placement_out() {
+            let output = host.update(&seeing_card(frame, card_for_host));
+            if let Some(relative) = shared_out(&output).placement {
                 relayed += 1;
                 peer.follow_placement(relative, Origin::Host);
             }
-            peer.update(&seeing_card(frame, card_for_peer));
-            if let Some(relative) = peer.take_placement_out() {
+            let output = peer.update(&seeing_card(frame, card_for_peer));
+            if let Some(relative) = shared_out(&output).placement {
                 host.follow_placement(relative, Origin::Peer(1));
             }
             if frame == 10 {
@@ -494,7 +468,7 @@ mod tests {
         peer.submit(Command::Undo);
         let output = peer.update(&frame_at(100, 60));
         assert_eq!(output.commands.len(), 1, "its own command did not apply");
-        assert!(peer.take_outbox().is_empty());
+        assert!(output.shared.is_none_or(|sent| sent.outbox.is_empty()));
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub(super) fn frame_at(frame: i64, rate: i64) -> FrameInput {
         markers: None,
         kept: Kept::None,
         voice: None,
+        shared: Vec::new(),
     }
 }
 

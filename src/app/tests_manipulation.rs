@@ -43,6 +43,7 @@ fn frame(frame: i64) -> FrameInput {
         markers: None,
         kept: Kept::None,
         voice: None,
+        shared: Vec::new(),
     }
 }
 

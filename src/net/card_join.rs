@@ -10,37 +10,14 @@ use std::thread;
 
 use super::open;
 use super::{Session, ShareCode};
+use crate::app::Marker;
 use crate::app::colocation::CARD_PREFIX;
-use crate::app::driver;
 use crate::app::log::LogStart;
-use crate::app::{App, Marker};
 
-/// A session joined by its card: the session, the host's world to grow,
-/// and the code.
+/// A session joined by its card: the session, and the host's world to grow.
 pub struct JoinedByCard {
     pub session: Session,
     pub start: LogStart,
-    pub code: String,
-}
-
-impl JoinedByCard {
-    /// The app that grows the session's world in the session, co-located
-    /// by its card, for a headset whose renderer was made for a `grid`
-    /// (width, height) map; the line that says why not.
-    pub fn app(&self, grid: (usize, usize)) -> Result<App, String> {
-        let size = (self.start.width, self.start.height);
-        if size != grid {
-            return Err(format!(
-                "cannot join session {} by its card: it grows a {}x{} map, this headset {}x{}; join it with --join {} instead",
-                self.code, size.0, size.1, grid.0, grid.1, self.code
-            ));
-        }
-        let mut app = driver::app_for(&self.start)
-            .map_err(|error| format!("cannot join session {} by its card: {error}", self.code))?;
-        app.share(self.session.role());
-        app.co_locate_by(&self.code);
-        Ok(app)
-    }
 }
 
 /// Joining by card, for a headset in no session.
@@ -79,11 +56,7 @@ impl CardJoin {
             .name("share-card-join".into())
             .spawn(move || {
                 let joined = match open::join(Some(&joining)) {
-                    Ok(Some((session, start))) => Ok(JoinedByCard {
-                        session,
-                        start,
-                        code: joining,
-                    }),
+                    Ok(Some((session, start))) => Ok(JoinedByCard { session, start }),
                     Ok(None) => Err("nothing to join".to_owned()),
                     Err(error) => Err(error.to_string()),
                 };

@@ -7,9 +7,10 @@
 //! [`handshake`] (SPAKE2 over the code, keys through HKDF), [`frame`]
 //! (length-prefixed frames sealed with ChaCha20-Poly1305), [`protocol`]
 //! (the messages, the version, the rate bound) and [`session`] (the host
-//! and the peer on a platform's frame loop). The platform calls
-//! [`Session::before_frame`] before `App::update` and
-//! [`Session::after_frame`] after it.
+//! and the peer on a platform's frame loop). The run loop
+//! (`crate::app::run`) drives a [`Session`] through
+//! [`SharedSession`]: what comes in becomes values in the frame's input,
+//! what the frame made goes out; this module never reaches into the app.
 pub mod card;
 pub mod card_join;
 pub mod code;
@@ -26,7 +27,9 @@ pub mod session;
 pub use code::ShareCode;
 pub use session::{Host, JoinTarget, Peer, PeerRecord, ShareReport};
 
-use crate::app::{App, FrameOutput, Role};
+use crate::app::log::{CommandLog, LogStart};
+use crate::app::run::{Network, SharedSession};
+use crate::app::{FrameOutput, Marker, Role, SessionIn};
 
 /// The port a host listens on unless told otherwise (`--share-port`), and
 /// the one `--join CODE@HOST` connects to without a port.
@@ -40,52 +43,94 @@ pub enum Session {
     Peer(Box<Peer>),
 }
 
-impl Session {
-    /// The app's part in it.
-    pub fn role(&self) -> Role {
+impl SharedSession for Session {
+    fn role(&self) -> Role {
         match self {
             Session::Host(_) => Role::Host,
             Session::Peer(_) => Role::Peer,
         }
     }
 
-    /// The session's code.
-    pub fn code(&self) -> String {
+    fn code(&self) -> String {
         match self {
             Session::Host(host) => host.code().to_string(),
             Session::Peer(peer) => peer.code().to_owned(),
         }
     }
 
-    /// Before the app's update: what came in goes to the app.
-    pub fn before_frame(&mut self, app: &mut App) {
+    fn before_frame(&mut self, into: &mut Vec<SessionIn>) {
         match self {
-            Session::Host(host) => host.before_frame(app),
-            Session::Peer(peer) => peer.before_frame(app),
+            Session::Host(host) => host.before_frame(into),
+            Session::Peer(peer) => peer.before_frame(into),
         }
     }
 
-    /// After the app's update: what it made goes out.
-    pub fn after_frame(&mut self, app: &mut App, output: &FrameOutput) {
+    fn after_frame(&mut self, output: &FrameOutput) {
         match self {
-            Session::Host(host) => host.after_frame(app, output),
-            Session::Peer(peer) => peer.after_frame(app),
+            Session::Host(host) => host.after_frame(output),
+            Session::Peer(peer) => peer.after_frame(output),
         }
     }
 
-    /// Lines for the log since the last call.
-    pub fn take_notes(&mut self) -> Vec<String> {
+    fn take_notes(&mut self) -> Vec<String> {
         match self {
             Session::Host(host) => host.take_notes(),
             Session::Peer(peer) => peer.take_notes(),
         }
     }
+}
 
+impl Session {
     /// Leaves the session; what it did, and who took part.
     pub fn finish(self) -> (ShareReport, Vec<PeerRecord>) {
         match self {
             Session::Host(host) => host.finish(),
             Session::Peer(peer) => peer.finish(),
         }
+    }
+}
+
+/// The local network as a headset in no session reaches it: hosting from
+/// where the world stands ("Share session") on `port`, advertised by
+/// DNS-SD when `listed`, and joining the session whose card is seen.
+pub struct LocalNetwork {
+    port: u16,
+    listed: bool,
+    card_join: card_join::CardJoin,
+}
+
+impl LocalNetwork {
+    /// Hosts on `port` (advertised when `listed`) when asked.
+    pub fn new(port: u16, listed: bool) -> Self {
+        LocalNetwork {
+            port,
+            listed,
+            card_join: card_join::CardJoin::default(),
+        }
+    }
+}
+
+impl Network for LocalNetwork {
+    type Session = Session;
+
+    fn host_from_here(
+        &mut self,
+        so_far: &CommandLog,
+        grew: usize,
+        checksums: Vec<(u64, u64)>,
+    ) -> Result<(Session, String), String> {
+        let code = ShareCode::generate().map_err(|error| error.to_string())?;
+        open::host_from(code, self.port, self.listed, so_far, grew, checksums)
+            .map_err(|error| error.to_string())
+    }
+
+    fn look_for_cards(&mut self, markers: &[Marker]) -> Option<String> {
+        self.card_join.look(markers)
+    }
+
+    fn joined_by_card(&mut self) -> Option<Result<(Session, LogStart), String>> {
+        self.card_join
+            .finished()
+            .map(|joined| joined.map(|joined| (joined.session, joined.start)))
     }
 }

@@ -7,7 +7,6 @@ use thiserror::Error;
 
 use super::session::JoinTarget;
 use super::{DEFAULT_SHARE_PORT, Host, Peer, Session, ShareCode};
-use crate::app::App;
 use crate::app::log::{CommandLog, LogStart};
 
 /// Why the flags could not open a session.
@@ -157,32 +156,6 @@ pub fn host_from(
         host.port()
     );
     Ok((Session::Host(Box::new(host)), line))
-}
-
-/// Hosts a session with a new code from where `app`'s world stands (its
-/// hand menu's "Share session"), `so_far` being the run's log: the session
-/// and the line to tell, or why not (and the app stays alone).
-pub fn host_from_here(
-    app: &mut App,
-    so_far: &CommandLog,
-    port: u16,
-    listed: bool,
-) -> Result<(Session, String), String> {
-    let code = ShareCode::generate().map_err(|error| error.to_string())?;
-    // Taken only once hosting has begun: a session that fails leaves them.
-    let checksums = app.checksums_so_far().to_vec();
-    let hosted = host_from(
-        code.clone(),
-        port,
-        listed,
-        so_far,
-        app.iterations_done(),
-        checksums,
-    )
-    .map_err(|error| error.to_string())?;
-    app.take_checksums();
-    app.host_from_here(&code.to_string());
-    Ok(hosted)
 }
 
 #[cfg(test)]

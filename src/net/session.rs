@@ -30,7 +30,7 @@ use super::frame::{FrameError, Opener, Sealer};
 use super::handshake::{self, Channel, HandshakeError};
 use super::protocol::{HeadAt, HostMessage, PeerMessage, RateLimit, head_pose};
 use crate::app::log::{CommandLog, LogStart};
-use crate::app::{App, Command, FrameOutput, Ordered, Origin, Role, Step};
+use crate::app::{Command, FrameOutput, Ordered, Origin, SessionIn, Step};
 use crate::input::Pose;
 
 /// Most peers one host takes (eight headsets with the host's).
@@ -159,6 +159,8 @@ pub struct Host {
     heads: BTreeMap<u32, Pose>,
     /// When the heads were last sent.
     heads_sent: Option<Instant>,
+    /// Everyone's heads as last sent, for the host's own app's next frame.
+    heads_in: Option<Vec<(u32, Pose)>>,
     /// Its DNS-SD advertisement, withdrawn when it stops hosting.
     #[cfg(not(target_vendor = "uwp"))]
     advertisement: Option<super::discovery::Advertisement>,
@@ -229,6 +231,7 @@ impl Host {
             history: Vec::new(),
             heads: BTreeMap::new(),
             heads_sent: None,
+            heads_in: None,
             #[cfg(not(target_vendor = "uwp"))]
             advertisement: None,
             placement: None,
@@ -315,8 +318,10 @@ impl Host {
     }
 
     /// Before the app's update: peers that joined get the world and the
-    /// order so far; peers' commands go to the app; checksums are checked.
-    pub fn before_frame(&mut self, app: &mut App) {
+    /// order so far; peers' commands go `into` the frame; checksums are checked.
+    pub fn before_frame(&mut self, into: &mut Vec<SessionIn>) {
+        // The host's own head among everyone's, as its last frame left them.
+        into.extend(self.heads_in.take().map(SessionIn::Heads));
         while let Ok(event) = self.events.try_recv() {
             match event {
                 HostEvent::Joined {
@@ -350,20 +355,20 @@ impl Host {
                         }
                     }
                 }
-                HostEvent::Message { peer, message } => self.heard(app, peer, message),
+                HostEvent::Message { peer, message } => self.heard(into, peer, message),
                 HostEvent::Left { peer, why } => self.gone(peer, why),
                 HostEvent::Refused(line) => self.notes.push(line),
             }
         }
     }
 
-    fn heard(&mut self, app: &mut App, peer: u32, message: PeerMessage) {
+    fn heard(&mut self, into: &mut Vec<SessionIn>, peer: u32, message: PeerMessage) {
         match message {
             PeerMessage::Command { command } if command.is_terrain() => {
                 // Refused before ordering: nothing of it reaches the order,
                 // the history or any other headset.
                 match command.check() {
-                    Ok(()) => app.submit_from(command, Origin::Peer(peer)),
+                    Ok(()) => into.push(SessionIn::Command(command, Origin::Peer(peer))),
                     Err(problem) => self.close(
                         peer,
                         &format!(
@@ -383,7 +388,7 @@ impl Host {
                 )
                 .is_some()
                 {
-                    app.follow_placement(relative, Origin::Peer(peer));
+                    into.push(SessionIn::Placement(relative, Origin::Peer(peer)));
                 } else {
                     self.close(peer, "sent a placement that is not a pose");
                 }
@@ -441,8 +446,9 @@ impl Host {
 
     /// After the app's update: the terrain commands it applied join the
     /// shared order and go to every peer, with how far it has grown.
-    pub fn after_frame(&mut self, app: &mut App, output: &FrameOutput) {
-        let checksums: HashMap<u64, u64> = app.take_checksums().into_iter().collect();
+    pub fn after_frame(&mut self, output: &FrameOutput) {
+        let shared = output.shared.clone().unwrap_or_default();
+        let checksums: HashMap<u64, u64> = shared.checksums.into_iter().collect();
         let mut messages = Vec::new();
         for applied in output.commands.iter().filter(|a| a.command.is_terrain()) {
             self.report.timings.push(Timing {
@@ -463,7 +469,7 @@ impl Host {
                 iteration: self.grew,
             });
         }
-        if let Some(relative) = app.take_placement_out() {
+        if let Some(relative) = shared.placement {
             let message = HostMessage::Placement { relative };
             self.placement = Some(message.clone());
             messages.push(message);
@@ -473,7 +479,7 @@ impl Host {
             .is_none_or(|sent| sent.elapsed() >= HEADS_EVERY)
         {
             self.heads_sent = Some(Instant::now());
-            match app.head_relative() {
+            match shared.head {
                 Some(own) => self.heads.insert(0, own),
                 None => self.heads.remove(&0),
             };
@@ -490,7 +496,7 @@ impl Host {
                         .collect(),
                 });
             }
-            app.see_heads(heads);
+            self.heads_in = Some(heads);
         }
         if !messages.is_empty() {
             self.broadcast(&messages);
@@ -1065,13 +1071,13 @@ impl Peer {
         self.report.commands_ordered
     }
 
-    /// Before the app's update: the host's order goes to the app as steps.
-    pub fn before_frame(&mut self, app: &mut App) {
+    /// Before the app's update: the host's order goes `into` the frame as steps.
+    pub fn before_frame(&mut self, into: &mut Vec<SessionIn>) {
         if self.following_since.is_none() {
             self.following_since = Some(Instant::now());
-            app.set_share_number(self.id);
+            into.push(SessionIn::Number(self.id));
         }
-        self.check_reconnect(app);
+        self.check_reconnect(into);
         while self.gone.is_none()
             && self.reconnecting.is_none()
             && let Ok(event) = self.events.try_recv()
@@ -1088,7 +1094,7 @@ impl Peer {
                     self.skip_below = None;
                     if seq != self.next_seq {
                         self.leave(
-                            app,
+                            into,
                             format!(
                                 "it sent shared command {seq} where {} comes next; closed the connection",
                                 self.next_seq
@@ -1096,7 +1102,7 @@ impl Peer {
                         );
                     } else if !command.is_terrain() {
                         self.leave(
-                            app,
+                            into,
                             "it sent a placement command, which is not shared; closed the connection".into(),
                         );
                     } else {
@@ -1106,22 +1112,22 @@ impl Peer {
                             seq,
                             unix_ms: unix_ms(),
                         });
-                        app.follow(Step::Apply(Ordered {
+                        into.push(SessionIn::Step(Step::Apply(Ordered {
                             seq,
                             origin,
                             iteration,
                             command,
-                        }));
+                        })));
                     }
                 }
                 PeerEvent::Message(HostMessage::Grew { iteration }) => {
                     // The first is how far the host had grown when it
                     // joined (it follows the log the welcome brought).
                     self.level_with.get_or_insert(iteration);
-                    app.follow(Step::GrowTo(iteration));
+                    into.push(SessionIn::Step(Step::GrowTo(iteration)));
                 }
                 PeerEvent::Message(HostMessage::Placement { relative }) => {
-                    app.follow_placement(relative, Origin::Host);
+                    into.push(SessionIn::Placement(relative, Origin::Host));
                 }
                 PeerEvent::Message(HostMessage::Heads { heads }) => {
                     let poses: Option<Vec<(u32, Pose)>> = heads
@@ -1130,23 +1136,23 @@ impl Peer {
                         .map(|at| head_pose(at.position, at.orientation).map(|p| (at.peer, p)))
                         .collect();
                     match poses {
-                        Some(poses) => app.see_heads(poses),
+                        Some(poses) => into.push(SessionIn::Heads(poses)),
                         None => self.leave(
-                            app,
+                            into,
                             "it sent a head that is not a pose; closed the connection".into(),
                         ),
                     }
                 }
                 PeerEvent::Message(HostMessage::Welcome { .. }) => {
                     self.leave(
-                        app,
+                        into,
                         "it sent a second welcome; closed the connection".into(),
                     );
                 }
                 PeerEvent::Message(HostMessage::Bye) => {
-                    self.leave(app, "it ended the session".into());
+                    self.leave(into, "it ended the session".into());
                 }
-                PeerEvent::Closed(why) => self.leave(app, why),
+                PeerEvent::Closed(why) => self.leave(into, why),
                 PeerEvent::Dropped(why) => self.link_dropped(why),
             }
         }
@@ -1169,7 +1175,7 @@ impl Peer {
     /// Takes the new link once the reconnecting thread has one: the same
     /// session goes on from where this peer was; another session, or none
     /// after every attempt, and the peer goes on alone.
-    fn check_reconnect(&mut self, app: &mut App) {
+    fn check_reconnect(&mut self, into: &mut Vec<SessionIn>) {
         let Some(reconnecting) = &self.reconnecting else {
             return;
         };
@@ -1186,7 +1192,7 @@ impl Peer {
             Ok(link) if link.start != self.start => {
                 let _ = link.writer.stream.shutdown(Shutdown::Both);
                 self.leave(
-                    app,
+                    into,
                     format!(
                         "the link dropped ({why}), and what answered at {} is another session",
                         self.address
@@ -1200,7 +1206,7 @@ impl Peer {
                 // The host sends its whole log again; what came before is applied.
                 self.skip_below = Some(self.next_seq);
                 self.report.peer = Some(link.id);
-                app.set_share_number(link.id);
+                into.push(SessionIn::Number(link.id));
                 self.notes.push(format!(
                     "reached the host again after {:.1} s; peer {} now",
                     since.elapsed().as_secs_f64(),
@@ -1208,7 +1214,7 @@ impl Peer {
                 ));
             }
             Err(error) => self.leave(
-                app,
+                into,
                 format!("the link dropped ({why}) and reaching it again failed: {error}"),
             ),
         }
@@ -1216,7 +1222,7 @@ impl Peer {
 
     /// The host is gone (or was cut off): one line, and the app keeps its
     /// terrain and goes on alone.
-    fn leave(&mut self, app: &mut App, why: String) {
+    fn leave(&mut self, into: &mut Vec<SessionIn>, why: String) {
         if self.gone.is_some() {
             return;
         }
@@ -1225,22 +1231,18 @@ impl Peer {
             "the host left ({why}); keeping the terrain as it left it"
         ));
         self.gone = Some(why);
-        if app.shared_role() == Some(Role::Peer) {
-            app.follow(Step::HostLeft);
-        }
+        into.push(SessionIn::Step(Step::HostLeft));
     }
 
     /// After the app's update: the wearer's terrain commands and the
     /// checksums go to the host.
-    pub fn after_frame(&mut self, app: &mut App) {
+    pub fn after_frame(&mut self, output: &FrameOutput) {
         if self.listening_only {
-            app.take_outbox();
-            app.take_placement_out();
-            app.take_checksums();
             return;
         }
-        let mut messages: Vec<PeerMessage> = app
-            .take_outbox()
+        let shared = output.shared.clone().unwrap_or_default();
+        let mut messages: Vec<PeerMessage> = shared
+            .outbox
             .into_iter()
             .map(|command| PeerMessage::Command { command })
             .collect();
@@ -1253,20 +1255,21 @@ impl Peer {
         if self.report.level_after_ms.is_none()
             && self
                 .level_with
-                .is_some_and(|iteration| app.iterations_done() >= iteration)
+                .is_some_and(|iteration| output.iterations_done >= iteration)
         {
             self.report.level_after_ms = self
                 .following_since
                 .map(|since| since.elapsed().as_millis() as u64);
         }
         messages.extend(
-            app.take_placement_out()
+            shared
+                .placement
                 .map(|relative| PeerMessage::Placement { relative }),
         );
         if self
             .head_sent
             .is_none_or(|sent| sent.elapsed() >= HEADS_EVERY)
-            && let Some(head) = app.head_relative()
+            && let Some(head) = shared.head
         {
             self.head_sent = Some(Instant::now());
             messages.push(PeerMessage::Head {
@@ -1274,7 +1277,7 @@ impl Peer {
                 orientation: head.orientation.to_array(),
             });
         }
-        let checksums = app.take_checksums();
+        let checksums = shared.checksums;
         self.report.checksums_matched += checksums.len() as u64;
         messages.extend(
             checksums

@@ -88,6 +88,22 @@ struct Vertices {
     colors: Vec<[f32; 3]>,
 }
 
+/// The terrain mesh as the app draws its land: on the hologram's footprint
+/// at 1× (`footprint_m` across, +Y up), its colour bands spread over the
+/// map's own heights by the thesis' rule, or over a tile world's fixed
+/// `range`, so neighbouring tiles agree at their seams. The file holds the
+/// land alone, without the app's base, so its height zero stays at the
+/// origin rather than the base's depth above it.
+pub fn land(
+    map: &Heightmap,
+    range: Option<(f32, f32)>,
+    footprint_m: f32,
+) -> Result<Vec<u8>, GlbError> {
+    let (lo, hi) = range.unwrap_or_else(|| map.min_max());
+    let model = Mat4::from_scale(Vec3::splat(footprint_m));
+    encode(map, model, &ColorBands::spread_over(lo, hi))
+}
+
 /// The glb of `map`'s mesh placed by `model` (grid space: x and z in
 /// [-0.5, 0.5], heights in terrain units along y) and coloured over `bands`.
 pub fn encode(map: &Heightmap, model: Mat4, bands: &ColorBands) -> Result<Vec<u8>, GlbError> {

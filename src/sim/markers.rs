@@ -155,6 +155,7 @@ mod tests {
             markers: None,
             kept: Kept::None,
             voice: None,
+            shared: Vec::new(),
         }
     }
 

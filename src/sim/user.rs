@@ -250,6 +250,7 @@ impl SimulatedUser {
             markers: None,
             kept: Kept::None,
             voice: None,
+            shared: Vec::new(),
         }
     }
 

@@ -250,6 +250,9 @@ pub enum XrError {
     /// A shared session could not be hosted or joined (`--share`, `--join`).
     #[error(transparent)]
     Share(#[from] crate::net::open::OpenError),
+    /// A run following a command log left it (only a run that replays one).
+    #[error("{0}")]
+    Diverged(#[from] crate::app::driver::Diverged),
     /// The runtime stopped under a running session (instance or session
     /// lost, runtime failure); the report, if asked for, was written first.
     #[cfg_attr(

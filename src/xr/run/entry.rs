@@ -15,7 +15,8 @@ use super::state_folder::state_folder;
 use super::watchdog::{Watchdog, WatchdogSettings};
 use crate::app::driver::{self, FrameDriver};
 use crate::app::log::LogStart;
-use crate::net::{self, ShareCode, open};
+use crate::app::run::RunLoop;
+use crate::net::{self, LocalNetwork, ShareCode, open};
 use crate::render::backend::Backend;
 use crate::terrain::recipe::Recipe;
 use crate::xr::error::XrError;
@@ -299,21 +300,18 @@ fn run_with<B: GraphicsBinding>(
         keeping,
         landscape_file,
     } = opened;
-    let mut app = driver::app_for(&start)?;
-    if let Some(share) = &share {
-        app.share(share.role());
-        app.co_locate_by(&share.code());
-    }
-    let mut frame_loop = FrameLoop::new(
-        FrameDriver::new(app),
-        start,
-        args.frames,
-        Arc::clone(&interrupted),
-        progress,
-    );
-    frame_loop.keep_landscape_in(landscape_file);
-    frame_loop.share_in(share);
-    frame_loop.offer_sharing(args.share_port, !args.unlisted);
+    // "Save terrain" writes beside the kept landscape: the state folder
+    // (the package's LocalState on a HoloLens).
+    let saves = landscape_file
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .map(std::path::Path::to_path_buf);
+    let run = RunLoop::new(FrameDriver::new(driver::app_for(&start)?), start, 0)
+        .in_session(share)
+        .offering(LocalNetwork::new(args.share_port, !args.unlisted))
+        .saving_into(saves)
+        .keeping_landscape_in(landscape_file);
+    let mut frame_loop = FrameLoop::new(run, args.frames, Arc::clone(&interrupted), progress);
     // Over remoting the wearer speaks to the player, far from this
     // computer's microphone; without it the app listens itself.
     #[cfg(windows)]

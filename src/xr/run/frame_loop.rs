@@ -16,23 +16,24 @@
 //! its placement carry on; the hologram is pinned with a new anchor in the
 //! new session at the pose it had.
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use glam::Vec3;
 use openxr as xr;
 
-use crate::app::driver::FrameDriver;
-use crate::app::log::{CommandLog, LogStart};
+use crate::app::log::CommandLog;
+use crate::app::placement::{Placement, PlacementCause};
 use crate::app::recorder::{RunRecorder, WorldSummary};
 use crate::app::report::RunReport;
+use crate::app::run::{Frame, Platform, RunLoop, SharedSession};
+use crate::app::save::Picture;
 use crate::app::{AppEvent, FrameInput, FrameOutput, VoiceCommand};
-use crate::atomic_file;
 use crate::input::Hand;
 use crate::input::geometry::Pose;
-use crate::net::{self, PeerRecord, ShareReport};
-use crate::render::scene::Display;
+use crate::net::{LocalNetwork, PeerRecord, ShareReport};
+use crate::render::scene::{Display, FrameScene};
 use crate::sound::output::Speaker;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
@@ -67,8 +68,9 @@ pub struct LoopRecord {
 /// across one, so the watchdog can always take it.
 #[derive(Debug)]
 pub struct LoopRecorder {
-    /// Seeds, reseeds, timings: the run's report in the making.
-    run: RunRecorder,
+    /// Seeds, reseeds, timings: the run's report in the making (the run
+    /// loop's, which locks it only between runtime calls too).
+    run: Arc<Mutex<RunRecorder>>,
     /// Every session state the runtime reported, in order (and
     /// "INSTANCE_LOSS_PENDING" when it announced its own end).
     states_seen: Vec<String>,
@@ -81,10 +83,10 @@ pub struct LoopRecorder {
 }
 
 impl LoopRecorder {
-    /// The record of a run starting from `start`.
-    fn new(start: LogStart) -> Self {
+    /// The record of a run whose run loop records into `run`.
+    fn new(run: Arc<Mutex<RunRecorder>>) -> Self {
         LoopRecorder {
-            run: RunRecorder::new(start, 0),
+            run,
             states_seen: Vec::new(),
             anchored: false,
             world: WorldSummary::default(),
@@ -94,13 +96,12 @@ impl LoopRecorder {
 
     /// What the loop leaves for the report, as of now.
     pub fn record(&self) -> LoopRecord {
+        let run = lock(&self.run);
         LoopRecord {
-            run: self
-                .run
-                .report_so_far(&self.world, self.run.display_seconds()),
+            run: run.report_so_far(&self.world, run.display_seconds()),
             session_states: self.states_seen.clone(),
             anchored: self.anchored,
-            command_log: Some(self.run.command_log()),
+            command_log: Some(run.command_log()),
             observer_frames: self.observer_frames,
         }
     }
@@ -108,8 +109,11 @@ impl LoopRecorder {
 
 /// The loop and what outlives a session.
 pub struct FrameLoop<'a> {
-    /// The app core (placement, gestures, growth) and the scene it draws.
-    driver: FrameDriver,
+    /// The app core (placement, gestures, growth), the scene it draws, the
+    /// shared session, saving and keeping: the run loop every platform runs.
+    /// The shared session outlives OpenXR sessions: a remoting reconnect
+    /// keeps the peers.
+    run: RunLoop<LocalNetwork>,
     /// What the loop records, shared with the watchdog.
     recorder: Arc<Mutex<LoopRecorder>>,
     /// Why the loop asked the runtime to end the session, once it did.
@@ -132,17 +136,6 @@ pub struct FrameLoop<'a> {
     buttons_were_down: [[bool; 2]; 2],
     /// The button each hand's ray was on after the last frame (for `RayOn`).
     rays_were_on: [Option<&'static str>; 2],
-    /// Where the landscape last grown is kept, and what it says.
-    landscape_file: Option<PathBuf>,
-    kept_landscape: String,
-    /// The shared session the world grows in (`--share`, `--join`). It
-    /// outlives OpenXR sessions: a remoting reconnect keeps the peers.
-    share: Option<net::Session>,
-    /// The port and whether to advertise, for a session the hand menu's
-    /// "Share session" hosts.
-    share_offer: (u16, bool),
-    /// Alone, a session's printed card in view joins that session.
-    card_join: net::card_join::CardJoin,
     /// `--frames`: end the session after this many drawn frames.
     frame_limit: Option<u64>,
     /// Raised by Ctrl-C, SIGTERM (and, on Windows, closing the console).
@@ -154,19 +147,18 @@ pub struct FrameLoop<'a> {
 }
 
 impl<'a> FrameLoop<'a> {
-    /// A loop for `driver`'s app starting from `start`, ending after
-    /// `frame_limit` drawn frames (if given) or when `interrupted` is
-    /// raised, telling `progress` what happens.
+    /// A loop running `run`, ending after `frame_limit` drawn frames (if
+    /// given) or when `interrupted` is raised, telling `progress` what
+    /// happens.
     pub fn new(
-        driver: FrameDriver,
-        start: LogStart,
+        run: RunLoop<LocalNetwork>,
         frame_limit: Option<u64>,
         interrupted: Arc<AtomicBool>,
         progress: &'a mut dyn FnMut(Progress),
     ) -> Self {
         FrameLoop {
-            recorder: Arc::new(Mutex::new(LoopRecorder::new(start))),
-            driver,
+            recorder: Arc::new(Mutex::new(LoopRecorder::new(run.recorder()))),
+            run,
             exit_requested: None,
             lost: None,
             reanchor: false,
@@ -179,11 +171,6 @@ impl<'a> FrameLoop<'a> {
             frame_limit,
             interrupted,
             progress,
-            landscape_file: None,
-            kept_landscape: String::new(),
-            share: None,
-            share_offer: (net::DEFAULT_SHARE_PORT, true),
-            card_join: net::card_join::CardJoin::default(),
             // Opened once for the run, whichever sessions it drives.
             speaker: Speaker::open(),
         }
@@ -195,124 +182,24 @@ impl<'a> FrameLoop<'a> {
     /// once; a recognizer that cannot start is one log line.
     #[cfg(windows)]
     pub fn listen_on_device(&mut self) {
-        let on_show = self.driver.app().buttons().iter();
+        let on_show = self.run.app().buttons().iter();
         self.device_speech = crate::xr::input::windows_speech::Listener::start(
             on_show.map(|button| button.action.label()),
         );
     }
 
-    /// Grows the world in `share` (whose role the app already has).
-    pub fn share_in(&mut self, share: Option<net::Session>) {
-        self.share = share;
-    }
-
-    /// Where a session the hand menu's "Share session" hosts listens, and
-    /// whether it is advertised on the local network.
-    pub fn offer_sharing(&mut self, port: u16, listed: bool) {
-        self.share_offer = (port, listed);
-    }
-
-    /// Hosts a session with a new code from where the world stands (the
-    /// hand menu's "Share session"), unless it is in one; why not, in one
-    /// line, and the run goes on alone.
-    fn host_from_here(&mut self) {
-        if self.share.is_some() {
-            return;
-        }
-        let (port, listed) = self.share_offer;
-        let so_far = self.locked_recorder().run.command_log();
-        match net::open::host_from_here(self.driver.app_mut(), &so_far, port, listed) {
-            Ok((share, line)) => {
-                (self.progress)(Progress::Shared(line));
-                self.share = Some(share);
-            }
-            Err(why) => log::warn!("cannot host a session: {why}"),
-        }
-    }
-
-    /// Takes a join by card that finished: the host's world grows in place
-    /// of this headset's, in the session; or one line saying why not (a
-    /// failed join, or a host growing a map of another size than the one
-    /// the renderer was made for), and the headset goes on alone.
-    fn join_by_card(&mut self, joined: Result<net::card_join::JoinedByCard, String>) {
-        let (width, height) = self.grid_size();
-        let grid = (width as usize, height as usize);
-        match joined.and_then(|joined| joined.app(grid).map(|app| (joined, app))) {
-            Ok((joined, app)) => {
-                self.driver = FrameDriver::new(app);
-                self.locked_recorder().run.grow_from(joined.start);
-                let mut share = joined.session;
-                self.tell_share_notes(&mut share);
-                self.share = Some(share);
-            }
-            Err(line) => (self.progress)(Progress::Shared(line)),
-        }
-    }
-
     /// Leaves the shared session, if in one: what it did, who took part.
     pub fn leave_share(&mut self) -> Option<(ShareReport, Vec<PeerRecord>)> {
-        let mut share = self.share.take()?;
-        self.tell_share_notes(&mut share);
-        Some(share.finish())
-    }
-
-    /// Passes the shared session's new lines on.
-    fn tell_share_notes(&mut self, share: &mut net::Session) {
+        let mut share = self.run.leave_session()?;
         for line in share.take_notes() {
             (self.progress)(Progress::Shared(line));
         }
-    }
-
-    /// Keeps the name of the landscape growing in `file` whenever it
-    /// differs from what the file says, for the next run without `--recipe`.
-    pub fn keep_landscape_in(&mut self, file: Option<PathBuf>) {
-        self.kept_landscape = file
-            .as_ref()
-            .and_then(|file| std::fs::read_to_string(file).ok())
-            .map(|kept| kept.trim().to_owned())
-            .unwrap_or_default();
-        self.landscape_file = file;
-    }
-
-    /// Writes the landscape's name to the landscape file when it changed;
-    /// a file that cannot be written is one warning.
-    fn keep_landscape(&mut self) {
-        let name = self.driver.app().world().recipe_name();
-        let Some(file) = &self.landscape_file else {
-            return;
-        };
-        if name == self.kept_landscape {
-            return;
-        }
-        self.kept_landscape = name.into();
-        let written = file
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| atomic_file::write(file, format!("{name}\n").as_bytes()));
-        if let Err(error) = written {
-            log::warn!("the landscape is not kept in {}: {error}", file.display());
-        }
-    }
-
-    /// "Save terrain": `save-NNN/` beside the kept landscape (the state
-    /// folder: the package's LocalState on a HoloLens), without a picture
-    /// (the swapchain images are the runtime's to show, not to read back);
-    /// a failure is one line and the session goes on.
-    fn save_terrain(&self) {
-        let Some(folder) = self.landscape_file.as_deref().and_then(Path::parent) else {
-            log::warn!("the terrain is not saved: this run keeps nothing (no state folder)");
-            return;
-        };
-        let log = self.locked_recorder().run.command_log();
-        match crate::save::save_terrain(folder, &log, None) {
-            Ok(saved) => log::info!("saved the terrain into {}", saved.display()),
-            Err(error) => log::warn!("{error}"),
-        }
+        Some(share.finish())
     }
 
     /// Frames drawn so far, over every session.
     pub fn frames_drawn(&self) -> u64 {
-        self.locked_recorder().run.frames()
+        self.run.record().frames()
     }
 
     /// Why the Holographic Remoting connection dropped under the last
@@ -328,7 +215,7 @@ impl<'a> FrameLoop<'a> {
 
     /// The heightmap's size, which the renderer's grid must have.
     pub fn grid_size(&self) -> (u32, u32) {
-        let heights = self.driver.app().heightmap();
+        let heights = self.run.app().heightmap();
         (heights.width() as u32, heights.height() as u32)
     }
 
@@ -343,7 +230,7 @@ impl<'a> FrameLoop<'a> {
     ) -> Result<SessionEnd, XrError> {
         self.lost = None;
         self.locked_recorder().anchored = false;
-        self.reanchor = self.driver.app().placement().is_some();
+        self.reanchor = self.run.app().placement().is_some();
         match self.frames(session, events) {
             Ok(()) => Ok(self
                 .lost
@@ -404,7 +291,7 @@ impl<'a> FrameLoop<'a> {
     /// Whether `--frames` frames have been drawn.
     fn frame_limit_reached(&self) -> bool {
         self.frame_limit
-            .is_some_and(|limit| self.locked_recorder().run.frames() >= limit)
+            .is_some_and(|limit| self.run.record().frames() >= limit)
     }
 
     /// Handles the queued events; false once the session is over.
@@ -505,8 +392,9 @@ impl<'a> FrameLoop<'a> {
         Ok(())
     }
 
-    /// One frame: wait for it, track, the app core, draw when the runtime
-    /// asks (and `--frames` is not reached), end it.
+    /// One frame: wait for it, track, the run loop (the app core, the
+    /// shared session, drawing when the runtime asks and `--frames` is not
+    /// reached, saving), the observer view, end it.
     fn frame<B: GraphicsBinding>(&mut self, session: &mut Session<B>) -> Result<(), XrError> {
         let frame_state = session.wait_frame()?;
         session.begin_frame()?;
@@ -522,6 +410,70 @@ impl<'a> FrameLoop<'a> {
             voice: self.voice.take(),
             ..session.track(time)?
         };
+        self.tell_buttons_down(&input);
+        // The blend mode the session chose decides the look: see-through
+        // (additive) or covering the world (opaque).
+        self.run
+            .set_display(display_for(session.facts().blend_mode));
+        let markers_before = self.run.record().markers_seen().len();
+        let mut platform = XrPlatform {
+            session: &mut *session,
+            time,
+            drawing: frame_state.should_render && !self.frame_limit_reached(),
+            recorder: &self.recorder,
+            speaker: &mut self.speaker,
+            progress: &mut *self.progress,
+        };
+        let Frame { output, drawn_ms } = self.run.frame(input, &mut platform)?;
+        lock(&self.recorder).world.update_from(self.run.app());
+        let markers_seen = self.run.record().markers_seen()[markers_before..].to_vec();
+        for hand in Hand::BOTH {
+            let on = self.run.app().ray_on(hand);
+            let was_on = &mut self.rays_were_on[hand.index()];
+            if on != *was_on {
+                *was_on = on;
+                (self.progress)(Progress::RayOn { hand, label: on });
+            }
+        }
+        for marker in markers_seen {
+            (self.progress)(Progress::MarkerSeen {
+                text: marker.text,
+                position: marker.position,
+            });
+        }
+        // "See it, say it": the recognizer hears the labels now on show.
+        #[cfg(windows)]
+        if let Some(listener) = self.device_speech.as_mut() {
+            let on_show = self.run.app().buttons().iter();
+            listener.show(on_show.map(|button| button.action.label()));
+        }
+        self.tell_events(&output);
+        if self.reanchor
+            && let Some(placement) = self.run.app().placement()
+        {
+            self.reanchor = false;
+            let anchored = session.anchor(&placement, None, time)?;
+            self.locked_recorder().anchored = anchored;
+        }
+        // Mixed Reality Capture: the camera's own view, at the eyes' display
+        // time, with every height (its renderer draws only while it is active).
+        if drawn_ms.is_some()
+            && session.observer_active()
+            && let Some(scene) = self.run.driver().scene_with_every_height(&output)
+            && session.draw_observer(&scene, time)?
+        {
+            self.locked_recorder().observer_frames += 1;
+        }
+        session.end_frame(time, drawn_ms.is_some())?;
+        if drawn_ms.is_some() {
+            let frames = self.run.record().frames();
+            (self.progress)(Progress::FrameDrawn(frames));
+        }
+        Ok(())
+    }
+
+    /// Tells when a hand's select or menu button goes down.
+    fn tell_buttons_down(&mut self, input: &FrameInput) {
         for hand in Hand::BOTH {
             let hand_input = &input.hands[hand.index()];
             let was_down = &mut self.buttons_were_down[hand.index()];
@@ -539,126 +491,24 @@ impl<'a> FrameLoop<'a> {
                 was_down[button] = down;
             }
         }
-        if let Some(share) = self.share.as_mut() {
-            share.before_frame(self.driver.app_mut());
-        } else if let Some(line) = self
-            .card_join
-            .look(input.markers.as_deref().unwrap_or_default())
-        {
-            (self.progress)(Progress::Shared(line));
-        }
-        let (output, markers_seen) = {
-            let mut recorder = self.recorder.lock().unwrap_or_else(PoisonError::into_inner);
-            let markers_before = recorder.run.markers_seen().len();
-            let output = self.driver.update(&input, &mut recorder.run);
-            // Only a replay can diverge, and the OpenXR loop never replays.
-            let output = output.expect("a live run follows no log");
-            recorder.world.update_from(self.driver.app());
-            (
-                output,
-                recorder.run.markers_seen()[markers_before..].to_vec(),
-            )
-        };
-        for hand in Hand::BOTH {
-            let on = self.driver.app().ray_on(hand);
-            let was_on = &mut self.rays_were_on[hand.index()];
-            if on != *was_on {
-                *was_on = on;
-                (self.progress)(Progress::RayOn { hand, label: on });
-            }
-        }
-        for marker in markers_seen {
-            (self.progress)(Progress::MarkerSeen {
-                text: marker.text,
-                position: marker.position,
-            });
-        }
-        // "See it, say it": the recognizer hears the labels now on show.
-        #[cfg(windows)]
-        if let Some(listener) = self.device_speech.as_mut() {
-            let on_show = self.driver.app().buttons().iter();
-            listener.show(on_show.map(|button| button.action.label()));
-        }
-        if let Some(mut share) = self.share.take() {
-            share.after_frame(self.driver.app_mut(), &output);
-            self.tell_share_notes(&mut share);
-            self.share = Some(share);
-        } else if let Some(joined) = self.card_join.finished() {
-            self.join_by_card(joined);
-        }
-        self.act_on_events(session, &output, input.head, time)?;
-        self.keep_landscape();
-        if self.reanchor
-            && let Some(placement) = self.driver.app().placement()
-        {
-            self.reanchor = false;
-            let anchored = session.anchor(&placement, None, time)?;
-            self.locked_recorder().anchored = anchored;
-        }
-
-        // The blend mode the session chose decides the look: see-through
-        // (additive) or covering the world (opaque).
-        self.driver
-            .set_display(display_for(session.facts().blend_mode));
-        let drawing = frame_state.should_render && !self.frame_limit_reached();
-        let render_ms = if drawing {
-            self.driver.draw(&output, |scene| session.draw(scene))?
-        } else {
-            None
-        };
-        // Mixed Reality Capture: the camera's own view, at the eyes' display
-        // time, with every height (its renderer draws only while it is active).
-        if render_ms.is_some()
-            && session.observer_active()
-            && let Some(scene) = self.driver.scene_with_every_height(&output)
-            && session.draw_observer(&scene, time)?
-        {
-            self.locked_recorder().observer_frames += 1;
-        }
-        session.end_frame(time, render_ms.is_some())?;
-        if let Some(render_ms) = render_ms {
-            let frames = {
-                let mut recorder = self.locked_recorder();
-                recorder.run.drawn(render_ms);
-                recorder.run.frames()
-            };
-            (self.progress)(Progress::FrameDrawn(frames));
-        }
-        Ok(())
     }
 
-    /// Answers what the app did this frame: pins a settled placement with
-    /// an anchor (and keeps it after a manipulation), tells of a reseed and
-    /// pulses the hand that asked for it, clicks from a button's place as
-    /// heard from `head` (the head this frame).
-    fn act_on_events<B: GraphicsBinding>(
-        &mut self,
-        session: &mut Session<B>,
-        output: &FrameOutput,
-        head: Option<Pose>,
-        time: xr::Time,
-    ) -> Result<(), XrError> {
+    /// Logs what the frame's events did and tells the progress of those a
+    /// harness watches for.
+    fn tell_events(&mut self, output: &FrameOutput) {
         for event in &output.events {
             match *event {
-                AppEvent::Placed { placement, cause } => {
-                    let anchored = session.anchor(&placement, Some(cause), time)?;
-                    self.locked_recorder().anchored = anchored;
-                    (self.progress)(Progress::Placed {
-                        cause,
-                        position: placement.pose.position.to_array(),
-                        scale: placement.scale,
-                    });
-                }
+                AppEvent::Placed { placement, cause } => (self.progress)(Progress::Placed {
+                    cause,
+                    position: placement.pose.position.to_array(),
+                    scale: placement.scale,
+                }),
                 AppEvent::Reseeded { seed, cause, hand } => {
                     log::info!(
                         "reseeded ({}, {hand:?} hand) with seed {seed}",
                         cause.name()
                     );
                     (self.progress)(Progress::Reseeded { cause, seed });
-                    // Only the hand that asked feels the answer.
-                    if let Some(hand) = hand {
-                        session.pulse(hand)?;
-                    }
                 }
                 AppEvent::Edited {
                     kind,
@@ -689,17 +539,68 @@ impl<'a> FrameLoop<'a> {
                         how: press.how.name(),
                     });
                 }
-                AppEvent::SaveAsked => self.save_terrain(),
-                AppEvent::ShareAsked => self.host_from_here(),
-                AppEvent::Click { at } => self.speaker.click(at, head),
                 AppEvent::Weathered => log::info!("weathering the land now"),
+                AppEvent::SaveAsked | AppEvent::ShareAsked | AppEvent::Click { .. } => {}
             }
         }
-        Ok(())
     }
 }
 
-/// The state's name as the OpenXR specification writes it (without `XR_SESSION_STATE_`).
+/// The OpenXR session as the run loop's platform for one frame: it draws
+/// into the session's swapchains, pins placements with spatial anchors
+/// (and keeps them), pulses the hand that reseeded, plays the clicks.
+struct XrPlatform<'f, 'p, B: GraphicsBinding> {
+    session: &'f mut Session<B>,
+    /// The frame's predicted display time.
+    time: xr::Time,
+    /// Whether the runtime asked for this frame to be drawn.
+    drawing: bool,
+    recorder: &'f Mutex<LoopRecorder>,
+    speaker: &'f mut Speaker,
+    progress: &'f mut (dyn FnMut(Progress) + 'p),
+}
+
+impl<B: GraphicsBinding> Platform for XrPlatform<'_, '_, B> {
+    type Error = XrError;
+
+    fn should_draw(&self) -> bool {
+        self.drawing
+    }
+
+    fn draw(&mut self, scene: &FrameScene<'_>) -> Result<(), XrError> {
+        self.session.draw(scene)
+    }
+
+    /// None: the swapchain images are the runtime's to show, not to read back.
+    fn picture(&mut self) -> Result<Option<Picture>, XrError> {
+        Ok(None)
+    }
+
+    fn placed(&mut self, placement: &Placement, cause: PlacementCause) -> Result<(), XrError> {
+        let anchored = self.session.anchor(placement, Some(cause), self.time)?;
+        lock(self.recorder).anchored = anchored;
+        Ok(())
+    }
+
+    fn pulse(&mut self, hand: Hand) -> Result<(), XrError> {
+        self.session.pulse(hand)
+    }
+
+    fn click(&mut self, at: Vec3, head: Option<Pose>) {
+        self.speaker.click(at, head);
+    }
+
+    fn shared_line(&mut self, line: String) {
+        (self.progress)(Progress::Shared(line));
+    }
+}
+
+/// `mutex` locked, whether or not a thread panicked holding it (the record
+/// is still worth writing).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 fn state_name(state: xr::SessionState) -> &'static str {
     match state {
         xr::SessionState::IDLE => "IDLE",

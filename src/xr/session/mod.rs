@@ -453,6 +453,7 @@ impl<B: GraphicsBinding> Session<B> {
             markers,
             kept,
             voice: None,
+            shared: Vec::new(),
         })
     }
 

@@ -29,13 +29,16 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use holoterrain::app::driver::{self, FrameDriver};
+use holoterrain::app::driver::{self, Diverged, FrameDriver};
 use holoterrain::app::kept::{self, KeptIn, KeptPlacement};
 use holoterrain::app::log::LogStart;
-use holoterrain::app::recorder::RunRecorder;
-use holoterrain::app::{App, FrameInput, FrameOutput, Kept, Surface};
+use holoterrain::app::placement::{Placement, PlacementCause};
+use holoterrain::app::run::{Platform, RunLoop};
+use holoterrain::app::save::Picture;
+use holoterrain::app::{App, FrameInput, Kept, Surface};
 use holoterrain::input::{Hand, PinchTracker};
-use holoterrain::net::{Peer, Session};
+use holoterrain::net::{LocalNetwork, Peer, Session};
+use holoterrain::render::scene::FrameScene;
 use holoterrain::sim::DisplayClock;
 use holoterrain::sim::markers::Sightings;
 use holoterrain::sim::room::RoomMarker;
@@ -73,11 +76,13 @@ pub struct Wearer {
     user: SimulatedUser,
     /// The simulator's display clock (rate and stalls).
     clock: DisplayClock,
-    /// The app core, fed the frames the wearer produces, as the app under
-    /// test's frame driver feeds its own.
-    driver: FrameDriver,
-    /// The copy's record (its command log is the app under test's).
-    recorder: RunRecorder,
+    /// The app core in the one run loop, fed the frames the wearer
+    /// produces, as the app under test's run loop feeds its own; in the
+    /// shared session the app under test is in, which the copy follows,
+    /// listening only, so that it holds the same terrain and placement.
+    run: RunLoop<LocalNetwork>,
+    /// What the copy does for its run loop.
+    copy: Copy,
     /// The runtime's air-tap recognition, per hand.
     pinches: [PinchTracker; 2],
     /// Frames produced so far.
@@ -97,14 +102,8 @@ pub struct Wearer {
     sightings: Sightings,
     /// The room's printed codes.
     markers: Vec<RoomMarker>,
-    /// Where the wearer remembers the placement (none without an output folder).
-    placement_file: Option<PathBuf>,
     /// The placement remembered from the last run, when there is one.
     remembered: Kept,
-    /// The shared session the app under test is in, which the copy
-    /// follows, listening only, so that it holds the same terrain and
-    /// placement.
-    share: Option<Session>,
 }
 
 impl Wearer {
@@ -125,12 +124,9 @@ impl Wearer {
                 None,
             ),
         };
-        let mut app = driver::app_for(&start).map_err(|error| error.to_string())?;
-        if let Some(share) = &share {
-            app.share(share.role());
-            app.co_locate_by(&share.code());
-        }
-        let driver = FrameDriver::new(app);
+        let app = driver::app_for(&start).map_err(|error| error.to_string())?;
+        // Never hosts nor joins by card, and never saves: it is a copy.
+        let run = RunLoop::new(FrameDriver::new(app), start, 0).in_session(share);
         let at = |time_s| EPOCH_NS + seconds_to_ns(time_s);
         let disconnects = config
             .script
@@ -167,8 +163,7 @@ impl Wearer {
                 config.resolution.height,
             ),
             clock: DisplayClock::new(&config.script, config.rate),
-            driver,
-            recorder: RunRecorder::new(start, 0),
+            run,
             pinches: Default::default(),
             frames: 0,
             latest: None,
@@ -176,10 +171,9 @@ impl Wearer {
             surfaces: (!config.room.surfaces.is_empty()).then(|| config.room.app_surfaces().into()),
             sightings: Sightings::new(&config.room.markers),
             markers: config.room.markers.clone(),
-            placement_file,
+            copy: Copy { placement_file },
             remembered,
             phrases,
-            share,
         })
     }
 
@@ -193,7 +187,7 @@ impl Wearer {
         self.frames += 1;
         // The user presses the buttons where the copy shows them, as the
         // app under test does (same inputs, same controls).
-        self.user.see_buttons(self.driver.app().buttons());
+        self.user.see_buttons(self.run.app().buttons());
         let mut input = FrameInput {
             voice: self.user.heard(previous_ns, sim_ns),
             surfaces: self.surfaces.clone(),
@@ -204,24 +198,15 @@ impl Wearer {
             },
             ..self.user.frame_input(
                 sim_ns,
-                self.driver.app().placement(),
-                self.driver.app().heightmap(),
+                self.run.app().placement(),
+                self.run.app().heightmap(),
             )
         };
         // The copy sees the codes as the simulator hands them over.
         input.markers = Some(self.sightings.look(&input));
-        if let Some(share) = self.share.as_mut() {
-            share.before_frame(self.driver.app_mut());
-        }
-        let output = self
-            .driver
-            .update(&input, &mut self.recorder)
+        self.run
+            .frame(input.clone(), &mut self.copy)
             .expect("a live run follows no log");
-        if let Some(share) = self.share.as_mut() {
-            share.after_frame(self.driver.app_mut(), &output);
-            share.take_notes();
-        }
-        self.remember(&output);
         let pinched = Hand::BOTH.map(|hand| {
             let tracker = &mut self.pinches[hand.index()];
             tracker.update(input.hands[hand.index()].joints.as_ref());
@@ -232,20 +217,6 @@ impl Wearer {
             input,
             pinched,
         })
-    }
-
-    /// Remembers each placement a manipulation of the copy settled.
-    fn remember(&self, output: &FrameOutput) {
-        let Some(path) = &self.placement_file else {
-            return;
-        };
-        for placement in output.placements_to_keep() {
-            if let Err(error) =
-                kept::save(path, &KeptPlacement::of(placement, KeptIn::SimulatorRoom))
-            {
-                eprintln!("holoterrain-testrt: the wearer cannot remember the placement: {error}");
-            }
-        }
     }
 
     /// The newest frame, `None` before the first xrWaitFrame.
@@ -261,8 +232,8 @@ impl Wearer {
             Some(sample) if sample.time_ns == time_ns => sample.input.clone(),
             _ => self.user.predict(
                 time_ns - EPOCH_NS,
-                self.driver.app().placement(),
-                self.driver.app().heightmap(),
+                self.run.app().placement(),
+                self.run.app().heightmap(),
             ),
         }
     }
@@ -337,8 +308,45 @@ impl Wearer {
 
     /// The app core's copy: what the wearer saw grow (for the report).
     pub fn app(&self) -> &App {
-        self.driver.app()
+        self.run.app()
     }
+}
+
+/// The copy as its run loop's platform: it draws nothing (the app under
+/// test draws), and remembers each placement a manipulation of it settled.
+struct Copy {
+    /// Where the wearer remembers the placement.
+    placement_file: Option<PathBuf>,
+}
+
+impl Platform for Copy {
+    type Error = Diverged;
+
+    fn should_draw(&self) -> bool {
+        false
+    }
+
+    fn draw(&mut self, _scene: &FrameScene<'_>) -> Result<(), Diverged> {
+        Ok(())
+    }
+
+    fn picture(&mut self) -> Result<Option<Picture>, Diverged> {
+        Ok(None)
+    }
+
+    fn placed(&mut self, placement: &Placement, cause: PlacementCause) -> Result<(), Diverged> {
+        if let Some(path) = &self.placement_file
+            && cause.is_manipulation()
+            && let Err(error) =
+                kept::save(path, &KeptPlacement::of(placement, KeptIn::SimulatorRoom))
+        {
+            eprintln!("holoterrain-testrt: the wearer cannot remember the placement: {error}");
+        }
+        Ok(())
+    }
+
+    /// The copy's lines are the app under test's to say.
+    fn shared_line(&mut self, _line: String) {}
 }
 
 #[cfg(test)]

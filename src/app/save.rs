@@ -10,22 +10,23 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::app::log::{COMMAND_LOG_FILE, CommandLog};
+use crate::app::placement::HOLOGRAM_SIZE_M;
 use crate::atomic_file;
-use crate::generate::terrain_glb;
+use crate::render::glb;
 use crate::terrain::export::{self, Format};
 
 /// Most saves a state folder takes (`save-001` to `save-999`).
 pub const MAX_SAVES: u32 = 999;
 
 /// A picture of the moment: RGB rows, `width` × `height`.
-#[derive(Debug, Clone, Copy)]
-pub struct Picture<'a> {
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picture {
     /// Pixels across.
     pub width: u32,
     /// Pixels down.
     pub height: u32,
     /// Row-major RGB bytes.
-    pub rgb: &'a [u8],
+    pub rgb: Vec<u8>,
 }
 
 /// Why a save failed; the app says it in one line and goes on.
@@ -57,7 +58,8 @@ pub fn save_terrain(
     let heights = world.heightmap();
     let png16 = export::encode(heights, Format::Png16, None)
         .map_err(|error| SaveError::Terrain(error.to_string()))?;
-    let glb = terrain_glb(heights, None).map_err(|error| SaveError::Terrain(error.to_string()))?;
+    let glb = glb::land(heights, None, HOLOGRAM_SIZE_M)
+        .map_err(|error| SaveError::Terrain(error.to_string()))?;
     let recipe = world.recipe().to_toml();
     let commands = log.to_jsonl();
     let picture_png = picture.map(encode_picture).transpose()?;
@@ -121,7 +123,7 @@ fn encode_picture(picture: Picture) -> Result<Vec<u8>, SaveError> {
     encoder.set_depth(png::BitDepth::Eight);
     encoder
         .write_header()
-        .and_then(|mut writer| writer.write_image_data(picture.rgb))
+        .and_then(|mut writer| writer.write_image_data(&picture.rgb))
         .map_err(|error| SaveError::Terrain(format!("the picture: {error}")))?;
     Ok(bytes)
 }
@@ -139,11 +141,10 @@ mod tests {
     fn saves_take_the_next_free_number_and_hold_every_file() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("save-001")).unwrap();
-        let rgb = vec![128u8; 4 * 2 * 3];
         let picture = Picture {
             width: 4,
             height: 2,
-            rgb: &rgb,
+            rgb: vec![128u8; 4 * 2 * 3],
         };
         let saved = save_terrain(dir.path(), &log(), Some(picture)).unwrap();
         assert_eq!(saved, dir.path().join("save-002"));

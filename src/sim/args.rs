@@ -1,0 +1,303 @@
+//! `holoterrain sim`'s options and their checks: every bad value is one line naming its flag, found before the output folder is touched.
+use std::path::PathBuf;
+
+use super::capture;
+use super::error::SimError;
+use crate::app::driver::WorldArgs;
+use crate::render::backend::Backend;
+use crate::render::scene::Display;
+use crate::size::Size;
+
+/// Largest heightmap side the simulator accepts.
+pub const MAX_MAP_SIDE: usize = 8193;
+/// Smallest and largest per-eye image side.
+pub const EYE_SIDE_RANGE: (u32, u32) = (16, 4096);
+/// Frame rates the simulator accepts, Hz.
+pub const RATE_RANGE: (f64, f64) = (10.0, 1000.0);
+/// Most frames one run may simulate.
+pub const MAX_FRAMES: u64 = 1_000_000;
+
+/// Options of `holoterrain sim`; with none it runs a short demo (growth,
+/// one air-tap reseed half way, more growth) into `sim-out/`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct SimArgs {
+    /// Frames to simulate (and as many more as the script's waits take).
+    #[arg(long, default_value_t = 360)]
+    pub frames: u64,
+    /// Virtual display rate, Hz.
+    #[arg(long, default_value_t = 60.0)]
+    pub rate: f64,
+    /// The world the run starts from.
+    #[command(flatten)]
+    pub world: WorldArgs,
+    /// Image size of each eye, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "320x240")]
+    pub resolution: Size,
+    /// Gesture script (see docs/simulator.md); default: one air-tap at half time.
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+    /// Replay a command log (an earlier run's commands.jsonl) instead of a
+    /// gesture script: its seed, size and commands, on the frames they
+    /// applied in; give the run's other flags (--frames, --rate) again.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["script", "recipe", "seed", "size"])]
+    pub replay: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "sim-out")]
+    pub out: PathBuf,
+    /// Write a PNG every N frames (the last frame is always written).
+    #[arg(long, default_value_t = 30)]
+    pub every: u64,
+    /// Also write growth.png, an animated PNG of the snapshots.
+    #[arg(long)]
+    pub apng: bool,
+    /// Also write clicks.wav: the controls' clicks as the wearer hears
+    /// them (16-bit stereo, 48 kHz) on the display clock, each placed from
+    /// its button relative to the head (docs/simulator.md).
+    #[arg(long)]
+    pub sound: bool,
+    /// Turn on the Vulkan validation layer (with d3d11: the Direct3D 11
+    /// debug layer) and count its messages.
+    #[arg(long)]
+    pub validation: bool,
+    /// Graphics API that draws the frames; d3d11 only in the Windows build.
+    #[arg(long, value_enum, default_value_t = Backend::Vulkan)]
+    pub renderer: Backend,
+    /// The room's surfaces, one `surface X Y Z W D` a line (see
+    /// docs/simulator.md); without it the room has none.
+    #[arg(long, value_name = "FILE")]
+    pub room: Option<PathBuf>,
+    /// Keep the hologram's placement in DIR/placement.json after every
+    /// move, turn or scale, and start from it next time; without it every
+    /// run starts afresh.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// The display the frames are drawn for: additive (see-through, as
+    /// HoloLens 2 and the test runtime) lifts the shaded slopes; opaque (a
+    /// VR headset) has a normal ambient.
+    #[arg(long, value_enum, default_value_t = Display::Additive)]
+    pub blend: Display,
+    /// Also write capture-NNNNN.png beside every frame-NNNNN.png: the
+    /// hologram from a photo camera at the head (about 64° across), RGBA
+    /// with the background transparent.
+    #[arg(long)]
+    pub capture: bool,
+    /// The capture's size, WIDTHxHEIGHT pixels.
+    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    pub capture_size: Size,
+    /// Host a shared session (docs/shared.md): with a code of your own
+    /// (NUMBER-word-word), or without one to have one made; peers join
+    /// with it. Display time then follows the wall clock.
+    #[arg(long, value_name = "CODE", num_args = 0..=1, default_missing_value = "",
+          conflicts_with_all = ["replay", "join"])]
+    pub share: Option<String>,
+    /// The port a shared session listens on.
+    #[arg(long, value_name = "PORT", default_value_t = crate::net::DEFAULT_SHARE_PORT)]
+    pub share_port: u16,
+    /// Host without advertising the session's number on the local network
+    /// (DNS-SD): peers then join with CODE@HOST. With --share, or for the
+    /// session a script's press of "Share session" hosts.
+    #[arg(long)]
+    pub unlisted: bool,
+    /// Join the shared session CODE hosted at HOST (PORT: the default of
+    /// --share-port), or without @HOST wherever the local network says its
+    /// host is (DNS-SD); the host's recipe, seed and size are grown.
+    #[arg(long, value_name = "CODE[@HOST[:PORT]]",
+          conflicts_with_all = ["replay", "recipe", "seed", "size"])]
+    pub join: Option<String>,
+}
+
+impl Default for SimArgs {
+    fn default() -> Self {
+        SimArgs {
+            frames: 360,
+            rate: 60.0,
+            world: WorldArgs::default(),
+            resolution: Size {
+                width: 320,
+                height: 240,
+            },
+            script: None,
+            replay: None,
+            out: PathBuf::from("sim-out"),
+            every: 30,
+            apng: false,
+            sound: false,
+            validation: false,
+            renderer: Backend::Vulkan,
+            room: None,
+            state: None,
+            blend: Display::Additive,
+            capture: false,
+            capture_size: Size {
+                width: capture::DEFAULT_CAPTURE_SIZE.0,
+                height: capture::DEFAULT_CAPTURE_SIZE.1,
+            },
+            share: None,
+            share_port: crate::net::DEFAULT_SHARE_PORT,
+            unlisted: false,
+            join: None,
+        }
+    }
+}
+
+/// Checks every flag, naming the first that is out of range.
+pub fn validate(args: &SimArgs) -> Result<(), SimError> {
+    if !(1..=MAX_FRAMES).contains(&args.frames) {
+        return Err(SimError::invalid(
+            "frames",
+            format!("must be 1 to {MAX_FRAMES}, got {}", args.frames),
+        ));
+    }
+    if !(RATE_RANGE.0..=RATE_RANGE.1).contains(&args.rate) {
+        return Err(SimError::invalid(
+            "rate",
+            format!(
+                "must be {} to {} Hz, got {}",
+                RATE_RANGE.0, RATE_RANGE.1, args.rate
+            ),
+        ));
+    }
+    if let Some(problem) = map_size_problem(args.world.size) {
+        return Err(SimError::invalid("size", problem));
+    }
+    let eye_sides = EYE_SIDE_RANGE.0..=EYE_SIDE_RANGE.1;
+    if !eye_sides.contains(&args.resolution.width) || !eye_sides.contains(&args.resolution.height) {
+        return Err(SimError::invalid(
+            "resolution",
+            format!(
+                "each side must be {} to {} pixels, got {}",
+                EYE_SIDE_RANGE.0, EYE_SIDE_RANGE.1, args.resolution
+            ),
+        ));
+    }
+    if !eye_sides.contains(&args.capture_size.width)
+        || !eye_sides.contains(&args.capture_size.height)
+    {
+        return Err(SimError::invalid(
+            "capture-size",
+            format!(
+                "each side must be {} to {} pixels, got {}",
+                EYE_SIDE_RANGE.0, EYE_SIDE_RANGE.1, args.capture_size
+            ),
+        ));
+    }
+    if args.every == 0 {
+        return Err(SimError::invalid("every", "must be at least 1"));
+    }
+    if args.world.forget_placement && args.state.is_none() {
+        return Err(SimError::invalid(
+            "forget-placement",
+            "needs --state DIR: without it the simulator keeps no placement to forget",
+        ));
+    }
+    #[cfg(not(windows))]
+    if args.renderer == Backend::D3d11 {
+        return Err(SimError::invalid(
+            "renderer",
+            "d3d11 exists only in the Windows build (holoterrain.exe); use --renderer vulkan",
+        ));
+    }
+    Ok(())
+}
+
+/// What is wrong with a heightmap of `size`, if anything.
+pub(super) fn map_size_problem(size: Size) -> Option<String> {
+    let map_sides = 2..=MAX_MAP_SIDE as u32;
+    (!map_sides.contains(&size.width) || !map_sides.contains(&size.height))
+        .then(|| format!("each side must be 2 to {MAX_MAP_SIDE} samples, got {size}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_frames_are_rejected_naming_the_flag() {
+        let args = SimArgs {
+            frames: 0,
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--frames:")
+        );
+    }
+
+    #[test]
+    fn a_one_sample_map_side_is_rejected() {
+        let args = SimArgs {
+            world: WorldArgs {
+                size: Size {
+                    width: 1,
+                    height: 64,
+                },
+                ..WorldArgs::default()
+            },
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--size:")
+        );
+    }
+
+    #[test]
+    fn an_absurd_rate_is_rejected() {
+        for rate in [0.0, 5000.0, f64::NAN] {
+            let args = SimArgs {
+                rate,
+                ..SimArgs::default()
+            };
+            assert!(
+                validate(&args)
+                    .unwrap_err()
+                    .to_string()
+                    .starts_with("--rate:")
+            );
+        }
+    }
+
+    #[test]
+    fn a_huge_resolution_is_rejected() {
+        let args = SimArgs {
+            resolution: Size {
+                width: 10_000,
+                height: 240,
+            },
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--resolution:")
+        );
+    }
+
+    #[test]
+    fn a_tiny_capture_is_rejected_naming_the_flag() {
+        let args = SimArgs {
+            capture: true,
+            capture_size: Size {
+                width: 8,
+                height: 720,
+            },
+            ..SimArgs::default()
+        };
+        assert!(
+            validate(&args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--capture-size:")
+        );
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        assert!(validate(&SimArgs::default()).is_ok());
+    }
+}
