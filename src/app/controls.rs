@@ -16,7 +16,7 @@
 //! or a pinch dragged away cancels it.
 use glam::Vec3;
 
-use super::growth::{MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND};
+use super::world::growth::{MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND};
 use crate::input::hand::{INDEX_TIP, PALM, pinch_distance};
 use crate::input::{Hand, HandJoints, Pose, Ray};
 use crate::render::scene::{UiFill, UiLabel, UiQuad, UiRect};

@@ -3,13 +3,17 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec2};
 
-use super::command::{Applied, ReseedCause};
 use super::controls::UiPress;
-use super::placement::{Placement, PlacementCause};
-use super::session::{SessionIn, SessionOut};
-use super::surfaces::Surface;
-use super::undo::Undone;
+pub use super::shared::colocation::Marker;
+use super::shared::session::{SessionIn, SessionOut};
 use super::voice::VoiceCommand;
+use super::world::WorldEvent;
+use super::world::command::{Applied, ReseedCause};
+pub use super::world::growth::GrowthState;
+pub use super::world::kept::Kept;
+use super::world::placement::{Placement, PlacementCause};
+use super::world::surfaces::Surface;
+use super::world::undo::Undone;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::EyeView as RenderEyeView;
@@ -94,35 +98,6 @@ pub struct HandInput {
     /// the hologram, and the joint-based air-tap stands down for that hand so
     /// one pinch is one event.
     pub select_is_air_tap: bool,
-}
-
-/// Where the platform keeps the placement of an earlier run, as far as it
-/// knows on this frame.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Kept {
-    /// Nothing was kept (or it was forgotten, or it could not be read).
-    #[default]
-    None,
-    /// One was kept but cannot be located yet (a persisted spatial anchor
-    /// the headset is still looking for).
-    Pending,
-    /// One was kept and is here, in the platform's space.
-    Located(Placement),
-}
-
-/// A printed code (a QR code) the headset sees, as last seen.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Marker {
-    /// The text it holds (`holoterrain:CODE` for a session's card).
-    pub text: String,
-    /// Its centre, in the platform's space; +Y is the normal of its printed
-    /// face (up, for a code lying on a table) and −Z points from its centre
-    /// to the middle of its top edge (away from a reader at its bottom edge).
-    pub pose: Pose,
-    /// The length of its side, metres.
-    pub size_m: f32,
-    /// When it was last seen, on [`FrameInput::display_time_ns`]'s clock.
-    pub last_seen_ns: i64,
 }
 
 /// Everything the app needs to know about one frame.
@@ -233,15 +208,6 @@ pub struct OwnedSurfaceMarks {
     pub cursor: Option<Vec2>,
 }
 
-/// How growth goes: whether it is paused and how fast.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct GrowthState {
-    /// Paused by the wearer.
-    pub paused: bool,
-    /// Iterations per second while it grows.
-    pub iterations_per_second: u32,
-}
-
 /// The controls to draw ([`crate::render::scene::UiLayer`], owned).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OwnedUiLayer {
@@ -287,6 +253,27 @@ pub struct FrameOutput {
     pub ui: OwnedUiLayer,
     /// What goes to the shared session, while in one.
     pub shared: Option<SessionOut>,
+}
+
+impl From<WorldEvent> for AppEvent {
+    fn from(event: WorldEvent) -> Self {
+        match event {
+            WorldEvent::Reseeded { seed, cause, hand } => AppEvent::Reseeded { seed, cause, hand },
+            WorldEvent::Undid { undone } => AppEvent::Undid { undone },
+            WorldEvent::Weathered => AppEvent::Weathered,
+            WorldEvent::Growth(state) => AppEvent::Growth(state),
+            WorldEvent::Edited {
+                kind,
+                hand,
+                ignored,
+            } => AppEvent::Edited {
+                kind,
+                hand,
+                ignored,
+            },
+            WorldEvent::Placed { placement, cause } => AppEvent::Placed { placement, cause },
+        }
+    }
 }
 
 impl FrameOutput {

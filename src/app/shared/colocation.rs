@@ -9,10 +9,24 @@ use std::collections::VecDeque;
 
 use glam::{Quat, Vec3};
 
-use super::frame::Marker;
-use super::placement::Placement;
+use crate::app::world::placement::Placement;
 use crate::input::Pose;
 use crate::render::scene::{UiFill, UiLabel, UiQuad, UiRect};
+
+/// A printed code (a QR code) the headset sees, as last seen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// The text it holds (`holoterrain:CODE` for a session's card).
+    pub text: String,
+    /// Its centre, in the platform's space; +Y is the normal of its printed
+    /// face (up, for a code lying on a table) and −Z points from its centre
+    /// to the middle of its top edge (away from a reader at its bottom edge).
+    pub pose: Pose,
+    /// The length of its side, metres.
+    pub size_m: f32,
+    /// When it was last seen, on [`FrameInput::display_time_ns`]'s clock.
+    pub last_seen_ns: i64,
+}
 
 /// What a session's card holds before its code.
 pub const CARD_PREFIX: &str = "holoterrain:";

@@ -12,8 +12,8 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::command::{Applied, Command, Origin};
-use super::world::{AppConfig, AppError, World};
+use crate::app::world::command::{Applied, Command, Origin};
+use crate::app::world::{AppConfig, AppError, World};
 use crate::terrain::recipe::Recipe;
 
 /// The command log's file name, beside the run's report.
@@ -303,7 +303,7 @@ fn problem(line: usize, problem: impl Into<String>) -> LogError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::command::ReseedCause;
+    use crate::app::world::command::ReseedCause;
     use crate::input::Hand;
 
     fn log() -> CommandLog {

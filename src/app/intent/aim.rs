@@ -5,7 +5,7 @@
 //! grazing a ridge finds the ridge and not the valley behind it.
 use glam::{Vec2, Vec3};
 
-use super::placement::{HOLOGRAM_SIZE_M, Placement, probe_surface};
+use crate::app::world::placement::{HOLOGRAM_SIZE_M, Placement, probe_surface};
 use crate::input::{Aabb, Ray};
 use crate::terrain::Heightmap;
 
@@ -80,7 +80,7 @@ pub fn aim(ray: &Ray, placement: &Placement, heights: &Heightmap, bounds: Aabb) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::placement::{hologram_bounds, land_y_m};
+    use crate::app::world::placement::{hologram_bounds, land_y_m};
     use crate::input::Pose;
     use glam::Quat;
 

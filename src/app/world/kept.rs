@@ -16,10 +16,23 @@ use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::frame::Kept;
 use super::placement::{MAX_SCALE, MIN_SCALE, Placement};
 use crate::atomic_file;
 use crate::input::Pose;
+
+/// Where the platform keeps the placement of an earlier run, as far as it
+/// knows on this frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Kept {
+    /// Nothing was kept (or it was forgotten, or it could not be read).
+    #[default]
+    None,
+    /// One was kept but cannot be located yet (a persisted spatial anchor
+    /// the headset is still looking for).
+    Pending,
+    /// One was kept and is here, in the platform's space.
+    Located(Placement),
+}
 
 /// The file's name in the state folder.
 pub const PLACEMENT_FILE: &str = "placement.json";

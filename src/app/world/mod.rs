@@ -1,23 +1,58 @@
 //! The world: the terrain growing, the hand edits over it, what undo can take back, the hologram's settled placement and the reseed count; it only applies commands and grows, and knows nothing of hands.
+pub mod command;
+pub mod edits;
+pub mod growth;
+pub mod kept;
+pub mod placement;
+pub mod surfaces;
+pub mod undo;
 use thiserror::Error;
 
-use super::command::Command;
-use super::edits::EditLayer;
-use super::frame::AppEvent;
-use super::frame::GrowthState;
-use super::growth::{
+use self::command::{Command, ReseedCause};
+use self::edits::EditLayer;
+use self::growth::GrowthState;
+use self::growth::{
     CATCH_UP_ITERATIONS_PER_FRAME, GrowthSchedule, MAX_ITERATIONS_PER_FRAME,
     MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND, catch_up_frames,
 };
-use super::placement::{self, Placement, PlacementCause};
-use super::undo::{Replaced, UndoStack, Undone};
+use self::placement::{Placement, PlacementCause};
+use self::undo::{Replaced, UndoStack, Undone};
 use crate::input::Aabb;
 use crate::input::Hand;
 use crate::terrain::recipe::{BuiltInName, Recipe};
 use crate::terrain::recipe_growth::RecipeGrowth;
 use crate::terrain::rng::mix;
-use crate::terrain::sculpt::Edit;
+use crate::terrain::sculpt::{Edit, Ignored};
 use crate::terrain::{Heightmap, TerrainError};
+
+/// What a command did to the world; the app tells each as an
+/// [`AppEvent`](super::AppEvent) of the same name.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WorldEvent {
+    /// The terrain went flat and started growing from a new seed.
+    Reseeded {
+        seed: u64,
+        cause: ReseedCause,
+        hand: Option<Hand>,
+    },
+    /// An undo took back the last terrain command, or found none left.
+    Undid { undone: Option<Undone> },
+    /// The recipe's erosion started early.
+    Weathered,
+    /// Growth was paused, resumed or changed speed.
+    Growth(GrowthState),
+    /// A hand edit applied or was ignored.
+    Edited {
+        kind: Undone,
+        hand: Option<Hand>,
+        ignored: Option<Ignored>,
+    },
+    /// The hologram's placement settled here.
+    Placed {
+        placement: Placement,
+        cause: PlacementCause,
+    },
+}
 
 /// Iterations per second of display time: the demo's one per frame at 60 Hz.
 pub const DEFAULT_ITERATIONS_PER_SECOND: u32 = 60;
@@ -163,13 +198,13 @@ impl World {
 
     /// Applies `command` at display time `now`; what it changed, if anything
     /// a platform answers (a scale with nothing placed changes nothing).
-    pub fn apply(&mut self, command: &Command, now: i64) -> Option<AppEvent> {
+    pub fn apply(&mut self, command: &Command, now: i64) -> Option<WorldEvent> {
         match *command {
             Command::Reseed { cause, hand } => {
                 let seed = self.next_seed();
                 let recipe = self.growth.recipe().clone();
                 self.replace_terrain(Undone::Reseed, recipe, self.recipe_name.clone(), seed, now);
-                Some(AppEvent::Reseeded { seed, cause, hand })
+                Some(WorldEvent::Reseeded { seed, cause, hand })
             }
             Command::Landscape { cause, name } => {
                 let seed = self.next_seed();
@@ -180,7 +215,7 @@ impl World {
                     seed,
                     now,
                 );
-                Some(AppEvent::Reseeded {
+                Some(WorldEvent::Reseeded {
                     seed,
                     cause,
                     hand: None,
@@ -197,7 +232,7 @@ impl World {
             }
             Command::Undo => {
                 let undone = self.undo(now);
-                Some(AppEvent::Undid { undone })
+                Some(WorldEvent::Undid { undone })
             }
             Command::Weather => {
                 self.undo.push(Replaced::Weather {
@@ -206,15 +241,15 @@ impl World {
                 });
                 self.growth.weather_now();
                 self.compose();
-                Some(AppEvent::Weathered)
+                Some(WorldEvent::Weathered)
             }
             Command::Pause => {
                 self.schedule.pause(now);
-                Some(AppEvent::Growth(self.growth_state()))
+                Some(WorldEvent::Growth(self.growth_state()))
             }
             Command::Resume => {
                 self.schedule.unpause(now);
-                Some(AppEvent::Growth(self.growth_state()))
+                Some(WorldEvent::Growth(self.growth_state()))
             }
             Command::Speed {
                 iterations_per_second,
@@ -222,7 +257,7 @@ impl World {
                 let rate = iterations_per_second
                     .clamp(MIN_ITERATIONS_PER_SECOND, MAX_ITERATIONS_PER_SECOND);
                 self.schedule.set_rate(now, self.growth.steps_done(), rate);
-                Some(AppEvent::Growth(self.growth_state()))
+                Some(WorldEvent::Growth(self.growth_state()))
             }
             Command::Place { cause, placement } => {
                 if !self.ever_placed {
@@ -279,20 +314,20 @@ impl World {
 
     /// Applies `edit` from `hand` (what undo calls a `kind`): it starts
     /// easing in, or it is ignored and the event says why.
-    fn edit(&mut self, kind: Undone, edit: &Edit, hand: Option<Hand>) -> AppEvent {
+    fn edit(&mut self, kind: Undone, edit: &Edit, hand: Option<Hand>) -> WorldEvent {
         match edit.checked() {
             Ok(edit) => {
                 let layer = self.edits.snapshot();
                 self.undo.push(Replaced::Edit { kind, layer });
                 self.edits.begin(&edit);
                 self.compose();
-                AppEvent::Edited {
+                WorldEvent::Edited {
                     kind,
                     hand,
                     ignored: None,
                 }
             }
-            Err(why) => AppEvent::Edited {
+            Err(why) => WorldEvent::Edited {
                 kind,
                 hand,
                 ignored: Some(why),
@@ -452,11 +487,11 @@ impl World {
     }
 
     /// Makes `placement` the settled one, as `cause` put it there.
-    fn settle(&mut self, placement: Placement, cause: PlacementCause) -> AppEvent {
+    fn settle(&mut self, placement: Placement, cause: PlacementCause) -> WorldEvent {
         self.placement = Some(placement);
         self.placed_by = Some(cause);
         self.placement_id.0 += 1;
-        AppEvent::Placed { placement, cause }
+        WorldEvent::Placed { placement, cause }
     }
 
     /// Grows the iterations due by `now`, at most the per-frame budget of

@@ -2,6 +2,11 @@
 use glam::{Quat, Vec3};
 
 use super::*;
+use crate::app::frame::{EyeView, Fov, HandInput, Kept};
+use crate::app::voice::VoiceCommand;
+use crate::app::world::command::ReseedCause;
+use crate::app::world::growth::MAX_ITERATIONS_PER_FRAME;
+use crate::app::world::placement::HOLOGRAM_SIZE_M;
 use crate::input::Hand;
 use crate::input::hand::synthetic::hand_with_gap;
 use crate::terrain::rng::mix;
@@ -9,11 +14,11 @@ use crate::terrain::{Generator, GeneratorConfig};
 
 const SIDE: usize = 17;
 const SEED: u64 = 7;
-pub(super) const EYE: Vec3 = Vec3::new(0.0, 1.6, 0.0);
+pub(crate) const EYE: Vec3 = Vec3::new(0.0, 1.6, 0.0);
 /// Where the hologram lands for a level head at [`EYE`] looking down -Z.
-pub(super) const CENTRE: Vec3 = Vec3::new(0.0, 1.3, -1.0);
+pub(crate) const CENTRE: Vec3 = Vec3::new(0.0, 1.3, -1.0);
 
-pub(super) fn app() -> App {
+pub(crate) fn app() -> App {
     App::new(AppConfig::hololens_demo(SIDE, SIDE, SEED)).unwrap()
 }
 
@@ -31,7 +36,7 @@ fn still_view() -> EyeView {
 
 /// A frame at `frame / rate` seconds with a level head at [`EYE`] looking down -Z
 /// and both hands open, untracked controllers.
-pub(super) fn frame_at(frame: i64, rate: i64) -> FrameInput {
+pub(crate) fn frame_at(frame: i64, rate: i64) -> FrameInput {
     FrameInput {
         display_time_ns: (frame * 1_000_000_000 + rate - 1) / rate,
         head: Some(Pose::new(EYE, Quat::IDENTITY)),
@@ -48,7 +53,7 @@ pub(super) fn frame_at(frame: i64, rate: i64) -> FrameInput {
 }
 
 /// A right hand at `tip` with the given thumb–index gap, aiming at `aim_target`.
-pub(super) fn right_hand(input: &mut FrameInput, tip: Vec3, gap: f32, aim_target: Vec3) {
+pub(crate) fn right_hand(input: &mut FrameInput, tip: Vec3, gap: f32, aim_target: Vec3) {
     tracked_hand(input, Hand::Right, tip, gap, aim_target);
 }
 
@@ -89,7 +94,7 @@ fn reseed_hands(output: &FrameOutput) -> Vec<Option<Hand>> {
 }
 
 /// Runs frames 0.. at 60 Hz, letting `shape` edit each input; the outputs.
-pub(super) fn run(
+pub(crate) fn run(
     app: &mut App,
     frames: i64,
     mut shape: impl FnMut(i64, &mut FrameInput),

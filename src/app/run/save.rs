@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::app::log::{COMMAND_LOG_FILE, CommandLog};
-use crate::app::placement::HOLOGRAM_SIZE_M;
+use crate::app::run::log::{COMMAND_LOG_FILE, CommandLog};
+use crate::app::world::placement::HOLOGRAM_SIZE_M;
 use crate::atomic_file;
 use crate::render::glb;
 use crate::terrain::export::{self, Format};
@@ -131,7 +131,7 @@ fn encode_picture(picture: Picture) -> Result<Vec<u8>, SaveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::log::LogStart;
+    use crate::app::run::log::LogStart;
 
     fn log() -> CommandLog {
         CommandLog::new(LogStart::demo(7, 33, 33))

@@ -27,6 +27,15 @@
 //!   time: the hologram is still being drawn, and like a real object it has
 //!   grown when looked at again.
 
+/// How growth goes: whether it is paused and how fast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct GrowthState {
+    /// Paused by the wearer.
+    pub paused: bool,
+    /// Iterations per second while it grows.
+    pub iterations_per_second: u32,
+}
+
 /// Nanoseconds in a second.
 const NANOS_PER_SECOND: i128 = 1_000_000_000;
 

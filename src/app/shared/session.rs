@@ -2,8 +2,8 @@
 //!
 //! The network translates bytes into these values and back
 //! (`crate::net`); what they do to the world is [`super::shared`]'s.
-use super::command::{Command, Origin};
-use super::placement::Placement;
+use crate::app::world::command::{Command, Origin};
+use crate::app::world::placement::Placement;
 use crate::input::Pose;
 
 /// One terrain command in the shared order.

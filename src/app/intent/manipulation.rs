@@ -7,7 +7,7 @@
 //! simulator).
 use glam::{Quat, Vec3};
 
-use super::placement::{Placement, PlacementCause};
+use crate::app::world::placement::{Placement, PlacementCause};
 use crate::input::{Hand, Pose};
 
 /// Two hands closer than this (metres) give no direction or scale to follow.

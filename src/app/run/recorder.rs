@@ -6,14 +6,14 @@
 //! Per frame a platform calls [`RunRecorder::updated`] after `App::update`
 //! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
 //! [`RunRecorder::finish`].
-use super::App;
-use super::frame::{AppEvent, FrameOutput, Marker};
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
-use super::placement::Placement;
 use super::report::{
     CpuTimes, EditRecord, MarkerRecord, PlacementRecord, PoseRecord, ReseedRecord, RunReport,
     TimingStats, UiRecord, UndoRecord,
 };
+use crate::app::frame::{AppEvent, FrameOutput, Marker};
+use crate::app::update::App;
+use crate::app::world::placement::Placement;
 use crate::terrain::recipe::Recipe;
 
 /// The app's world as a report needs it, kept where a report made away
@@ -285,7 +285,7 @@ impl RunRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::command::ReseedCause;
+    use crate::app::world::command::ReseedCause;
     use crate::input::Hand;
 
     fn output(iterations_applied: usize, events: Vec<AppEvent>) -> FrameOutput {

@@ -5,8 +5,8 @@
 //! changed" rule.
 use glam::Vec3;
 
-use super::frame::{FrameOutput, MIN_BAND_SPAN};
-use super::placement::{BASE_DEPTH_M, HOLOGRAM_SIZE_M, base_bottom_m};
+use crate::app::frame::{FrameOutput, MIN_BAND_SPAN};
+use crate::app::world::placement::{BASE_DEPTH_M, HOLOGRAM_SIZE_M, base_bottom_m};
 use crate::render::scene::{
     ColorBands, Display, FrameScene, SurfaceMarks, UiLayer, ripple_seconds,
 };

@@ -6,10 +6,10 @@ use serde::Serialize;
 
 use crate::terrain::recipe::Recipe;
 
-use super::ReseedCause;
-use super::controls::PressedBy;
-use super::placement::{Placement, PlacementCause};
-use super::undo::Undone;
+use crate::app::controls::PressedBy;
+use crate::app::world::command::ReseedCause;
+use crate::app::world::placement::{Placement, PlacementCause};
+use crate::app::world::undo::Undone;
 use crate::input::Hand;
 use crate::input::Pose;
 

@@ -3,19 +3,23 @@
 //! Placement commands apply as they are issued, so each rule sees the one
 //! before it applied; reseeds wait in the frame's [`Commands`], which keeps
 //! the first asked for and applies it last.
+pub mod aim;
+pub mod focus;
+pub mod manipulation;
+pub mod stroke;
 use glam::{Vec2, Vec3};
 
-use super::aim::{AimedAt, aim};
-use super::command::{Command, ReseedCause};
-use super::controls::{Action, Controls, HandState, Shows, UiPress};
-use super::focus::{Focus, Strength, Target};
-use super::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
-use super::manipulation::Manipulation;
-use super::placement::{self, Placement, PlacementCause};
-use super::stroke::Stroke;
-use super::surfaces::{self, Surface};
-use super::voice::VoiceCommand;
-use super::world::{PlacementId, World};
+use self::aim::{AimedAt, aim};
+use self::focus::{Focus, Strength, Target};
+use self::manipulation::Manipulation;
+use self::stroke::Stroke;
+use crate::app::controls::{Action, Controls, HandState, Shows, UiPress};
+use crate::app::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
+use crate::app::voice::VoiceCommand;
+use crate::app::world::command::{Command, ReseedCause};
+use crate::app::world::placement::{self, Placement, PlacementCause};
+use crate::app::world::surfaces::{self, Surface};
+use crate::app::world::{PlacementId, World};
 use crate::input::hand::{INDEX_TIP, PALM, joints_are_finite};
 use crate::input::{
     Hand, HoldEvent, HoldRecognizer, PinchTracker, Pose, Press, SelectRecognizer, SurfaceProbe,

@@ -6,6 +6,13 @@ use std::sync::Arc;
 use glam::{Quat, Vec3};
 
 use super::*;
+use crate::app::frame::{EyeView, Fov, HandInput, Kept};
+use crate::app::intent::VOICE_SCALE_STEP;
+use crate::app::intent::manipulation;
+use crate::app::voice::VoiceCommand;
+use crate::app::world::placement::{MAX_SCALE, MIN_SCALE};
+use crate::app::world::surfaces;
+use crate::app::world::surfaces::Surface;
 use crate::input::Hand;
 use crate::input::hand::synthetic::hand_with_gap;
 

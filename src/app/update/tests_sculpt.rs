@@ -2,8 +2,11 @@
 use glam::{Quat, Vec3};
 
 use super::tests::{CENTRE, EYE, app, frame_at, right_hand, run};
-use super::undo::{UNDO_DEPTH, Undone};
 use super::*;
+use crate::app::frame::HandInput;
+use crate::app::world::command::ReseedCause;
+use crate::app::world::placement::HOLOGRAM_SIZE_M;
+use crate::app::world::undo::{UNDO_DEPTH, Undone};
 use crate::input::Hand;
 use crate::terrain::sculpt::{EDIT_RADIUS, Ignored, TRACE_STEP};
 

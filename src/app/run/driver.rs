@@ -10,11 +10,12 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use super::frame::{FrameInput, FrameOutput};
 use super::log::{CommandLog, LogEntry, LogStart};
 use super::recorder::RunRecorder;
 use super::scene::SceneBuilder;
-use super::{App, AppError};
+use crate::app::frame::{FrameInput, FrameOutput};
+use crate::app::update::App;
+use crate::app::world::AppError;
 use crate::render::scene::{Display, FrameScene};
 use crate::size::Size;
 use crate::terrain::recipe::{Recipe, RecipeError};

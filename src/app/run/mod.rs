@@ -12,19 +12,25 @@
 //! The network is behind two traits, [`Network`] and [`SharedSession`],
 //! which `crate::net` implements: the app never names the network, and the
 //! network never names the app; values cross between them.
+pub mod driver;
+pub mod log;
+pub mod recorder;
+pub mod report;
+pub mod save;
+pub mod scene;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use glam::Vec3;
 
-use super::App;
-use super::driver::{Diverged, FrameDriver};
-use super::frame::{AppEvent, FrameInput, FrameOutput, Marker};
-use super::log::{CommandLog, LogStart};
-use super::placement::{Placement, PlacementCause};
-use super::recorder::RunRecorder;
-use super::save::{self, Picture};
-use super::session::{Role, SessionIn};
+use self::driver::{Diverged, FrameDriver};
+use self::log::{CommandLog, LogStart};
+use self::recorder::RunRecorder;
+use self::save::Picture;
+use crate::app::frame::{AppEvent, FrameInput, FrameOutput, Marker};
+use crate::app::shared::session::{Role, SessionIn};
+use crate::app::update::App;
+use crate::app::world::placement::{Placement, PlacementCause};
 use crate::atomic_file;
 use crate::input::{Hand, Pose};
 use crate::render::scene::{Display, FrameScene};

@@ -5,8 +5,8 @@
 //! air-tap (the hold recogniser never hands a tap over as a manipulation).
 use glam::{Vec2, Vec3};
 
-use super::command::Command;
-use super::placement::{HOLOGRAM_SIZE_M, Placement};
+use crate::app::world::command::Command;
+use crate::app::world::placement::{HOLOGRAM_SIZE_M, Placement};
 use crate::input::{Hand, TAP_MAX_TRAVEL_M};
 use crate::terrain::sculpt::{Edit, MAX_LIFT_HEIGHT, THIN_TOLERANCE, thin_path};
 
