@@ -1,11 +1,19 @@
 //! The frame-loop core: input → intent → command → world; the terrain, the hologram's placement, growth and the gesture rules; no GPU, no XR.
 //!
-//! A platform (OpenXR session or simulator) builds a [`FrameInput`] each
-//! frame and hands it to its [`driver::FrameDriver`], which calls
-//! [`App::update`], notes the frame in the run's record (report and command
-//! log) and builds the scene the platform draws.
+//! A platform (the OpenXR session, the simulator, the test runtime's
+//! wearer) builds a [`FrameInput`] each frame and hands it to the one run
+//! loop ([`run::RunLoop`]), which brings in what the shared session sent,
+//! calls [`App::update`] through its [`driver::FrameDriver`], notes the
+//! frame in the run's record (report and command log), sends on what the
+//! frame made, and draws and saves through the platform.
 //!
-//! Inside an update, [`interaction::Interaction`] turns hands, gaze and
+//! The rooms, each importing only those below it: [`run`] (the run loop,
+//! the record, the log, saving, the scene glue) above the [`App`]
+//! (`update.rs`), above [`intent`] (hands, gaze and voice into commands),
+//! [`shared`] (a shared session's values and rules) and [`world`] (the
+//! terrain, its growth, edits, undo and the settled placement).
+//!
+//! Inside an update, [`intent::Interaction`] turns hands, gaze and
 //! voice into [`Command`]s (one owner per hand: [`focus::Focus`]), and the
 //! [`World`] applies them and grows; it knows nothing of hands. Every
 //! command applied comes back in [`FrameOutput::commands`], stamped with

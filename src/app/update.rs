@@ -163,7 +163,8 @@ impl App {
         }
     }
 
-    /// The checksums not taken yet ([`App::take_checksums`]), left in place.
+    /// The checksums kept while alone (in a session each frame hands its
+    /// own on in [`FrameOutput::shared`]), for a session hosted from here.
     pub fn checksums_so_far(&self) -> &[(u64, u64)] {
         &self.checksums
     }

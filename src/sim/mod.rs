@@ -6,7 +6,7 @@
 //! the surfaces and the printed codes in sight ([`markers`]); the run loop
 //! ([`crate::app::run::RunLoop`]) runs the real recognisers, placement,
 //! growth and the shared session, and the offscreen renderer draws both
-//! eyes ([`platform`]). Every `--every` frames (and on the last) both eyes
+//! eyes (`platform.rs`). Every `--every` frames (and on the last) both eyes
 //! are written side by side as a PNG (and, with `--capture`, the observer
 //! camera's RGBA picture beside it, [`capture`]); at the end,
 //! `commands.jsonl` (the command log) and `report.json`. With `--state DIR`

@@ -24,7 +24,7 @@ pub struct Marker {
     pub pose: Pose,
     /// The length of its side, metres.
     pub size_m: f32,
-    /// When it was last seen, on [`FrameInput::display_time_ns`]'s clock.
+    /// When it was last seen, on [`crate::app::FrameInput::display_time_ns`]'s clock.
     pub last_seen_ns: i64,
 }
 

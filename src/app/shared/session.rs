@@ -1,7 +1,7 @@
 //! What a shared session and the app hand each other: the host's order of terrain commands and the steps a peer follows, and the values that cross in each frame's input and output.
 //!
 //! The network translates bytes into these values and back
-//! (`crate::net`); what they do to the world is [`super::shared`]'s.
+//! (`crate::net`); what they do to the world is [`super`]'s.
 use crate::app::world::command::{Command, Origin};
 use crate::app::world::placement::Placement;
 use crate::input::Pose;
@@ -43,7 +43,7 @@ pub enum Role {
     Peer,
 }
 
-/// What a shared session brings into a frame ([`super::FrameInput::shared`]),
+/// What a shared session brings into a frame ([`crate::app::FrameInput::shared`]),
 /// as values: the network translates bytes into these and never reaches
 /// into the app; the app applies them before the frame's own commands.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +70,7 @@ pub enum SessionIn {
 }
 
 /// What the app hands a shared session after a frame
-/// ([`super::FrameOutput::shared`]), as values the network sends on.
+/// ([`crate::app::FrameOutput::shared`]), as values the network sends on.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SessionOut {
     /// The wearer's terrain commands a peer holds back for the host.

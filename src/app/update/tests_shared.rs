@@ -184,7 +184,10 @@ fn a_late_joiner_catches_up_from_the_log_and_ends_level() {
     let mut first_checks = Vec::new();
     for (rate, expected_most) in [
         (60, crate::app::world::growth::CATCH_UP_ITERATIONS_PER_FRAME),
-        (15, 4 * crate::app::world::growth::CATCH_UP_ITERATIONS_PER_FRAME),
+        (
+            15,
+            4 * crate::app::world::growth::CATCH_UP_ITERATIONS_PER_FRAME,
+        ),
     ] {
         let mut peer = app();
         peer.share(Role::Peer);
