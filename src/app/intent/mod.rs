@@ -6,12 +6,14 @@
 pub mod aim;
 pub mod focus;
 pub mod manipulation;
+mod pointing;
 pub mod stroke;
 use glam::{Vec2, Vec3};
 
-use self::aim::{AimedAt, aim};
+use self::aim::AimedAt;
 use self::focus::{Focus, Strength, Target};
 use self::manipulation::Manipulation;
+use self::pointing::{HandHits, Pointing};
 use self::stroke::Stroke;
 use crate::app::controls::{Action, Controls, HandState, Shows, UiPress};
 use crate::app::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
@@ -20,10 +22,9 @@ use crate::app::world::command::{Command, ReseedCause};
 use crate::app::world::placement::{self, Placement, PlacementCause};
 use crate::app::world::surfaces::{self, Surface};
 use crate::app::world::{PlacementId, World};
-use crate::input::hand::{INDEX_TIP, PALM, joints_are_finite};
+use crate::input::hand::{PALM, joints_are_finite};
 use crate::input::{
-    Hand, HoldEvent, HoldRecognizer, PinchTracker, Pose, Press, SelectRecognizer, SurfaceProbe,
-    TapRecognizer,
+    Hand, HoldEvent, HoldRecognizer, PinchTracker, Pose, Press, SelectRecognizer, TapRecognizer,
 };
 use crate::terrain::sculpt::Edit;
 
@@ -54,6 +55,18 @@ pub trait Commands {
 enum Pointer {
     Pinch = 0,
     Controller = 1,
+}
+
+/// Where one hand is this frame and what its pointers meet.
+struct HandAt {
+    hand: Hand,
+    /// Where the hologram is drawn this frame.
+    drawn: Option<Placement>,
+    /// Where the hand is now.
+    position: Option<Vec3>,
+    /// Its grip, when located and finite.
+    grip: Option<Pose>,
+    hits: HandHits,
 }
 
 /// One pointer's press on one frame, with what the hand aims at.
@@ -365,14 +378,52 @@ impl Interaction {
         }
     }
 
-    /// Feeds every recogniser this frame's tracking, starts and ends
-    /// manipulations (a settled end is a command), moves the preview with
-    /// the one in progress, and asks for each reseed a gesture makes.
+    /// The pointer pipeline: every recogniser sees the frame's tracking
+    /// (the presses), the controls take the presses that begin on a button,
+    /// the rest find what they point at ([`Pointing`]), and each hand's
+    /// presses start and end its manipulation, its sculpt, or a reseed.
     fn gestures(&mut self, input: &FrameInput, commands: &mut dyn Commands) -> Vec<UiPress> {
-        let now = input.display_time_ns;
-        // Every recogniser sees the frame first; then a press that begins on
-        // a button, or the panel's bar, is the controls' until it ends.
-        let presses = Hand::BOTH.map(|hand| {
+        let presses = self.recognise_presses(input);
+        let (pressed, presses) = self.controls_first(input, presses, commands);
+        let drawn = self.drawn(input, commands.world());
+        let positions = input.hands.each_ref().map(hand_position);
+        let grips = input
+            .hands
+            .each_ref()
+            .map(|hand| hand.grip.filter(Pose::is_finite));
+        let pointing = Pointing::new(drawn, commands.world(), input.head.as_ref());
+        for hand in Hand::BOTH {
+            let index = hand.index();
+            let (pinch, controller) = presses[index];
+            let sculpting = self
+                .stroke
+                .as_ref()
+                .is_some_and(|(_, stroke)| stroke.hand == hand);
+            let needs_aim = pinch == Press::Began || controller == Press::Began || sculpting;
+            let heights = commands.world().heightmap();
+            let hits = pointing.hand(&input.hands[index], needs_aim, heights);
+            let at = HandAt {
+                hand,
+                drawn,
+                position: positions[index],
+                grip: grips[index],
+                hits,
+            };
+            self.hand_gestures(&at, presses[index], input, commands);
+        }
+        self.start_two_hands(&positions, commands.world());
+        if let Some(manipulation) = self.manipulation
+            && let Some(moved) = manipulation.follow(positions, grips)
+        {
+            self.preview = Some(moved);
+        }
+        pressed
+    }
+
+    /// Each hand's pinch and controller select as its recognisers see this
+    /// frame: (pinch, controller).
+    fn recognise_presses(&mut self, input: &FrameInput) -> [(Press, Press); 2] {
+        Hand::BOTH.map(|hand| {
             let hand_input = &input.hands[hand.index()];
             let recognizers = &mut self.recognizers[hand.index()];
             let select = recognizers.select.press(hand_input.select);
@@ -383,7 +434,18 @@ impl Interaction {
             } else {
                 (recognizers.pinch.press(hand_input.joints.as_ref()), select)
             }
-        });
+        })
+    }
+
+    /// The controls' turn, first: a press that begins on a button, or the
+    /// panel's bar, is theirs until it ends. The buttons pressed, and each
+    /// hand's presses with those the controls hold taken out.
+    fn controls_first(
+        &mut self,
+        input: &FrameInput,
+        presses: [(Press, Press); 2],
+        commands: &mut dyn Commands,
+    ) -> (Vec<UiPress>, [(Press, Press); 2]) {
         let held_before = Hand::BOTH.map(|hand| self.controls.holds(hand));
         // A hand with no joints (a controller) has a pinch that is always
         // Lost: its select is what presses.
@@ -400,7 +462,7 @@ impl Interaction {
         for &at in self.controls.clicks() {
             commands.tell(AppEvent::Click { at });
         }
-        let presses = Hand::BOTH.map(|hand| {
+        let left = Hand::BOTH.map(|hand| {
             let index = hand.index();
             if held_before[index] || self.controls.holds(hand) {
                 (Press::Up, Press::Up)
@@ -408,130 +470,93 @@ impl Interaction {
                 presses[index]
             }
         });
-        let drawn = self.drawn(input, commands.world());
-        let bounds = commands.world().bounds();
-        // A pose with NaNs in it could slip through the slab test, so only
-        // finite poses can aim.
-        let hits = |from: &Pose| {
-            from.is_finite()
-                && drawn.is_some_and(|placement| {
-                    bounds
-                        .hit(&placement.ray_to_local(&from.forward_ray()))
-                        .is_some()
-                })
+        (pressed, left)
+    }
+
+    /// One hand's presses on what it points at: a tap of the fingertip, its
+    /// pinch's and controller's clicks and holds, a controller's squeeze
+    /// grabbing the hologram, and the reseed the first click or tap asks for.
+    fn hand_gestures(
+        &mut self,
+        at: &HandAt,
+        (pinch, controller): (Press, Press),
+        input: &FrameInput,
+        commands: &mut dyn Commands,
+    ) {
+        let HandAt {
+            hand,
+            drawn,
+            position,
+            grip,
+            hits,
+        } = *at;
+        let index = hand.index();
+        let now = input.display_time_ns;
+        let on_surface = match hits.aimed_at {
+            Some(AimedAt::Surface(uv)) => Some(uv),
+            _ => None,
         };
-        let gaze_hits = input.head.as_ref().is_some_and(hits);
-        let positions = input.hands.each_ref().map(hand_position);
-        let grips = input
-            .hands
-            .each_ref()
-            .map(|hand| hand.grip.filter(Pose::is_finite));
-        for hand in Hand::BOTH {
-            let index = hand.index();
-            let hand_input = &input.hands[index];
-            let aimed = || gaze_hits || hand_input.aim.as_ref().is_some_and(hits);
-            let (pinch, controller) = presses[index];
-            let recognizers = &mut self.recognizers[index];
-            let heights = commands.world().heightmap();
-            // The ray march is the frame's dearest hit test: only a press
-            // beginning, or this hand's sculpt under way, needs where it lands.
-            let needs_aim = pinch == Press::Began
-                || controller == Press::Began
-                || self
-                    .stroke
-                    .as_ref()
-                    .is_some_and(|(_, stroke)| stroke.hand == hand);
-            let aimed_at = drawn
-                .zip(hand_input.aim.filter(Pose::is_finite))
-                .filter(|_| needs_aim)
-                .and_then(|(placement, aim_pose)| {
-                    aim(&aim_pose.forward_ray(), &placement, heights, bounds)
-                });
-            let on_surface = match aimed_at {
-                Some(AimedAt::Surface(uv)) => Some(uv),
-                _ => None,
+        let recognizers = &mut self.recognizers[index];
+        let tap = recognizers.tap.update(hits.probe).is_some();
+        let squeeze = recognizers.squeeze.press(input.hands[index].squeeze);
+        let mut clicked = [false; 2];
+        for (pointer, press) in [(Pointer::Pinch, pinch), (Pointer::Controller, controller)] {
+            let recognizer = match pointer {
+                Pointer::Pinch => &mut self.recognizers[index].hold,
+                Pointer::Controller => &mut self.recognizers[index].controller_hold,
             };
-            let probe = drawn
-                .zip(hand_input.joints.as_ref())
-                .and_then(|(placement, joints)| {
-                    let tip = placement.to_local(joints[INDEX_TIP].pose.position);
-                    // Press depths are the fingertip's own, at any scale.
-                    placement::probe_surface(tip, heights).map(|probe| SurfaceProbe {
-                        height_above_surface: probe.height_above_surface * placement.scale,
-                        ..probe
-                    })
-                });
-            let tap = recognizers.tap.update(probe).is_some();
-            let squeeze = recognizers.squeeze.press(hand_input.squeeze);
-
-            let mut clicked = [false; 2];
-            for (pointer, press) in [(Pointer::Pinch, pinch), (Pointer::Controller, controller)] {
-                let recognizer = match pointer {
-                    Pointer::Pinch => &mut self.recognizers[index].hold,
-                    Pointer::Controller => &mut self.recognizers[index].controller_hold,
-                };
-                // A controller's click reseeds wherever it points, as its
-                // press always did; its hold acts only on what it aims at.
-                let hold = recognizer.update(press, now, positions[index], || {
-                    drawn.is_some() && (pointer == Pointer::Controller || aimed())
-                });
-                let origin = recognizer.origin().or(positions[index]);
-                if press == Press::Began {
-                    self.pressed_on[index][pointer as usize] = aimed_at;
-                }
-                let pressed = Pressed {
-                    hand,
-                    pointer,
-                    press,
-                    hold,
-                    origin,
-                    position: positions[index],
-                    on_surface,
-                    drawn,
-                };
-                clicked[pointer as usize] = self.pointer(&pressed, input, commands);
+            // A controller's click reseeds wherever it points, as its
+            // press always did; its hold acts only on what it aims at.
+            let hold = recognizer.update(press, now, position, || {
+                drawn.is_some() && (pointer == Pointer::Controller || hits.aimed)
+            });
+            let origin = recognizer.origin().or(position);
+            if press == Press::Began {
+                self.pressed_on[index][pointer as usize] = hits.aimed_at;
             }
-
-            match squeeze {
-                Press::Began if aimed() => {
-                    if let (Some(grip), Some(placement)) = (grips[index], drawn)
-                        && self.focus.claim(&[hand], Target::Hologram, Strength::Hold)
-                    {
-                        self.start(Manipulation::grab(hand, &grip, placement), commands.world());
-                    }
-                }
-                Press::Released | Press::Lost
-                    if matches!(
-                        self.manipulation,
-                        Some(Manipulation::Grab { hand: grabbing, .. }) if grabbing == hand
-                    ) =>
+            let pressed = Pressed {
+                hand,
+                pointer,
+                press,
+                hold,
+                origin,
+                position,
+                on_surface,
+                drawn,
+            };
+            clicked[pointer as usize] = self.pointer(&pressed, input, commands);
+        }
+        match squeeze {
+            Press::Began if hits.aimed => {
+                if let (Some(grip), Some(placement)) = (grip, drawn)
+                    && self.focus.claim(&[hand], Target::Hologram, Strength::Hold)
                 {
-                    self.end(input, commands);
+                    self.start(Manipulation::grab(hand, &grip, placement), commands.world());
                 }
-                _ => {}
             }
-
-            let reseed = [
-                (clicked[Pointer::Pinch as usize], ReseedCause::AirTap),
-                (tap, ReseedCause::Tap),
-                (clicked[Pointer::Controller as usize], ReseedCause::Select),
-            ]
-            .into_iter()
-            .find_map(|(fired, cause)| fired.then_some(cause));
-            if let Some(cause) = reseed {
-                commands.issue(Command::Reseed {
-                    cause,
-                    hand: Some(hand),
-                });
+            Press::Released | Press::Lost
+                if matches!(
+                    self.manipulation,
+                    Some(Manipulation::Grab { hand: grabbing, .. }) if grabbing == hand
+                ) =>
+            {
+                self.end(input, commands);
             }
+            _ => {}
         }
-        self.start_two_hands(&positions, commands.world());
-        if let Some(manipulation) = self.manipulation
-            && let Some(moved) = manipulation.follow(positions, grips)
-        {
-            self.preview = Some(moved);
+        let reseed = [
+            (clicked[Pointer::Pinch as usize], ReseedCause::AirTap),
+            (tap, ReseedCause::Tap),
+            (clicked[Pointer::Controller as usize], ReseedCause::Select),
+        ]
+        .into_iter()
+        .find_map(|(fired, cause)| fired.then_some(cause));
+        if let Some(cause) = reseed {
+            commands.issue(Command::Reseed {
+                cause,
+                hand: Some(hand),
+            });
         }
-        pressed
     }
 
     /// Acts on one pointer's press: a click (whether it tapped), a hold on
