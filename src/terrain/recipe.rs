@@ -3,7 +3,7 @@
 //! The same recipe, seed and size give the same heights bit for bit however
 //! they are grown: live a slice per frame in the headset, or at once by
 //! `holoterrain generate` ([`super::recipe_growth::RecipeGrowth`] does both).
-//! Every key, its range and the seed it comes from: docs/terrain.md.
+//! Every key, its range and the source it comes from: docs/terrain.md.
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -121,8 +121,10 @@ pub struct Recipe {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Growth {
-    /// Classic fault formation (seeds 000–002): a random line per iteration,
-    /// one side raised and the other lowered.
+    /// Classic fault formation (Traagen's demo blog, the University of
+    /// Illinois CS 418 notes "Terrain via the faulting method",
+    /// VirtuallyProgramming.com's "Fault Line Terrain Generation"): a random
+    /// line per iteration, one side raised and the other lowered.
     Fault {
         /// Fault lines.
         iterations: usize,
@@ -140,23 +142,25 @@ pub enum Growth {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         falloff_radius: Option<f64>,
     },
-    /// A BSP tree of random fault segments per iteration (seed 000).
+    /// A BSP tree of random fault segments per iteration (Traagen, "HoloLens
+    /// Terrain Generation Demo Part 4 – Fault Formation").
     Bsp(BspGrowth),
-    /// A structured BSP tree per iteration (the seed author's HoloLens demo).
+    /// A structured BSP tree per iteration (Traagen's HoloLens terrain demo).
     BspStructured(BspGrowth),
-    /// Diamond-square midpoint displacement (seed 003, 3.1), level by level.
+    /// Diamond-square midpoint displacement (Fritz, "Procedural Generation of
+    /// Mountain Ranges Based on Geology", 2016, §3.1), level by level.
     DiamondSquare {
         /// The corners' height and the first level's offset range, terrain units.
         roughness: f32,
     },
-    /// Square midpoint displacement (seed 003, 3.1's introduction), level by level.
+    /// Square midpoint displacement (Fritz 2016, §3.1's introduction), level by level.
     Midpoint {
         /// Half the range of the first level's offsets, terrain units.
         amplitude: f32,
         /// The factor each level multiplies the offset range by, 2^−H.
         roughness: f32,
     },
-    /// Repeated magnification and probing, the Voronoi variant (seed 003, 3.3).
+    /// Repeated magnification and probing, the Voronoi variant (Fritz 2016, §3.3).
     Rmp {
         /// Mountains, each with one peak.
         peaks: u32,
@@ -170,7 +174,7 @@ pub enum Growth {
         /// Every peak's final height, terrain units.
         height: f32,
     },
-    /// Tectonic plates (seed 003, 3.6): the square split into convex
+    /// Tectonic plates (Fritz 2016, §3.6): the square split into convex
     /// plates that drift and collide in a physics world, ranges raised
     /// where they meet.
     Plates {
@@ -185,9 +189,10 @@ pub enum Growth {
         /// A free plate's drift, sides of the square per second.
         drift: f32,
     },
-    /// One square of seed 004's edge-matched quadtree world, level by level.
+    /// One square of the edge-matched quadtree world of "Matching Edge
+    /// Altitudes of Different Fractal Squares", level by level.
     Quadtree {
-        /// The seed's `a`: level l's offsets are bounded by 2^(−a·l), 0 … 4.
+        /// The note's `a`: level l's offsets are bounded by 2^(−a·l), 0 … 4.
         roughness: f32,
         /// Terrain units per unit of the world's heights (the corners lie within ±1).
         amplitude: f32,
@@ -321,7 +326,7 @@ pub struct Shaping {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "filter", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Finish {
-    /// The demo's two-tap IIR filter (seed 002), `passes` times.
+    /// The demo's two-tap IIR filter (Traagen's demo blog), `passes` times.
     Iir {
         /// Its coefficient, 0..1.
         k: f32,
@@ -335,7 +340,7 @@ pub enum Finish {
         /// Passes.
         passes: u32,
     },
-    /// A Gaussian blur (seed 003).
+    /// A Gaussian blur (Fritz 2016).
     Gaussian {
         /// Its sigma, samples.
         sigma: f32,
@@ -358,17 +363,18 @@ impl Finish {
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Weathering {
-    /// Thermal erosion (seed 003, 3.5.1), first.
+    /// Thermal erosion (Fritz, "Procedural Generation of Mountain Ranges Based
+    /// on Geology", 2016, §3.5.1), first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thermal: Option<Thermal>,
-    /// Hydraulic erosion (Olsen; seed 003, 3.5.2), second.
+    /// Hydraulic erosion (Olsen; Fritz 2016, §3.5.2), second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hydraulic: Option<Hydraulic>,
-    /// Mei et al.'s virtual-pipe hydraulic erosion (seed 003, 3.5), third;
+    /// Mei et al.'s virtual-pipe hydraulic erosion (Fritz 2016, §3.5), third;
     /// a key left out takes its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mei: Option<MeiParams>,
-    /// Particle erosion (seed 003, 3.5.3), last; a key left out takes its default.
+    /// Particle erosion (Fritz 2016, §3.5.3), last; a key left out takes its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub particles: Option<ParticleParams>,
 }
@@ -574,7 +580,7 @@ impl Recipe {
         })
     }
 
-    /// The seed author's HoloLens demo, as every run grew it before recipes.
+    /// Traagen's HoloLens terrain demo, as every run grew it before recipes.
     pub fn demo() -> Self {
         Self::built_in("demo").expect("the built-in demo recipe reads")
     }
