@@ -87,7 +87,8 @@ pub enum ShapingArg {
 pub enum TileMethodArg {
     /// Local faults fixed in world coordinates.
     Fault,
-    /// Edge-matched quadtree midpoint displacement (seed 004).
+    /// Edge-matched quadtree midpoint displacement (after "Matching Edge
+    /// Altitudes of Different Fractal Squares").
     Quadtree,
 }
 

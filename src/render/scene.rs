@@ -35,7 +35,8 @@ pub struct ColorBands {
 }
 
 impl ColorBands {
-    /// The thesis' rule (seed 003 §3.7.1): split the height range into four
+    /// Fritz's rule ("Procedural Generation of Mountain Ranges Based on
+    /// Geology", 2016, §3.7.1): split the height range into four
     /// equal bands, blending across a band's width around each boundary.
     pub fn spread_over(min_height: f32, max_height: f32) -> Self {
         let quarter = (max_height - min_height) / 4.0;

@@ -360,6 +360,8 @@ impl SimulatedUser {
             })
     }
 
+    /// One hand's tracking at `time_ns`: resting low in front of the head,
+    /// or acting out its scripted gesture.
     fn hand_input(
         &self,
         hand: Hand,
@@ -369,10 +371,7 @@ impl SimulatedUser {
         centre: Vec3,
         heights: &Heightmap,
     ) -> HandInput {
-        let side = match hand {
-            Hand::Left => -1.0,
-            Hand::Right => 1.0,
-        };
+        let side = side_sign(hand);
         let yaw_only = placement::place_hologram(head).orientation;
         let rest_tip = head.transform_point(Vec3::new(0.2 * side, -0.45, -0.25));
         let rest_joints = hand_joints(hand, rest_tip, yaw_only, OPEN_GAP_M);
@@ -390,182 +389,268 @@ impl SimulatedUser {
         };
         let since_ns = time_ns - gesture.time_ns;
         let held = (0..gesture.duration_ns()).contains(&since_ns);
-        let gap = if held { PINCH_GAP_M } else { OPEN_GAP_M };
-        let progress = gesture.progress(time_ns);
         // The gestures' hands are raised in front of the head as it was
         // when the gesture started, turned as the hologram would be.
-        let start_yaw = placement::place_hologram(&start.head).orientation;
-        let raised_tip = start
-            .head
-            .transform_point(Vec3::new(0.15 * side, -0.2, -0.35));
-        let raised_aim = start
-            .head
-            .transform_point(Vec3::new(0.12 * side, -0.15, -0.25));
-        let pinching = |tip: Vec3, aim_from: Vec3, target: Vec3| {
-            let joints = hand_joints(hand, tip, start_yaw, gap);
-            HandInput {
-                joints: Some(joints),
-                aim: Pose::looking_at(aim_from, target),
-                grip: Some(joints[PALM].pose),
-                ..rest
-            }
+        let posing = GesturePose {
+            hand,
+            side,
+            head,
+            hologram,
+            heights,
+            rest,
+            yaw_only,
+            start,
+            start_yaw: placement::place_hologram(&start.head).orientation,
+            raised_tip: start
+                .head
+                .transform_point(Vec3::new(0.15 * side, -0.2, -0.35)),
+            raised_aim: start
+                .head
+                .transform_point(Vec3::new(0.12 * side, -0.15, -0.25)),
+            since_ns,
+            held,
+            gap: if held { PINCH_GAP_M } else { OPEN_GAP_M },
+            progress: gesture.progress(time_ns),
         };
-        match gesture.action {
+        posing.act(&gesture.action, &self.buttons)
+    }
+}
+
+/// -1 for the left hand, 1 for the right: the side of the head it is held to.
+fn side_sign(hand: Hand) -> f32 {
+    match hand {
+        Hand::Left => -1.0,
+        Hand::Right => 1.0,
+    }
+}
+
+/// Everything one hand's pose in one frame of its gesture is made from.
+struct GesturePose<'a> {
+    hand: Hand,
+    /// [`side_sign`] of the hand.
+    side: f32,
+    head: &'a Pose,
+    hologram: Option<Placement>,
+    heights: &'a Heightmap,
+    /// The resting hand: what a gesture that cannot be made now shows, and
+    /// what every gesture's pose leaves as it is.
+    rest: HandInput,
+    /// The head's turn about the vertical now.
+    yaw_only: Quat,
+    start: GestureStart,
+    /// The head's turn about the vertical when the gesture started.
+    start_yaw: Quat,
+    /// The raised hand's index tip and aim origin.
+    raised_tip: Vec3,
+    raised_aim: Vec3,
+    /// Time since the gesture's key moment (negative before it).
+    since_ns: i64,
+    /// Whether its pinch, press or squeeze is held now.
+    held: bool,
+    /// The thumb–index gap: pinching while held, else open.
+    gap: f32,
+    /// How far through its press it is, 0 to 1.
+    progress: f32,
+}
+
+impl GesturePose<'_> {
+    /// The hand acting out `action`; `buttons` are those the app shows.
+    fn act(&self, action: &Action, buttons: &[ShownButton]) -> HandInput {
+        match *action {
             Action::AirTap { away, .. } => {
                 let target = if away {
-                    raised_tip + start_yaw * Vec3::new(side, 1.0, 0.0)
+                    self.raised_tip + self.start_yaw * Vec3::new(self.side, 1.0, 0.0)
                 } else {
-                    start.centre
+                    self.start.centre
                 };
-                pinching(raised_tip, raised_aim, target)
+                self.pinching(self.raised_tip, self.raised_aim, target)
             }
             Action::Hold { delta, .. } => {
-                let moved = delta * progress;
-                let base = hologram.map_or(start.centre, |hologram| {
-                    base_facing(&hologram, start.head.position, heights)
+                let moved = delta * self.progress;
+                let base = self.hologram.map_or(self.start.centre, |hologram| {
+                    base_facing(&hologram, self.start.head.position, self.heights)
                 });
-                pinching(raised_tip + moved, raised_aim + moved, base + moved)
+                self.pinching(
+                    self.raised_tip + moved,
+                    self.raised_aim + moved,
+                    base + moved,
+                )
             }
-            Action::Trace { ref points, .. } => {
-                let Some(hologram) = hologram else {
-                    return rest;
-                };
-                let on_land = |uv: [f32; 2]| {
-                    hologram.to_room(placement::surface_point(heights, uv[0], uv[1]))
-                };
-                let first = on_land(points[0]);
-                let target = on_land(point_along(points, progress));
-                // The hand follows the aim across, half as far, level with
-                // the hologram, so its first move says "trace", not "lift".
-                let up = hologram.pose.up();
-                let across = target - first;
-                let moved = (across - up * across.dot(up)) * 0.5;
-                let first_below = hologram.to_room(on_plane(points[0]));
-                let over = reaching_over(&hologram, first_below, start.head.position) + moved;
-                pinching(over, over, target)
-            }
-            Action::Lift { u, v, dh, .. } => {
-                let Some(hologram) = hologram else {
-                    return rest;
-                };
-                let target = hologram.to_room(placement::surface_point(heights, u, v));
-                let raised = hologram.pose.up() * (dh * progress);
-                // Above the point's place on the base plane, not on the
-                // land, which rises under the hand as the hill shows.
-                let below = hologram.to_room(on_plane([u, v]));
-                let over = reaching_over(&hologram, below, start.head.position) + raised;
-                pinching(over, over, target)
-            }
-            Action::TwoHand { degrees, scale, .. } => {
-                let turn = turn_about_vertical((degrees * progress).to_radians());
-                let spread = 1.0 + (scale - 1.0) * progress;
-                let midpoint = start.centre + Vec3::Y * TWO_HAND_HEIGHT_M;
-                let half_span = turn * (start_yaw * Vec3::X) * (TWO_HAND_HALF_SPAN_M * spread);
-                let palm = midpoint + half_span * side;
-                let joints = hand_joints_with_palm_at(hand, palm, start_yaw, gap);
-                HandInput {
-                    joints: Some(joints),
-                    aim: Pose::looking_at(palm, start.centre),
-                    grip: Some(joints[PALM].pose),
-                    ..rest
-                }
-            }
+            Action::Trace { ref points, .. } => self.trace(points),
+            Action::Lift { u, v, dh, .. } => self.lift(u, v, dh),
+            Action::TwoHand { degrees, scale, .. } => self.two_hand(degrees, scale),
             Action::Grab { delta, .. } => {
-                let grip = Pose::new(raised_tip + delta * progress, start_yaw);
+                let grip = Pose::new(self.raised_tip + delta * self.progress, self.start_yaw);
                 HandInput {
-                    joints: Some(hand_joints(hand, grip.position, start_yaw, OPEN_GAP_M)),
-                    aim: Pose::looking_at(grip.position, start.centre),
+                    joints: Some(hand_joints(
+                        self.hand,
+                        grip.position,
+                        self.start_yaw,
+                        OPEN_GAP_M,
+                    )),
+                    aim: Pose::looking_at(grip.position, self.start.centre),
                     grip: Some(grip),
-                    squeeze: Some(held),
-                    ..rest
+                    squeeze: Some(self.held),
+                    ..self.rest
                 }
             }
-            Action::Tap { u, v, .. } => {
-                let Some(hologram) = hologram else {
-                    return rest;
-                };
-                let surface = placement::land_y_m(placement::sample_bilinear(heights, u, v));
-                let above = if held {
-                    -POKE_DEPTH_M
-                } else if since_ns < -HOLD_NS {
-                    HOVER_M
-                } else if since_ns < 0 {
-                    // Descend from the hover height to just above the surface.
-                    let progress = (since_ns + HOLD_NS) as f32 / HOLD_NS as f32;
-                    HOVER_M + (TOUCH_M - HOVER_M) * progress
-                } else {
-                    HOVER_M
-                };
-                // Heights above the surface are the fingertip's own, at any scale.
-                let on_surface = hologram.to_room(Vec3::new(
-                    (u - 0.5) * HOLOGRAM_SIZE_M,
-                    surface,
-                    (v - 0.5) * HOLOGRAM_SIZE_M,
-                ));
-                let tip = on_surface + hologram.pose.up() * above;
-                let pointing_down = yaw_only * Quat::from_rotation_x(-1.2);
-                HandInput {
-                    joints: Some(hand_joints(hand, tip, pointing_down, OPEN_GAP_M)),
-                    ..rest
-                }
-            }
+            Action::Tap { u, v, .. } => self.tap(u, v),
             Action::Select { .. } => HandInput {
-                select: Some(held),
-                ..rest
+                select: Some(self.held),
+                ..self.rest
             },
-            Action::Palm { .. } => {
-                let eye = head.position;
-                let palm = palm_point(hand, eye, eye + head.forward());
-                let to_eye = (eye - palm).normalize_or(Vec3::Z);
-                // Palm (-Y) to the eyes, fingers (-Z) up.
-                let fingers_up = (Vec3::Y - to_eye * Vec3::Y.dot(to_eye)).normalize_or(Vec3::Y);
-                let y_axis = -to_eye;
-                let z_axis = -fingers_up;
-                let orientation =
-                    Quat::from_mat3(&glam::Mat3::from_cols(y_axis.cross(z_axis), y_axis, z_axis));
-                let joints = hand_joints_with_palm_at(hand, palm, orientation, OPEN_GAP_M);
-                HandInput {
-                    joints: Some(joints),
-                    aim: Pose::looking_at(palm, palm + fingers_up),
-                    grip: Some(joints[PALM].pose),
-                    ..rest
-                }
-            }
+            Action::Palm { .. } => self.palm(),
             Action::Press { label, with, .. } => {
-                let Some(button) = self
-                    .buttons
-                    .iter()
-                    .find(|button| button.action.label() == label)
+                let Some(button) = buttons.iter().find(|button| button.action.label() == label)
                 else {
-                    return rest;
+                    return self.rest;
                 };
-                let normal = button.normal();
                 match with {
-                    PressWith::Poke => {
-                        // In and back out: a half sine over the press.
-                        let depth = if held {
-                            -POKE_FRONT_M
-                                + (POKE_FRONT_M + POKE_IN_M)
-                                    * (std::f32::consts::PI * progress).sin()
-                        } else {
-                            -POKE_FRONT_M
-                        };
-                        let tip = button.rect.centre - normal * depth;
-                        let into_button = Pose::looking_at(tip, tip - normal)
-                            .map_or(yaw_only, |pose| pose.orientation);
-                        HandInput {
-                            joints: Some(hand_joints(hand, tip, into_button, OPEN_GAP_M)),
-                            ..rest
-                        }
+                    PressWith::Poke => self.poke(button),
+                    PressWith::Ray => {
+                        self.pinching(self.raised_tip, self.raised_aim, button.rect.centre)
                     }
-                    PressWith::Ray => pinching(raised_tip, raised_aim, button.rect.centre),
                 }
             }
             Action::Head { .. }
             | Action::Stall { .. }
             | Action::Disconnect { .. }
             | Action::Say { .. }
-            | Action::Wait { .. } => rest,
+            | Action::Wait { .. } => self.rest,
+        }
+    }
+
+    /// The hand with its index tip at `tip`, aiming from `aim_from` at
+    /// `target`, pinching while held.
+    fn pinching(&self, tip: Vec3, aim_from: Vec3, target: Vec3) -> HandInput {
+        let joints = hand_joints(self.hand, tip, self.start_yaw, self.gap);
+        HandInput {
+            joints: Some(joints),
+            aim: Pose::looking_at(aim_from, target),
+            grip: Some(joints[PALM].pose),
+            ..self.rest
+        }
+    }
+
+    /// Reaching over the land, aiming along the polyline `points` (u, v).
+    fn trace(&self, points: &[[f32; 2]]) -> HandInput {
+        let Some(hologram) = self.hologram else {
+            return self.rest;
+        };
+        let on_land =
+            |uv: [f32; 2]| hologram.to_room(placement::surface_point(self.heights, uv[0], uv[1]));
+        let first = on_land(points[0]);
+        let target = on_land(point_along(points, self.progress));
+        // The hand follows the aim across, half as far, level with
+        // the hologram, so its first move says "trace", not "lift".
+        let up = hologram.pose.up();
+        let across = target - first;
+        let moved = (across - up * across.dot(up)) * 0.5;
+        let first_below = hologram.to_room(on_plane(points[0]));
+        let over = reaching_over(&hologram, first_below, self.start.head.position) + moved;
+        self.pinching(over, over, target)
+    }
+
+    /// Reaching over the land at (u, v), aiming at it, raised by up to `dh`.
+    fn lift(&self, u: f32, v: f32, dh: f32) -> HandInput {
+        let Some(hologram) = self.hologram else {
+            return self.rest;
+        };
+        let target = hologram.to_room(placement::surface_point(self.heights, u, v));
+        let raised = hologram.pose.up() * (dh * self.progress);
+        // Above the point's place on the base plane, not on the
+        // land, which rises under the hand as the hill shows.
+        let below = hologram.to_room(on_plane([u, v]));
+        let over = reaching_over(&hologram, below, self.start.head.position) + raised;
+        self.pinching(over, over, target)
+    }
+
+    /// One of two hands pinching above the hologram, turning about it by
+    /// up to `degrees` and spreading apart by up to `scale`.
+    fn two_hand(&self, degrees: f32, scale: f32) -> HandInput {
+        let turn = turn_about_vertical((degrees * self.progress).to_radians());
+        let spread = 1.0 + (scale - 1.0) * self.progress;
+        let midpoint = self.start.centre + Vec3::Y * TWO_HAND_HEIGHT_M;
+        let half_span = turn * (self.start_yaw * Vec3::X) * (TWO_HAND_HALF_SPAN_M * spread);
+        let palm = midpoint + half_span * self.side;
+        let joints = hand_joints_with_palm_at(self.hand, palm, self.start_yaw, self.gap);
+        HandInput {
+            joints: Some(joints),
+            aim: Pose::looking_at(palm, self.start.centre),
+            grip: Some(joints[PALM].pose),
+            ..self.rest
+        }
+    }
+
+    /// A fingertip hovering above the land at (u, v), coming down and
+    /// poking into it at the tap's time.
+    fn tap(&self, u: f32, v: f32) -> HandInput {
+        let Some(hologram) = self.hologram else {
+            return self.rest;
+        };
+        let surface = placement::land_y_m(placement::sample_bilinear(self.heights, u, v));
+        let since_ns = self.since_ns;
+        let above = if self.held {
+            -POKE_DEPTH_M
+        } else if since_ns < -HOLD_NS {
+            HOVER_M
+        } else if since_ns < 0 {
+            // Descend from the hover height to just above the surface.
+            let progress = (since_ns + HOLD_NS) as f32 / HOLD_NS as f32;
+            HOVER_M + (TOUCH_M - HOVER_M) * progress
+        } else {
+            HOVER_M
+        };
+        // Heights above the surface are the fingertip's own, at any scale.
+        let on_surface = hologram.to_room(Vec3::new(
+            (u - 0.5) * HOLOGRAM_SIZE_M,
+            surface,
+            (v - 0.5) * HOLOGRAM_SIZE_M,
+        ));
+        let tip = on_surface + hologram.pose.up() * above;
+        let pointing_down = self.yaw_only * Quat::from_rotation_x(-1.2);
+        HandInput {
+            joints: Some(hand_joints(self.hand, tip, pointing_down, OPEN_GAP_M)),
+            ..self.rest
+        }
+    }
+
+    /// The palm held up to the eyes, fingers up.
+    fn palm(&self) -> HandInput {
+        let eye = self.head.position;
+        let palm = palm_point(self.hand, eye, eye + self.head.forward());
+        let to_eye = (eye - palm).normalize_or(Vec3::Z);
+        // Palm (-Y) to the eyes, fingers (-Z) up.
+        let fingers_up = (Vec3::Y - to_eye * Vec3::Y.dot(to_eye)).normalize_or(Vec3::Y);
+        let y_axis = -to_eye;
+        let z_axis = -fingers_up;
+        let orientation =
+            Quat::from_mat3(&glam::Mat3::from_cols(y_axis.cross(z_axis), y_axis, z_axis));
+        let joints = hand_joints_with_palm_at(self.hand, palm, orientation, OPEN_GAP_M);
+        HandInput {
+            joints: Some(joints),
+            aim: Pose::looking_at(palm, palm + fingers_up),
+            grip: Some(joints[PALM].pose),
+            ..self.rest
+        }
+    }
+
+    /// A fingertip pushing into `button` and back out.
+    fn poke(&self, button: &ShownButton) -> HandInput {
+        let normal = button.normal();
+        // In and back out: a half sine over the press.
+        let depth = if self.held {
+            -POKE_FRONT_M
+                + (POKE_FRONT_M + POKE_IN_M) * (std::f32::consts::PI * self.progress).sin()
+        } else {
+            -POKE_FRONT_M
+        };
+        let tip = button.rect.centre - normal * depth;
+        let into_button =
+            Pose::looking_at(tip, tip - normal).map_or(self.yaw_only, |pose| pose.orientation);
+        HandInput {
+            joints: Some(hand_joints(self.hand, tip, into_button, OPEN_GAP_M)),
+            ..self.rest
         }
     }
 }
@@ -575,11 +660,7 @@ impl SimulatedUser {
 fn palm_point(hand: Hand, eye: Vec3, look_at: Vec3) -> Vec3 {
     let ahead = Vec3::new(look_at.x - eye.x, 0.0, look_at.z - eye.z).normalize_or(Vec3::NEG_Z);
     let right = ahead.cross(Vec3::Y);
-    let side = match hand {
-        Hand::Left => -1.0,
-        Hand::Right => 1.0,
-    };
-    eye + ahead * PALM_AHEAD_M - Vec3::Y * PALM_BELOW_M + right * (side * PALM_ASIDE_M)
+    eye + ahead * PALM_AHEAD_M - Vec3::Y * PALM_BELOW_M + right * (side_sign(hand) * PALM_ASIDE_M)
 }
 
 /// The point `progress` (0..1) of the way along the polyline `points` by length.

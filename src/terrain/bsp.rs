@@ -1,4 +1,4 @@
-//! BSP fault trees (seed 000): a tree of fault lines cuts the map into cells of constant offset.
+//! BSP fault trees (Traagen, "HoloLens Terrain Generation Demo Part 4 – Fault Formation"): a tree of fault lines cuts the map into cells of constant offset.
 //!
 //! Each sample walks the tree from the root: on the right of a node's line it
 //! gains the level's amplitude and goes right, otherwise it loses it and goes
@@ -13,7 +13,7 @@ use super::fixed::{to_f32, to_fixed};
 use super::raster::{Line, RowSplitter};
 use super::rng::TerrainRng;
 
-/// Which of the seed's two tree builders to use.
+/// Which of the demo blog's two tree builders to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TreeStyle {
     /// A random segment per node.
@@ -36,7 +36,7 @@ pub struct BspTree {
 
 impl BspTree {
     /// Draws a tree for a `width` × `height` map. Nodes are drawn in pre-order
-    /// (a node, then its left subtree, then its right), as the seed does.
+    /// (a node, then its left subtree, then its right), as the demo blog does.
     pub fn random(
         rng: &mut TerrainRng,
         style: TreeStyle,
@@ -154,7 +154,7 @@ impl BspTree {
     }
 
     /// The fixed-point offset of sample (x, y) found by walking the tree: the
-    /// seed's per-pixel rule, kept for the reference and for single samples.
+    /// demo blog's per-pixel rule, kept for the reference and for single samples.
     pub fn offset_at(&self, x: usize, y: usize) -> i64 {
         let mut node = 0;
         let mut offset = 0;
@@ -767,7 +767,7 @@ mod tests {
 
     #[test]
     fn vertical_parent_lines_are_handled() {
-        // The seed's listing divides by dx; a vertical parent must still give
+        // The demo blog's listing divides by dx; a vertical parent must still give
         // children that start on it.
         let tree_lines = vec![Line::new([10.0, 0.0], [10.0, 30.0])];
         let mut tree = BspTree::from_lines(

@@ -1,4 +1,4 @@
-//! Diamond-square terrain (Fournier et al. 1982, as the seed thesis §3.1 describes it), for any W×H ≥ 2×2.
+//! Diamond-square terrain (Fournier et al. 1982, as Fritz's "Procedural Generation of Mountain Ranges Based on Geology", 2016, §3.1, describes it), for any W×H ≥ 2×2.
 //!
 //! The algorithm needs a square grid of side 2^n + 1. We run it on the
 //! smallest such grid whose side covers `max(width, height)` and keep its

@@ -1,4 +1,4 @@
-//! Thermal and hydraulic erosion as cellular automata (Olsen 2004, with the material hardness of the seed thesis §3.4, §3.5.1).
+//! Thermal and hydraulic erosion as cellular automata (Olsen 2004, with the material hardness of Fritz, "Procedural Generation of Mountain Ranges Based on Geology", 2016, §3.4, §3.5.1).
 //!
 //! Both run on the 4-neighbourhood (von Neumann) and update every cell from
 //! the state at the start of the iteration (all transfers are computed, then

@@ -1,4 +1,4 @@
-//! Classic fault formation (seeds 001, 002): random lines, one side raised, the other lowered.
+//! Classic fault formation ("Terrain via the faulting method", University of Illinois CS 418 notes; "Fault Line Terrain Generation", VirtuallyProgramming.com, 2013): random lines, one side raised, the other lowered.
 use super::error::TerrainError;
 use super::fixed::to_fixed;
 use super::raster::{Line, RowSplitter};

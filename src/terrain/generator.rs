@@ -62,7 +62,7 @@ pub struct GeneratorConfig {
 }
 
 impl GeneratorConfig {
-    /// The seed author's final HoloLens demo: one structured BSP tree of
+    /// Traagen's final HoloLens terrain demo: one structured BSP tree of
     /// depth 5 per frame, amplitude 0.005, one IIR pass with k = 0.1, edge
     /// falloff, heights clamped at zero, border locked, for 500 frames.
     pub fn hololens_demo(width: usize, height: usize) -> Self {
@@ -81,7 +81,7 @@ impl GeneratorConfig {
         }
     }
 
-    /// Plain classic fault formation with the seeds' defaults (1.25 → 0.25).
+    /// Plain classic fault formation with "Fault Line Terrain Generation"'s defaults (1.25 → 0.25).
     pub fn classic(width: usize, height: usize, iterations: usize) -> Self {
         GeneratorConfig {
             algorithm: Algorithm::Fault,

@@ -1,4 +1,4 @@
-//! Hydraulic erosion with virtual pipes (Mei, Decaudin and Hu 2007; the seed thesis §3.5.1), kept stable at any requested time step.
+//! Hydraulic erosion with virtual pipes (Mei, Decaudin and Hu 2007; Fritz, "Procedural Generation of Mountain Ranges Based on Geology", 2016, §3.5.1), kept stable at any requested time step.
 //!
 //! Water stands on the terrain in every cell and flows to the 4 neighbours
 //! through virtual pipes whose outflow flux accelerates with the difference

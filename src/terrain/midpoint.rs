@@ -1,4 +1,4 @@
-//! Midpoint displacement with roughness (the seed thesis §3.1's introduction: Fournier et al. 1982), along a line and on a W×H map.
+//! Midpoint displacement with roughness (the introduction to §3.1 of Fritz, "Procedural Generation of Mountain Ranges Based on Geology", 2016: Fournier et al. 1982), along a line and on a W×H map.
 //!
 //! **Along a line** ([`midpoint_line`]): the two ends start at 0; every
 //! level halves each segment, setting its midpoint to the mean of the

@@ -1,4 +1,4 @@
-//! Particle erosion after the seed thesis §3.5.3: rain particles with a capacity, an acidity and a lifespan slide over the heightfield, kept on it by ray–triangle tests.
+//! Particle erosion after Fritz, "Procedural Generation of Mountain Ranges Based on Geology" (2016), §3.5.3: rain particles with a capacity, an acidity and a lifespan slide over the heightfield, kept on it by ray–triangle tests.
 //!
 //! The thesis ran a full SPH fluid and kept its particles above the terrain
 //! with Möller and Trumbore's ray–triangle test, pushing a particle out

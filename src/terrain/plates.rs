@@ -1,4 +1,4 @@
-//! Tectonic plates (seed 003, §3.6): the square split into convex plates that drift, pushed by kinematic beams, and collide in a rapier2d world; mountain ranges rise where they meet.
+//! Tectonic plates (Fritz, "Procedural Generation of Mountain Ranges Based on Geology", 2016, §3.6): the square split into convex plates that drift, pushed by kinematic beams, and collide in a rapier2d world; mountain ranges rise where they meet.
 //!
 //! The thesis splits a big square a number of times into convex plates
 //! (Box2D polygons), keeps them moving with kinematic beams around the

@@ -1,5 +1,6 @@
-//! Edge-matched quadtree tiles (seed 004): fractal squares grown on demand
-//! that agree exactly where they meet, whichever is grown first.
+//! Edge-matched quadtree tiles ("Matching Edge Altitudes of Different
+//! Fractal Squares"): fractal squares grown on demand that agree exactly
+//! where they meet, whichever is grown first.
 //!
 //! The world is a lattice of coarse squares; square (i, j) has its corners at
 //! world vertices (i, j) … (i + 1, j + 1). Each square is the root of a
@@ -18,17 +19,17 @@
 //! squares are offsets of level 0. So an edge midpoint's height depends on
 //! the edge alone, and both squares that share the edge compute it alike.
 //!
-//! As the seed asks, a node is expanded only once its four edge neighbours
-//! of the same depth exist (their parents really expanded, in whichever
-//! square they lie), and each neighbour still a leaf is then
+//! As "Matching Edge Altitudes" asks, a node is expanded only once its four
+//! edge neighbours of the same depth exist (their parents really expanded,
+//! in whichever square they lie), and each neighbour still a leaf is then
 //! *pseudo-partitioned*: given four quadrants whose new points are plain
 //! interpolations (the shared edge midpoint excepted, which takes the real
 //! value), marked as not really expanded, and really expanded later only if
 //! a deeper expansion needs it. The quadtree therefore stays balanced
 //! (neighbouring leaves differ by at most one depth) and every pseudo
-//! quadrant meets the real ones without a crack. A whole level of one
-//! square is expanded at once, so pseudo-partitions are made only outside
-//! that square, where the seed's "swathe" rule allows skipping them.
+//! quadrant meets the real ones without a crack. A whole level of one square
+//! is expanded at once, so pseudo-partitions are made only outside that
+//! square, where the note's "swathe" rule allows skipping them.
 use super::error::TerrainError;
 use super::heightmap::Heightmap;
 use super::rng::mix;
@@ -246,7 +247,7 @@ impl std::fmt::Debug for QuadtreeWorld {
 }
 
 impl QuadtreeWorld {
-    /// An empty world; `roughness` is the seed's `a` in 0 … [`MAX_ROUGHNESS`]:
+    /// An empty world; `roughness` is the note's `a` in 0 … [`MAX_ROUGHNESS`]:
     /// offsets of level l are bounded by 2^(−a·l), so they shrink by 2^a per level.
     pub fn new(seed: u64, roughness: f32) -> Result<Self, TerrainError> {
         if !(roughness.is_finite() && (0.0..=MAX_ROUGHNESS).contains(&roughness)) {

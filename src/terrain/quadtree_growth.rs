@@ -1,4 +1,4 @@
-//! One edge-matched quadtree tile (seed 004) grown live: a level a step, each level's tile shown on the map by bilinear interpolation until the last, which is the tile itself (cropped to the map, heights scaled).
+//! One edge-matched quadtree tile ("Matching Edge Altitudes of Different Fractal Squares") grown live: a level a step, each level's tile shown on the map by bilinear interpolation until the last, which is the tile itself (cropped to the map, heights scaled).
 //!
 //! The tile is square (i, j) of a [`QuadtreeWorld`], so the landscape a
 //! recipe grows is one square of an endless world whose neighbours, built
@@ -12,7 +12,7 @@ use super::sliced::{Sliced, assert_map_size};
 /// What a recipe asks of a quadtree tile.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QuadtreeParams {
-    /// The seed's `a`: level l's offsets are bounded by 2^(−a·l), 0 … 4.
+    /// The roughness `a` of "Matching Edge Altitudes": level l's offsets are bounded by 2^(−a·l), 0 … 4.
     pub roughness: f32,
     /// Terrain units per unit of the world's heights (its corners lie within ±1).
     pub amplitude: f32,

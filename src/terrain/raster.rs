@@ -1,6 +1,6 @@
 //! Lines and their row spans: where a fault line splits one row of samples.
 //!
-//! The side test is the perp-dot product of the seeds, evaluated in f64. For a
+//! The side test is the perp-dot product of the fault sources, evaluated in f64. For a
 //! fixed row its rounded value is monotone in x (each floating-point step is
 //! a monotone rounding of a monotone function), so the samples on one side of
 //! a line form one contiguous run of each row. [`Line::split_row`] finds where

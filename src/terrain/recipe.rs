@@ -3,7 +3,7 @@
 //! The same recipe, seed and size give the same heights bit for bit however
 //! they are grown: live a slice per frame in the headset, or at once by
 //! `holoterrain generate` ([`super::recipe_growth::RecipeGrowth`] does both).
-//! Every key, its range and the seed it comes from: docs/terrain.md.
+//! Every key, its range and the source it comes from: docs/terrain.md.
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -121,8 +121,10 @@ pub struct Recipe {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Growth {
-    /// Classic fault formation (seeds 000–002): a random line per iteration,
-    /// one side raised and the other lowered.
+    /// Classic fault formation (Traagen's demo blog, the University of
+    /// Illinois CS 418 notes "Terrain via the faulting method",
+    /// VirtuallyProgramming.com's "Fault Line Terrain Generation"): a random
+    /// line per iteration, one side raised and the other lowered.
     Fault {
         /// Fault lines.
         iterations: usize,
@@ -140,23 +142,25 @@ pub enum Growth {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         falloff_radius: Option<f64>,
     },
-    /// A BSP tree of random fault segments per iteration (seed 000).
+    /// A BSP tree of random fault segments per iteration (Traagen, "HoloLens
+    /// Terrain Generation Demo Part 4 – Fault Formation").
     Bsp(BspGrowth),
-    /// A structured BSP tree per iteration (the seed author's HoloLens demo).
+    /// A structured BSP tree per iteration (Traagen's HoloLens terrain demo).
     BspStructured(BspGrowth),
-    /// Diamond-square midpoint displacement (seed 003, 3.1), level by level.
+    /// Diamond-square midpoint displacement (Fritz, "Procedural Generation of
+    /// Mountain Ranges Based on Geology", 2016, §3.1), level by level.
     DiamondSquare {
         /// The corners' height and the first level's offset range, terrain units.
         roughness: f32,
     },
-    /// Square midpoint displacement (seed 003, 3.1's introduction), level by level.
+    /// Square midpoint displacement (Fritz 2016, §3.1's introduction), level by level.
     Midpoint {
         /// Half the range of the first level's offsets, terrain units.
         amplitude: f32,
         /// The factor each level multiplies the offset range by, 2^−H.
         roughness: f32,
     },
-    /// Repeated magnification and probing, the Voronoi variant (seed 003, 3.3).
+    /// Repeated magnification and probing, the Voronoi variant (Fritz 2016, §3.3).
     Rmp {
         /// Mountains, each with one peak.
         peaks: u32,
@@ -170,7 +174,7 @@ pub enum Growth {
         /// Every peak's final height, terrain units.
         height: f32,
     },
-    /// Tectonic plates (seed 003, 3.6): the square split into convex
+    /// Tectonic plates (Fritz 2016, §3.6): the square split into convex
     /// plates that drift and collide in a physics world, ranges raised
     /// where they meet.
     Plates {
@@ -185,9 +189,10 @@ pub enum Growth {
         /// A free plate's drift, sides of the square per second.
         drift: f32,
     },
-    /// One square of seed 004's edge-matched quadtree world, level by level.
+    /// One square of the edge-matched quadtree world of "Matching Edge
+    /// Altitudes of Different Fractal Squares", level by level.
     Quadtree {
-        /// The seed's `a`: level l's offsets are bounded by 2^(−a·l), 0 … 4.
+        /// The note's `a`: level l's offsets are bounded by 2^(−a·l), 0 … 4.
         roughness: f32,
         /// Terrain units per unit of the world's heights (the corners lie within ±1).
         amplitude: f32,
@@ -321,7 +326,7 @@ pub struct Shaping {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "filter", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Finish {
-    /// The demo's two-tap IIR filter (seed 002), `passes` times.
+    /// The demo's two-tap IIR filter (Traagen's demo blog), `passes` times.
     Iir {
         /// Its coefficient, 0..1.
         k: f32,
@@ -335,7 +340,7 @@ pub enum Finish {
         /// Passes.
         passes: u32,
     },
-    /// A Gaussian blur (seed 003).
+    /// A Gaussian blur (Fritz 2016).
     Gaussian {
         /// Its sigma, samples.
         sigma: f32,
@@ -358,17 +363,18 @@ impl Finish {
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Weathering {
-    /// Thermal erosion (seed 003, 3.5.1), first.
+    /// Thermal erosion (Fritz, "Procedural Generation of Mountain Ranges Based
+    /// on Geology", 2016, §3.5.1), first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thermal: Option<Thermal>,
-    /// Hydraulic erosion (Olsen; seed 003, 3.5.2), second.
+    /// Hydraulic erosion (Olsen; Fritz 2016, §3.5.2), second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hydraulic: Option<Hydraulic>,
-    /// Mei et al.'s virtual-pipe hydraulic erosion (seed 003, 3.5), third;
+    /// Mei et al.'s virtual-pipe hydraulic erosion (Fritz 2016, §3.5), third;
     /// a key left out takes its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mei: Option<MeiParams>,
-    /// Particle erosion (seed 003, 3.5.3), last; a key left out takes its default.
+    /// Particle erosion (Fritz 2016, §3.5.3), last; a key left out takes its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub particles: Option<ParticleParams>,
 }
@@ -574,7 +580,7 @@ impl Recipe {
         })
     }
 
-    /// The seed author's HoloLens demo, as every run grew it before recipes.
+    /// Traagen's HoloLens terrain demo, as every run grew it before recipes.
     pub fn demo() -> Self {
         Self::built_in("demo").expect("the built-in demo recipe reads")
     }
@@ -605,138 +611,28 @@ impl Recipe {
 
     /// Checks every value against its range, naming the first that is out.
     pub fn validate(&self) -> Result<(), RecipeError> {
-        let finite = |key: &str, value: f64, range: &str| {
-            if value.is_finite() {
-                Ok(())
-            } else {
-                Err(RecipeError::out_of_range(key, value, range))
-            }
-        };
-        if let Some(level) = self.sea_level {
-            finite("sea_level", f64::from(level), "a finite height")?;
+        if let Some(level) = self.sea_level
+            && !level.is_finite()
+        {
+            return Err(RecipeError::out_of_range(
+                "sea_level",
+                f64::from(level),
+                "a finite height",
+            ));
         }
-        let iterations_ok = |iterations: usize| {
-            if (1..=MAX_ITERATIONS).contains(&iterations) {
-                Ok(())
-            } else {
-                Err(RecipeError::out_of_range(
-                    "growth.iterations",
-                    iterations,
-                    format!("1 to {MAX_ITERATIONS}"),
-                ))
-            }
-        };
-        match &self.growth {
-            &Growth::Fault {
-                iterations,
-                displacement_max,
-                displacement_min,
-                falloff_radius,
-                ..
-            } => {
-                iterations_ok(iterations)?;
-                for (key, value) in [
-                    ("growth.displacement_max", displacement_max),
-                    ("growth.displacement_min", displacement_min),
-                ] {
-                    if !(value.is_finite() && value.abs() <= 1e6) {
-                        return Err(RecipeError::out_of_range(
-                            key,
-                            value,
-                            "a finite number of magnitude at most 1e6",
-                        ));
-                    }
-                }
-                let relief = displacement_max.abs().max(displacement_min.abs()) * iterations as f64;
-                if relief > MAX_TOTAL_RELIEF {
-                    return Err(RecipeError::out_of_range(
-                        "growth.displacement_max × growth.iterations",
-                        relief,
-                        "at most 5e8 terrain units",
-                    ));
-                }
-                if let Some(radius) = falloff_radius
-                    && !(radius.is_finite() && radius > 0.0 && radius <= 1e6)
-                {
-                    return Err(RecipeError::out_of_range(
-                        "growth.falloff_radius",
-                        radius,
-                        "above 0, at most 1e6 samples",
-                    ));
-                }
-            }
-            &Growth::Bsp(BspGrowth {
-                iterations,
-                depth,
-                amplitude,
-            })
-            | &Growth::BspStructured(BspGrowth {
-                iterations,
-                depth,
-                amplitude,
-            }) => {
-                iterations_ok(iterations)?;
-                if !(1..=MAX_DEPTH).contains(&depth) {
-                    return Err(RecipeError::out_of_range(
-                        "growth.depth",
-                        depth,
-                        format!("1 to {MAX_DEPTH}"),
-                    ));
-                }
-                if !(amplitude.is_finite() && amplitude.abs() <= 1e6) {
-                    return Err(RecipeError::out_of_range(
-                        "growth.amplitude",
-                        amplitude,
-                        "a finite number of magnitude at most 1e6",
-                    ));
-                }
-                let relief = 2.0 * f64::from(amplitude.abs()) * iterations as f64;
-                if relief > MAX_TOTAL_RELIEF {
-                    return Err(RecipeError::out_of_range(
-                        "growth.amplitude × growth.iterations",
-                        relief,
-                        "at most 5e8 terrain units",
-                    ));
-                }
-            }
-            Growth::Midpoint { .. }
-            | Growth::Rmp { .. }
-            | Growth::Plates { .. }
-            | Growth::Quadtree { .. } => {
-                let growth = &self.growth;
-                let checked = match (
-                    growth.midpoint_params(),
-                    growth.rmp_params(),
-                    growth.plates_params(),
-                    growth.quadtree_params(),
-                ) {
-                    (Some(params), _, _, _) => params.validate(),
-                    (_, Some(params), _, _) => params.validate(),
-                    (_, _, Some(params), _) => params.validate(),
-                    (_, _, _, Some(params)) => params.validate(),
-                    _ => Ok(()),
-                };
-                checked.map_err(|error| in_table("growth", error))?;
-            }
-            &Growth::DiamondSquare { roughness } => {
-                if !(roughness.is_finite() && (0.0..=1e6).contains(&roughness)) {
-                    return Err(RecipeError::out_of_range(
-                        "growth.roughness",
-                        roughness,
-                        "0 to 1e6",
-                    ));
-                }
-            }
+        self.growth.validate()?;
+        self.validate_shaping()?;
+        for finish in &self.finish {
+            finish.validate()?;
         }
-        let unit = |key: &str, value: f32| {
-            if (0.0..=1.0).contains(&value) {
-                Ok(())
-            } else {
-                Err(RecipeError::out_of_range(key, value, "0 to 1"))
-            }
-        };
+        self.weathering.validate()
+    }
+
+    /// The shaping's smoothing, and that shaping is set only for a growth
+    /// by faults, whose iterations it follows.
+    fn validate_shaping(&self) -> Result<(), RecipeError> {
         if let Some(k) = self.shaping.smoothing {
-            unit("shaping.smoothing", k)?;
+            check_unit("shaping.smoothing", k)?;
         }
         let shaped = self.shaping != Shaping::default();
         if shaped && !self.growth.is_faults() {
@@ -745,94 +641,6 @@ impl Recipe {
                 "set",
                 "nothing: shaping follows each fault iteration, and this growth has none (use [[finish]])",
             ));
-        }
-        for finish in &self.finish {
-            match *finish {
-                Finish::Iir { k, passes } | Finish::Fir { k, passes } => {
-                    unit("finish.k", k)?;
-                    if !(1..=MAX_FILTER_PASSES).contains(&passes) {
-                        return Err(RecipeError::out_of_range(
-                            "finish.passes",
-                            passes,
-                            format!("1 to {MAX_FILTER_PASSES}"),
-                        ));
-                    }
-                }
-                Finish::Gaussian { sigma } => {
-                    if !(sigma.is_finite() && sigma > 0.0 && sigma <= MAX_GAUSSIAN_SIGMA) {
-                        return Err(RecipeError::out_of_range(
-                            "finish.sigma",
-                            sigma,
-                            format!("above 0, at most {MAX_GAUSSIAN_SIGMA} samples"),
-                        ));
-                    }
-                }
-            }
-        }
-        let erosion_iterations = |key: &str, iterations: u32| {
-            if (1..=MAX_EROSION_ITERATIONS).contains(&iterations) {
-                Ok(())
-            } else {
-                Err(RecipeError::out_of_range(
-                    key,
-                    iterations,
-                    format!("1 to {MAX_EROSION_ITERATIONS}"),
-                ))
-            }
-        };
-        let non_negative = |key: &str, value: f32| {
-            if value.is_finite() && value >= 0.0 {
-                Ok(())
-            } else {
-                Err(RecipeError::out_of_range(
-                    key,
-                    value,
-                    "a finite number >= 0",
-                ))
-            }
-        };
-        if let Some(thermal) = self.weathering.thermal {
-            erosion_iterations("weathering.thermal.iterations", thermal.iterations)?;
-            non_negative("weathering.thermal.talus", thermal.talus)?;
-            if !(0.0..=0.5).contains(&thermal.rate) {
-                return Err(RecipeError::out_of_range(
-                    "weathering.thermal.rate",
-                    thermal.rate,
-                    "0 to 0.5",
-                ));
-            }
-            unit(
-                "weathering.thermal.hardness_at_lowest",
-                thermal.hardness_at_lowest,
-            )?;
-            unit(
-                "weathering.thermal.hardness_at_highest",
-                thermal.hardness_at_highest,
-            )?;
-        }
-        if let Some(mei) = self.weathering.mei {
-            mei.validate()
-                .map_err(|error| in_table("weathering.mei", error))?;
-        }
-        if let Some(particles) = self.weathering.particles {
-            particles
-                .validate()
-                .map_err(|error| in_table("weathering.particles", error))?;
-        }
-        if let Some(hydraulic) = self.weathering.hydraulic {
-            erosion_iterations("weathering.hydraulic.iterations", hydraulic.iterations)?;
-            for (key, value) in [
-                ("weathering.hydraulic.rain", hydraulic.rain),
-                ("weathering.hydraulic.solubility", hydraulic.solubility),
-                ("weathering.hydraulic.capacity", hydraulic.capacity),
-            ] {
-                non_negative(key, value)?;
-            }
-            unit("weathering.hydraulic.evaporation", hydraulic.evaporation)?;
-            unit(
-                "weathering.hydraulic.steep_hardness",
-                hydraulic.steep_hardness,
-            )?;
         }
         Ok(())
     }
@@ -896,6 +704,265 @@ impl Recipe {
             clamp_non_negative: self.shaping.clamp_non_negative,
             lock_border: self.shaping.lock_border,
         })
+    }
+}
+
+impl Growth {
+    /// The growth table's values: those its algorithm reads.
+    fn validate(&self) -> Result<(), RecipeError> {
+        match self {
+            &Growth::Fault {
+                iterations,
+                displacement_max,
+                displacement_min,
+                falloff_radius,
+                ..
+            } => validate_faults(
+                iterations,
+                displacement_max,
+                displacement_min,
+                falloff_radius,
+            ),
+            Growth::Bsp(bsp) | Growth::BspStructured(bsp) => bsp.validate(),
+            Growth::Midpoint { .. }
+            | Growth::Rmp { .. }
+            | Growth::Plates { .. }
+            | Growth::Quadtree { .. } => {
+                let checked = match (
+                    self.midpoint_params(),
+                    self.rmp_params(),
+                    self.plates_params(),
+                    self.quadtree_params(),
+                ) {
+                    (Some(params), _, _, _) => params.validate(),
+                    (_, Some(params), _, _) => params.validate(),
+                    (_, _, Some(params), _) => params.validate(),
+                    (_, _, _, Some(params)) => params.validate(),
+                    _ => Ok(()),
+                };
+                checked.map_err(|error| in_table("growth", error))
+            }
+            &Growth::DiamondSquare { roughness } => {
+                if roughness.is_finite() && (0.0..=1e6).contains(&roughness) {
+                    Ok(())
+                } else {
+                    Err(RecipeError::out_of_range(
+                        "growth.roughness",
+                        roughness,
+                        "0 to 1e6",
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Classic fault growth's values, the relief they can add up to among them.
+fn validate_faults(
+    iterations: usize,
+    displacement_max: f64,
+    displacement_min: f64,
+    falloff_radius: Option<f64>,
+) -> Result<(), RecipeError> {
+    check_growth_iterations(iterations)?;
+    for (key, value) in [
+        ("growth.displacement_max", displacement_max),
+        ("growth.displacement_min", displacement_min),
+    ] {
+        if !(value.is_finite() && value.abs() <= 1e6) {
+            return Err(RecipeError::out_of_range(
+                key,
+                value,
+                "a finite number of magnitude at most 1e6",
+            ));
+        }
+    }
+    let relief = displacement_max.abs().max(displacement_min.abs()) * iterations as f64;
+    if relief > MAX_TOTAL_RELIEF {
+        return Err(RecipeError::out_of_range(
+            "growth.displacement_max × growth.iterations",
+            relief,
+            "at most 5e8 terrain units",
+        ));
+    }
+    if let Some(radius) = falloff_radius
+        && !(radius.is_finite() && radius > 0.0 && radius <= 1e6)
+    {
+        return Err(RecipeError::out_of_range(
+            "growth.falloff_radius",
+            radius,
+            "above 0, at most 1e6 samples",
+        ));
+    }
+    Ok(())
+}
+
+impl BspGrowth {
+    /// Its values, and the relief they can add up to.
+    fn validate(&self) -> Result<(), RecipeError> {
+        let BspGrowth {
+            iterations,
+            depth,
+            amplitude,
+        } = *self;
+        check_growth_iterations(iterations)?;
+        if !(1..=MAX_DEPTH).contains(&depth) {
+            return Err(RecipeError::out_of_range(
+                "growth.depth",
+                depth,
+                format!("1 to {MAX_DEPTH}"),
+            ));
+        }
+        if !(amplitude.is_finite() && amplitude.abs() <= 1e6) {
+            return Err(RecipeError::out_of_range(
+                "growth.amplitude",
+                amplitude,
+                "a finite number of magnitude at most 1e6",
+            ));
+        }
+        let relief = 2.0 * f64::from(amplitude.abs()) * iterations as f64;
+        if relief > MAX_TOTAL_RELIEF {
+            return Err(RecipeError::out_of_range(
+                "growth.amplitude × growth.iterations",
+                relief,
+                "at most 5e8 terrain units",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Finish {
+    /// One finishing filter's values.
+    fn validate(&self) -> Result<(), RecipeError> {
+        match *self {
+            Finish::Iir { k, passes } | Finish::Fir { k, passes } => {
+                check_unit("finish.k", k)?;
+                if !(1..=MAX_FILTER_PASSES).contains(&passes) {
+                    return Err(RecipeError::out_of_range(
+                        "finish.passes",
+                        passes,
+                        format!("1 to {MAX_FILTER_PASSES}"),
+                    ));
+                }
+            }
+            Finish::Gaussian { sigma } => {
+                if !(sigma.is_finite() && sigma > 0.0 && sigma <= MAX_GAUSSIAN_SIGMA) {
+                    return Err(RecipeError::out_of_range(
+                        "finish.sigma",
+                        sigma,
+                        format!("above 0, at most {MAX_GAUSSIAN_SIGMA} samples"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Weathering {
+    /// Every erosion's values: thermal, Mei's, particles, then hydraulic,
+    /// the order that decides which of two bad values is named.
+    fn validate(&self) -> Result<(), RecipeError> {
+        if let Some(thermal) = self.thermal {
+            thermal.validate()?;
+        }
+        if let Some(mei) = self.mei {
+            mei.validate()
+                .map_err(|error| in_table("weathering.mei", error))?;
+        }
+        if let Some(particles) = self.particles {
+            particles
+                .validate()
+                .map_err(|error| in_table("weathering.particles", error))?;
+        }
+        if let Some(hydraulic) = self.hydraulic {
+            hydraulic.validate()?;
+        }
+        Ok(())
+    }
+}
+
+impl Thermal {
+    /// The thermal table's values.
+    fn validate(&self) -> Result<(), RecipeError> {
+        check_erosion_iterations("weathering.thermal.iterations", self.iterations)?;
+        check_non_negative("weathering.thermal.talus", self.talus)?;
+        if !(0.0..=0.5).contains(&self.rate) {
+            return Err(RecipeError::out_of_range(
+                "weathering.thermal.rate",
+                self.rate,
+                "0 to 0.5",
+            ));
+        }
+        check_unit(
+            "weathering.thermal.hardness_at_lowest",
+            self.hardness_at_lowest,
+        )?;
+        check_unit(
+            "weathering.thermal.hardness_at_highest",
+            self.hardness_at_highest,
+        )
+    }
+}
+
+impl Hydraulic {
+    /// The hydraulic table's values.
+    fn validate(&self) -> Result<(), RecipeError> {
+        check_erosion_iterations("weathering.hydraulic.iterations", self.iterations)?;
+        for (key, value) in [
+            ("weathering.hydraulic.rain", self.rain),
+            ("weathering.hydraulic.solubility", self.solubility),
+            ("weathering.hydraulic.capacity", self.capacity),
+        ] {
+            check_non_negative(key, value)?;
+        }
+        check_unit("weathering.hydraulic.evaporation", self.evaporation)?;
+        check_unit("weathering.hydraulic.steep_hardness", self.steep_hardness)
+    }
+}
+
+fn check_growth_iterations(iterations: usize) -> Result<(), RecipeError> {
+    if (1..=MAX_ITERATIONS).contains(&iterations) {
+        Ok(())
+    } else {
+        Err(RecipeError::out_of_range(
+            "growth.iterations",
+            iterations,
+            format!("1 to {MAX_ITERATIONS}"),
+        ))
+    }
+}
+
+fn check_erosion_iterations(key: &str, iterations: u32) -> Result<(), RecipeError> {
+    if (1..=MAX_EROSION_ITERATIONS).contains(&iterations) {
+        Ok(())
+    } else {
+        Err(RecipeError::out_of_range(
+            key,
+            iterations,
+            format!("1 to {MAX_EROSION_ITERATIONS}"),
+        ))
+    }
+}
+
+fn check_unit(key: &str, value: f32) -> Result<(), RecipeError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(RecipeError::out_of_range(key, value, "0 to 1"))
+    }
+}
+
+fn check_non_negative(key: &str, value: f32) -> Result<(), RecipeError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(RecipeError::out_of_range(
+            key,
+            value,
+            "a finite number >= 0",
+        ))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Plain per-pixel versions of the fault algorithms, kept to prove the fast ones exact.
 //!
-//! The fault references test every sample against every line, as the seeds'
-//! listings do; the filter reference walks each column on its own; the
+//! The fault references test every sample against every line, as the fault
+//! sources' listings do; the filter reference walks each column on its own; the
 //! shaped-run reference does each step of an iteration over the whole map
 //! before the next, as the demo's frame did.
 //! The tests compare the span rasterisers with these bit for bit, and the

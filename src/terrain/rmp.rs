@@ -1,4 +1,4 @@
-//! Repeated Magnification and Probing (RMP, Kamal and Uddin), the Voronoi-based implementation of the seed thesis §3.3.2.
+//! Repeated Magnification and Probing (RMP, Kamal and Uddin), the Voronoi-based implementation of Fritz, "Procedural Generation of Mountain Ranges Based on Geology" (2016), §3.3.2.
 //!
 //! Mountains grow at chosen or seeded peaks. Every iteration scatters
 //! `cones` random sites over the map (the thesis' flat-shaded cones seen

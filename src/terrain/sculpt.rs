@@ -1,7 +1,9 @@
 //! Hand edits: a fault traced along a polyline (one side raised, the other lowered) and a lifted hill, each fading as g(r) = (1 − (r/R)²)² with the distance r from its path, rasterised into a change map a bounded slice at a time.
 //!
-//! Seed 002's fault is a straight line and the side of a sample is the sign
-//! of its perp-dot with the line; seed 001 fades the change with g(r). A
+//! In "Fault Line Terrain Generation" (VirtuallyProgramming.com, 2013) a
+//! fault is a straight line and the side of a sample is the sign of its
+//! perp-dot with the line; "Terrain via the faulting method" (University of
+//! Illinois CS 418 notes) fades the change with g(r). A
 //! traced fault keeps both, with the line replaced by the path the finger
 //! drew: r is the distance to the nearest point of the polyline and the side
 //! is the perp-dot with the segment that point lies on (at a vertex, with
@@ -156,7 +158,7 @@ impl Segment {
     }
 }
 
-/// The seeds' perp-dot of `p` with the line through `origin` along `direction`.
+/// The fault sources' perp-dot of `p` with the line through `origin` along `direction`.
 fn perp_dot(origin: [f64; 2], direction: [f64; 2], p: [f64; 2]) -> f64 {
     (p[0] - origin[0]) * direction[1] - direction[0] * (p[1] - origin[1])
 }

@@ -1,4 +1,4 @@
-//! Seamless tiles (seed 004): faults fixed in world coordinates, seeded from world position.
+//! Seamless tiles (after "Matching Edge Altitudes of Different Fractal Squares"): faults fixed in world coordinates, seeded from world position.
 //!
 //! The world is cut into square cells; each cell's faults come from a random
 //! stream seeded by the world seed and the cell's coordinates alone. A fault

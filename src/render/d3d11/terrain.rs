@@ -145,84 +145,18 @@ impl D3d11TerrainRenderer {
         color_format: DXGI_FORMAT,
         depth_format: DXGI_FORMAT,
     ) -> Result<Self, D3d11Error> {
-        if !dxgi::COLOR_FORMATS.map(dxgi_format).contains(&color_format) {
-            return Err(D3d11Error::InvalidOptions(format!(
-                "colour format {} is neither B8G8R8A8_UNORM_SRGB nor R8G8B8A8_UNORM_SRGB",
-                dxgi::format_name(color_format.0 as u32)
-            )));
-        }
-        if !dxgi::DEPTH_FORMATS.map(dxgi_format).contains(&depth_format) {
-            return Err(D3d11Error::InvalidOptions(format!(
-                "depth format {} is neither D16 nor D32",
-                dxgi::format_name(depth_format.0 as u32)
-            )));
-        }
+        check_target_formats(color_format, depth_format)?;
         let grid = DioramaMesh::new(grid_width, grid_height)
             .map_err(|error| D3d11Error::InvalidOptions(error.to_string()))?;
-        let shaders = compile_terrain_shaders(device.layer_from_vertex_shader())?;
-        let d3d = device.device();
-        let mut vertex_shader = None;
-        let mut pixel_shader = None;
-        let mut input_layout = None;
-        let mut rasterizer = None;
-        let mut depth_state = None;
-        let mut water_depth_state = None;
-        let mut water_blend = None;
-        let pair = size_of::<[f32; 2]>() as u32;
-        let inputs = [
-            vertex_input(s!("POSITION"), 0, DXGI_FORMAT_R32G32_FLOAT),
-            vertex_input(s!("TEXCOORD"), pair, DXGI_FORMAT_R32G32_FLOAT),
-            vertex_input(s!("OUTWARD"), 2 * pair, DXGI_FORMAT_R32G32_FLOAT),
-            vertex_input(s!("KIND"), 3 * pair, DXGI_FORMAT_R32_FLOAT),
-        ];
-        // The clip matrices put the image upright, so a triangle wound
-        // counter-clockwise seen from outside is so on screen, as in Vulkan.
-        let rasterizer_desc = D3D11_RASTERIZER_DESC {
-            FillMode: D3D11_FILL_SOLID,
-            CullMode: D3D11_CULL_BACK,
-            FrontCounterClockwise: true.into(),
-            DepthClipEnable: true.into(),
-            ..Default::default()
-        };
-        let depth_desc = D3D11_DEPTH_STENCIL_DESC {
-            DepthEnable: true.into(),
-            DepthWriteMask: D3D11_DEPTH_WRITE_MASK_ALL,
-            DepthFunc: D3D11_COMPARISON_LESS,
-            ..Default::default()
-        };
-        let water_depth_desc = D3D11_DEPTH_STENCIL_DESC {
-            DepthWriteMask: D3D11_DEPTH_WRITE_MASK_ZERO,
-            ..depth_desc
-        };
-        let mut blend_desc = D3D11_BLEND_DESC::default();
-        blend_desc.RenderTarget[0] = D3D11_RENDER_TARGET_BLEND_DESC {
-            BlendEnable: true.into(),
-            SrcBlend: D3D11_BLEND_SRC_ALPHA,
-            DestBlend: D3D11_BLEND_INV_SRC_ALPHA,
-            BlendOp: D3D11_BLEND_OP_ADD,
-            SrcBlendAlpha: D3D11_BLEND_ONE,
-            DestBlendAlpha: D3D11_BLEND_INV_SRC_ALPHA,
-            BlendOpAlpha: D3D11_BLEND_OP_ADD,
-            RenderTargetWriteMask: D3D11_COLOR_WRITE_ENABLE_ALL.0 as u8,
-        };
-        // SAFETY: the bytecode and descriptions outlive each call; the out
-        // pointers point at live locals.
-        unsafe {
-            d3d.CreateVertexShader(&shaders.vertex, None, Some(&mut vertex_shader))
-                .map_err(call_error("ID3D11Device::CreateVertexShader"))?;
-            d3d.CreatePixelShader(&shaders.pixel, None, Some(&mut pixel_shader))
-                .map_err(call_error("ID3D11Device::CreatePixelShader"))?;
-            d3d.CreateInputLayout(&inputs, &shaders.vertex, Some(&mut input_layout))
-                .map_err(call_error("ID3D11Device::CreateInputLayout"))?;
-            d3d.CreateRasterizerState(&rasterizer_desc, Some(&mut rasterizer))
-                .map_err(call_error("ID3D11Device::CreateRasterizerState"))?;
-            d3d.CreateDepthStencilState(&depth_desc, Some(&mut depth_state))
-                .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
-            d3d.CreateDepthStencilState(&water_depth_desc, Some(&mut water_depth_state))
-                .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
-            d3d.CreateBlendState(&blend_desc, Some(&mut water_blend))
-                .map_err(call_error("ID3D11Device::CreateBlendState"))?;
-        }
+        let TerrainPipeline {
+            vertex_shader,
+            pixel_shader,
+            input_layout,
+            rasterizer,
+            depth_state,
+            water_depth_state,
+            water_blend,
+        } = TerrainPipeline::new(&device)?;
 
         let vertex_bytes: &[u8] = bytemuck::cast_slice(&grid.vertices);
         let vertex_buffer = create_buffer(
@@ -259,21 +193,16 @@ impl D3d11TerrainRenderer {
             )
         });
         let [left_eye, right_eye] = eye_constants;
-        let missing = |what: &str| D3d11Error::Call {
-            call: "ID3D11Device::Create*",
-            message: format!("returned no {what}"),
-            code: 0,
-        };
         Ok(D3d11TerrainRenderer {
             color_format,
             depth_format,
-            vertex_shader: vertex_shader.ok_or_else(|| missing("vertex shader"))?,
-            pixel_shader: pixel_shader.ok_or_else(|| missing("pixel shader"))?,
-            input_layout: input_layout.ok_or_else(|| missing("input layout"))?,
-            rasterizer: rasterizer.ok_or_else(|| missing("rasterizer state"))?,
-            depth_state: depth_state.ok_or_else(|| missing("depth-stencil state"))?,
-            water_depth_state: water_depth_state.ok_or_else(|| missing("depth-stencil state"))?,
-            water_blend: water_blend.ok_or_else(|| missing("blend state"))?,
+            vertex_shader,
+            pixel_shader,
+            input_layout,
+            rasterizer,
+            depth_state,
+            water_depth_state,
+            water_blend,
             vertex_buffer: Some(vertex_buffer),
             index_buffer,
             index_format: match grid.indices {
@@ -511,6 +440,121 @@ impl D3d11RenderTarget {
             height,
         })
     }
+}
+
+/// The terrain's shaders and the fixed-function states it draws with.
+struct TerrainPipeline {
+    vertex_shader: ID3D11VertexShader,
+    pixel_shader: ID3D11PixelShader,
+    input_layout: ID3D11InputLayout,
+    rasterizer: ID3D11RasterizerState,
+    depth_state: ID3D11DepthStencilState,
+    water_depth_state: ID3D11DepthStencilState,
+    water_blend: ID3D11BlendState,
+}
+
+impl TerrainPipeline {
+    /// Compiles the shaders for `device` and creates the states.
+    fn new(device: &D3d11Device) -> Result<Self, D3d11Error> {
+        let shaders = compile_terrain_shaders(device.layer_from_vertex_shader())?;
+        let d3d = device.device();
+        let mut vertex_shader = None;
+        let mut pixel_shader = None;
+        let mut input_layout = None;
+        let mut rasterizer = None;
+        let mut depth_state = None;
+        let mut water_depth_state = None;
+        let mut water_blend = None;
+        let pair = size_of::<[f32; 2]>() as u32;
+        let inputs = [
+            vertex_input(s!("POSITION"), 0, DXGI_FORMAT_R32G32_FLOAT),
+            vertex_input(s!("TEXCOORD"), pair, DXGI_FORMAT_R32G32_FLOAT),
+            vertex_input(s!("OUTWARD"), 2 * pair, DXGI_FORMAT_R32G32_FLOAT),
+            vertex_input(s!("KIND"), 3 * pair, DXGI_FORMAT_R32_FLOAT),
+        ];
+        // The clip matrices put the image upright, so a triangle wound
+        // counter-clockwise seen from outside is so on screen, as in Vulkan.
+        let rasterizer_desc = D3D11_RASTERIZER_DESC {
+            FillMode: D3D11_FILL_SOLID,
+            CullMode: D3D11_CULL_BACK,
+            FrontCounterClockwise: true.into(),
+            DepthClipEnable: true.into(),
+            ..Default::default()
+        };
+        let depth_desc = D3D11_DEPTH_STENCIL_DESC {
+            DepthEnable: true.into(),
+            DepthWriteMask: D3D11_DEPTH_WRITE_MASK_ALL,
+            DepthFunc: D3D11_COMPARISON_LESS,
+            ..Default::default()
+        };
+        let water_depth_desc = D3D11_DEPTH_STENCIL_DESC {
+            DepthWriteMask: D3D11_DEPTH_WRITE_MASK_ZERO,
+            ..depth_desc
+        };
+        let mut blend_desc = D3D11_BLEND_DESC::default();
+        blend_desc.RenderTarget[0] = D3D11_RENDER_TARGET_BLEND_DESC {
+            BlendEnable: true.into(),
+            SrcBlend: D3D11_BLEND_SRC_ALPHA,
+            DestBlend: D3D11_BLEND_INV_SRC_ALPHA,
+            BlendOp: D3D11_BLEND_OP_ADD,
+            SrcBlendAlpha: D3D11_BLEND_ONE,
+            DestBlendAlpha: D3D11_BLEND_INV_SRC_ALPHA,
+            BlendOpAlpha: D3D11_BLEND_OP_ADD,
+            RenderTargetWriteMask: D3D11_COLOR_WRITE_ENABLE_ALL.0 as u8,
+        };
+        // SAFETY: the bytecode and descriptions outlive each call; the out
+        // pointers point at live locals.
+        unsafe {
+            d3d.CreateVertexShader(&shaders.vertex, None, Some(&mut vertex_shader))
+                .map_err(call_error("ID3D11Device::CreateVertexShader"))?;
+            d3d.CreatePixelShader(&shaders.pixel, None, Some(&mut pixel_shader))
+                .map_err(call_error("ID3D11Device::CreatePixelShader"))?;
+            d3d.CreateInputLayout(&inputs, &shaders.vertex, Some(&mut input_layout))
+                .map_err(call_error("ID3D11Device::CreateInputLayout"))?;
+            d3d.CreateRasterizerState(&rasterizer_desc, Some(&mut rasterizer))
+                .map_err(call_error("ID3D11Device::CreateRasterizerState"))?;
+            d3d.CreateDepthStencilState(&depth_desc, Some(&mut depth_state))
+                .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
+            d3d.CreateDepthStencilState(&water_depth_desc, Some(&mut water_depth_state))
+                .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
+            d3d.CreateBlendState(&blend_desc, Some(&mut water_blend))
+                .map_err(call_error("ID3D11Device::CreateBlendState"))?;
+        }
+        let missing = |what: &str| D3d11Error::Call {
+            call: "ID3D11Device::Create*",
+            message: format!("returned no {what}"),
+            code: 0,
+        };
+        Ok(TerrainPipeline {
+            vertex_shader: vertex_shader.ok_or_else(|| missing("vertex shader"))?,
+            pixel_shader: pixel_shader.ok_or_else(|| missing("pixel shader"))?,
+            input_layout: input_layout.ok_or_else(|| missing("input layout"))?,
+            rasterizer: rasterizer.ok_or_else(|| missing("rasterizer state"))?,
+            depth_state: depth_state.ok_or_else(|| missing("depth-stencil state"))?,
+            water_depth_state: water_depth_state.ok_or_else(|| missing("depth-stencil state"))?,
+            water_blend: water_blend.ok_or_else(|| missing("blend state"))?,
+        })
+    }
+}
+
+/// That the targets' formats are ones the renderer can draw into.
+fn check_target_formats(
+    color_format: DXGI_FORMAT,
+    depth_format: DXGI_FORMAT,
+) -> Result<(), D3d11Error> {
+    if !dxgi::COLOR_FORMATS.map(dxgi_format).contains(&color_format) {
+        return Err(D3d11Error::InvalidOptions(format!(
+            "colour format {} is neither B8G8R8A8_UNORM_SRGB nor R8G8B8A8_UNORM_SRGB",
+            dxgi::format_name(color_format.0 as u32)
+        )));
+    }
+    if !dxgi::DEPTH_FORMATS.map(dxgi_format).contains(&depth_format) {
+        return Err(D3d11Error::InvalidOptions(format!(
+            "depth format {} is neither D16 nor D32",
+            dxgi::format_name(depth_format.0 as u32)
+        )));
+    }
+    Ok(())
 }
 
 /// A format of the [`dxgi`] table as the windows crate's type.

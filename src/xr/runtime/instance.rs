@@ -126,39 +126,11 @@ impl Runtime {
             remoting,
             graphics: requested,
         } = options;
-        let loaded = match &remoting {
-            Some((_, manifest)) => Some(manifest::load(&manifest.path)?),
-            None => None,
-        };
-        let entry = match &loaded {
-            Some(loaded) => loaded.entry.clone(),
-            None => open_loader()?,
-        };
-        let mut available = entry
-            .enumerate_extensions()
-            .map_err(|result| match &remoting {
-                Some((_, manifest)) => XrError::RuntimeManifest {
-                    path: manifest.path.clone(),
-                    problem: format!("its runtime lists no extensions ({result})"),
-                },
-                None => XrError::NoRuntime(result),
-            })?;
-        let remoting_name = unknown_extension(remoting::EXTENSION_NAME);
-        let speech_name = unknown_extension(speech::EXTENSION_NAME);
-        if let Some((flag, manifest)) = &remoting
-            && !available.other.contains(&remoting_name)
-        {
-            return Err(XrError::RemotingUnavailable {
-                flag,
-                detail: format!(
-                    "the OpenXR runtime of {} ({}) does not offer {}",
-                    manifest.path.display(),
-                    manifest.origin.name(),
-                    remoting::EXTENSION_NAME
-                ),
-            });
-        }
-        let remoting_speech = remoting.is_some() && available.other.contains(&speech_name);
+        let (loaded, entry, mut available) = open_entry(&remoting)?;
+        let remoting_speech = remoting.is_some()
+            && available
+                .other
+                .contains(&unknown_extension(speech::EXTENSION_NAME));
         let graphics = choose_graphics(
             requested,
             OfferedGraphics {
@@ -175,117 +147,21 @@ impl Runtime {
             }
             Backend::D3d11 => enable_d3d11(&mut wanted)?,
         };
-        // API layers are the loader's; a runtime loaded without it has none
-        // (and no xrEnumerateApiLayerProperties to ask).
-        let layers_offered = match loaded {
-            Some(_) => Vec::new(),
-            None => entry.enumerate_layers().map_err(XrError::NoRuntime)?,
-        };
-        let core_validation = validation
-            && layers_offered
-                .iter()
-                .any(|layer| layer.layer_name == CORE_VALIDATION_LAYER);
-        if validation && remoting.is_some() {
-            log::warn!(
-                "--validation: the OpenXR core validation layer comes through the OpenXR loader, which remoting bypasses (the app loads the remoting runtime itself); the graphics API's validation still counts"
-            );
-        } else if validation && !core_validation {
-            log::warn!(
-                "--validation: the OpenXR core validation layer is not installed (Debian: openxr-layer-corevalidation)"
-            );
-        }
-        // A core validation layer built before XR_MSFT_scene_marker (OpenXR
-        // 1.0.31) fails every call that names it: QR codes are then not read.
-        let layer_predates_markers = core_validation
-            && layers_offered
-                .iter()
-                .find(|layer| layer.layer_name == CORE_VALIDATION_LAYER)
-                .is_some_and(|layer| layer.spec_version < MARKER_LAYER_VERSION);
-        let layers: &[&str] = if core_validation {
-            &[CORE_VALIDATION_LAYER]
-        } else {
-            &[]
-        };
-        let mut enabled_names = Vec::new();
-        let mut missing_names = Vec::new();
+        let layer = ValidationLayer::find(validation, &remoting, loaded.is_some(), &entry)?;
+        let mut names = ExtensionNames::default();
         if remoting.is_some() {
-            wanted.other.push(remoting_name);
-            if remoting_speech {
-                wanted.other.push(speech_name);
-                enabled_names.push(speech::EXTENSION_NAME.to_owned());
-            } else {
-                missing_names.push(speech::EXTENSION_NAME.to_owned());
-            }
+            names.want_remoting(&mut wanted, remoting_speech);
         }
-        for extension in &OPTIONAL_EXTENSIONS {
-            let offered = if extension.unknown_to_crate {
-                let name = unknown_extension(extension.name);
-                // Scene markers need scene understanding enabled too, and
-                // a validation layer that knows them.
-                let is_marker = extension.name == scene_understanding::MARKER_EXTENSION_NAME;
-                let needs_missing = is_marker
-                    && !enabled_names
-                        .iter()
-                        .any(|enabled| enabled == scene_understanding::EXTENSION_NAME);
-                if is_marker && layer_predates_markers && available.other.contains(&name) {
-                    log::info!(
-                        "--validation: the OpenXR core validation layer predates {} (OpenXR 1.0.31) and would fail its calls: QR codes are not read in this run",
-                        extension.name
-                    );
-                }
-                let offered = available.other.contains(&name)
-                    && !needs_missing
-                    && !(is_marker && layer_predates_markers);
-                if offered {
-                    wanted.other.push(name);
-                }
-                offered
-            } else {
-                let (Some(offered), Some(wanted_flag)) = (
-                    (extension.flag)(&mut available),
-                    (extension.flag)(&mut wanted),
-                ) else {
-                    continue;
-                };
-                *wanted_flag = *offered;
-                *offered
-            };
-            if offered {
-                enabled_names.push(extension.name.to_owned());
-            } else {
-                missing_names.push(extension.name.to_owned());
-            }
-        }
+        names.want_optional(&mut available, &mut wanted, layer.predates_markers);
         log::info!(
             "OpenXR extensions enabled: {graphics_extension} {}",
-            enabled_names.join(" ")
+            names.enabled.join(" ")
         );
-        if !missing_names.is_empty() {
-            log::info!("OpenXR extensions not offered: {}", missing_names.join(" "));
+        if !names.missing.is_empty() {
+            log::info!("OpenXR extensions not offered: {}", names.missing.join(" "));
         }
 
-        let instance = entry
-            .create_instance(
-                &xr::ApplicationInfo {
-                    application_name: "holoterrain",
-                    application_version: 1,
-                    engine_name: "holoterrain",
-                    engine_version: 1,
-                    api_version: xr::Version::new(1, 0, 0),
-                },
-                &wanted,
-                layers,
-                &(),
-            )
-            .map_err(|result| match result {
-                xr::sys::Result::ERROR_RUNTIME_UNAVAILABLE
-                | xr::sys::Result::ERROR_RUNTIME_FAILURE
-                | xr::sys::Result::ERROR_INSTANCE_LOST => XrError::NoRuntime(result),
-                other => XrError::Xr {
-                    call: "xrCreateInstance",
-                    result: other,
-                },
-            })?;
+        let instance = create_instance(&entry, &wanted, layer.names())?;
         let properties = instance
             .properties()
             .map_err(xr_call("xrGetInstanceProperties"))?;
@@ -307,27 +183,11 @@ impl Runtime {
             instance,
             system,
             graphics,
-            extensions: EnabledExtensions {
-                hand_tracking: wanted.ext_hand_tracking,
-                msft_hand_interaction: wanted.msft_hand_interaction,
-                ext_hand_interaction: wanted.ext_hand_interaction,
-                unbounded_space: wanted.msft_unbounded_reference_space,
-                composition_depth: wanted.khr_composition_layer_depth,
-                reprojection: wanted.msft_composition_layer_reprojection,
-                observer: wanted.msft_secondary_view_configuration
-                    && wanted.msft_first_person_observer,
-                scene_understanding: enabled_names
-                    .iter()
-                    .any(|name| name == scene_understanding::EXTENSION_NAME),
-                scene_marker: enabled_names
-                    .iter()
-                    .any(|name| name == scene_understanding::MARKER_EXTENSION_NAME),
-                remoting_speech,
-            },
-            enabled_names,
-            missing_names,
+            extensions: EnabledExtensions::of(&wanted, &names.enabled, remoting_speech),
+            enabled_names: names.enabled,
+            missing_names: names.missing,
             runtime_name,
-            core_validation,
+            core_validation: layer.on,
             manifest: remoting.map(|(_, manifest)| manifest),
             messenger,
             counter,
@@ -368,6 +228,248 @@ impl Runtime {
     pub fn validation_counter(&self) -> Option<Arc<MessageCounter>> {
         self.messenger.map(|_| Arc::clone(&self.counter))
     }
+}
+
+impl EnabledExtensions {
+    /// The optional extensions `wanted` turns on; `enabled_names` for those
+    /// the openxr crate does not know.
+    fn of(wanted: &xr::ExtensionSet, enabled_names: &[String], remoting_speech: bool) -> Self {
+        EnabledExtensions {
+            hand_tracking: wanted.ext_hand_tracking,
+            msft_hand_interaction: wanted.msft_hand_interaction,
+            ext_hand_interaction: wanted.ext_hand_interaction,
+            unbounded_space: wanted.msft_unbounded_reference_space,
+            composition_depth: wanted.khr_composition_layer_depth,
+            reprojection: wanted.msft_composition_layer_reprojection,
+            observer: wanted.msft_secondary_view_configuration && wanted.msft_first_person_observer,
+            scene_understanding: enabled_names
+                .iter()
+                .any(|name| name == scene_understanding::EXTENSION_NAME),
+            scene_marker: enabled_names
+                .iter()
+                .any(|name| name == scene_understanding::MARKER_EXTENSION_NAME),
+            remoting_speech,
+        }
+    }
+}
+
+/// The runtime library the app loaded itself (remoting), the entry to the
+/// runtime (through it or the loader) and the extensions the runtime
+/// offers. With remoting, a runtime without XR_MSFT_holographic_remoting
+/// fails with [`XrError::RemotingUnavailable`].
+fn open_entry(
+    remoting: &Option<(&'static str, RuntimeManifest)>,
+) -> Result<(Option<LoadedRuntime>, xr::Entry, xr::ExtensionSet), XrError> {
+    let loaded = match remoting {
+        Some((_, manifest)) => Some(manifest::load(&manifest.path)?),
+        None => None,
+    };
+    let entry = match &loaded {
+        Some(loaded) => loaded.entry.clone(),
+        None => open_loader()?,
+    };
+    let available = entry
+        .enumerate_extensions()
+        .map_err(|result| match remoting {
+            Some((_, manifest)) => XrError::RuntimeManifest {
+                path: manifest.path.clone(),
+                problem: format!("its runtime lists no extensions ({result})"),
+            },
+            None => XrError::NoRuntime(result),
+        })?;
+    if let Some((flag, manifest)) = remoting
+        && !available
+            .other
+            .contains(&unknown_extension(remoting::EXTENSION_NAME))
+    {
+        return Err(XrError::RemotingUnavailable {
+            flag,
+            detail: format!(
+                "the OpenXR runtime of {} ({}) does not offer {}",
+                manifest.path.display(),
+                manifest.origin.name(),
+                remoting::EXTENSION_NAME
+            ),
+        });
+    }
+    Ok((loaded, entry, available))
+}
+
+/// The OpenXR core validation layer, as `--validation` finds it.
+struct ValidationLayer {
+    /// Asked for and installed: the instance enables it.
+    on: bool,
+    /// It is on and was built before XR_MSFT_scene_marker (OpenXR 1.0.31),
+    /// so it fails every call that names the extension.
+    predates_markers: bool,
+}
+
+impl ValidationLayer {
+    /// Whether the layer is on, with a warning when `--validation` asks for
+    /// it and it cannot be.
+    fn find(
+        validation: bool,
+        remoting: &Option<(&'static str, RuntimeManifest)>,
+        runtime_loaded_by_app: bool,
+        entry: &xr::Entry,
+    ) -> Result<Self, XrError> {
+        // API layers are the loader's; a runtime loaded without it has none
+        // (and no xrEnumerateApiLayerProperties to ask).
+        let layers_offered = if runtime_loaded_by_app {
+            Vec::new()
+        } else {
+            entry.enumerate_layers().map_err(XrError::NoRuntime)?
+        };
+        let core_validation = validation
+            && layers_offered
+                .iter()
+                .any(|layer| layer.layer_name == CORE_VALIDATION_LAYER);
+        if validation && remoting.is_some() {
+            log::warn!(
+                "--validation: the OpenXR core validation layer comes through the OpenXR loader, which remoting bypasses (the app loads the remoting runtime itself); the graphics API's validation still counts"
+            );
+        } else if validation && !core_validation {
+            log::warn!(
+                "--validation: the OpenXR core validation layer is not installed (Debian: openxr-layer-corevalidation)"
+            );
+        }
+        let predates_markers = core_validation
+            && layers_offered
+                .iter()
+                .find(|layer| layer.layer_name == CORE_VALIDATION_LAYER)
+                .is_some_and(|layer| layer.spec_version < MARKER_LAYER_VERSION);
+        Ok(ValidationLayer {
+            on: core_validation,
+            predates_markers,
+        })
+    }
+
+    /// The API layers the instance enables.
+    fn names(&self) -> &'static [&'static str] {
+        if self.on {
+            &[CORE_VALIDATION_LAYER]
+        } else {
+            &[]
+        }
+    }
+}
+
+/// The names of the extensions beyond the graphics API's that the instance
+/// enables, and of those the runtime lacks, in the order they were asked for.
+#[derive(Default)]
+struct ExtensionNames {
+    enabled: Vec<String>,
+    missing: Vec<String>,
+}
+
+impl ExtensionNames {
+    /// XR_MSFT_holographic_remoting, and its speech extension when offered.
+    fn want_remoting(&mut self, wanted: &mut xr::ExtensionSet, speech_offered: bool) {
+        wanted
+            .other
+            .push(unknown_extension(remoting::EXTENSION_NAME));
+        if speech_offered {
+            wanted.other.push(unknown_extension(speech::EXTENSION_NAME));
+            self.enabled.push(speech::EXTENSION_NAME.to_owned());
+        } else {
+            self.missing.push(speech::EXTENSION_NAME.to_owned());
+        }
+    }
+
+    /// Every optional extension the runtime offers (and can use here).
+    fn want_optional(
+        &mut self,
+        available: &mut xr::ExtensionSet,
+        wanted: &mut xr::ExtensionSet,
+        layer_predates_markers: bool,
+    ) {
+        for extension in &OPTIONAL_EXTENSIONS {
+            let offered = if extension.unknown_to_crate {
+                self.want_unknown_to_crate(
+                    extension.name,
+                    available,
+                    wanted,
+                    layer_predates_markers,
+                )
+            } else {
+                let (Some(offered), Some(wanted_flag)) =
+                    ((extension.flag)(available), (extension.flag)(wanted))
+                else {
+                    continue;
+                };
+                *wanted_flag = *offered;
+                *offered
+            };
+            if offered {
+                self.enabled.push(extension.name.to_owned());
+            } else {
+                self.missing.push(extension.name.to_owned());
+            }
+        }
+    }
+
+    /// Asks for `name`, which the openxr crate has no flag for, when the
+    /// runtime offers it; whether it did.
+    fn want_unknown_to_crate(
+        &self,
+        name: &'static str,
+        available: &xr::ExtensionSet,
+        wanted: &mut xr::ExtensionSet,
+        layer_predates_markers: bool,
+    ) -> bool {
+        let nul_terminated = unknown_extension(name);
+        // Scene markers need scene understanding enabled too, and a
+        // validation layer that knows them.
+        let is_marker = name == scene_understanding::MARKER_EXTENSION_NAME;
+        let needs_missing = is_marker
+            && !self
+                .enabled
+                .iter()
+                .any(|enabled| enabled == scene_understanding::EXTENSION_NAME);
+        if is_marker && layer_predates_markers && available.other.contains(&nul_terminated) {
+            log::info!(
+                "--validation: the OpenXR core validation layer predates {name} (OpenXR 1.0.31) and would fail its calls: QR codes are not read in this run"
+            );
+        }
+        let offered = available.other.contains(&nul_terminated)
+            && !needs_missing
+            && !(is_marker && layer_predates_markers);
+        if offered {
+            wanted.other.push(nul_terminated);
+        }
+        offered
+    }
+}
+
+/// Creates the instance; a runtime that is not there or fails is
+/// [`XrError::NoRuntime`].
+fn create_instance(
+    entry: &xr::Entry,
+    wanted: &xr::ExtensionSet,
+    layers: &[&str],
+) -> Result<xr::Instance, XrError> {
+    entry
+        .create_instance(
+            &xr::ApplicationInfo {
+                application_name: "holoterrain",
+                application_version: 1,
+                engine_name: "holoterrain",
+                engine_version: 1,
+                api_version: xr::Version::new(1, 0, 0),
+            },
+            wanted,
+            layers,
+            &(),
+        )
+        .map_err(|result| match result {
+            xr::sys::Result::ERROR_RUNTIME_UNAVAILABLE
+            | xr::sys::Result::ERROR_RUNTIME_FAILURE
+            | xr::sys::Result::ERROR_INSTANCE_LOST => XrError::NoRuntime(result),
+            other => XrError::Xr {
+                call: "xrCreateInstance",
+                result: other,
+            },
+        })
 }
 
 /// An extension the openxr crate does not know, as its

@@ -11,8 +11,8 @@ use crate::extensions::{Enabled, Extension};
 use crate::state::{Failure, bad_handle, call};
 use crate::structs::{c_str, out_value};
 use crate::{
-    actions, anchors, frame, graphics, hands, instance, planes, remoting, reprojection, scene,
-    session, spaces, speech, swapchain,
+    action_states, actions, anchors, frame, graphics, hands, instance, planes, remoting,
+    reprojection, scene, session, spaces, speech, swapchain,
 };
 use holoterrain::xr::sys::scene_understanding as su;
 
@@ -83,13 +83,13 @@ fn core(name: &str) -> Option<xr::pfn::VoidFunction> {
         "xrSuggestInteractionProfileBindings" => actions::suggest_interaction_profile_bindings as xr::pfn::SuggestInteractionProfileBindings,
         "xrAttachSessionActionSets" => actions::attach_session_action_sets as xr::pfn::AttachSessionActionSets,
         "xrGetCurrentInteractionProfile" => actions::get_current_interaction_profile as xr::pfn::GetCurrentInteractionProfile,
-        "xrSyncActions" => actions::sync_actions as xr::pfn::SyncActions,
-        "xrGetActionStateBoolean" => actions::get_action_state_boolean as xr::pfn::GetActionStateBoolean,
-        "xrGetActionStateFloat" => actions::get_action_state_float as xr::pfn::GetActionStateFloat,
-        "xrGetActionStateVector2f" => actions::get_action_state_vector2f as xr::pfn::GetActionStateVector2f,
-        "xrGetActionStatePose" => actions::get_action_state_pose as xr::pfn::GetActionStatePose,
-        "xrApplyHapticFeedback" => actions::apply_haptic_feedback as xr::pfn::ApplyHapticFeedback,
-        "xrStopHapticFeedback" => actions::stop_haptic_feedback as xr::pfn::StopHapticFeedback,
+        "xrSyncActions" => action_states::sync_actions as xr::pfn::SyncActions,
+        "xrGetActionStateBoolean" => action_states::get_action_state_boolean as xr::pfn::GetActionStateBoolean,
+        "xrGetActionStateFloat" => action_states::get_action_state_float as xr::pfn::GetActionStateFloat,
+        "xrGetActionStateVector2f" => action_states::get_action_state_vector2f as xr::pfn::GetActionStateVector2f,
+        "xrGetActionStatePose" => action_states::get_action_state_pose as xr::pfn::GetActionStatePose,
+        "xrApplyHapticFeedback" => action_states::apply_haptic_feedback as xr::pfn::ApplyHapticFeedback,
+        "xrStopHapticFeedback" => action_states::stop_haptic_feedback as xr::pfn::StopHapticFeedback,
         "xrEnumerateBoundSourcesForAction" => actions::enumerate_bound_sources_for_action as xr::pfn::EnumerateBoundSourcesForAction,
         "xrGetInputSourceLocalizedName" => actions::get_input_source_localized_name as xr::pfn::GetInputSourceLocalizedName,
     )

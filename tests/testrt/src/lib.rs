@@ -14,11 +14,12 @@
 //! the call wrapper and violations), `instance`, `session` (the state
 //! machine), `frame` (frame timing and layer submission), `layers` (layer
 //! validation), `spaces`, `anchors` (and their store), `scene` (scene
-//! understanding's planes) and `planes` (plane detection's), `actions`
-//! and `profiles`,
+//! understanding's planes) and `planes` (plane detection's), `actions`,
+//! `action_states` and `profiles`,
 //! `hands`, `wearer` (the scripted user), `swapchain` and `graphics`
 //! (per graphics API), `remoting`, `speech` and `report`.
 
+mod action_states;
 mod actions;
 mod anchors;
 mod config;

@@ -388,45 +388,11 @@ pub unsafe extern "system" fn get_scene_components(
         // SAFETY: the application's output pointer.
         let components = unsafe { output(components, "components") }?;
         let markers_enabled = runtime.enabled.has(Extension::SceneMarker);
-        let allowed: &[xr::StructureType] = if markers_enabled {
-            &[
-                xr::StructureType::SCENE_PLANES_MSFT,
-                xr::StructureType::SCENE_MARKERS_MSFT,
-                xr::StructureType::SCENE_MARKER_QR_CODES_MSFT,
-            ]
-        } else {
-            &[xr::StructureType::SCENE_PLANES_MSFT]
-        };
         // SAFETY: the chain is the application's.
-        unsafe { check_chain(components.next, allowed, "components") }?;
-        // SAFETY: the chain was just checked: these lists are all it may hold.
-        let (planes, marker_list, qr_codes) = unsafe {
-            (
-                crate::structs::find_in_chain::<su::ScenePlanes>(components.next),
-                crate::structs::find_in_chain::<su::SceneMarkers>(components.next),
-                crate::structs::find_in_chain::<su::SceneMarkerQrCodes>(components.next),
-            )
-        };
-        let is_planes = info.component_type == su::COMPONENT_TYPE_PLANE;
+        let lists =
+            unsafe { ComponentLists::find(components, info.component_type, markers_enabled) }?;
         let is_markers = info.component_type == su::COMPONENT_TYPE_MARKER;
-        if is_markers && !markers_enabled {
-            return Err(invalid(
-                "getInfo.componentType is XR_SCENE_COMPONENT_TYPE_MARKER_MSFT, but XR_MSFT_scene_marker is not enabled",
-            ));
-        }
-        if planes.is_some() && !is_planes {
-            return Err(Failure::violation(
-                xr::Result::ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT,
-                "XrScenePlanesMSFT is chained, but getInfo.componentType is not XR_SCENE_COMPONENT_TYPE_PLANE_MSFT",
-            ));
-        }
-        if (marker_list.is_some() || qr_codes.is_some()) && !is_markers {
-            return Err(Failure::violation(
-                xr::Result::ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT,
-                "XrSceneMarkersMSFT or XrSceneMarkerQRCodesMSFT is chained, but getInfo.componentType is not XR_SCENE_COMPONENT_TYPE_MARKER_MSFT",
-            ));
-        }
-        let surfaces: Vec<RoomSurface> = if is_planes {
+        let surfaces: Vec<RoomSurface> = if info.component_type == su::COMPONENT_TYPE_PLANE {
             runtime.config.room.surfaces.clone()
         } else {
             Vec::new()
@@ -437,62 +403,12 @@ pub unsafe extern "system" fn get_scene_components(
             Vec::new()
         };
         let capacity = components.component_capacity_input;
-        if let Some(planes) = &planes
-            && capacity > 0
-            && (planes.scene_plane_count < surfaces.len() as u32 || planes.scene_planes.is_null())
-        {
-            return Err(invalid(format!(
-                "XrScenePlanesMSFT holds {} planes for {} components",
-                planes.scene_plane_count,
-                surfaces.len()
-            )));
-        }
-        if capacity > 0 {
-            if let Some(list) = &marker_list {
-                if list.scene_marker_capacity_input < capacity {
-                    return Err(Failure::violation(
-                        xr::Result::ERROR_SIZE_INSUFFICIENT,
-                        format!(
-                            "XrSceneMarkersMSFT.sceneMarkerCapacityInput {} is less than components.componentCapacityInput {capacity}",
-                            list.scene_marker_capacity_input
-                        ),
-                    ));
-                }
-                check_array(1, list.scene_markers, "XrSceneMarkersMSFT.sceneMarkers")?;
-            }
-            if let Some(list) = &qr_codes {
-                if list.qr_code_capacity_input < capacity {
-                    return Err(Failure::violation(
-                        xr::Result::ERROR_SIZE_INSUFFICIENT,
-                        format!(
-                            "XrSceneMarkerQRCodesMSFT.qrCodeCapacityInput {} is less than components.componentCapacityInput {capacity}",
-                            list.qr_code_capacity_input
-                        ),
-                    ));
-                }
-                check_array(1, list.qr_codes, "XrSceneMarkerQRCodesMSFT.qrCodes")?;
-            }
-        }
+        lists.check_capacities(capacity, surfaces.len())?;
         let now = xr::Time::from_nanos(runtime.wearer.now_ns());
-        let listed: Vec<su::SceneComponent> = if is_markers {
-            markers
-                .iter()
-                .map(|&(index, seen_ns)| su::SceneComponent {
-                    component_type: su::COMPONENT_TYPE_MARKER,
-                    id: marker_id(index),
-                    parent_id: su::UuidMsft::default(),
-                    update_time: xr::Time::from_nanos(seen_ns),
-                })
-                .collect()
+        let listed = if is_markers {
+            marker_components(&markers)
         } else {
-            (0..surfaces.len())
-                .map(|index| su::SceneComponent {
-                    component_type: su::COMPONENT_TYPE_PLANE,
-                    id: plane_id(index),
-                    parent_id: su::UuidMsft::default(),
-                    update_time: now,
-                })
-                .collect()
+            plane_components(surfaces.len(), now)
         };
         // SAFETY: the application's arrays, of its stated capacity.
         let result = unsafe {
@@ -509,9 +425,133 @@ pub unsafe extern "system" fn get_scene_components(
         if capacity == 0 {
             return Ok(result);
         }
-        if let Some(planes) = planes {
+        let room_markers: Vec<RoomMarker> = markers
+            .iter()
+            .filter_map(|&(index, _)| runtime.wearer.marker(index).cloned())
+            .collect();
+        // SAFETY: the capacity is above 0 and the lists were checked for it.
+        unsafe { lists.fill(&surfaces, &room_markers, &markers) };
+        for marker in &room_markers {
+            runtime.record.markers.listed(&marker.text);
+        }
+        Ok(result)
+    })
+}
+
+/// The property lists an application chains to XrSceneComponentsMSFT.
+struct ComponentLists<'a> {
+    planes: Option<&'a mut su::ScenePlanes>,
+    markers: Option<&'a mut su::SceneMarkers>,
+    qr_codes: Option<&'a mut su::SceneMarkerQrCodes>,
+}
+
+impl ComponentLists<'_> {
+    /// The lists chained to `components`, checked to be the ones the
+    /// component type asked for can have.
+    ///
+    /// # Safety
+    /// `components.next` is the application's chain of writable structures.
+    unsafe fn find(
+        components: &su::SceneComponents,
+        component_type: i32,
+        markers_enabled: bool,
+    ) -> XrResult<Self> {
+        let allowed: &[xr::StructureType] = if markers_enabled {
+            &[
+                xr::StructureType::SCENE_PLANES_MSFT,
+                xr::StructureType::SCENE_MARKERS_MSFT,
+                xr::StructureType::SCENE_MARKER_QR_CODES_MSFT,
+            ]
+        } else {
+            &[xr::StructureType::SCENE_PLANES_MSFT]
+        };
+        // SAFETY: the caller's promise is passed on.
+        unsafe { check_chain(components.next, allowed, "components") }?;
+        // SAFETY: the chain was just checked: these lists are all it may hold.
+        let lists = unsafe {
+            ComponentLists {
+                planes: crate::structs::find_in_chain::<su::ScenePlanes>(components.next),
+                markers: crate::structs::find_in_chain::<su::SceneMarkers>(components.next),
+                qr_codes: crate::structs::find_in_chain::<su::SceneMarkerQrCodes>(components.next),
+            }
+        };
+        let is_planes = component_type == su::COMPONENT_TYPE_PLANE;
+        let is_markers = component_type == su::COMPONENT_TYPE_MARKER;
+        if is_markers && !markers_enabled {
+            return Err(invalid(
+                "getInfo.componentType is XR_SCENE_COMPONENT_TYPE_MARKER_MSFT, but XR_MSFT_scene_marker is not enabled",
+            ));
+        }
+        if lists.planes.is_some() && !is_planes {
+            return Err(Failure::violation(
+                xr::Result::ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT,
+                "XrScenePlanesMSFT is chained, but getInfo.componentType is not XR_SCENE_COMPONENT_TYPE_PLANE_MSFT",
+            ));
+        }
+        if (lists.markers.is_some() || lists.qr_codes.is_some()) && !is_markers {
+            return Err(Failure::violation(
+                xr::Result::ERROR_SCENE_COMPONENT_TYPE_MISMATCH_MSFT,
+                "XrSceneMarkersMSFT or XrSceneMarkerQRCodesMSFT is chained, but getInfo.componentType is not XR_SCENE_COMPONENT_TYPE_MARKER_MSFT",
+            ));
+        }
+        Ok(lists)
+    }
+
+    /// That each list has room for `capacity` components (the planes' for
+    /// the `plane_count` there are) when the application asks for them.
+    fn check_capacities(&self, capacity: u32, plane_count: usize) -> XrResult {
+        if capacity == 0 {
+            return Ok(());
+        }
+        if let Some(planes) = &self.planes
+            && (planes.scene_plane_count < plane_count as u32 || planes.scene_planes.is_null())
+        {
+            return Err(invalid(format!(
+                "XrScenePlanesMSFT holds {} planes for {plane_count} components",
+                planes.scene_plane_count,
+            )));
+        }
+        if let Some(list) = &self.markers {
+            if list.scene_marker_capacity_input < capacity {
+                return Err(Failure::violation(
+                    xr::Result::ERROR_SIZE_INSUFFICIENT,
+                    format!(
+                        "XrSceneMarkersMSFT.sceneMarkerCapacityInput {} is less than components.componentCapacityInput {capacity}",
+                        list.scene_marker_capacity_input
+                    ),
+                ));
+            }
+            check_array(1, list.scene_markers, "XrSceneMarkersMSFT.sceneMarkers")?;
+        }
+        if let Some(list) = &self.qr_codes {
+            if list.qr_code_capacity_input < capacity {
+                return Err(Failure::violation(
+                    xr::Result::ERROR_SIZE_INSUFFICIENT,
+                    format!(
+                        "XrSceneMarkerQRCodesMSFT.qrCodeCapacityInput {} is less than components.componentCapacityInput {capacity}",
+                        list.qr_code_capacity_input
+                    ),
+                ));
+            }
+            check_array(1, list.qr_codes, "XrSceneMarkerQRCodesMSFT.qrCodes")?;
+        }
+        Ok(())
+    }
+
+    /// Writes the planes' and the markers' properties, one per component.
+    ///
+    /// # Safety
+    /// [`Self::check_capacities`] passed for a capacity above 0 that holds
+    /// every component.
+    unsafe fn fill(
+        self,
+        surfaces: &[RoomSurface],
+        room_markers: &[RoomMarker],
+        markers: &[(usize, i64)],
+    ) {
+        if let Some(planes) = self.planes {
             for (index, surface) in surfaces.iter().enumerate() {
-                // SAFETY: checked above: scenePlaneCount elements, at least one per component.
+                // SAFETY: checked: scenePlaneCount elements, at least one per component.
                 let plane = unsafe { &mut *planes.scene_planes.add(index) };
                 *plane = su::ScenePlane {
                     alignment: su::PLANE_ALIGNMENT_HORIZONTAL,
@@ -524,14 +564,10 @@ pub unsafe extern "system" fn get_scene_components(
                 };
             }
         }
-        let room_markers: Vec<RoomMarker> = markers
-            .iter()
-            .filter_map(|&(index, _)| runtime.wearer.marker(index).cloned())
-            .collect();
-        if let Some(list) = marker_list {
-            for (slot, (marker, &(_, seen_ns))) in room_markers.iter().zip(&markers).enumerate() {
+        if let Some(list) = self.markers {
+            for (slot, (marker, &(_, seen_ns))) in room_markers.iter().zip(markers).enumerate() {
                 let half = marker.size_m / 2.0;
-                // SAFETY: checked above: at least componentCapacityInput elements.
+                // SAFETY: checked: at least componentCapacityInput elements.
                 let element = unsafe { &mut *list.scene_markers.add(slot) };
                 *element = su::SceneMarker {
                     marker_type: su::MARKER_TYPE_QR_CODE,
@@ -544,9 +580,9 @@ pub unsafe extern "system" fn get_scene_components(
                 };
             }
         }
-        if let Some(list) = qr_codes {
+        if let Some(list) = self.qr_codes {
             for (slot, marker) in room_markers.iter().enumerate() {
-                // SAFETY: checked above: at least componentCapacityInput elements.
+                // SAFETY: checked: at least componentCapacityInput elements.
                 let element = unsafe { &mut *list.qr_codes.add(slot) };
                 *element = su::SceneMarkerQrCode {
                     symbol_type: su::QR_CODE_SYMBOL_TYPE_QR_CODE,
@@ -554,11 +590,32 @@ pub unsafe extern "system" fn get_scene_components(
                 };
             }
         }
-        for marker in &room_markers {
-            runtime.record.markers.listed(&marker.text);
-        }
-        Ok(result)
-    })
+    }
+}
+
+/// The scene's markers as components, each updated when it was last seen.
+fn marker_components(markers: &[(usize, i64)]) -> Vec<su::SceneComponent> {
+    markers
+        .iter()
+        .map(|&(index, seen_ns)| su::SceneComponent {
+            component_type: su::COMPONENT_TYPE_MARKER,
+            id: marker_id(index),
+            parent_id: su::UuidMsft::default(),
+            update_time: xr::Time::from_nanos(seen_ns),
+        })
+        .collect()
+}
+
+/// The room's `count` surfaces as plane components, updated `now`.
+fn plane_components(count: usize, now: xr::Time) -> Vec<su::SceneComponent> {
+    (0..count)
+        .map(|index| su::SceneComponent {
+            component_type: su::COMPONENT_TYPE_PLANE,
+            id: plane_id(index),
+            parent_id: su::UuidMsft::default(),
+            update_time: now,
+        })
+        .collect()
 }
 
 /// The text of `scene`'s marker `marker_id`, checking the scene and the id.

@@ -13,7 +13,7 @@ pub use holoterrain::xr::convert::{pose_from_xr, pose_to_xr};
 use openxr_sys as xr;
 use xr::Handle as _;
 
-use crate::actions::{hand_of, pose_active, pose_component};
+use crate::action_states::{hand_of, pose_active, pose_component};
 use crate::extensions::Extension;
 use crate::instance::check_any_view_configuration;
 use crate::layers::check_pose;

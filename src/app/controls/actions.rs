@@ -1,0 +1,192 @@
+//! What the buttons do: each one's action, its label and what the report says it did, and the buttons each menu shows.
+use super::super::growth::{MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND};
+use crate::terrain::recipe::{BuiltInName, Recipe};
+
+/// What a button does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// A new terrain from the next seed.
+    NewTerrain,
+    /// Open the landscapes panel, or bring it back in front.
+    Landscapes,
+    /// Stop growth where it stands.
+    PauseGrowth,
+    /// Let it go on.
+    ResumeGrowth,
+    /// Put the hologram onto the surface the gaze hits.
+    PlaceHere,
+    /// Host a shared session from here, with a new code.
+    ShareSession,
+    /// Grow this built-in landscape from the next seed.
+    Landscape(BuiltInName),
+    /// Grow at half the speed.
+    Slower,
+    /// Grow at twice the speed.
+    Faster,
+    /// Start the recipe's erosion now.
+    Weather,
+    /// Take back the last terrain command.
+    Undo,
+    /// Keep the terrain in a folder of its own.
+    Save,
+    /// Keep the panel where it is.
+    PinPanel,
+    /// Let the panel follow the head again.
+    UnpinPanel,
+    /// Hide the panel.
+    ClosePanel,
+}
+
+impl Action {
+    /// What its button says.
+    pub fn label(self) -> &'static str {
+        match self {
+            Action::NewTerrain => "New terrain",
+            Action::Landscapes => "Landscapes",
+            Action::PauseGrowth => "Pause growth",
+            Action::ResumeGrowth => "Resume growth",
+            Action::PlaceHere => "Place here",
+            Action::ShareSession => "Share session",
+            Action::Landscape(name) => name.as_str(),
+            Action::Slower => "Slower",
+            Action::Faster => "Faster",
+            Action::Weather => "Weather",
+            Action::Undo => "Undo",
+            Action::Save => "Save terrain",
+            Action::PinPanel => "Pin panel",
+            Action::UnpinPanel => "Unpin panel",
+            Action::ClosePanel => "Close panel",
+        }
+    }
+
+    /// What it did, as the report's `did` names it.
+    pub fn did(self) -> &'static str {
+        match self {
+            Action::NewTerrain => "reseed",
+            Action::Landscapes => "open panel",
+            Action::PauseGrowth => "pause",
+            Action::ResumeGrowth => "resume",
+            Action::PlaceHere => "place",
+            Action::ShareSession => "share",
+            Action::Landscape(_) => "landscape",
+            Action::Slower | Action::Faster => "speed",
+            Action::Weather => "weather",
+            Action::Undo => "undo",
+            Action::Save => "save",
+            Action::PinPanel => "pin panel",
+            Action::UnpinPanel => "unpin panel",
+            Action::ClosePanel => "close panel",
+        }
+    }
+
+    /// The growth rate after this action from `rate` (only Slower and Faster change it).
+    pub fn rate_after(self, rate: u32) -> u32 {
+        match self {
+            Action::Slower => (rate / 2).max(MIN_ITERATIONS_PER_SECOND),
+            Action::Faster => rate.saturating_mul(2).min(MAX_ITERATIONS_PER_SECOND),
+            _ => rate,
+        }
+    }
+}
+
+/// Every label a button can ever show, from the buttons themselves: what
+/// a script's `press` may name and a speech recognizer listens for.
+pub fn every_label() -> Vec<&'static str> {
+    let mut labels: Vec<&'static str> = hand_menu_actions(false, false)
+        .chain(hand_menu_actions(true, true))
+        .chain(panel_actions(false))
+        .chain(panel_actions(true))
+        .map(Action::label)
+        .collect();
+    let mut seen = Vec::new();
+    labels.retain(|label| {
+        let new = !seen.contains(label);
+        seen.push(*label);
+        new
+    });
+    labels
+}
+
+/// Whether `words` say `label`: the same words, in any case and spacing.
+pub fn says(words: &str, label: &str) -> bool {
+    words
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .eq(label.split_whitespace().map(str::to_lowercase))
+}
+
+/// The hand menu's buttons, top to bottom: "Share session" only while
+/// the headset is in no session.
+pub(super) fn hand_menu_actions(
+    paused: bool,
+    in_session: bool,
+) -> impl ExactSizeIterator<Item = Action> {
+    let all = [
+        Action::NewTerrain,
+        Action::Landscapes,
+        if paused {
+            Action::ResumeGrowth
+        } else {
+            Action::PauseGrowth
+        },
+        Action::PlaceHere,
+        Action::ShareSession,
+    ];
+    // Without allocating: the menu is laid out every frame.
+    all.into_iter().take(if in_session { 4 } else { 5 })
+}
+
+/// The panel's buttons: the landscapes, then the growth and panel controls.
+pub(super) fn panel_actions(pinned: bool) -> Vec<Action> {
+    Recipe::built_in_names()
+        .filter_map(BuiltInName::new)
+        .map(Action::Landscape)
+        .chain([
+            Action::Slower,
+            Action::Faster,
+            Action::Weather,
+            Action::Undo,
+            Action::Save,
+            if pinned {
+                Action::UnpinPanel
+            } else {
+                Action::PinPanel
+            },
+            Action::ClosePanel,
+        ])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_label_is_listed_once_and_buttons_are_big_enough_to_touch() {
+        let labels = every_label();
+        for label in [
+            "New terrain",
+            "Resume growth",
+            "Unpin panel",
+            "islands",
+            "Save terrain",
+        ] {
+            assert!(labels.contains(&label), "{label}");
+        }
+        let mut sorted = labels.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), labels.len());
+    }
+
+    #[test]
+    fn speed_halves_and_doubles_within_its_limits() {
+        assert_eq!(Action::Faster.rate_after(60), 120);
+        assert_eq!(
+            Action::Faster.rate_after(MAX_ITERATIONS_PER_SECOND),
+            MAX_ITERATIONS_PER_SECOND
+        );
+        assert_eq!(Action::Slower.rate_after(60), 30);
+        assert_eq!(Action::Slower.rate_after(20), MIN_ITERATIONS_PER_SECOND);
+    }
+}

@@ -1,0 +1,65 @@
+//! Hit tests: a button on show, where a fingertip is in its terms, and where a ray meets it (or any rectangle, such as the panel's title bar).
+use glam::Vec3;
+
+use super::Action;
+use crate::input::Ray;
+use crate::render::scene::UiRect;
+
+/// Farthest a ray reaches a button.
+const RAY_REACH_M: f32 = 3.0;
+
+/// A button on show this frame, where it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShownButton {
+    /// What it does (and says).
+    pub action: Action,
+    /// Where it is.
+    pub rect: UiRect,
+    /// The landscape growing now (its button is marked).
+    pub marked: bool,
+}
+
+impl ShownButton {
+    /// Towards the viewer, unit length.
+    pub fn normal(&self) -> Vec3 {
+        self.rect.right.cross(self.rect.up).normalize()
+    }
+
+    /// `point` in the button's terms: across and up from its centre (in
+    /// metres), and how far it is pushed in behind its face.
+    pub(super) fn local(&self, point: Vec3) -> (f32, f32, f32) {
+        let offset = point - self.rect.centre;
+        (
+            offset.dot(self.rect.right.normalize()),
+            offset.dot(self.rect.up.normalize()),
+            -offset.dot(self.normal()),
+        )
+    }
+
+    /// Whether (x, y) from [`Self::local`] lies on its face.
+    pub(super) fn covers(&self, x: f32, y: f32) -> bool {
+        x.abs() <= self.rect.right.length() && y.abs() <= self.rect.up.length()
+    }
+
+    /// Where along `ray` it meets the button's face from the front, if it does.
+    pub(super) fn hit(&self, ray: &Ray) -> Option<f32> {
+        hit_rect(&self.rect, ray)
+    }
+}
+
+/// Where along `ray` it meets `rect` from the front, within reach.
+pub(super) fn hit_rect(rect: &UiRect, ray: &Ray) -> Option<f32> {
+    let normal = rect.right.cross(rect.up).normalize();
+    let facing = ray.direction.dot(normal);
+    if facing >= -1e-4 {
+        return None;
+    }
+    let t = (rect.centre - ray.origin).dot(normal) / facing;
+    if !(0.0..=RAY_REACH_M).contains(&t) {
+        return None;
+    }
+    let offset = ray.origin + ray.direction * t - rect.centre;
+    let covers = offset.dot(rect.right.normalize()).abs() <= rect.right.length()
+        && offset.dot(rect.up.normalize()).abs() <= rect.up.length();
+    covers.then_some(t)
+}

@@ -1,0 +1,438 @@
+//! Where the menus show and their buttons lie: the hand menu beside a palm or on a controller's ray, lingering when the palm drops; the panel in front at arm's length, following the head until pinned; the buttons laid out on both.
+use glam::Vec3;
+
+use super::actions::{hand_menu_actions, panel_actions};
+use super::palm::{menu_beside, palm_shown};
+use super::{Action, Controls, HandMenu, HandState, Panel, ShownButton, Shows};
+use crate::input::{Hand, Pose};
+use crate::render::scene::UiRect;
+
+/// A button's height (and the least of its sides): Microsoft's smallest
+/// target for direct touch is 3.2 cm square.
+pub const BUTTON_HEIGHT_M: f32 = 0.034;
+/// A hand menu button's width: room for the longest label at a legible size.
+pub const BUTTON_WIDTH_M: f32 = 0.09;
+/// A panel button's width: four columns of them fit in the wearer's view
+/// at arm's length (HoloLens 2 shows about 43° across: 40 cm at 50 cm).
+pub const PANEL_BUTTON_WIDTH_M: f32 = 0.07;
+/// Space between buttons.
+const BUTTON_GAP_M: f32 = 0.005;
+/// How long the hand menu stays where it was after the hand drops.
+pub const MENU_LINGER_NS: i64 = 1_000_000_000;
+/// The panel, opened or following, stands this far in front of the eyes...
+const PANEL_DISTANCE_M: f32 = 0.5;
+/// ...this far below them...
+const PANEL_DROP_M: f32 = 0.12;
+/// ...and follows the head when it is nearer than this...
+const PANEL_NEAREST_M: f32 = 0.3;
+/// ...further than this...
+const PANEL_FARTHEST_M: f32 = 0.6;
+/// ...or further off the gaze than this (cosine, about 35°).
+const PANEL_IN_VIEW_COS: f32 = 0.82;
+/// How fast it catches up when it follows: the time constant.
+const PANEL_FOLLOW_S: f32 = 0.25;
+/// Columns of the panel's landscape buttons.
+const PANEL_COLUMNS: usize = 4;
+/// Height of the panel's title bar, which a pinch grabs to move it.
+const TITLE_HEIGHT_M: f32 = 0.03;
+/// How far along a controller's ray its menu opens.
+const CONTROLLER_MENU_REACH_M: f32 = 0.35;
+
+/// A flat frame in the room facing the wearer: its centre and unit axes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Plane {
+    pub(super) centre: Vec3,
+    pub(super) right: Vec3,
+    pub(super) up: Vec3,
+}
+
+impl Plane {
+    /// A frame at `centre` turned to face `eye` upright.
+    pub(super) fn facing(centre: Vec3, eye: Vec3) -> Self {
+        let towards = eye - centre;
+        let level = Vec3::new(towards.x, 0.0, towards.z).normalize_or(Vec3::Z);
+        let normal = towards.normalize_or(level);
+        let right = Vec3::Y.cross(normal).normalize_or(Vec3::X);
+        Plane {
+            centre,
+            right,
+            up: normal.cross(right),
+        }
+    }
+
+    /// Towards the viewer.
+    pub(super) fn normal(&self) -> Vec3 {
+        self.right.cross(self.up)
+    }
+
+    /// The rectangle `width` × `height` whose centre is `(x, y)` in this frame.
+    pub(super) fn rect(&self, x: f32, y: f32, width: f32, height: f32) -> UiRect {
+        UiRect {
+            centre: self.centre + self.right * x + self.up * y,
+            right: self.right * (width / 2.0),
+            up: self.up * (height / 2.0),
+        }
+    }
+}
+
+impl Controls {
+    /// Shows, moves or hides the menus for this frame's head and hands at
+    /// `now`, and lays out their buttons.
+    pub fn lay_out(&mut self, now: i64, head: Option<&Pose>, hands: [HandState; 2], shows: Shows) {
+        let seconds = self
+            .last_ns
+            .map_or(0.0, |last| now.saturating_sub(last).max(0) as f32 * 1e-9);
+        self.last_ns = Some(now);
+        let menu_actions = hand_menu_actions(shows.paused, shows.session.is_some());
+        if let Some(head) = head {
+            self.menu_button(head, &hands, menu_actions.len());
+            self.follow_palm(now, head, &hands);
+            self.follow_head(head, seconds);
+        }
+        self.shown.clear();
+        self.caption = None;
+        if let Some(menu) = self.hand_menu {
+            let step = BUTTON_HEIGHT_M + BUTTON_GAP_M;
+            let top = step * (menu_actions.len() as f32 - 1.0) / 2.0;
+            self.caption = shows.session.map(|code| {
+                let rect = menu
+                    .plane
+                    .rect(0.0, top + step, BUTTON_WIDTH_M, TITLE_HEIGHT_M);
+                (format!("Session {code}"), rect)
+            });
+            for (row, action) in menu_actions.enumerate() {
+                self.shown.push(ShownButton {
+                    action,
+                    rect: menu.plane.rect(
+                        0.0,
+                        top - step * row as f32,
+                        BUTTON_WIDTH_M,
+                        BUTTON_HEIGHT_M,
+                    ),
+                    marked: false,
+                });
+            }
+        }
+        if let Some(panel) = self.panel {
+            let actions = panel_actions(panel.pinned);
+            let (width, height) = panel_size(actions.len());
+            let step_x = PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M;
+            let step_y = BUTTON_HEIGHT_M + BUTTON_GAP_M;
+            let left = -width / 2.0 + BUTTON_GAP_M + PANEL_BUTTON_WIDTH_M / 2.0;
+            let top = height / 2.0 - TITLE_HEIGHT_M - BUTTON_GAP_M - BUTTON_HEIGHT_M / 2.0;
+            for (index, action) in actions.into_iter().enumerate() {
+                let (row, column) = (index / PANEL_COLUMNS, index % PANEL_COLUMNS);
+                self.shown.push(ShownButton {
+                    action,
+                    rect: panel.plane.rect(
+                        left + step_x * column as f32,
+                        top - step_y * row as f32,
+                        PANEL_BUTTON_WIDTH_M,
+                        BUTTON_HEIGHT_M,
+                    ),
+                    marked: matches!(action, Action::Landscape(name) if name.as_str() == shows.recipe_name),
+                });
+            }
+        }
+    }
+
+    /// A controller's menu button pressed opens the hand menu beside the
+    /// controller, or closes the one it opened.
+    fn menu_button(&mut self, head: &Pose, hands: &[HandState; 2], buttons: usize) {
+        for hand in Hand::BOTH {
+            let state = hands[hand.index()];
+            let down = state.menu == Some(true);
+            let pressed = down && !self.menu_was_down[hand.index()];
+            self.menu_was_down[hand.index()] = down;
+            if !pressed {
+                continue;
+            }
+            let opened_here = self
+                .hand_menu
+                .is_some_and(|menu| menu.by_controller && menu.hand == hand);
+            self.hand_menu = if opened_here {
+                None
+            } else {
+                state.aim.filter(Pose::is_finite).map(|aim| HandMenu {
+                    hand,
+                    plane: on_controller_ray(&aim, head.position, buttons),
+                    dropped_ns: None,
+                    by_controller: true,
+                })
+            };
+        }
+    }
+
+    /// Shows the hand menu by a palm held up and looked at, keeps it where
+    /// it was for a moment after the palm drops, then hides it.
+    fn follow_palm(&mut self, now: i64, head: &Pose, hands: &[HandState; 2]) {
+        let eye = head.position;
+        let showing = Hand::BOTH.into_iter().find_map(|hand| {
+            let joints = hands[hand.index()].joints?;
+            palm_shown(hand, joints, head).then_some((hand, joints))
+        });
+        // The hand already showing it keeps it when both show a palm.
+        let keeping = self.hand_menu.and_then(|menu| {
+            let joints = hands[menu.hand.index()].joints?;
+            palm_shown(menu.hand, joints, head).then_some((menu.hand, joints))
+        });
+        if showing.is_none() {
+            self.palm_spent = false;
+        }
+        match keeping.or(showing) {
+            Some(_) if self.palm_spent => {}
+            Some((hand, joints)) => {
+                self.hand_menu = Some(HandMenu {
+                    hand,
+                    plane: menu_beside(hand, joints, eye),
+                    dropped_ns: None,
+                    by_controller: false,
+                });
+            }
+            // A controller's menu stays until its button closes it.
+            None if self.hand_menu.is_some_and(|menu| menu.by_controller) => {}
+            None => {
+                if let Some(menu) = self.hand_menu.as_mut() {
+                    let dropped = *menu.dropped_ns.get_or_insert(now);
+                    // Not while a press on it is under way.
+                    let pressing = self
+                        .presses
+                        .iter()
+                        .any(|press| press.poked.is_some() || press.rayed.is_some());
+                    if now.saturating_sub(dropped) >= MENU_LINGER_NS && !pressing {
+                        self.hand_menu = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Brings an unpinned panel back in front of the head when it has
+    /// fallen out of reach or out of view, easing there.
+    fn follow_head(&mut self, head: &Pose, seconds: f32) {
+        let Some(panel) = self.panel.as_mut() else {
+            return;
+        };
+        // Nor while a finger or a ray is on its buttons: a button that slid
+        // away under a pushing finger would press twice or not at all.
+        let in_use = self.presses.iter().any(|press| {
+            press.touching.is_some() || press.poked.is_some() || press.rayed.is_some()
+        });
+        if panel.pinned || panel.grabbed.is_some() || in_use {
+            return;
+        }
+        let to_panel = panel.plane.centre - head.position;
+        let distance = to_panel.length();
+        let in_view = to_panel.normalize_or_zero().dot(head.forward()) >= PANEL_IN_VIEW_COS;
+        let placed = (PANEL_NEAREST_M..=PANEL_FARTHEST_M).contains(&distance) && in_view;
+        if !placed {
+            let target = in_front(head);
+            let step = 1.0 - (-seconds / PANEL_FOLLOW_S).exp();
+            let centre = panel.plane.centre.lerp(target, step.clamp(0.0, 1.0));
+            panel.plane = Plane::facing(centre, head.position);
+        }
+    }
+}
+
+/// The panel's width and height for `buttons` buttons.
+pub(super) fn panel_size(buttons: usize) -> (f32, f32) {
+    let rows = buttons.div_ceil(PANEL_COLUMNS) as f32;
+    let width = PANEL_COLUMNS as f32 * (PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M) + BUTTON_GAP_M;
+    let height = TITLE_HEIGHT_M + rows * (BUTTON_HEIGHT_M + BUTTON_GAP_M) + BUTTON_GAP_M;
+    (width, height)
+}
+
+/// The panel's title bar, which a pinch takes to move it.
+pub(super) fn title_rect(panel: &Panel) -> UiRect {
+    let (width, height) = panel_size(panel_actions(panel.pinned).len());
+    panel.plane.rect(
+        0.0,
+        height / 2.0 - TITLE_HEIGHT_M / 2.0,
+        width,
+        TITLE_HEIGHT_M,
+    )
+}
+
+/// Where the panel opens: in front of the eyes at arm's length, a little below them.
+pub(super) fn in_front(head: &Pose) -> Vec3 {
+    let forward = head.forward();
+    let level = Vec3::new(forward.x, 0.0, forward.z).normalize_or(Vec3::NEG_Z);
+    head.position + level * PANEL_DISTANCE_M - Vec3::Y * PANEL_DROP_M
+}
+
+/// The hand menu's plane for a controller aiming along `aim`: at arm's
+/// reach along its ray with the top button on the ray, facing the eyes, so
+/// the controller's select presses a button without hunting for it.
+fn on_controller_ray(aim: &Pose, eye: Vec3, buttons: usize) -> Plane {
+    let on_ray = aim.position + aim.forward() * CONTROLLER_MENU_REACH_M;
+    let facing = Plane::facing(on_ray, eye);
+    let top = (BUTTON_HEIGHT_M + BUTTON_GAP_M) * (buttons as f32 - 1.0) / 2.0;
+    Plane::facing(on_ray - facing.up * top, eye)
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Quat;
+
+    use super::*;
+    use crate::app::controls::test_support::button;
+    use crate::app::controls::test_support::{head, open_panel, shows};
+    use crate::app::controls::{PressedBy, palm_shown};
+    use crate::input::HandJoints;
+    use crate::input::Press;
+    use crate::input::hand::PALM;
+    use crate::input::hand::synthetic::hand_with_gap;
+
+    #[test]
+    fn the_panel_opens_in_front_at_arms_length_with_the_growing_landscape_marked() {
+        let mut controls = Controls::default();
+        open_panel(&mut controls);
+        let islands = button(&controls, "islands");
+        assert!(islands.marked);
+        assert!(!button(&controls, "badlands").marked);
+        let distance = islands.rect.centre.distance(head().position);
+        assert!((0.3..0.6).contains(&distance), "{distance}");
+        assert!(
+            islands.normal().z > 0.9,
+            "faces the wearer: {}",
+            islands.normal()
+        );
+    }
+
+    #[test]
+    fn a_palm_to_the_face_shows_the_hand_menu_which_lingers_a_second_after_it_drops() {
+        let mut controls = Controls::default();
+        let head = head();
+        let palm_at = head.position + Vec3::new(-0.05, -0.15, -0.35);
+        // Palm (-Y) turned towards the eyes, fingers (-Z) up, or down.
+        let towards_eye = (head.position - palm_at).normalize();
+        let up = (Vec3::Y - towards_eye * Vec3::Y.dot(towards_eye)).normalize();
+        let palm_to_eye = |fingers: Vec3| {
+            let (y_axis, z_axis) = (-towards_eye, -fingers);
+            Quat::from_mat3(&glam::Mat3::from_cols(y_axis.cross(z_axis), y_axis, z_axis))
+        };
+        let orientation = palm_to_eye(up);
+        let with_palm = |orientation| {
+            let mut joints = hand_with_gap(palm_at + Vec3::Y * 0.1, 0.05);
+            joints[PALM].pose = Pose::new(palm_at, orientation);
+            joints
+        };
+        let shown = with_palm(orientation);
+        let down = with_palm(Quat::IDENTITY);
+        assert!(palm_shown(Hand::Left, &shown, &head));
+        assert!(!palm_shown(Hand::Left, &down, &head));
+        // The palm towards the eyes, but the fingers pointing down at the
+        // table, as a finger tapping the land is: no menu.
+        let pointing_down = palm_to_eye(-up);
+        assert!((pointing_down * Vec3::NEG_Y).dot(towards_eye) > 0.99);
+        assert!(!palm_shown(Hand::Left, &with_palm(pointing_down), &head));
+        fn hands(joints: &HandJoints) -> [HandState<'_>; 2] {
+            let mut hands = [HandState::default(); 2];
+            hands[0].joints = Some(joints);
+            hands
+        }
+        controls.lay_out(0, Some(&head), hands(&shown), shows());
+        assert_eq!(controls.shown().len(), 5);
+        assert_eq!(controls.shown()[0].action, Action::NewTerrain);
+        let where_shown = controls.shown()[0].rect.centre;
+        controls.lay_out(500_000_000, Some(&head), hands(&down), shows());
+        assert_eq!(
+            controls.shown()[0].rect.centre,
+            where_shown,
+            "world-locked while it lingers"
+        );
+        controls.lay_out(1_400_000_000, Some(&head), hands(&down), shows());
+        assert_eq!(controls.shown().len(), 5, "0.9 s after it dropped");
+        controls.lay_out(1_500_000_000, Some(&head), hands(&down), shows());
+        assert!(controls.shown().is_empty());
+    }
+
+    #[test]
+    fn in_a_session_the_hand_menu_shows_its_code_over_the_buttons_in_place_of_share_session() {
+        let aim = Pose::looking_at(Vec3::new(0.2, 1.3, -0.2), Vec3::new(0.2, 1.2, -1.0)).unwrap();
+        let mut hands = [HandState::default(); 2];
+        hands[1] = HandState {
+            aim: Some(aim),
+            menu: Some(true),
+            ..HandState::default()
+        };
+        let mut alone = Controls::default();
+        alone.lay_out(0, Some(&head()), hands, shows());
+        assert_eq!(alone.shown().last().unwrap().action, Action::ShareSession);
+        assert!(
+            alone
+                .draw(hands)
+                .1
+                .iter()
+                .all(|label| !label.text.starts_with("Session"))
+        );
+
+        let mut shared = Controls::default();
+        let in_session = Shows {
+            session: Some("7-guitar-orbit"),
+            ..shows()
+        };
+        shared.lay_out(0, Some(&head()), hands, in_session);
+        let actions: Vec<Action> = shared.shown().iter().map(|button| button.action).collect();
+        assert_eq!(
+            actions,
+            [
+                Action::NewTerrain,
+                Action::Landscapes,
+                Action::PauseGrowth,
+                Action::PlaceHere
+            ]
+        );
+        let labels = shared.draw(hands).1;
+        let caption = labels
+            .iter()
+            .find(|label| label.text == "Session 7-guitar-orbit")
+            .expect("the code over the buttons");
+        let top = shared.shown()[0].rect;
+        assert!(
+            (caption.rect.centre - top.centre).dot(top.up.normalize()) > BUTTON_HEIGHT_M / 2.0,
+            "above the top button"
+        );
+        // Either way the top button is on the controller's ray.
+        for controls in [&alone, &shared] {
+            assert!(controls.shown()[0].hit(&aim.forward_ray()).is_some());
+        }
+        // The caption is not a button: saying it presses nothing.
+        assert!(shared.hear("session 7-guitar-orbit").is_none());
+    }
+
+    #[test]
+    fn a_controllers_menu_button_opens_the_menu_on_its_ray_and_closes_it() {
+        let mut controls = Controls::default();
+        let aim = Pose::looking_at(Vec3::new(0.2, 1.3, -0.2), Vec3::new(0.2, 1.2, -1.0)).unwrap();
+        let frame = |controls: &mut Controls, menu: bool, press: Option<Press>| {
+            let mut hands = [HandState::default(); 2];
+            hands[1] = HandState {
+                aim: Some(aim),
+                menu: Some(menu),
+                press,
+                ..HandState::default()
+            };
+            controls.lay_out(0, Some(&head()), hands, shows());
+            controls.touch(hands)
+        };
+        frame(&mut controls, true, None);
+        assert_eq!(controls.shown().len(), 5);
+        frame(&mut controls, false, None);
+        assert_eq!(
+            controls.shown().len(),
+            5,
+            "it stays when the button is let go"
+        );
+        // The controller's select presses the top button, on its ray.
+        assert!(frame(&mut controls, false, Some(Press::Began)).is_empty());
+        let presses = frame(&mut controls, false, Some(Press::Released));
+        assert_eq!(presses.len(), 1);
+        assert_eq!(
+            (presses[0].action, presses[0].how),
+            (Action::NewTerrain, PressedBy::Ray)
+        );
+        frame(&mut controls, true, None);
+        assert!(controls.shown().is_empty(), "pressed again, it closes");
+    }
+}
