@@ -1,5 +1,5 @@
 //! What the buttons do: each one's action, its label and what the report says it did, and the buttons each menu shows.
-use super::super::growth::{MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND};
+use crate::app::world::growth::{MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND};
 use crate::terrain::recipe::{BuiltInName, Recipe};
 
 /// What a button does.

@@ -2,7 +2,8 @@
 use glam::Vec3;
 
 use super::actions::panel_actions;
-use super::layout::{Plane, panel_size, title_rect};
+use super::hit_test::Plane;
+use super::layout::{panel_size, title_rect};
 use super::press::HOVER_DISTANCE_M;
 use super::{Controls, HandState, Look, RELEASE_DEPTH_M};
 use crate::input::Hand;

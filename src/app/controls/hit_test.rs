@@ -1,4 +1,4 @@
-//! Hit tests: a button on show, where a fingertip is in its terms, and where a ray meets it (or any rectangle, such as the panel's title bar).
+//! Hit tests and the frames menus are laid out in: a flat frame facing the wearer, a button on show, where a fingertip is in its terms, and where a ray meets it (or any rectangle, such as the panel's title bar).
 use glam::Vec3;
 
 use super::Action;
@@ -7,6 +7,43 @@ use crate::render::scene::UiRect;
 
 /// Farthest a ray reaches a button.
 const RAY_REACH_M: f32 = 3.0;
+
+/// A flat frame in the room facing the wearer: its centre and unit axes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Plane {
+    pub(super) centre: Vec3,
+    pub(super) right: Vec3,
+    pub(super) up: Vec3,
+}
+
+impl Plane {
+    /// A frame at `centre` turned to face `eye` upright.
+    pub(super) fn facing(centre: Vec3, eye: Vec3) -> Self {
+        let towards = eye - centre;
+        let level = Vec3::new(towards.x, 0.0, towards.z).normalize_or(Vec3::Z);
+        let normal = towards.normalize_or(level);
+        let right = Vec3::Y.cross(normal).normalize_or(Vec3::X);
+        Plane {
+            centre,
+            right,
+            up: normal.cross(right),
+        }
+    }
+
+    /// Towards the viewer.
+    pub(super) fn normal(&self) -> Vec3 {
+        self.right.cross(self.up)
+    }
+
+    /// The rectangle `width` × `height` whose centre is `(x, y)` in this frame.
+    pub(super) fn rect(&self, x: f32, y: f32, width: f32, height: f32) -> UiRect {
+        UiRect {
+            centre: self.centre + self.right * x + self.up * y,
+            right: self.right * (width / 2.0),
+            up: self.up * (height / 2.0),
+        }
+    }
+}
 
 /// A button on show this frame, where it is.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -2,6 +2,7 @@
 use glam::Vec3;
 
 use super::actions::{hand_menu_actions, panel_actions};
+use super::hit_test::Plane;
 use super::palm::{menu_beside, palm_shown};
 use super::{Action, Controls, HandMenu, HandState, Panel, ShownButton, Shows};
 use crate::input::{Hand, Pose};
@@ -37,43 +38,6 @@ const PANEL_COLUMNS: usize = 4;
 const TITLE_HEIGHT_M: f32 = 0.03;
 /// How far along a controller's ray its menu opens.
 const CONTROLLER_MENU_REACH_M: f32 = 0.35;
-
-/// A flat frame in the room facing the wearer: its centre and unit axes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Plane {
-    pub(super) centre: Vec3,
-    pub(super) right: Vec3,
-    pub(super) up: Vec3,
-}
-
-impl Plane {
-    /// A frame at `centre` turned to face `eye` upright.
-    pub(super) fn facing(centre: Vec3, eye: Vec3) -> Self {
-        let towards = eye - centre;
-        let level = Vec3::new(towards.x, 0.0, towards.z).normalize_or(Vec3::Z);
-        let normal = towards.normalize_or(level);
-        let right = Vec3::Y.cross(normal).normalize_or(Vec3::X);
-        Plane {
-            centre,
-            right,
-            up: normal.cross(right),
-        }
-    }
-
-    /// Towards the viewer.
-    pub(super) fn normal(&self) -> Vec3 {
-        self.right.cross(self.up)
-    }
-
-    /// The rectangle `width` × `height` whose centre is `(x, y)` in this frame.
-    pub(super) fn rect(&self, x: f32, y: f32, width: f32, height: f32) -> UiRect {
-        UiRect {
-            centre: self.centre + self.right * x + self.up * y,
-            right: self.right * (width / 2.0),
-            up: self.up * (height / 2.0),
-        }
-    }
-}
 
 impl Controls {
     /// Shows, moves or hides the menus for this frame's head and hands at

@@ -38,7 +38,8 @@ pub use layout::{BUTTON_HEIGHT_M, BUTTON_WIDTH_M, MENU_LINGER_NS, PANEL_BUTTON_W
 pub use palm::palm_shown;
 pub use press::{Look, PRESS_DEPTH_M, PressedBy, RELEASE_DEPTH_M, UiPress};
 
-use layout::{Plane, in_front};
+use hit_test::Plane;
+use layout::in_front;
 use press::HandPress;
 
 /// The hand menu while it shows.

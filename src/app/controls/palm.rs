@@ -2,7 +2,7 @@
 use glam::Vec3;
 
 use super::BUTTON_WIDTH_M;
-use super::layout::Plane;
+use super::hit_test::Plane;
 use crate::input::hand::{PALM, pinch_distance};
 use crate::input::{Hand, HandJoints, Pose};
 

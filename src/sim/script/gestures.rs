@@ -3,7 +3,7 @@ use glam::Vec3;
 
 use super::error::{ScriptError, error};
 use super::event::{Action, PressWith};
-use super::parse::{parse_duration, parse_hand, parse_metres, parse_number, parse_unit};
+use super::words::{parse_duration, parse_hand, parse_metres, parse_number, parse_unit};
 use crate::app::controls::{every_label, says};
 use crate::input::Hand;
 

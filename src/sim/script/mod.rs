@@ -42,12 +42,13 @@ mod event;
 mod gestures;
 mod other_events;
 mod parse;
+mod words;
 
 pub use error::ScriptError;
 pub use event::{Action, Condition, PressWith, ScriptEvent};
 pub use gestures::{MAX_LIFT_M, MAX_SPREAD, MAX_TRACE_POINTS, MAX_TURN_DEG};
 pub use other_events::{MAX_DISCONNECT_REASON, MAX_ORDERED};
-pub use parse::{MAX_GESTURE_S, MAX_MOVE_M, MAX_TIME_S};
+pub use words::{MAX_GESTURE_S, MAX_MOVE_M, MAX_TIME_S};
 
 use crate::input::Hand;
 use error::error;

@@ -3,7 +3,7 @@ use glam::Vec3;
 
 use super::error::{ScriptError, error};
 use super::event::{Action, Condition};
-use super::parse::MAX_TIME_S;
+use super::words::MAX_TIME_S;
 use crate::net::session::MAX_PEERS;
 
 /// The most terrain commands a `wait ordered N` may wait for.
