@@ -1,7 +1,7 @@
 //! Hit tests and the frames menus are laid out in: a flat frame facing the wearer, a button on show, where a fingertip is in its terms, and where a ray meets it (or any rectangle, such as the panel's title bar).
 use glam::Vec3;
 
-use super::Action;
+use super::actions::Action;
 use crate::input::Ray;
 use crate::render::scene::UiRect;
 

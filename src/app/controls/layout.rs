@@ -1,11 +1,14 @@
 //! Where the menus show and their buttons lie: the hand menu beside a palm or on a controller's ray, lingering when the palm drops; the panel in front at arm's length, following the head until pinned; the buttons laid out on both.
 use glam::Vec3;
 
+use super::actions::Action;
 use super::actions::{hand_menu_actions, panel_actions};
 use super::hit_test::Plane;
-use super::palm::{menu_beside, palm_shown};
-use super::{Action, Controls, HandMenu, HandState, Panel, ShownButton, Shows};
-use crate::input::{Hand, Pose};
+use super::hit_test::ShownButton;
+use super::palm::palm_shown;
+use super::state::{Controls, HandMenu, HandState, Panel, Shows};
+use crate::input::hand::PALM;
+use crate::input::{Hand, HandJoints, Pose};
 use crate::render::scene::UiRect;
 
 /// A button's height (and the least of its sides): Microsoft's smallest
@@ -40,6 +43,34 @@ const TITLE_HEIGHT_M: f32 = 0.03;
 const CONTROLLER_MENU_REACH_M: f32 = 0.35;
 
 impl Controls {
+    /// Does what a press of the panel's own buttons asks; the others are the
+    /// world's (the caller issues their commands).
+    pub fn act(&mut self, action: Action, head: Option<&Pose>) {
+        match action {
+            Action::Landscapes => {
+                // The hand menu makes way for the panel, until the palm is
+                // shown again.
+                self.hand_menu = None;
+                self.palm_spent = true;
+                if let Some(head) = head {
+                    let pinned = self.panel.is_some_and(|panel| panel.pinned);
+                    self.panel = Some(Panel {
+                        plane: Plane::facing(in_front(head), head.position),
+                        pinned,
+                        grabbed: None,
+                    });
+                }
+            }
+            Action::PinPanel | Action::UnpinPanel => {
+                if let Some(panel) = self.panel.as_mut() {
+                    panel.pinned = action == Action::PinPanel;
+                }
+            }
+            Action::ClosePanel => self.panel = None,
+            _ => {}
+        }
+    }
+
     /// Shows, moves or hides the menus for this frame's head and hands at
     /// `now`, and lays out their buttons.
     pub fn lay_out(&mut self, now: i64, head: Option<&Pose>, hands: [HandState; 2], shows: Shows) {
@@ -232,6 +263,26 @@ fn on_controller_ray(aim: &Pose, eye: Vec3, buttons: usize) -> Plane {
     let facing = Plane::facing(on_ray, eye);
     let top = (BUTTON_HEIGHT_M + BUTTON_GAP_M) * (buttons as f32 - 1.0) / 2.0;
     Plane::facing(on_ray - facing.up * top, eye)
+}
+
+/// The hand menu's plane: beside the little-finger side of the palm
+/// (OpenXR's joint +X on a right hand, -X on a left), away from the wrist
+/// where the system's home button shows, facing the eyes.
+fn menu_beside(hand: Hand, joints: &HandJoints, eye: Vec3) -> Plane {
+    let palm = joints[PALM].pose;
+    let little_finger_side = palm.orientation
+        * match hand {
+            Hand::Left => Vec3::NEG_X,
+            Hand::Right => Vec3::X,
+        };
+    let facing = Plane::facing(palm.position, eye);
+    let side = if little_finger_side.dot(facing.right) >= 0.0 {
+        1.0
+    } else {
+        -1.0
+    };
+    let centre = palm.position + facing.right * side * (0.05 + BUTTON_WIDTH_M / 2.0);
+    Plane::facing(centre, eye)
 }
 
 #[cfg(test)]

@@ -1,8 +1,6 @@
-//! The palm held up: whether a hand is held flat and open, palm to the face, while the wearer looks at it, and where the hand menu then shows beside it.
+//! The palm held up: whether a hand is held flat and open, palm to the face, while the wearer looks at it.
 use glam::Vec3;
 
-use super::BUTTON_WIDTH_M;
-use super::hit_test::Plane;
 use crate::input::hand::{PALM, pinch_distance};
 use crate::input::{Hand, HandJoints, Pose};
 
@@ -36,24 +34,4 @@ pub fn palm_shown(hand: Hand, joints: &HandJoints, head: &Pose) -> bool {
     // pointing down at the table shows its palm to the face too.
     let raised = (palm.orientation * Vec3::NEG_Z).y >= FINGERS_DOWN_LIMIT;
     facing && looked_at && open && raised
-}
-
-/// The hand menu's plane: beside the little-finger side of the palm
-/// (OpenXR's joint +X on a right hand, -X on a left), away from the wrist
-/// where the system's home button shows, facing the eyes.
-pub(super) fn menu_beside(hand: Hand, joints: &HandJoints, eye: Vec3) -> Plane {
-    let palm = joints[PALM].pose;
-    let little_finger_side = palm.orientation
-        * match hand {
-            Hand::Left => Vec3::NEG_X,
-            Hand::Right => Vec3::X,
-        };
-    let facing = Plane::facing(palm.position, eye);
-    let side = if little_finger_side.dot(facing.right) >= 0.0 {
-        1.0
-    } else {
-        -1.0
-    };
-    let centre = palm.position + facing.right * side * (0.05 + BUTTON_WIDTH_M / 2.0);
-    Plane::facing(centre, eye)
 }

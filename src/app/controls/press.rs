@@ -1,9 +1,10 @@
 //! The presses: a fingertip pushing a button in and back out, a ray with a pinch or select begun and let go on it, a label said; the clicks they make, and how each button looks meanwhile.
 use glam::Vec3;
 
+use super::actions::{Action, says};
 use super::hit_test::hit_rect;
 use super::layout::title_rect;
-use super::{Action, Controls, HandState, says};
+use super::state::{Controls, HandState};
 use crate::input::hand::{INDEX_TIP, PALM};
 use crate::input::{Hand, HandJoints, Pose};
 
@@ -59,21 +60,6 @@ pub enum Look {
     Hover,
     /// Pushed in, or a pinch held on it.
     Pressed,
-}
-
-/// One hand's press in progress.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub(super) struct HandPress {
-    /// The button the fingertip is in front of or pushing, and how far in.
-    pub(super) touching: Option<(Action, f32)>,
-    /// The button the fingertip pushed in, until it comes back out.
-    pub(super) poked: Option<Action>,
-    /// The button the ray is on.
-    pub(super) hovered: Option<Action>,
-    /// The button a pinch or select began on, until it is let go.
-    pub(super) rayed: Option<Action>,
-    /// Where the ray ends (a button or the panel), for the cursor.
-    pub(super) ray_hit: Option<f32>,
 }
 
 impl Controls {

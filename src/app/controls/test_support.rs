@@ -1,7 +1,9 @@
 //! What the controls' tests share: a head, a panel opened in front of it, the world's state, a button found by its label, a hand with its index tip placed.
 use glam::{Quat, Vec3};
 
-use super::{Action, Controls, HandState, ShownButton, Shows};
+use super::actions::Action;
+use super::hit_test::ShownButton;
+use super::state::{Controls, HandState, Shows};
 use crate::input::hand::synthetic::hand_with_gap;
 use crate::input::{HandJoints, Pose};
 

@@ -159,7 +159,7 @@ pub enum Command {
         name: BuiltInName,
     },
     /// Fault the terrain along a traced path (in the map's (u, v) square,
-    /// so the hologram's pose and scale do not matter): the side the seeds'
+    /// so the hologram's pose and scale do not matter): the side the fault-line blog's
     /// perp-dot finds positive rises, the other sinks
     /// ([`crate::terrain::sculpt`]).
     Trace {

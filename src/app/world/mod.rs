@@ -91,7 +91,7 @@ pub struct AppConfig {
 }
 
 impl AppConfig {
-    /// The seed author's HoloLens demo on a `width`×`height` map.
+    /// Traagen's HoloLens terrain demo (docs/terrain.md, Sources) on a `width`×`height` map.
     pub fn hololens_demo(width: usize, height: usize, seed: u64) -> Self {
         Self::new(Recipe::demo(), "demo", width, height, seed)
     }
