@@ -160,16 +160,19 @@ impl Controls {
             .map(|aim| aim.forward_ray());
         let menu_hand = self.hand_menu.is_some_and(|menu| menu.held_by(hand));
         let near = self.presses[hand.index()].touching.is_some();
+        let in_front = |t: f32| state.hidden_beyond.is_none_or(|beyond| t <= beyond);
         let hit = ray.filter(|_| !menu_hand && !near).and_then(|ray| {
             self.shown
                 .iter()
                 .filter_map(|button| button.hit(&ray).map(|t| (button.action, t)))
+                .filter(|&(_, t)| in_front(t))
                 .min_by(|a, b| a.1.total_cmp(&b.1))
         });
         let title_hit = ray
             .filter(|_| !menu_hand && !near)
             .zip(self.panel)
-            .and_then(|(ray, panel)| hit_rect(&title_rect(&panel), &ray).map(|t| (ray, t)));
+            .and_then(|(ray, panel)| hit_rect(&title_rect(&panel), &ray).map(|t| (ray, t)))
+            .filter(|&(_, t)| in_front(t));
         let press = &mut self.presses[hand.index()];
         press.hovered = hit.map(|(action, _)| action);
         press.ray_hit = hit.map(|(_, t)| t).or(title_hit.map(|(_, t)| t));
@@ -335,6 +338,19 @@ mod tests {
                 },
             ])
         };
+        // Something met before the button along the ray hides it.
+        let behind = controls.touch([
+            HandState::default(),
+            HandState {
+                aim: Some(on),
+                press: Some(Press::Began),
+                hidden_beyond: Some(on.position.distance(faster.rect.centre) * 0.5),
+                ..HandState::default()
+            },
+        ]);
+        assert!(behind.is_empty() && !controls.holds(Hand::Right));
+        assert_eq!(controls.ray_on(Hand::Right), None, "hidden behind");
+        frame(&mut controls, on, Press::Released);
         assert!(frame(&mut controls, on, Press::Began).is_empty());
         assert_eq!(
             controls.clicks(),

@@ -46,6 +46,10 @@ pub struct HandState<'a> {
     pub press: Option<crate::input::Press>,
     /// Its controller's menu button, when it has one.
     pub menu: Option<bool>,
+    /// How far along its aim ray something else is met first (the
+    /// hologram): a button beyond is behind it, and the ray does not reach
+    /// it (the pointer pipeline's nearest hit first).
+    pub hidden_beyond: Option<f32>,
 }
 
 /// The controls' state between frames.

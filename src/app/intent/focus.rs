@@ -1,10 +1,11 @@
-//! Which interactable holds each hand: one owner per hand, so the hologram, a menu and a sculpt surface can compete for a hand in one place.
+//! Which interactable holds each hand: one owner per hand, so the controls' buttons, the hologram and a sculpt surface compete for a hand in one place.
 //!
 //! A claim names what takes the hands and how strongly. It succeeds when
 //! every claim in its way (on one of its hands, or on the same target)
 //! is weaker; those are taken over. A two-hand turn and scale thus takes
 //! over one hand's drag of the hologram, while nothing takes a hand from a
-//! controller's grab.
+//! controller's grab; and a press that began on a button is the controls'
+//! until it ends, whatever else wants that hand.
 use crate::input::Hand;
 
 /// What can hold a hand.
@@ -14,6 +15,9 @@ pub enum Target {
     Hologram,
     /// The land's surface, sculpted.
     Surface,
+    /// The controls (a button, or the panel's bar), pressed by that hand:
+    /// each hand's press on them is its own.
+    Controls(Hand),
 }
 
 /// How strongly a claim holds its hands: a stronger claim takes over weaker ones.
@@ -23,6 +27,8 @@ pub enum Strength {
     Drag,
     /// Both hands turning and scaling, or a controller's grab.
     Hold,
+    /// A press on the controls.
+    Press,
 }
 
 /// One hand's owner.
@@ -108,5 +114,31 @@ mod tests {
         focus.release(Target::Hologram);
         assert!(!focus.holds(Target::Hologram));
         assert_eq!(focus.owner(Hand::Left), None);
+    }
+
+    #[test]
+    fn a_press_on_the_controls_is_that_hands_alone_and_outranks_the_hologram() {
+        let mut focus = Focus::default();
+        assert!(focus.claim(&[Hand::Left], Target::Hologram, Strength::Hold));
+        // Each hand's press on the controls is its own: the right's does not
+        // take the left's.
+        assert!(focus.claim(
+            &[Hand::Right],
+            Target::Controls(Hand::Right),
+            Strength::Press
+        ));
+        assert!(focus.claim(&[Hand::Left], Target::Controls(Hand::Left), Strength::Press));
+        assert_eq!(
+            focus.owner(Hand::Right),
+            Some(Target::Controls(Hand::Right))
+        );
+        assert_eq!(focus.owner(Hand::Left), Some(Target::Controls(Hand::Left)));
+        assert!(
+            !focus.claim(&Hand::BOTH, Target::Hologram, Strength::Hold),
+            "a two-hand turn waits for the buttons' presses to end"
+        );
+        focus.release(Target::Controls(Hand::Right));
+        assert_eq!(focus.owner(Hand::Right), None);
+        assert_eq!(focus.owner(Hand::Left), Some(Target::Controls(Hand::Left)));
     }
 }

@@ -384,14 +384,14 @@ impl Interaction {
     /// presses start and end its manipulation, its sculpt, or a reseed.
     fn gestures(&mut self, input: &FrameInput, commands: &mut dyn Commands) -> Vec<UiPress> {
         let presses = self.recognise_presses(input);
-        let (pressed, presses) = self.controls_first(input, presses, commands);
         let drawn = self.drawn(input, commands.world());
+        let pointing = Pointing::new(drawn, commands.world(), input.head.as_ref());
+        let (pressed, presses) = self.controls_first(input, presses, &pointing, commands);
         let positions = input.hands.each_ref().map(hand_position);
         let grips = input
             .hands
             .each_ref()
             .map(|hand| hand.grip.filter(Pose::is_finite));
-        let pointing = Pointing::new(drawn, commands.world(), input.head.as_ref());
         for hand in Hand::BOTH {
             let index = hand.index();
             let (pinch, controller) = presses[index];
@@ -438,15 +438,17 @@ impl Interaction {
     }
 
     /// The controls' turn, first: a press that begins on a button, or the
-    /// panel's bar, is theirs until it ends. The buttons pressed, and each
+    /// panel's bar, holds that hand's focus until it ends. The buttons pressed, and each
     /// hand's presses with those the controls hold taken out.
     fn controls_first(
         &mut self,
         input: &FrameInput,
         presses: [(Press, Press); 2],
+        pointing: &Pointing,
         commands: &mut dyn Commands,
     ) -> (Vec<UiPress>, [(Press, Press); 2]) {
-        let held_before = Hand::BOTH.map(|hand| self.controls.holds(hand));
+        let held_before =
+            Hand::BOTH.map(|hand| self.focus.owner(hand) == Some(Target::Controls(hand)));
         // A hand with no joints (a controller) has a pinch that is always
         // Lost: its select is what presses.
         self.control_hands = presses.map(|(pinch, controller)| {
@@ -456,15 +458,27 @@ impl Interaction {
                 pinch
             })
         });
-        let pressed = self
-            .controls
-            .touch(control_hands(input, self.control_hands));
+        // Nearest first: a button behind the hologram is not reached.
+        let hands = control_hands(input, self.control_hands).map(|hand| HandState {
+            hidden_beyond: hand.aim.and_then(|aim| pointing.bounds_distance(&aim)),
+            ..hand
+        });
+        let pressed = self.controls.touch(hands);
         for &at in self.controls.clicks() {
             commands.tell(AppEvent::Click { at });
         }
+        for hand in Hand::BOTH {
+            if self.controls.holds(hand) {
+                self.focus
+                    .claim(&[hand], Target::Controls(hand), Strength::Press);
+            } else {
+                self.focus.release(Target::Controls(hand));
+            }
+        }
+        // The press that ends a button's press is the button's too.
         let left = Hand::BOTH.map(|hand| {
             let index = hand.index();
-            if held_before[index] || self.controls.holds(hand) {
+            if held_before[index] || self.focus.owner(hand) == Some(Target::Controls(hand)) {
                 (Press::Up, Press::Up)
             } else {
                 presses[index]
@@ -783,6 +797,7 @@ fn control_hands(input: &FrameInput, presses: [Option<Press>; 2]) -> [HandState<
             aim: hand_input.aim,
             press: presses[hand.index()],
             menu: hand_input.menu,
+            hidden_beyond: None,
         }
     })
 }

@@ -66,6 +66,13 @@ impl Pointing {
             })
     }
 
+    /// How far along `aim`'s ray the hologram's bounds are entered: what
+    /// the ray meets before any control beyond.
+    pub fn bounds_distance(&self, aim: &Pose) -> Option<f32> {
+        let placement = self.drawn.filter(|_| aim.is_finite())?;
+        self.bounds.hit(&placement.ray_to_local(&aim.forward_ray()))
+    }
+
     /// What `hand`'s pointers meet on the land of `heights` (as the hands
     /// before it left them); the land or base its ray meets only when
     /// `needs_aim` (a press beginning, or this hand's sculpt).
