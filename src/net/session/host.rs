@@ -1,52 +1,43 @@
-//! The hosting end on the frame loop: [`Host`] orders the terrain commands, tells its peers, checks their checksums and closes any that misbehave.
-use std::collections::{BTreeMap, HashMap};
+//! The hosting end on the frame loop: [`Host`] orders the terrain commands, queues them for its peers, checks their checksums and closes any that misbehave, saying why.
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
-use std::net::{Shutdown, SocketAddr, TcpListener};
+use std::net::{Shutdown, TcpListener};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::HEADS_EVERY;
 use super::accept::accept_loop;
+use super::gate::lock;
+use super::hosting::{HostEvent, Hosting, Shared};
 use super::report::{Mismatch, PeerRecord, ShareReport, Timing, unix_ms};
-use super::wire::Writer;
+use super::wire::{Json, Refused, json};
+use super::{FINISH_PATIENCE, HEADS_EVERY, MAX_HISTORY};
 use crate::app::log::{CommandLog, LogStart};
 use crate::app::{App, Command, FrameOutput, Origin};
 use crate::input::Pose;
 use crate::net::code::ShareCode;
 use crate::net::protocol::{HeadAt, HostMessage, PeerMessage, head_pose};
 
-/// What the host's threads tell its frame loop.
-pub(super) enum HostEvent {
-    Joined {
-        peer: u32,
-        address: SocketAddr,
-        writer: Writer,
-    },
-    Message {
-        peer: u32,
-        message: PeerMessage,
-    },
-    Left {
-        peer: u32,
-        why: String,
-    },
-    Refused(String),
+/// How long a checksum mismatch waits before its line: a peer closed for
+/// misbehaving meanwhile sent it, and its word says nothing of a platform.
+const MISMATCH_GRACE: Duration = Duration::from_secs(1);
+
+/// A checksum mismatch not said yet.
+struct HeldMismatch {
+    since: Instant,
+    mismatch: Mismatch,
 }
 
 /// The hosting end.
 pub struct Host {
     code: ShareCode,
     port: u16,
-    start: LogStart,
+    hosting: Arc<Hosting>,
     events: Receiver<HostEvent>,
-    peers: Vec<(u32, Writer)>,
-    connected: Arc<AtomicUsize>,
-    stop: Arc<AtomicBool>,
-    /// Every ordered command so far, for late joiners.
-    history: Vec<HostMessage>,
+    /// The peers the frame loop has taken in and not let go.
+    present: BTreeSet<u32>,
     /// Everyone's heads relative to the card, by number (the host's is 0).
     heads: BTreeMap<u32, Pose>,
     /// When the heads were last sent.
@@ -54,13 +45,20 @@ pub struct Host {
     /// Its DNS-SD advertisement, withdrawn when it stops hosting.
     #[cfg(not(target_vendor = "uwp"))]
     advertisement: Option<crate::net::discovery::Advertisement>,
-    /// The hologram's placement relative to the card as last passed on,
-    /// for late joiners.
-    placement: Option<HostMessage>,
     /// The host's checksum before each ordered command, by its number.
     checksums: HashMap<u64, u64>,
     /// The iteration last announced.
     grew: usize,
+    /// Peers' terrain commands handed to the app and not ordered yet.
+    submitted: u64,
+    /// Peers told that the history is full (one line each).
+    refused_commands: BTreeSet<u32>,
+    /// Peers whose first checksum mismatch was said (later ones go to the
+    /// report only).
+    mismatched: BTreeSet<u32>,
+    held_mismatches: Vec<HeldMismatch>,
+    /// Peers closed for misbehaving.
+    kicked: BTreeSet<u32>,
     report: ShareReport,
     records: Vec<PeerRecord>,
     notes: Vec<String>,
@@ -85,19 +83,18 @@ impl Host {
         grew: usize,
         checksums: Vec<(u64, u64)>,
     ) -> io::Result<Host> {
-        let start = so_far.start.clone();
         let listener = TcpListener::bind(("0.0.0.0", port))?;
         let port = listener.local_addr()?.port();
         listener.set_nonblocking(true)?;
         let (sender, events) = mpsc::channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let connected = Arc::new(AtomicUsize::new(0));
-        {
-            let (code, stop, connected) = (code.clone(), stop.clone(), connected.clone());
-            thread::Builder::new()
-                .name("share-accept".into())
-                .spawn(move || accept_loop(listener, code, sender, stop, connected))?;
-        }
+        let shared = Shared {
+            start: so_far.start.clone(),
+            history: Vec::new(),
+            grew,
+            placement: None,
+            peers: Vec::new(),
+            next_peer: 1,
+        };
         let mut host = Host {
             report: ShareReport {
                 role: "host",
@@ -111,34 +108,49 @@ impl Host {
                 sent_unix_ms: Vec::new(),
                 level_after_ms: None,
             },
+            hosting: Arc::new(Hosting::new(code.clone(), shared, sender)),
             code,
             port,
-            start,
             events,
-            peers: Vec::new(),
-            connected,
-            stop,
-            history: Vec::new(),
+            present: BTreeSet::new(),
             heads: BTreeMap::new(),
             heads_sent: None,
             #[cfg(not(target_vendor = "uwp"))]
             advertisement: None,
-            placement: None,
             checksums: HashMap::new(),
             grew,
+            submitted: 0,
+            refused_commands: BTreeSet::new(),
+            mismatched: BTreeSet::new(),
+            held_mismatches: Vec::new(),
+            kicked: BTreeSet::new(),
             records: Vec::new(),
             notes: Vec::new(),
         };
         let checksums: HashMap<u64, u64> = checksums.into_iter().collect();
-        for entry in so_far.entries.iter().filter(|e| e.command.is_terrain()) {
-            host.order(
-                entry.seq,
-                entry.origin,
-                entry.iteration,
-                &entry.command,
-                &checksums,
-            );
-        }
+        let history: Vec<Json> = so_far
+            .entries
+            .iter()
+            .filter(|e| e.command.is_terrain())
+            .map(|entry| {
+                json(&host.order(
+                    entry.seq,
+                    entry.origin,
+                    entry.iteration,
+                    &entry.command,
+                    &checksums,
+                ))
+            })
+            .collect();
+        host.hosting
+            .ordered
+            .store(host.report.commands_ordered, Ordering::SeqCst);
+        lock(&host.hosting.shared).history = history;
+        // Only now: a joiner gets the whole order so far.
+        let hosting = host.hosting.clone();
+        thread::Builder::new()
+            .name("share-accept".into())
+            .spawn(move || accept_loop(listener, hosting))?;
         Ok(host)
     }
 
@@ -158,7 +170,7 @@ impl Host {
         if let Some(&checksum) = checksums.get(&local_seq) {
             self.checksums.insert(seq, checksum);
         }
-        let message = HostMessage::Ordered {
+        HostMessage::Ordered {
             seq,
             origin: match origin {
                 Origin::Local => Origin::Host,
@@ -166,9 +178,7 @@ impl Host {
             },
             iteration,
             command: command.clone(),
-        };
-        self.history.push(message.clone());
-        message
+        }
     }
 
     /// Advertises the session's nameplate on the local network (DNS-SD)
@@ -198,7 +208,7 @@ impl Host {
 
     /// The peers connected now (joined, and not left).
     pub fn peers_connected(&self) -> usize {
-        self.peers.len()
+        self.present.len()
     }
 
     /// Terrain commands in the shared order so far.
@@ -206,47 +216,41 @@ impl Host {
         self.report.commands_ordered
     }
 
-    /// Before the app's update: peers that joined get the world and the
-    /// order so far; peers' commands go to the app; checksums are checked.
+    /// Bytes the shared order's history holds now (the `ordered` messages
+    /// kept for joiners, as sent).
+    pub fn history_bytes(&self) -> usize {
+        lock(&self.hosting.shared)
+            .history
+            .iter()
+            .map(|message| message.len())
+            .sum()
+    }
+
+    /// Before the app's update: peers' commands go to the app, checksums
+    /// are checked, and peers that joined, left or misbehaved are said.
     pub fn before_frame(&mut self, app: &mut App) {
         while let Ok(event) = self.events.try_recv() {
             match event {
-                HostEvent::Joined {
-                    peer,
-                    address,
-                    mut writer,
-                } => {
-                    let welcome = HostMessage::Welcome {
-                        peer,
-                        start: Box::new(self.start.clone()),
-                    };
-                    let sent = std::iter::once(&welcome)
-                        .chain(&self.history)
-                        .chain(std::iter::once(&HostMessage::Grew {
-                            iteration: self.grew,
-                        }))
-                        .chain(self.placement.as_ref())
-                        .try_for_each(|message| writer.send(message));
+                HostEvent::Joined { peer, address } => {
+                    self.present.insert(peer);
                     self.records.push(PeerRecord {
                         peer,
                         address: address.to_string(),
                         left: None,
                     });
-                    self.peers.push((peer, writer));
-                    match sent {
-                        Ok(()) => self
-                            .notes
-                            .push(format!("peer {peer} joined from {address}")),
-                        Err(error) => {
-                            self.gone(peer, format!("could not be sent the log: {error}"))
-                        }
-                    }
+                    self.notes
+                        .push(format!("peer {peer} joined from {address}"));
                 }
-                HostEvent::Message { peer, message } => self.heard(app, peer, message),
+                HostEvent::Message { peer, message } if self.present.contains(&peer) => {
+                    self.heard(app, peer, message)
+                }
+                HostEvent::Message { .. } => {}
                 HostEvent::Left { peer, why } => self.gone(peer, why),
+                HostEvent::Misbehaved { peer, why } => self.kick(peer, why),
                 HostEvent::Refused(line) => self.notes.push(line),
             }
         }
+        self.say_mismatches(Some(MISMATCH_GRACE));
     }
 
     fn heard(&mut self, app: &mut App, peer: u32, message: PeerMessage) {
@@ -254,19 +258,28 @@ impl Host {
             PeerMessage::Command { command } if command.is_terrain() => {
                 // Refused before ordering: nothing of it reaches the order,
                 // the history or any other headset.
-                match command.check() {
-                    Ok(()) => app.submit_from(command, Origin::Peer(peer)),
-                    Err(problem) => self.close(
+                if let Err(problem) = command.check() {
+                    self.kick(
                         peer,
-                        &format!(
+                        format!(
                             "sent a {} command that cannot apply: {problem}",
                             command.kind()
                         ),
-                    ),
+                    );
+                } else if self.report.commands_ordered + self.submitted >= MAX_HISTORY {
+                    if self.refused_commands.insert(peer) {
+                        self.notes.push(format!(
+                            "refused peer {peer}'s {} command, and refuses its terrain commands from now on: the session has ordered {MAX_HISTORY}, the most a joiner is given to replay (the host's own are still ordered)",
+                            command.kind()
+                        ));
+                    }
+                } else {
+                    self.submitted += 1;
+                    app.submit_from(command, Origin::Peer(peer));
                 }
             }
             PeerMessage::Command { .. } => {
-                self.close(peer, "sent a placement command, which is not shared");
+                self.kick(peer, "sent a placement command, which is not shared".into());
             }
             PeerMessage::Placement { relative } => {
                 if head_pose(
@@ -277,7 +290,7 @@ impl Host {
                 {
                     app.follow_placement(relative, Origin::Peer(peer));
                 } else {
-                    self.close(peer, "sent a placement that is not a pose");
+                    self.kick(peer, "sent a placement that is not a pose".into());
                 }
             }
             PeerMessage::Head {
@@ -287,118 +300,192 @@ impl Host {
                 Some(head) => {
                     self.heads.insert(peer, head);
                 }
-                None => self.close(peer, "sent a head that is not a pose"),
+                None => self.kick(peer, "sent a head that is not a pose".into()),
             },
+            // Its reading thread let through only checksums of ordered
+            // commands, in order; one the host kept none for (made before
+            // "Share session" without one) checks nothing.
             PeerMessage::Checksum { seq, checksum } => match self.checksums.get(&seq) {
                 Some(&ours) if ours == checksum => self.report.checksums_matched += 1,
-                Some(&ours) => {
-                    self.notes.push(format!(
-                        "peer {peer}'s terrain differs from the host's at shared command {seq} (checksum {checksum:016x}, the host's {ours:016x}): this platform is not bit-identical"
-                    ));
-                    self.report.checksum_mismatches.push(Mismatch {
+                Some(&ours) => self.held_mismatches.push(HeldMismatch {
+                    since: Instant::now(),
+                    mismatch: Mismatch {
                         peer,
                         seq,
                         host: ours,
                         theirs: checksum,
-                    });
-                }
-                None => self.close(peer, "sent a checksum for a command not ordered yet"),
+                    },
+                }),
+                None => {}
             },
             PeerMessage::Bye => self.gone(peer, "left".into()),
+            PeerMessage::Alive => {}
         }
     }
 
-    /// Closes `peer`'s connection for `why` (a protocol error).
-    fn close(&mut self, peer: u32, why: &str) {
-        if let Some((_, writer)) = self.peers.iter().find(|(id, _)| *id == peer) {
-            let _ = writer.stream.shutdown(Shutdown::Both);
+    /// Says the checksum mismatches held for `grace` (all of them with
+    /// `None`) of peers still in the session; a peer closed for
+    /// misbehaving meanwhile is not taken at its word.
+    fn say_mismatches(&mut self, grace: Option<Duration>) {
+        let (due, held): (Vec<HeldMismatch>, Vec<HeldMismatch>) =
+            std::mem::take(&mut self.held_mismatches)
+                .into_iter()
+                .partition(|held| grace.is_none_or(|grace| held.since.elapsed() >= grace));
+        self.held_mismatches = held;
+        for HeldMismatch { mismatch, .. } in due {
+            let peer = mismatch.peer;
+            if self.kicked.contains(&peer) {
+                continue;
+            }
+            if self.mismatched.insert(peer) {
+                self.notes.push(format!(
+                    "peer {peer}'s terrain differs from the host's at shared command {} (checksum {:016x}, the host's {:016x}): that headset does not grow bit-identical terrain, or sent a wrong checksum; later differences of its go to the report only",
+                    mismatch.seq, mismatch.theirs, mismatch.host
+                ));
+            }
+            self.report.checksum_mismatches.push(mismatch);
         }
-        self.gone(peer, format!("{why}; closed its connection"));
     }
 
-    /// Forgets `peer`, with one line, once.
-    fn gone(&mut self, peer: u32, why: String) {
-        let Some(index) = self.peers.iter().position(|(id, _)| *id == peer) else {
+    /// Closes `peer` for `why` (it sent what it must not), telling it why
+    /// first.
+    fn kick(&mut self, peer: u32, why: String) {
+        let outbox = lock(&self.hosting.shared).take(peer);
+        let Some(outbox) = outbox else {
             return;
         };
-        let (_, writer) = self.peers.remove(index);
-        let _ = writer.stream.shutdown(Shutdown::Both);
-        self.connected.fetch_sub(1, Ordering::SeqCst);
+        outbox.close_with(json(&HostMessage::Closing { why: why.clone() }));
+        // It is heard no more; its writing thread sends the reason, then ends.
+        let _ = outbox.stream.shutdown(Shutdown::Read);
+        self.kicked.insert(peer);
+        self.ended(peer, "kicked", why);
+    }
+
+    /// Forgets `peer`, whose link ended, with one line, once.
+    fn gone(&mut self, peer: u32, why: String) {
+        let outbox = lock(&self.hosting.shared).take(peer);
+        if let Some(outbox) = outbox {
+            outbox.cut();
+        }
+        self.ended(peer, "left", why);
+    }
+
+    fn ended(&mut self, peer: u32, how: &str, why: String) {
+        if !self.present.remove(&peer) {
+            return;
+        }
         self.heads.remove(&peer);
-        self.notes.push(format!("peer {peer} left ({why})"));
+        let line = if how == "kicked" {
+            format!("{why}; closed its connection")
+        } else {
+            why
+        };
+        self.notes.push(format!("peer {peer} {how} ({line})"));
         if let Some(record) = self.records.iter_mut().find(|record| record.peer == peer) {
-            record.left = Some(why);
+            record.left = Some(if how == "kicked" {
+                format!("kicked: {line}")
+            } else {
+                line
+            });
         }
     }
 
     /// After the app's update: the terrain commands it applied join the
     /// shared order and go to every peer, with how far it has grown.
     pub fn after_frame(&mut self, app: &mut App, output: &FrameOutput) {
+        self.submitted = 0;
         let checksums: HashMap<u64, u64> = app.take_checksums().into_iter().collect();
-        let mut messages = Vec::new();
+        let mut ordered = Vec::new();
         for applied in output.commands.iter().filter(|a| a.command.is_terrain()) {
             self.report.timings.push(Timing {
                 seq: self.report.commands_ordered,
                 unix_ms: unix_ms(),
             });
-            messages.push(self.order(
+            let message = self.order(
                 applied.seq,
                 applied.origin,
                 applied.iteration,
                 &applied.command,
                 &checksums,
-            ));
+            );
+            ordered.push(json(&message));
         }
-        if !messages.is_empty() || output.iterations_done != self.grew {
+        let mut messages = ordered.clone();
+        let grew = (!ordered.is_empty() || output.iterations_done != self.grew).then(|| {
             self.grew = output.iterations_done;
-            messages.push(HostMessage::Grew {
+            messages.push(json(&HostMessage::Grew {
                 iteration: self.grew,
-            });
+            }));
+            self.grew
+        });
+        let placement = app.take_placement_out().map(|relative| {
+            let message = json(&HostMessage::Placement { relative });
+            messages.push(message.clone());
+            message
+        });
+        if let Some(heads) = self.heads_due(app) {
+            messages.push(heads);
         }
-        if let Some(relative) = app.take_placement_out() {
-            let message = HostMessage::Placement { relative };
-            self.placement = Some(message.clone());
-            messages.push(message);
+        let mut shared = lock(&self.hosting.shared);
+        shared.history.extend(ordered);
+        self.hosting
+            .ordered
+            .store(self.report.commands_ordered, Ordering::SeqCst);
+        if let Some(grew) = grew {
+            shared.grew = grew;
         }
-        if self
-            .heads_sent
-            .is_none_or(|sent| sent.elapsed() >= HEADS_EVERY)
-        {
-            self.heads_sent = Some(Instant::now());
-            match app.head_relative() {
-                Some(own) => self.heads.insert(0, own),
-                None => self.heads.remove(&0),
-            };
-            let heads: Vec<(u32, Pose)> = self.heads.iter().map(|(n, p)| (*n, *p)).collect();
-            if !heads.is_empty() {
-                messages.push(HostMessage::Heads {
-                    heads: heads
-                        .iter()
-                        .map(|(peer, head)| HeadAt {
-                            peer: *peer,
-                            position: head.position.to_array(),
-                            orientation: head.orientation.to_array(),
-                        })
-                        .collect(),
-                });
+        if placement.is_some() {
+            shared.placement = placement;
+        }
+        if messages.is_empty() {
+            return;
+        }
+        let mut full = Vec::new();
+        for (peer, outbox) in &shared.peers {
+            if let Err(Refused::Full(capacity)) = outbox.send(messages.clone()) {
+                full.push((*peer, capacity));
             }
-            app.see_heads(heads);
         }
-        if !messages.is_empty() {
-            self.broadcast(&messages);
+        drop(shared);
+        for (peer, capacity) in full {
+            self.gone(
+                peer,
+                format!(
+                    "it took in nothing of what the host sent while {capacity} frames' messages waited; closed its connection"
+                ),
+            );
         }
     }
 
-    fn broadcast(&mut self, messages: &[HostMessage]) {
-        let mut failed = Vec::new();
-        for (peer, writer) in &mut self.peers {
-            if let Err(error) = messages.iter().try_for_each(|m| writer.send(m)) {
-                failed.push((*peer, error.to_string()));
-            }
+    /// Everyone's heads, when they are due ([`HEADS_EVERY`]); the app sees
+    /// them too.
+    fn heads_due(&mut self, app: &mut App) -> Option<Json> {
+        if self
+            .heads_sent
+            .is_some_and(|sent| sent.elapsed() < HEADS_EVERY)
+        {
+            return None;
         }
-        for (peer, error) in failed {
-            self.gone(peer, format!("the connection failed: {error}"));
-        }
+        self.heads_sent = Some(Instant::now());
+        match app.head_relative() {
+            Some(own) => self.heads.insert(0, own),
+            None => self.heads.remove(&0),
+        };
+        let heads: Vec<(u32, Pose)> = self.heads.iter().map(|(n, p)| (*n, *p)).collect();
+        let message = (!heads.is_empty()).then(|| {
+            json(&HostMessage::Heads {
+                heads: heads
+                    .iter()
+                    .map(|(peer, head)| HeadAt {
+                        peer: *peer,
+                        position: head.position.to_array(),
+                        orientation: head.orientation.to_array(),
+                    })
+                    .collect(),
+            })
+        });
+        app.see_heads(heads);
+        message
     }
 
     /// Lines for the log since the last call: peers joining and leaving,
@@ -407,13 +494,22 @@ impl Host {
         std::mem::take(&mut self.notes)
     }
 
-    /// Says goodbye to every peer and stops listening; the report.
+    /// Says goodbye to every peer (waiting up to [`FINISH_PATIENCE`] for
+    /// the goodbyes to go out) and stops listening; the report.
     pub fn finish(mut self) -> (ShareReport, Vec<PeerRecord>) {
-        self.broadcast(&[HostMessage::Bye]);
-        self.stop.store(true, Ordering::SeqCst);
-        for (_, writer) in &self.peers {
-            let _ = writer.stream.shutdown(Shutdown::Write);
+        self.hosting.stop.store(true, Ordering::SeqCst);
+        let outboxes: Vec<_> = lock(&self.hosting.shared).peers.drain(..).collect();
+        let bye = json(&HostMessage::Bye);
+        for (_, outbox) in &outboxes {
+            outbox.close_with(bye.clone());
         }
+        let deadline = Instant::now() + FINISH_PATIENCE;
+        for (_, mut outbox) in outboxes {
+            if !outbox.wait_until(deadline) {
+                outbox.cut();
+            }
+        }
+        self.say_mismatches(None);
         (self.report, self.records)
     }
 }

@@ -1,15 +1,19 @@
-//! A peer's link to its host: connecting, the handshake, the welcome, and the thread that reads what the host says next ([`open_link`]).
+//! A peer's link to its host: connecting, the handshake, the welcome (within [`WELCOME_TIMEOUT`], its map's size checked before anything is made for it), the thread that reads what the host says next and the outbox its messages go through ([`open_link`]).
 use std::io::{self, ErrorKind};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::gate::lock;
 use super::target::{JoinError, JoinTarget};
-use super::wire::{ReadFailure, Writer, read_message};
+use super::wire::{Outbox, ReadFailure, json, read_message};
+use super::{PEER_QUEUE, WELCOME_TIMEOUT};
 use crate::app::log::LogStart;
+use crate::net::frame::Opener;
 use crate::net::handshake::{self, Channel};
-use crate::net::protocol::HostMessage;
+use crate::net::protocol::{HostMessage, IDLE_TIMEOUT, PeerMessage};
 
 /// Connects to `target` (trying again while it refuses, for up to
 /// `patience`), proves the code, reads the host's welcome and starts the
@@ -50,54 +54,56 @@ pub(super) fn open_link(target: &JoinTarget, patience: Duration) -> Result<Link,
         target: place.clone(),
         error,
     })?;
-    let mut reading = stream.try_clone().map_err(unreachable)?;
-    let welcome = read_message::<HostMessage>(&mut opener, &mut reading);
-    let (id, start) = match welcome {
+    let protocol = |problem: String| JoinError::Protocol {
+        target: place.clone(),
+        problem,
+    };
+    let (id, start) = match read_message::<HostMessage>(&mut opener, &stream, WELCOME_TIMEOUT) {
         Ok(HostMessage::Welcome { peer, start }) => (peer, *start),
         Ok(_) => {
-            return Err(JoinError::Protocol {
-                target: place,
-                problem: "the host's first message is not its welcome".into(),
-            });
+            return Err(protocol(
+                "the host's first message is not its welcome".into(),
+            ));
         }
-        Err(failure) => {
-            return Err(JoinError::Protocol {
-                target: place,
-                problem: format!("the host's welcome: {}", failure.why),
-            });
+        Err(ReadFailure {
+            timed_out: true, ..
+        }) => {
+            return Err(protocol(format!(
+                "the host finished the handshake but sent no welcome within {} s (timed out)",
+                WELCOME_TIMEOUT.as_secs()
+            )));
         }
+        Err(failure) => return Err(protocol(format!("the host's welcome: {}", failure.why))),
     };
+    // Checked before anything is made for it: a map too big for any
+    // headset is one line, not an allocation that fails.
+    if let Err(error) = start.check_size() {
+        return Err(protocol(format!("the host's welcome: {error}")));
+    }
     if let Err(error) = start.values.validate() {
-        return Err(JoinError::Protocol {
-            target: place,
-            problem: format!("the host's recipe: {error}"),
-        });
+        return Err(protocol(format!("the host's recipe: {error}")));
     }
     let (sender, events) = mpsc::channel();
+    // Why writing failed, for the reading thread to say: the link's end
+    // shows there first as a broken pipe, its reason (a kick, a close) on
+    // the reading side.
+    let write_failed = Arc::new(Mutex::new(None::<String>));
+    let failed = write_failed.clone();
+    let outbox = Outbox::start(
+        "share-peer-out".into(),
+        &stream,
+        sealer,
+        PEER_QUEUE,
+        None,
+        json(&PeerMessage::Alive),
+        move |why| *lock(&failed) = Some(why),
+    )
+    .map_err(unreachable)?;
+    let reading = stream.try_clone().map_err(unreachable)?;
     thread::Builder::new()
         .name("share-host".into())
         .spawn(move || {
-            loop {
-                match read_message::<HostMessage>(&mut opener, &mut reading) {
-                    Ok(HostMessage::Bye) => {
-                        let _ = sender.send(PeerEvent::Closed("it ended the session".into()));
-                        break;
-                    }
-                    Ok(message) => {
-                        if sender.send(PeerEvent::Message(message)).is_err() {
-                            break;
-                        }
-                    }
-                    Err(ReadFailure { why, dropped }) => {
-                        let _ = sender.send(if dropped {
-                            PeerEvent::Dropped(why)
-                        } else {
-                            PeerEvent::Closed(why)
-                        });
-                        break;
-                    }
-                }
-            }
+            read_host(&reading, opener, &sender, &write_failed);
             let _ = reading.shutdown(Shutdown::Both);
         })
         .map_err(unreachable)?;
@@ -105,8 +111,39 @@ pub(super) fn open_link(target: &JoinTarget, patience: Duration) -> Result<Link,
         id,
         start,
         events,
-        writer: Writer { stream, sealer },
+        outbox,
     })
+}
+
+/// The peer's reading thread: the host's messages to the frame loop, until
+/// the host ends the session, closes this peer, or the link fails.
+fn read_host(
+    stream: &TcpStream,
+    mut opener: Opener,
+    events: &Sender<PeerEvent>,
+    write_failed: &Mutex<Option<String>>,
+) {
+    loop {
+        let event = match read_message::<HostMessage>(&mut opener, stream, IDLE_TIMEOUT) {
+            Ok(HostMessage::Alive) => continue,
+            Ok(HostMessage::Bye) => PeerEvent::Closed("it ended the session".into()),
+            Ok(HostMessage::Closing { why }) => PeerEvent::Kicked(why),
+            Ok(message) => {
+                if events.send(PeerEvent::Message(message)).is_err() {
+                    return;
+                }
+                continue;
+            }
+            Err(ReadFailure {
+                why, dropped: true, ..
+            }) => PeerEvent::Dropped(lock(write_failed).take().unwrap_or(why)),
+            Err(ReadFailure { why, .. }) => {
+                PeerEvent::Closed(format!("{why}; closed the connection"))
+            }
+        };
+        let _ = events.send(event);
+        return;
+    }
 }
 
 /// What a peer's reading thread tells its frame loop.
@@ -114,6 +151,8 @@ pub(super) enum PeerEvent {
     Message(HostMessage),
     /// The host said something wrong, or ended the session.
     Closed(String),
+    /// The host closed this peer's connection, for this reason.
+    Kicked(String),
     /// The link failed: the peer tries to reach the host again.
     Dropped(String),
 }
@@ -126,5 +165,6 @@ pub(super) struct Link {
     pub(super) start: LogStart,
     /// What its reading thread hears.
     pub(super) events: Receiver<PeerEvent>,
-    pub(super) writer: Writer,
+    /// Where its messages go.
+    pub(super) outbox: Outbox,
 }

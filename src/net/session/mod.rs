@@ -1,27 +1,44 @@
-//! The two ends of a shared session on the frame loop: the [`Host`], which listens, orders the terrain commands and tells its peers; the [`Peer`], which joins and follows.
+//! The two ends of a shared session: the [`Host`], which listens, orders the terrain commands and tells its peers; the [`Peer`], which joins and follows.
 //!
-//! Each connection has a thread that reads, opens and checks its frames
-//! and hands what it read to the frame loop over a channel; the frame loop
-//! writes (small frames, the kernel's buffer takes them at once, a write
-//! that blocks past [`crate::net::handshake::WRITE_TIMEOUT`] counts as the other
-//! end gone). Anything wrong on a connection — garbage, a frame too big or
-//! out of order, a message out of turn, a flood — closes that connection
-//! with one line in [`Host::take_notes`] / [`Peer::take_notes`] and changes
-//! nothing else. A peer whose link merely drops (closed or reset without
-//! the host's goodbye) tries to reach the host again with back-off
-//! ([`reconnect_delay`], for up to [`RECONNECT_PATIENCE`]) before it goes on
-//! alone. The host's accepting thread runs the handshakes one after
-//! another and, after a failed one, waits longer before the next (0.25 s,
-//! doubling to 4 s), so codes cannot be guessed quickly.
+//! Nothing here makes a frame wait on the network. Each connection has a
+//! thread that reads, opens and checks its frames, each whole message
+//! within [`IDLE_TIMEOUT`] (the other end says `alive` every
+//! [`HEARTBEAT_EVERY`] when it has nothing else to say, so silence means
+//! gone), and hands what it read to the frame loop over a channel; and a
+//! thread that writes what the frame loop queues for it, at most
+//! [`PEER_QUEUE`] frames' worth (an end that takes in nothing is dropped
+//! when its queue fills, or when a write blocks past
+//! [`crate::net::handshake::WRITE_TIMEOUT`]). Anything wrong on a
+//! connection — garbage, a frame too big or out of order, a message out
+//! of turn, a flood — closes that connection with one line in
+//! [`Host::take_notes`] / [`Peer::take_notes`] (a peer the host closes is
+//! told why) and changes nothing else. A peer whose link merely drops
+//! (closed, reset or silent without the host's goodbye) tries to reach the
+//! host again with back-off ([`reconnect_delay`], for up to
+//! [`RECONNECT_PATIENCE`]) before it goes on alone.
+//!
+//! Joining cannot be blocked from outside: every connection's handshake
+//! runs on a thread of its own, all of it within
+//! [`crate::net::handshake::HANDSHAKE_TIMEOUT`] however its bytes trickle
+//! in; at most [`MAX_HANDSHAKES`] run at once ([`MAX_HANDSHAKES_PER_ADDRESS`]
+//! from one address), the oldest unfinished one closed to make room for a
+//! newcomer; and after a wrong code the next verdict for that address
+//! waits ([`failure_delay`], up to [`MAX_FAILURE_DELAY`]), its count of
+//! wrong codes halving every [`FAILURE_HALF_LIFE`], so codes cannot be
+//! guessed quickly and other addresses are not slowed at all.
 //!
 //! Its files, by job: `report` (what the run's report gains), `wire`
-//! (sealed messages on a connection), `host` and `accept` (the hosting
-//! end and its listening side), `link`, `peer` and `reconnect` (the
-//! joining end), `target` (where to join).
+//! (sealed messages on a connection, the outbox), `host` (the hosting end
+//! on the frame loop), `hosting` (what it shares with its threads),
+//! `accept` (the listening side and each peer's reading thread), `gate`
+//! (the caps on handshakes and the back-off), `link`, `peer` and
+//! `reconnect` (the joining end), `target` (where to join).
 use std::time::Duration;
 
 mod accept;
+mod gate;
 mod host;
+mod hosting;
 mod link;
 mod peer;
 mod reconnect;
@@ -29,12 +46,18 @@ mod report;
 mod target;
 mod wire;
 
-pub use accept::failure_delay;
+pub use gate::{
+    FAILURE_HALF_LIFE, MAX_ADDRESSES, MAX_HANDSHAKES, MAX_HANDSHAKES_PER_ADDRESS, failure_delay,
+};
 pub use host::Host;
-pub use peer::Peer;
+pub use hosting::REFUSAL_LINES_PER_SECOND;
+pub use peer::{MAX_WAITING_COMMANDS, Peer};
 pub use reconnect::{RECONNECT_PATIENCE, reconnect_delay};
 pub use report::{Mismatch, PeerRecord, ShareReport, Timing};
 pub use target::{JoinError, JoinTarget, JoinTargetError};
+
+#[cfg(doc)]
+use crate::net::protocol::{HEARTBEAT_EVERY, IDLE_TIMEOUT};
 
 /// Most peers one host takes (eight headsets with the host's).
 pub const MAX_PEERS: usize = 7;
@@ -42,8 +65,23 @@ pub const MAX_PEERS: usize = 7;
 pub const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
 /// How often heads are sent (each peer's to the host, everyone's from it).
 pub const HEADS_EVERY: Duration = Duration::from_millis(100);
-/// The longest a host waits before a handshake after failed ones.
-pub const MAX_FAILURE_DELAY: Duration = Duration::from_secs(4);
+/// The longest the host holds back a verdict on a code after wrong ones
+/// from the same address: at most one guess an address each this long.
+pub const MAX_FAILURE_DELAY: Duration = Duration::from_secs(30);
+/// How long a joiner waits for the host's welcome after the handshake
+/// (the host's handshake thread queues it at once).
+pub const WELCOME_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most frames' worth of messages waiting for one connection's writing
+/// thread (the host queues one batch a frame at most, about four seconds
+/// at 60 Hz; the operating system's buffers hold more before that).
+pub const PEER_QUEUE: usize = 256;
+/// Most terrain commands the shared order keeps for joiners from peers:
+/// past it, peers' terrain commands are refused with one line (the
+/// host's own are still ordered), so that no peer can make the host's
+/// memory, or a joiner's catching up, grow without bound.
+pub const MAX_HISTORY: u64 = 10_000;
+/// How long leaving waits for the goodbyes to go out.
+pub const FINISH_PATIENCE: Duration = Duration::from_secs(2);
 
 #[cfg(test)]
 mod tests {
@@ -76,13 +114,5 @@ mod tests {
             .map(|attempt| reconnect_delay(attempt).as_millis() as u64)
             .collect();
         assert_eq!(delays, [500, 1000, 2000, 4000, 8000, 8000, 8000]);
-    }
-
-    #[test]
-    fn failures_wait_longer_up_to_a_bound() {
-        assert_eq!(failure_delay(1), Duration::from_millis(250));
-        assert_eq!(failure_delay(2), Duration::from_millis(500));
-        assert_eq!(failure_delay(5), MAX_FAILURE_DELAY);
-        assert_eq!(failure_delay(u32::MAX), MAX_FAILURE_DELAY);
     }
 }

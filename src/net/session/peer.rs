@@ -1,5 +1,5 @@
 //! The joining end on the frame loop: [`Peer`] hands the host's order to its app, sends its wearer's commands and checksums, and reconnects when the link drops.
-use std::net::Shutdown;
+use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
@@ -7,12 +7,17 @@ use super::link::{PeerEvent, open_link};
 use super::reconnect::{RECONNECT_PATIENCE, Reconnecting, reconnect};
 use super::report::{PeerRecord, ShareReport, Timing, unix_ms};
 use super::target::{JoinError, JoinTarget};
-use super::wire::Writer;
-use super::{CONNECT_PATIENCE, HEADS_EVERY, MAX_PEERS};
+use super::wire::{Outbox, Refused, json};
+use super::{CONNECT_PATIENCE, FINISH_PATIENCE, HEADS_EVERY, MAX_PEERS};
 use crate::app::log::LogStart;
-use crate::app::{App, Ordered, Origin, Role, Step};
+use crate::app::{App, Command, Ordered, Origin, Role, Step};
 use crate::input::Pose;
-use crate::net::protocol::{HostMessage, PeerMessage, head_pose};
+use crate::net::protocol::{HostMessage, PeerMessage, RateLimit, head_pose};
+
+/// Most of the wearer's terrain commands that wait to be sent (while the
+/// link is down, or paced to the host's bound); the wearer's hands and
+/// voice never come near it.
+pub const MAX_WAITING_COMMANDS: usize = 64;
 
 /// The joining end.
 pub struct Peer {
@@ -24,7 +29,7 @@ pub struct Peer {
     /// reconnect with another one is another session.
     start: LogStart,
     events: Receiver<PeerEvent>,
-    writer: Writer,
+    outbox: Outbox,
     next_seq: u64,
     /// After a reconnect the host sends its whole log again: the commands
     /// below this number are already applied.
@@ -32,9 +37,11 @@ pub struct Peer {
     gone: Option<String>,
     /// Reaching the host again, while the link is down.
     reconnecting: Option<Reconnecting>,
-    /// The wearer's terrain commands made while the link was down, sent
-    /// once it is back.
-    held_back: Vec<PeerMessage>,
+    /// The wearer's terrain commands not sent yet: made while the link was
+    /// down, or held to the host's bound ([`RateLimit::for_sending_commands`]).
+    waiting: VecDeque<Command>,
+    /// The pace the wearer's commands go at.
+    pace: RateLimit,
     /// It follows the session and says nothing ([`Peer::listen_only`]).
     listening_only: bool,
     report: ShareReport,
@@ -63,12 +70,13 @@ impl Peer {
             target: target.clone(),
             start: link.start,
             events: link.events,
-            writer: link.writer,
+            outbox: link.outbox,
             next_seq: 0,
             skip_below: None,
             gone: None,
             reconnecting: None,
-            held_back: Vec::new(),
+            waiting: VecDeque::new(),
+            pace: RateLimit::for_sending_commands(),
             listening_only: false,
             report: ShareReport {
                 role: "peer",
@@ -156,6 +164,14 @@ impl Peer {
                             app,
                             "it sent a placement command, which is not shared; closed the connection".into(),
                         );
+                    } else if let Err(problem) = command.check() {
+                        self.leave(
+                            app,
+                            format!(
+                                "it sent a {} command that cannot apply: {problem}; closed the connection",
+                                command.kind()
+                            ),
+                        );
                     } else {
                         self.next_seq += 1;
                         self.report.commands_ordered += 1;
@@ -203,7 +219,15 @@ impl Peer {
                 PeerEvent::Message(HostMessage::Bye) => {
                     self.leave(app, "it ended the session".into());
                 }
+                // Its reading thread keeps these.
+                PeerEvent::Message(HostMessage::Alive | HostMessage::Closing { .. }) => {}
                 PeerEvent::Closed(why) => self.leave(app, why),
+                PeerEvent::Kicked(why) => {
+                    let line = format!(
+                        "the host closed this peer's connection (kicked: this peer {why}); keeping the terrain as it left it"
+                    );
+                    self.leave_saying(app, format!("kicked: this peer {why}"), line);
+                }
                 PeerEvent::Dropped(why) => self.link_dropped(why),
             }
         }
@@ -215,7 +239,7 @@ impl Peer {
         if self.gone.is_some() || self.reconnecting.is_some() {
             return;
         }
-        let _ = self.writer.stream.shutdown(Shutdown::Both);
+        self.outbox.cut();
         self.notes.push(format!(
             "lost the link to the host ({why}); trying to reach it again for up to {} s",
             RECONNECT_PATIENCE.as_secs()
@@ -241,7 +265,7 @@ impl Peer {
         let Reconnecting { why, since, .. } = self.reconnecting.take().expect("checked above");
         match outcome {
             Ok(link) if link.start != self.start => {
-                let _ = link.writer.stream.shutdown(Shutdown::Both);
+                link.outbox.cut();
                 self.leave(
                     app,
                     format!(
@@ -253,7 +277,8 @@ impl Peer {
             Ok(link) => {
                 self.id = link.id;
                 self.events = link.events;
-                self.writer = link.writer;
+                self.outbox.cut();
+                self.outbox = link.outbox;
                 // The host sends its whole log again; what came before is applied.
                 self.skip_below = Some(self.next_seq);
                 self.report.peer = Some(link.id);
@@ -274,21 +299,26 @@ impl Peer {
     /// The host is gone (or was cut off): one line, and the app keeps its
     /// terrain and goes on alone.
     fn leave(&mut self, app: &mut App, why: String) {
+        let line = format!("the host left ({why}); keeping the terrain as it left it");
+        self.leave_saying(app, why, line);
+    }
+
+    /// [`Peer::leave`] for `why`, with `line` for the log.
+    fn leave_saying(&mut self, app: &mut App, why: String, line: String) {
         if self.gone.is_some() {
             return;
         }
-        let _ = self.writer.stream.shutdown(Shutdown::Both);
-        self.notes.push(format!(
-            "the host left ({why}); keeping the terrain as it left it"
-        ));
+        self.outbox.cut();
+        self.notes.push(line);
         self.gone = Some(why);
         if app.shared_role() == Some(Role::Peer) {
             app.follow(Step::HostLeft);
         }
     }
 
-    /// After the app's update: the wearer's terrain commands and the
-    /// checksums go to the host.
+    /// After the app's update: the wearer's terrain commands (at the pace
+    /// the host allows), its placement, head and checksums go to the
+    /// host's queue; its writing thread sends them.
     pub fn after_frame(&mut self, app: &mut App) {
         if self.listening_only {
             app.take_outbox();
@@ -296,16 +326,20 @@ impl Peer {
             app.take_checksums();
             return;
         }
-        let mut messages: Vec<PeerMessage> = app
-            .take_outbox()
-            .into_iter()
-            .map(|command| PeerMessage::Command { command })
-            .collect();
-        if !messages.is_empty() {
+        let made = app.take_outbox();
+        if !made.is_empty() {
             let now = unix_ms();
-            self.report
-                .sent_unix_ms
-                .extend(messages.iter().map(|_| now));
+            self.report.sent_unix_ms.extend(made.iter().map(|_| now));
+        }
+        for command in made {
+            if self.waiting.len() >= MAX_WAITING_COMMANDS {
+                self.notes.push(format!(
+                    "dropped the wearer's {} command: {MAX_WAITING_COMMANDS} wait for the host already",
+                    command.kind()
+                ));
+            } else {
+                self.waiting.push_back(command);
+            }
         }
         if self.report.level_after_ms.is_none()
             && self
@@ -316,6 +350,7 @@ impl Peer {
                 .following_since
                 .map(|since| since.elapsed().as_millis() as u64);
         }
+        let mut messages = Vec::new();
         messages.extend(
             app.take_placement_out()
                 .map(|relative| PeerMessage::Placement { relative }),
@@ -338,27 +373,25 @@ impl Peer {
                 .into_iter()
                 .map(|(seq, checksum)| PeerMessage::Checksum { seq, checksum }),
         );
-        if self.gone.is_some() {
+        // Heads and checksums are of the moment; the wearer's commands
+        // wait for the link.
+        if self.gone.is_some() || self.reconnecting.is_some() {
             return;
         }
-        if self.reconnecting.is_some() {
-            // Heads and checksums are of the moment; the wearer's commands
-            // wait for the link.
-            self.held_back.extend(
-                messages
-                    .into_iter()
-                    .filter(|message| matches!(message, PeerMessage::Command { .. })),
-            );
+        let now = Instant::now();
+        let mut batch = Vec::new();
+        while !self.waiting.is_empty() && self.pace.allow(now) {
+            let command = self.waiting.pop_front().expect("not empty");
+            batch.push(json(&PeerMessage::Command { command }));
+        }
+        batch.extend(messages.iter().map(json));
+        if batch.is_empty() {
             return;
         }
-        if !self.held_back.is_empty() {
-            messages.splice(0..0, std::mem::take(&mut self.held_back));
-        }
-        if messages.is_empty() {
-            return;
-        }
-        if let Err(error) = messages.iter().try_for_each(|m| self.writer.send(m)) {
-            self.link_dropped(format!("the connection failed: {error}"));
+        if let Err(Refused::Full(capacity)) = self.outbox.send(batch) {
+            self.link_dropped(format!(
+                "the host took in nothing of what this peer sent while {capacity} frames' messages waited"
+            ));
         }
     }
 
@@ -376,8 +409,10 @@ impl Peer {
             ));
         }
         if self.gone.is_none() {
-            let _ = self.writer.send(&PeerMessage::Bye);
-            let _ = self.writer.stream.shutdown(Shutdown::Write);
+            self.outbox.close_with(json(&PeerMessage::Bye));
+            if !self.outbox.wait_until(Instant::now() + FINISH_PATIENCE) {
+                self.outbox.cut();
+            }
         }
         let host = PeerRecord {
             peer: 0,
