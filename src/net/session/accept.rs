@@ -7,7 +7,7 @@ use std::sync::mpsc::Sender;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::gate::{Gate, InFlight, Ticket, lock};
+use super::gate::{InFlight, Ticket, lock};
 use super::hosting::{HostEvent, Hosting};
 use super::wire::{Outbox, Outgoing, json, read_message};
 use super::{MAX_PEERS, PEER_QUEUE};
@@ -22,7 +22,6 @@ use crate::net::protocol::{
 /// handshake thread of its own, so that no connection, however slow,
 /// holds up another.
 pub(super) fn accept_loop(listener: TcpListener, hosting: Arc<Hosting>) {
-    let gate = Arc::new(Gate::default());
     let in_flight = Arc::new(InFlight::default());
     while !hosting.stop.load(Ordering::SeqCst) {
         hosting.say_held_back();
@@ -46,7 +45,10 @@ pub(super) fn accept_loop(listener: TcpListener, hosting: Arc<Hosting>) {
             continue;
         }
         // A guesser slowed down costs no handshake until its turn.
-        if let Some(why) = gate.refuses(address.ip(), Instant::now() + HANDSHAKE_TIMEOUT) {
+        if let Some(why) = hosting
+            .gate
+            .refuses(address.ip(), Instant::now() + HANDSHAKE_TIMEOUT)
+        {
             let _ = stream.shutdown(Shutdown::Both);
             hosting.refuse(format!("refused {address}: {why}"));
             continue;
@@ -63,10 +65,10 @@ pub(super) fn accept_loop(listener: TcpListener, hosting: Arc<Hosting>) {
                 continue;
             }
         };
-        let (hosting_there, gate) = (hosting.clone(), gate.clone());
+        let hosting_there = hosting.clone();
         let spawned = thread::Builder::new()
             .name("share-handshake".into())
-            .spawn(move || handshake(stream, address, &hosting_there, &gate, ticket));
+            .spawn(move || handshake(stream, address, &hosting_there, ticket));
         if let Err(error) = spawned {
             hosting.refuse(format!("could not serve {address}: {error}"));
         }
@@ -75,17 +77,11 @@ pub(super) fn accept_loop(listener: TcpListener, hosting: Arc<Hosting>) {
 
 /// One connection's handshake, all of it within [`HANDSHAKE_TIMEOUT`], its
 /// verdict when the address's back-off allows; then the peer is taken in.
-fn handshake(
-    stream: TcpStream,
-    address: SocketAddr,
-    hosting: &Hosting,
-    gate: &Gate,
-    ticket: Ticket,
-) {
+fn handshake(stream: TcpStream, address: SocketAddr, hosting: &Hosting, ticket: Ticket) {
     let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
     let result = handshake::accept_until(stream, &hosting.code, deadline)
         .map_err(|error| error.to_string())
-        .and_then(|pending| gate.verdict(address.ip(), pending));
+        .and_then(|pending| hosting.gate.verdict(address.ip(), pending));
     if ticket.pushed_out() {
         // Its line was said when it was closed.
         return;
@@ -110,6 +106,9 @@ fn take_in(channel: Channel, address: SocketAddr, hosting: &Hosting) -> Result<(
     let reading = stream.try_clone().map_err(|error| error.to_string())?;
     let peer = {
         let mut shared = lock(&hosting.shared);
+        if hosting.stop.load(Ordering::SeqCst) {
+            return Err("the host is leaving the session".into());
+        }
         if shared.peers.len() >= MAX_PEERS {
             return Err(format!("the session has its {MAX_PEERS} peers"));
         }

@@ -69,6 +69,8 @@ impl Standing {
 #[derive(Default)]
 pub(super) struct Gate {
     addresses: Mutex<HashMap<IpAddr, Standing>>,
+    /// Wrong codes judged so far: the guesses made.
+    wrong_codes: AtomicU64,
 }
 
 /// Where addresses beyond [`MAX_ADDRESSES`] are counted.
@@ -84,6 +86,12 @@ impl Gate {
             .get(&ip)
             .or_else(|| (addresses.len() >= MAX_ADDRESSES).then(|| addresses.get(&ELSEWHERE))?)?;
         (standing.next > deadline).then(|| backing_off(ip, standing.next))
+    }
+
+    /// Wrong codes judged so far: the guesses at the code the host has
+    /// answered (a connection refused before its verdict learns nothing).
+    pub(super) fn wrong_codes(&self) -> u64 {
+        self.wrong_codes.load(Ordering::SeqCst)
     }
 
     /// Gives `pending`'s verdict once `ip` may have one, recording a wrong
@@ -135,6 +143,7 @@ impl Gate {
             standing.busy = false;
             standing.fade(now);
             if matches!(result, Err(HandshakeError::WrongCode)) {
+                self.wrong_codes.fetch_add(1, Ordering::SeqCst);
                 standing.failures += 1.0;
                 standing.next = now + failure_delay(standing.failures.ceil() as u32);
             }

@@ -216,6 +216,12 @@ impl Host {
         self.report.commands_ordered
     }
 
+    /// Wrong codes the host has judged so far: the guesses at its code that
+    /// got an answer.
+    pub fn wrong_codes(&self) -> u64 {
+        self.hosting.gate.wrong_codes()
+    }
+
     /// Bytes the shared order's history holds now (the `ordered` messages
     /// kept for joiners, as sent).
     pub fn history_bytes(&self) -> usize {

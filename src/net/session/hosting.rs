@@ -5,7 +5,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::gate::lock;
+use super::gate::{Gate, lock};
 use super::wire::{Json, Outbox, json};
 use crate::app::log::LogStart;
 use crate::net::code::ShareCode;
@@ -89,6 +89,8 @@ pub(super) struct Hosting {
     pub(super) ordered: Arc<AtomicU64>,
     pub(super) events: Sender<HostEvent>,
     pub(super) stop: AtomicBool,
+    /// The back-off after wrong codes.
+    pub(super) gate: Gate,
     lines: Mutex<LineBudget>,
 }
 
@@ -100,6 +102,7 @@ impl Hosting {
             shared: Mutex::new(shared),
             events,
             stop: AtomicBool::new(false),
+            gate: Gate::default(),
             lines: Mutex::new(LineBudget {
                 since: Instant::now(),
                 said: 0,
