@@ -9,7 +9,8 @@
 //! licensed CC0-1.0, as is the list in the BIP-39 proposal), 11 bits each: 22 bits of secret, enough because
 //! every guess costs an online handshake that the host slows down after a
 //! failure. A code of the user's own (`--share CODE`) may use any
-//! lower-case words.
+//! lower-case words, as long as guessing it takes no fewer tries than
+//! guessing a made one ([`ShareCode::check_chosen`]).
 use std::fmt;
 
 use thiserror::Error;
@@ -32,6 +33,17 @@ pub struct ShareCode {
 pub struct CodeError {
     text: String,
     problem: String,
+}
+
+/// Why a code of the user's own is refused for hosting.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error(
+    "the share code `{text}` is weaker than the ones holoterrain makes (two words of the {list_len}-word list, {list_len} x {list_len} possible secrets): {problem}; leave the code out (--share alone) to have one made"
+)]
+pub struct WeakCode {
+    text: String,
+    problem: String,
+    list_len: usize,
 }
 
 /// Where the OS's randomness failed.
@@ -99,6 +111,40 @@ impl ShareCode {
         })
     }
 
+    /// Whether this code, chosen by the user to host with, is as hard to
+    /// guess as a made one: the secrets an attacker who knows how it was
+    /// chosen must try are at least as many as a made code's 2048 x 2048.
+    /// A word of the list counts as one of 2048, any other as one of 26ⁿ
+    /// (its n letters); the same word twice counts once. Only a measure of
+    /// the search, not of how people pick words: a made code is better.
+    pub fn check_chosen(&self) -> Result<(), WeakCode> {
+        let list = bip39::Language::English.word_list();
+        let choices = |word: &str| -> f64 {
+            if list.contains(&word) {
+                list.len() as f64
+            } else {
+                26f64.powi(word.len() as i32)
+            }
+        };
+        let weak = |problem: String| WeakCode {
+            text: self.to_string(),
+            problem,
+            list_len: list.len(),
+        };
+        let [first, second] = &self.words;
+        if first == second {
+            return Err(weak("its two words are the same".into()));
+        }
+        let secrets = choices(first) * choices(second);
+        let made = (list.len() * list.len()) as f64;
+        if secrets < made {
+            return Err(weak(format!(
+                "its words allow about {secrets:.0} secrets (a word not on the list counts as 26 to the power of its letters)"
+            )));
+        }
+        Ok(())
+    }
+
     /// The public part.
     pub fn nameplate(&self) -> u32 {
         self.nameplate
@@ -141,6 +187,40 @@ mod tests {
         assert_eq!(code.nameplate(), 7);
         assert_eq!(code.password(), "guitar-orbit");
         assert_eq!(code.to_string(), "7-guitar-orbit");
+    }
+
+    #[test]
+    fn a_chosen_code_weaker_than_a_made_one_is_refused_in_one_line() {
+        for strong in [
+            "7-guitar-orbit",
+            "482-lonely-remind",
+            "3-xqz-orbit",
+            "9-xqz-plover",
+        ] {
+            let code = ShareCode::parse(strong).unwrap();
+            assert_eq!(code.check_chosen(), Ok(()), "{strong}");
+        }
+        for (weak, problem) in [
+            ("7-orbit-orbit", "the same"),
+            ("7-ab-cd", "about 456976 secrets"),
+            ("7-ab-orbit", "about 1384448 secrets"),
+        ] {
+            let error = ShareCode::parse(weak)
+                .unwrap()
+                .check_chosen()
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(problem), "{weak}: {error}");
+            assert!(error.starts_with(&format!("the share code `{weak}` is weaker")));
+            assert!(!error.contains('\n'), "{error}");
+        }
+        // Made codes always pass.
+        for _ in 0..20 {
+            let made = ShareCode::generate().unwrap();
+            if made.words[0] != made.words[1] {
+                assert_eq!(made.check_chosen(), Ok(()));
+            }
+        }
     }
 
     #[test]

@@ -6,8 +6,11 @@
 //! with one key per direction and a nonce that is the frame's number in
 //! that direction, never sent: a frame dropped, replayed, reordered or
 //! altered fails to open, so the connection closes and nothing it carried
-//! is used.
-use std::io::{self, Read, Write};
+//! is used. [`Timed`] holds a whole exchange to a deadline, however the
+//! bytes trickle in.
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
 
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
@@ -20,8 +23,8 @@ pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 /// What went wrong with a frame.
 #[derive(Debug, Error)]
 pub enum FrameError {
-    /// The connection failed or closed.
-    #[error("{0}")]
+    /// The connection failed, closed or timed out.
+    #[error("{}", link_failure(.0))]
     Io(#[from] io::Error),
     /// The length says more than a frame may hold.
     #[error("a frame of {0} bytes, more than the {MAX_FRAME_BYTES} allowed")]
@@ -31,6 +34,106 @@ pub enum FrameError {
         "a frame that does not authenticate (altered, out of order, or sealed with another key)"
     )]
     Unauthentic,
+}
+
+/// What a failed read or write on a connection means, in words: the
+/// other end closed it, or the time ran out, rather than the operating
+/// system's words for how that showed ("failed to fill whole buffer",
+/// "Resource temporarily unavailable").
+pub fn link_failure(error: &io::Error) -> String {
+    if is_closed(error) {
+        "the connection closed".to_owned()
+    } else if is_timeout(error) {
+        "timed out".to_owned()
+    } else {
+        format!("the connection failed: {error}")
+    }
+}
+
+/// Whether `error` is the other end closing or resetting the connection.
+pub fn is_closed(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::UnexpectedEof
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::BrokenPipe
+            | ErrorKind::NotConnected
+    )
+}
+
+/// Whether `error` is a deadline or a socket timeout running out (a
+/// socket's read timeout shows as `WouldBlock` on Unix, `TimedOut` on
+/// Windows).
+pub fn is_timeout(error: &io::Error) -> bool {
+    matches!(error.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock)
+}
+
+/// A connection whose reads and writes must all be done by one deadline:
+/// each waits only for the time left, so a peer that sends a byte now and
+/// then cannot stretch a frame, or a handshake, past it.
+pub struct Timed<'a> {
+    stream: &'a TcpStream,
+    deadline: Instant,
+    read: usize,
+}
+
+impl<'a> Timed<'a> {
+    /// `stream` until `deadline`.
+    pub fn new(stream: &'a TcpStream, deadline: Instant) -> Self {
+        Timed {
+            stream,
+            deadline,
+            read: 0,
+        }
+    }
+
+    /// `stream` for `budget` from now.
+    pub fn for_next(stream: &'a TcpStream, budget: Duration) -> Self {
+        Timed::new(stream, Instant::now() + budget)
+    }
+
+    /// Bytes read through it so far: none means the other end was silent.
+    pub fn bytes_read(&self) -> usize {
+        self.read
+    }
+
+    fn left(&self) -> io::Result<Duration> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(ErrorKind::TimedOut.into())
+        } else {
+            Ok(left)
+        }
+    }
+}
+
+fn as_timeout(error: io::Error) -> io::Error {
+    if is_timeout(&error) {
+        ErrorKind::TimedOut.into()
+    } else {
+        error
+    }
+}
+
+impl Read for Timed<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.set_read_timeout(Some(self.left()?))?;
+        let read = (&*self.stream).read(buf).map_err(as_timeout)?;
+        self.read += read;
+        Ok(read)
+    }
+}
+
+impl Write for Timed<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.stream.set_write_timeout(Some(self.left()?))?;
+        (&*self.stream).write(buf).map_err(as_timeout)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self.stream).flush()
+    }
 }
 
 /// Writes `body` as one frame.
@@ -171,6 +274,46 @@ mod tests {
             read_frame(&mut &huge[..]),
             Err(FrameError::Oversized(_))
         ));
+    }
+
+    #[test]
+    fn a_deadline_holds_a_whole_frame_however_slowly_its_bytes_come() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut dripping = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (stream, _) = listener.accept().unwrap();
+        let drip = std::thread::spawn(move || {
+            // A 100-byte frame, a byte every 50 ms: each read is quick, the
+            // whole would take 5 s.
+            for byte in (100u32.to_be_bytes()).into_iter().chain([0u8; 100]) {
+                if dripping.write_all(&[byte]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let started = Instant::now();
+        let mut timed = Timed::for_next(&stream, Duration::from_millis(400));
+        let error = read_frame(&mut timed).unwrap_err();
+        let elapsed = started.elapsed();
+        assert!(
+            matches!(&error, FrameError::Io(e) if e.kind() == ErrorKind::TimedOut),
+            "{error}"
+        );
+        assert_eq!(error.to_string(), "timed out");
+        assert!(timed.bytes_read() > 0);
+        // Generous: what matters is that it did not take the 5 s.
+        assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+        drop(stream);
+        drip.join().unwrap();
+    }
+
+    #[test]
+    fn a_closed_link_is_said_to_be_closed() {
+        let mut wire = Vec::new();
+        write_frame(&mut wire, b"hello").unwrap();
+        wire.truncate(6);
+        let error = read_frame(&mut &wire[..]).unwrap_err();
+        assert_eq!(error.to_string(), "the connection closed");
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! nothing at all about the words.
 use std::io;
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hkdf::Hkdf;
 use sha2::Sha256;
@@ -22,12 +22,15 @@ use spake2::{Ed25519Group, Identity, Password, Spake2};
 use thiserror::Error;
 
 use super::code::ShareCode;
-use super::frame::{FrameError, Opener, Sealer, read_frame, write_frame};
+use super::frame::{
+    FrameError, Opener, Sealer, Timed, is_closed, is_timeout, read_frame, write_frame,
+};
 use super::protocol::PROTOCOL_VERSION;
 
 /// What a hello starts with.
 pub const MAGIC: &[u8] = b"holoterrain-share";
-/// How long either end waits for the other during the handshake.
+/// How long the whole handshake may take, however the bytes come: a
+/// connection that has not finished it by then is closed.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a write may block before the other end counts as gone.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -38,9 +41,18 @@ const CONFIRM_HOST: &[u8] = b"holoterrain share: host confirms";
 /// Why a handshake failed.
 #[derive(Debug, Error)]
 pub enum HandshakeError {
-    /// The connection failed, closed or timed out.
+    /// The connection failed.
     #[error("the connection failed during the handshake ({0})")]
-    Io(#[from] io::Error),
+    Io(io::Error),
+    /// The other end closed (or reset) the connection.
+    #[error("the other end closed the connection during the handshake")]
+    Closed,
+    /// The handshake did not finish in time.
+    #[error(
+        "the handshake did not finish within {} s (timed out)",
+        HANDSHAKE_TIMEOUT.as_secs()
+    )]
+    TimedOut,
     /// The other end is not a holoterrain share.
     #[error("the other end is not a holoterrain shared session ({0})")]
     NotAPeer(String),
@@ -57,10 +69,22 @@ pub enum HandshakeError {
     WrongCode,
 }
 
+impl From<io::Error> for HandshakeError {
+    fn from(error: io::Error) -> Self {
+        if is_closed(&error) {
+            HandshakeError::Closed
+        } else if is_timeout(&error) {
+            HandshakeError::TimedOut
+        } else {
+            HandshakeError::Io(error)
+        }
+    }
+}
+
 impl From<FrameError> for HandshakeError {
     fn from(error: FrameError) -> Self {
         match error {
-            FrameError::Io(error) => HandshakeError::Io(error),
+            FrameError::Io(error) => error.into(),
             FrameError::Unauthentic => HandshakeError::WrongCode,
             FrameError::Oversized(_) => HandshakeError::NotAPeer(error.to_string()),
         }
@@ -77,68 +101,101 @@ pub struct Channel {
     pub opener: Opener,
 }
 
-/// The host's side, on a connection a joiner opened.
+/// The host's side, on a connection a joiner opened, within
+/// [`HANDSHAKE_TIMEOUT`].
 pub fn accept(stream: TcpStream, code: &ShareCode) -> Result<Channel, HandshakeError> {
-    prepare(&stream)?;
-    let mut stream = stream;
-    let theirs = read_frame(&mut stream)?;
+    accept_until(stream, code, Instant::now() + HANDSHAKE_TIMEOUT)?.finish()
+}
+
+/// The host's side up to the joiner's sealed confirmation, by `deadline`:
+/// what is left is the verdict on the code ([`Pending::finish`]), which a
+/// host may hold back, so that guesses from one place come no faster than
+/// it allows.
+pub fn accept_until(
+    stream: TcpStream,
+    code: &ShareCode,
+    deadline: Instant,
+) -> Result<Pending, HandshakeError> {
+    stream.set_nodelay(true)?;
+    let mut timed = Timed::new(&stream, deadline);
+    let theirs = read_frame(&mut timed)?;
     let (spake, ours) = start(code);
     // The hello goes out whatever came in, so a joiner of another version
     // can say so too.
-    write_frame(&mut stream, &hello(code.nameplate(), &ours))?;
+    write_frame(&mut timed, &hello(code.nameplate(), &ours))?;
     let their_message = check_hello(&theirs)?;
     let (host_to_peer, peer_to_host) = keys(spake, their_message)?;
-    let mut opener = Opener::new(&peer_to_host);
-    if opener.read(&mut stream)? != CONFIRM_PEER {
-        return Err(HandshakeError::NotAPeer(
-            "an unexpected confirmation".into(),
-        ));
-    }
-    let mut sealer = Sealer::new(&host_to_peer);
-    sealer.write(&mut stream, CONFIRM_HOST)?;
-    finish(stream, sealer, opener)
+    let confirm = read_frame(&mut timed)?;
+    Ok(Pending {
+        stream,
+        deadline,
+        confirm,
+        host_to_peer,
+        peer_to_host,
+    })
 }
 
-/// The joiner's side, on a connection to the host.
+/// A host's handshake with everything read but the verdict.
+pub struct Pending {
+    stream: TcpStream,
+    deadline: Instant,
+    /// The joiner's sealed confirmation, not opened yet.
+    confirm: Vec<u8>,
+    host_to_peer: [u8; 32],
+    peer_to_host: [u8; 32],
+}
+
+impl Pending {
+    /// When the handshake must be done by.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The verdict: the joiner's confirmation opens (the same code) and the
+    /// host confirms in turn, or [`HandshakeError::WrongCode`].
+    pub fn finish(self) -> Result<Channel, HandshakeError> {
+        let mut opener = Opener::new(&self.peer_to_host);
+        if opener.open(&self.confirm)? != CONFIRM_PEER {
+            return Err(HandshakeError::NotAPeer(
+                "an unexpected confirmation".into(),
+            ));
+        }
+        let mut sealer = Sealer::new(&self.host_to_peer);
+        sealer.write(&mut Timed::new(&self.stream, self.deadline), CONFIRM_HOST)?;
+        finish(self.stream, sealer, opener)
+    }
+}
+
+/// The joiner's side, on a connection to the host, within
+/// [`HANDSHAKE_TIMEOUT`].
 pub fn connect(stream: TcpStream, code: &ShareCode) -> Result<Channel, HandshakeError> {
-    prepare(&stream)?;
-    let mut stream = stream;
+    stream.set_nodelay(true)?;
+    let mut timed = Timed::for_next(&stream, HANDSHAKE_TIMEOUT);
     let (spake, ours) = start(code);
-    write_frame(&mut stream, &hello(code.nameplate(), &ours))?;
-    let theirs = read_frame(&mut stream)?;
+    write_frame(&mut timed, &hello(code.nameplate(), &ours))?;
+    let theirs = read_frame(&mut timed)?;
     let their_message = check_hello(&theirs)?;
     let (host_to_peer, peer_to_host) = keys(spake, their_message)?;
     let mut sealer = Sealer::new(&peer_to_host);
-    sealer.write(&mut stream, CONFIRM_PEER)?;
+    sealer.write(&mut timed, CONFIRM_PEER)?;
     let mut opener = Opener::new(&host_to_peer);
     // A host that found the code wrong closes the connection unanswered.
-    match opener.read(&mut stream) {
+    match opener.read(&mut timed) {
         Ok(confirm) if confirm == CONFIRM_HOST => finish(stream, sealer, opener),
         Ok(_) => Err(HandshakeError::NotAPeer(
             "an unexpected confirmation".into(),
         )),
-        Err(FrameError::Io(error))
-            if matches!(
-                error.kind(),
-                io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset
-            ) =>
-        {
-            Err(HandshakeError::WrongCode)
-        }
+        Err(FrameError::Io(error)) if is_closed(&error) => Err(HandshakeError::WrongCode),
         Err(error) => Err(error.into()),
     }
 }
 
-fn prepare(stream: &TcpStream) -> io::Result<()> {
-    stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
-    stream.set_write_timeout(Some(WRITE_TIMEOUT))
-}
-
-/// After the handshake reads wait as long as it takes (the host may be
-/// quiet while it does not grow); writes keep their bound.
+/// After the handshake, reads wait as long as each end's own reading
+/// allows (`super::protocol::IDLE_TIMEOUT`, a deadline a message); writes
+/// keep their bound.
 fn finish(stream: TcpStream, sealer: Sealer, opener: Opener) -> Result<Channel, HandshakeError> {
     stream.set_read_timeout(None)?;
+    stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
     Ok(Channel {
         stream,
         sealer,

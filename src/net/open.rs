@@ -26,19 +26,24 @@ pub enum OpenError {
 }
 
 /// The code `--share` asks for (`share` is its value, empty when it was
-/// given without one): the one given, or a new one.
+/// given without one): the one given, unless it is weaker than a made
+/// one ([`ShareCode::check_chosen`]), or a new one.
 pub fn share_code(share: Option<&str>) -> Result<Option<ShareCode>, OpenError> {
     match share {
         None => Ok(None),
         Some("") => ShareCode::generate()
             .map(Some)
             .map_err(|error| OpenError::Failed(error.to_string())),
-        Some(text) => ShareCode::parse(text)
-            .map(Some)
-            .map_err(|error| OpenError::Invalid {
+        Some(text) => {
+            let invalid = |problem: String| OpenError::Invalid {
                 flag: "share",
-                problem: error.to_string(),
-            }),
+                problem,
+            };
+            let code = ShareCode::parse(text).map_err(|error| invalid(error.to_string()))?;
+            code.check_chosen()
+                .map_err(|error| invalid(error.to_string()))?;
+            Ok(Some(code))
+        }
     }
 }
 
@@ -175,6 +180,13 @@ mod tests {
     fn bad_values_name_their_flag() {
         let error = share_code(Some("Seven@x")).unwrap_err();
         assert!(error.to_string().starts_with("--share: "), "{error}");
+        let error = share_code(Some("7-orbit-orbit")).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("--share: the share code `7-orbit-orbit` is weaker"),
+            "{error}"
+        );
         let error = match join(Some("7-guitar")) {
             Err(error) => error,
             Ok(_) => panic!("a join with half a code"),

@@ -8,10 +8,13 @@
 //! relative to the card), then `bye`. Peer to host: `command` (a terrain
 //! command for the host to order), `checksum` (of its grown heights at an
 //! ordered command's iteration), `placement` (its wearer moved the
-//! hologram, relative to the card), `head` (where its wearer is), `bye`. Anything else,
-//! a field unknown, a number out of order, is a protocol error that closes
-//! the connection.
-use std::time::Instant;
+//! hologram, relative to the card), `head` (where its wearer is), `bye`.
+//! Both ways `alive`, when an end has said nothing for
+//! [`HEARTBEAT_EVERY`], so that silence past [`IDLE_TIMEOUT`] means the
+//! other end is gone; and host to peer `closing` (the host closes this
+//! connection, and why). Anything else, a field unknown, a number out of
+//! order, is a protocol error that closes the connection.
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +47,7 @@ pub struct HeadAt {
 
 /// The protocol's version: both ends must speak the same (the handshake's
 /// first frame carries it, and it is part of the SPAKE2 identity).
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// What the host sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,6 +89,14 @@ pub enum HostMessage {
         #[serde(with = "crate::app::command::placement_fields")]
         relative: Placement,
     },
+    /// Nothing new: the host is there ([`HEARTBEAT_EVERY`]).
+    Alive,
+    /// The host closes this connection, for this reason (the peer sent
+    /// something it must not): the peer does not come back.
+    Closing {
+        /// Why, as the host's log says it.
+        why: String,
+    },
     /// The host is leaving.
     Bye,
 }
@@ -122,19 +133,33 @@ pub enum PeerMessage {
         #[serde(with = "crate::app::command::placement_fields")]
         relative: Placement,
     },
+    /// Nothing new: the peer is there ([`HEARTBEAT_EVERY`]).
+    Alive,
     /// The peer is leaving.
     Bye,
 }
 
-/// Most messages a peer may send in a burst.
-pub const PEER_BURST: f64 = 60.0;
-/// Messages a second a peer may keep sending: a wearer makes a few
-/// commands a second at most, and each ordered command brings back one
-/// checksum.
-pub const PEER_MESSAGES_PER_SECOND: f64 = 30.0;
+/// How long an end that has nothing to say waits before it says `alive`.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+/// How long an end waits for the other's next whole message (a heartbeat
+/// at least) before it counts the other as gone: a few heartbeats missed.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A token bucket: [`PEER_BURST`] messages at once, refilled at
-/// [`PEER_MESSAGES_PER_SECOND`].
+/// Most messages a peer may send in a burst (checksums apart: they answer
+/// the host's order, and [`PeerMessage::Checksum`]'s numbers bound them).
+pub const PEER_BURST: f64 = 60.0;
+/// Messages a second a peer may keep sending: heads ten times a second,
+/// a heartbeat, placements and commands while its wearer works.
+pub const PEER_MESSAGES_PER_SECOND: f64 = 30.0;
+/// Most terrain commands a peer may send at once: a wearer's burst (a few
+/// taps and words), or what it made while its link was down.
+pub const PEER_COMMAND_BURST: f64 = 10.0;
+/// Terrain commands a second a peer may keep sending: a hand or a voice
+/// makes one every half second at most, and each costs every headset
+/// its application and the host's history a line.
+pub const PEER_COMMANDS_PER_SECOND: f64 = 3.0;
+
+/// A token bucket: `burst` messages at once, refilled at `per_second`.
 #[derive(Debug, Clone)]
 pub struct RateLimit {
     tokens: f64,
@@ -144,9 +169,23 @@ pub struct RateLimit {
 }
 
 impl RateLimit {
-    /// A full bucket for a peer.
+    /// A full bucket for what a peer originates ([`PEER_BURST`],
+    /// [`PEER_MESSAGES_PER_SECOND`]).
     pub fn for_peer() -> Self {
         Self::new(PEER_BURST, PEER_MESSAGES_PER_SECOND)
+    }
+
+    /// A full bucket for a peer's terrain commands ([`PEER_COMMAND_BURST`],
+    /// [`PEER_COMMANDS_PER_SECOND`]).
+    pub fn for_commands() -> Self {
+        Self::new(PEER_COMMAND_BURST, PEER_COMMANDS_PER_SECOND)
+    }
+
+    /// What a peer holds its own commands to before it sends them: below
+    /// [`RateLimit::for_commands`] by a margin, so that the network bunching
+    /// them up on the way never makes an honest peer look like a flood.
+    pub fn for_sending_commands() -> Self {
+        Self::new(PEER_COMMAND_BURST - 3.0, PEER_COMMANDS_PER_SECOND * 0.8)
     }
 
     /// A full bucket of `burst` tokens refilled at `per_second`.
