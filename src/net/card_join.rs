@@ -8,8 +8,9 @@
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::thread;
 
+use super::code::ShareCode;
+use super::end::Session;
 use super::open;
-use super::{Session, ShareCode};
 use crate::app::Marker;
 use crate::app::colocation::CARD_PREFIX;
 use crate::app::log::LogStart;

@@ -5,11 +5,16 @@
 //! mean is decided here once.
 use thiserror::Error;
 
-use super::session::JoinTarget;
-use super::{DEFAULT_SHARE_PORT, Host, Peer, Session, ShareCode};
+use super::code::ShareCode;
+use super::end::Session;
+use super::session::{Host, JoinTarget, Peer};
 use crate::app::log::{CommandLog, LogStart};
 
 /// Why the flags could not open a session.
+/// The port a host listens on unless told otherwise (`--share-port`), and
+/// the one `--join CODE@HOST` connects to without a port.
+pub const DEFAULT_SHARE_PORT: u16 = 47180;
+
 #[derive(Debug, Error)]
 pub enum OpenError {
     /// A flag's value is not one: the user fixes the command line.

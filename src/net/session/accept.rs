@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::gate::{InFlight, Ticket, lock};
 use super::hosting::{HostEvent, Hosting};
+use super::limits::{MAX_PEERS, PEER_QUEUE};
 use super::wire::{Outbox, Outgoing, json, read_message};
-use super::{MAX_PEERS, PEER_QUEUE};
 use crate::net::frame::Opener;
 use crate::net::handshake::{self, Channel, HANDSHAKE_TIMEOUT};
 use crate::net::protocol::{

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::MAX_FAILURE_DELAY;
+use super::limits::MAX_FAILURE_DELAY;
 use crate::net::handshake::{Channel, HandshakeError, Pending};
 
 /// Most handshakes under way at once: each has a thread, and a connection

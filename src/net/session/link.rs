@@ -7,9 +7,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::gate::lock;
+use super::limits::{PEER_QUEUE, WELCOME_TIMEOUT};
 use super::target::{JoinError, JoinTarget};
 use super::wire::{Outbox, ReadFailure, json, read_message};
-use super::{PEER_QUEUE, WELCOME_TIMEOUT};
 use crate::app::log::LogStart;
 use crate::net::frame::Opener;
 use crate::net::handshake::{self, Channel};

@@ -33,12 +33,12 @@
 //! `accept` (the listening side and each peer's reading thread), `gate`
 //! (the caps on handshakes and the back-off), `link`, `peer` and
 //! `reconnect` (the joining end), `target` (where to join).
-use std::time::Duration;
 
 mod accept;
 mod gate;
 mod host;
 mod hosting;
+mod limits;
 mod link;
 mod peer;
 mod reconnect;
@@ -51,37 +51,17 @@ pub use gate::{
 };
 pub use host::Host;
 pub use hosting::REFUSAL_LINES_PER_SECOND;
+pub use limits::{
+    CONNECT_PATIENCE, FINISH_PATIENCE, HEADS_EVERY, MAX_FAILURE_DELAY, MAX_HISTORY, MAX_PEERS,
+    PEER_QUEUE, RECONNECT_PATIENCE, WELCOME_TIMEOUT,
+};
 pub use peer::{MAX_WAITING_COMMANDS, Peer};
-pub use reconnect::{RECONNECT_PATIENCE, reconnect_delay};
+pub use reconnect::reconnect_delay;
 pub use report::{Mismatch, PeerRecord, ShareReport, Timing};
 pub use target::{JoinError, JoinTarget, JoinTargetError};
 
 #[cfg(doc)]
 use crate::net::protocol::{HEARTBEAT_EVERY, IDLE_TIMEOUT};
-
-/// Most peers one host takes (eight headsets with the host's).
-pub const MAX_PEERS: usize = 7;
-/// How long a joiner keeps trying to reach a host that is not listening yet.
-pub const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
-/// How often heads are sent (each peer's to the host, everyone's from it).
-pub const HEADS_EVERY: Duration = Duration::from_millis(100);
-/// The longest the host holds back a verdict on a code after wrong ones
-/// from the same address: at most one guess an address each this long.
-pub const MAX_FAILURE_DELAY: Duration = Duration::from_secs(30);
-/// How long a joiner waits for the host's welcome after the handshake
-/// (the host's handshake thread queues it at once).
-pub const WELCOME_TIMEOUT: Duration = Duration::from_secs(10);
-/// Most frames' worth of messages waiting for one connection's writing
-/// thread (the host queues one batch a frame at most, about four seconds
-/// at 60 Hz; the operating system's buffers hold more before that).
-pub const PEER_QUEUE: usize = 256;
-/// Most terrain commands the shared order keeps for joiners from peers:
-/// past it, peers' terrain commands are refused with one line (the
-/// host's own are still ordered), so that no peer can make the host's
-/// memory, or a joiner's catching up, grow without bound.
-pub const MAX_HISTORY: u64 = 10_000;
-/// How long leaving waits for the goodbyes to go out.
-pub const FINISH_PATIENCE: Duration = Duration::from_secs(2);
 
 #[cfg(test)]
 mod tests {

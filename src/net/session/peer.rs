@@ -3,12 +3,13 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
+use super::limits::RECONNECT_PATIENCE;
+use super::limits::{CONNECT_PATIENCE, FINISH_PATIENCE, HEADS_EVERY, MAX_PEERS};
 use super::link::{PeerEvent, open_link};
-use super::reconnect::{RECONNECT_PATIENCE, Reconnecting, reconnect};
+use super::reconnect::{Reconnecting, reconnect};
 use super::report::{PeerRecord, ShareReport, Timing, unix_ms};
 use super::target::{JoinError, JoinTarget};
 use super::wire::{Outbox, Refused, json};
-use super::{CONNECT_PATIENCE, FINISH_PATIENCE, HEADS_EVERY, MAX_PEERS};
 use crate::app::log::LogStart;
 use crate::app::{Command, FrameOutput, Ordered, Origin, SessionIn, Step};
 use crate::input::Pose;

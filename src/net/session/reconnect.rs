@@ -3,6 +3,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::limits::RECONNECT_PATIENCE;
 use super::link::{Link, open_link};
 use super::target::{JoinError, JoinTarget};
 
@@ -48,10 +49,6 @@ pub(super) fn reconnect(target: JoinTarget, why: String) -> Reconnecting {
     }
     Reconnecting { why, since, result }
 }
-
-/// How long a peer whose link to the host dropped keeps trying to reach it
-/// again before it goes on alone.
-pub const RECONNECT_PATIENCE: Duration = Duration::from_secs(30);
 
 /// How long a peer waits before its `attempt`th (from 1) try to reach the
 /// host again: 0.5 s, doubling to 8 s.

@@ -3,7 +3,7 @@ use std::io;
 
 use thiserror::Error;
 
-use super::RECONNECT_PATIENCE;
+use super::limits::RECONNECT_PATIENCE;
 use crate::net::code::ShareCode;
 use crate::net::handshake::HandshakeError;
 
