@@ -326,7 +326,12 @@ impl Peer {
             app.take_checksums();
             return;
         }
-        for command in app.take_outbox() {
+        let made = app.take_outbox();
+        if !made.is_empty() {
+            let now = unix_ms();
+            self.report.sent_unix_ms.extend(made.iter().map(|_| now));
+        }
+        for command in made {
             if self.waiting.len() >= MAX_WAITING_COMMANDS {
                 self.notes.push(format!(
                     "dropped the wearer's {} command: {MAX_WAITING_COMMANDS} wait for the host already",
@@ -377,7 +382,6 @@ impl Peer {
         let mut batch = Vec::new();
         while !self.waiting.is_empty() && self.pace.allow(now) {
             let command = self.waiting.pop_front().expect("not empty");
-            self.report.sent_unix_ms.push(unix_ms());
             batch.push(json(&PeerMessage::Command { command }));
         }
         batch.extend(messages.iter().map(json));
