@@ -323,12 +323,7 @@ impl Peer {
             return;
         }
         let sent = output.shared.clone().unwrap_or_default();
-        let made = sent.outbox;
-        if !made.is_empty() {
-            let now = unix_ms();
-            self.report.sent_unix_ms.extend(made.iter().map(|_| now));
-        }
-        for command in made {
+        for command in sent.outbox {
             if self.waiting.len() >= MAX_WAITING_COMMANDS {
                 self.notes.push(format!(
                     "dropped the wearer's {} command: {MAX_WAITING_COMMANDS} wait for the host already",
@@ -379,6 +374,7 @@ impl Peer {
         let mut batch = Vec::new();
         while !self.waiting.is_empty() && self.pace.allow(now) {
             let command = self.waiting.pop_front().expect("not empty");
+            self.report.sent_unix_ms.push(unix_ms());
             batch.push(json(&PeerMessage::Command { command }));
         }
         batch.extend(messages.iter().map(json));
