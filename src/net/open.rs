@@ -15,6 +15,43 @@ use crate::app::log::{CommandLog, LogStart};
 /// the one `--join CODE@HOST` connects to without a port.
 pub const DEFAULT_SHARE_PORT: u16 = 47180;
 
+/// The options `sim` and `xr` take alike for a shared session.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct ShareArgs {
+    /// Host a shared session (docs/shared.md): with a code of your own
+    /// (NUMBER-word-word), or without one to have one made; other headsets
+    /// join with it and grow the same terrain (in the simulator, display
+    /// time then follows the wall clock).
+    #[arg(long, value_name = "CODE", num_args = 0..=1, default_missing_value = "",
+          conflicts_with = "join")]
+    pub share: Option<String>,
+    /// The port a shared session listens on.
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_SHARE_PORT)]
+    pub share_port: u16,
+    /// Host without advertising the session's number on the local network
+    /// (DNS-SD): peers then join with CODE@HOST. With --share, or for the
+    /// session the hand menu's "Share session" hosts.
+    #[arg(long)]
+    pub unlisted: bool,
+    /// Join the shared session CODE hosted at HOST (PORT: the default of
+    /// --share-port), or without @HOST wherever the local network says its
+    /// host is (DNS-SD); the host's recipe, seed and size are grown.
+    #[arg(long, value_name = "CODE[@HOST[:PORT]]",
+          conflicts_with_all = ["recipe", "seed", "size"])]
+    pub join: Option<String>,
+}
+
+impl Default for ShareArgs {
+    fn default() -> Self {
+        ShareArgs {
+            share: None,
+            share_port: DEFAULT_SHARE_PORT,
+            unlisted: false,
+            join: None,
+        }
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum OpenError {
     /// A flag's value is not one: the user fixes the command line.

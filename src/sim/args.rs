@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use super::capture;
 use super::error::SimError;
 use crate::app::driver::WorldArgs;
+use crate::net::open::ShareArgs;
 use crate::render::backend::Backend;
 use crate::render::scene::Display;
 use crate::size::Size;
@@ -39,7 +40,7 @@ pub struct SimArgs {
     /// Replay a command log (an earlier run's commands.jsonl) instead of a
     /// gesture script: its seed, size and commands, on the frames they
     /// applied in; give the run's other flags (--frames, --rate) again.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["script", "recipe", "seed", "size"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["script", "recipe", "seed", "size", "share", "join"])]
     pub replay: Option<PathBuf>,
     /// Output folder.
     #[arg(long, default_value = "sim-out")]
@@ -84,26 +85,8 @@ pub struct SimArgs {
     /// The capture's size, WIDTHxHEIGHT pixels.
     #[arg(long, value_name = "WxH", default_value = "1280x720")]
     pub capture_size: Size,
-    /// Host a shared session (docs/shared.md): with a code of your own
-    /// (NUMBER-word-word), or without one to have one made; peers join
-    /// with it. Display time then follows the wall clock.
-    #[arg(long, value_name = "CODE", num_args = 0..=1, default_missing_value = "",
-          conflicts_with_all = ["replay", "join"])]
-    pub share: Option<String>,
-    /// The port a shared session listens on.
-    #[arg(long, value_name = "PORT", default_value_t = crate::net::DEFAULT_SHARE_PORT)]
-    pub share_port: u16,
-    /// Host without advertising the session's number on the local network
-    /// (DNS-SD): peers then join with CODE@HOST. With --share, or for the
-    /// session a script's press of "Share session" hosts.
-    #[arg(long)]
-    pub unlisted: bool,
-    /// Join the shared session CODE hosted at HOST (PORT: the default of
-    /// --share-port), or without @HOST wherever the local network says its
-    /// host is (DNS-SD); the host's recipe, seed and size are grown.
-    #[arg(long, value_name = "CODE[@HOST[:PORT]]",
-          conflicts_with_all = ["replay", "recipe", "seed", "size"])]
-    pub join: Option<String>,
+    #[command(flatten)]
+    pub shared: ShareArgs,
 }
 
 impl Default for SimArgs {
@@ -132,10 +115,7 @@ impl Default for SimArgs {
                 width: capture::DEFAULT_CAPTURE_SIZE.0,
                 height: capture::DEFAULT_CAPTURE_SIZE.1,
             },
-            share: None,
-            share_port: crate::net::DEFAULT_SHARE_PORT,
-            unlisted: false,
-            join: None,
+            shared: ShareArgs::default(),
         }
     }
 }

@@ -14,18 +14,18 @@ use crate::net::{PeerRecord, Session, ShareCode, ShareReport};
 
 /// What `--join` found: the session, and the host's world to start from.
 pub fn join(args: &SimArgs) -> Result<Option<(Session, LogStart)>, SimError> {
-    open::join(args.join.as_deref()).map_err(sim_error)
+    open::join(args.shared.join.as_deref()).map_err(sim_error)
 }
 
 /// The code `--share` asks for: the one given, or a new one.
 pub fn share_code(args: &SimArgs) -> Result<Option<ShareCode>, SimError> {
-    open::share_code(args.share.as_deref()).map_err(sim_error)
+    open::share_code(args.shared.share.as_deref()).map_err(sim_error)
 }
 
 /// Hosts a session with `code` for the world `start`, on `--share-port`.
 pub fn host(args: &SimArgs, code: ShareCode, start: &LogStart) -> Result<Session, SimError> {
-    let (session, line) =
-        open::host(code, args.share_port, !args.unlisted, start).map_err(sim_error)?;
+    let (session, line) = open::host(code, args.shared.share_port, !args.shared.unlisted, start)
+        .map_err(sim_error)?;
     eprintln!("share: {line}");
     Ok(session)
 }

@@ -135,7 +135,7 @@ pub(super) fn start_run(
 ) -> Result<(RunLoop<LocalNetwork>, LogStart), SimError> {
     let share_code = share::share_code(args)?;
     let saves = Some(args.state.clone().unwrap_or_else(|| args.out.clone()));
-    let network = LocalNetwork::new(args.share_port, !args.unlisted);
+    let network = LocalNetwork::new(args.shared.share_port, !args.shared.unlisted);
     let frames = args.frames as usize;
     // A joiner grows the host's world: it must be there before anything else.
     if let Some((session, start)) = share::join(args)? {

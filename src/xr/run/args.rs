@@ -91,26 +91,8 @@ pub struct XrArgs {
         value_parser = clap::value_parser!(u64).range(0..=MAX_RUNTIME_TIMEOUT_S)
     )]
     pub runtime_timeout: u64,
-    /// Host a shared session (docs/shared.md): with a code of your own
-    /// (NUMBER-word-word), or without one to have one made; other headsets
-    /// join with it and grow the same terrain.
-    #[arg(long, value_name = "CODE", num_args = 0..=1, default_missing_value = "",
-          conflicts_with = "join")]
-    pub share: Option<String>,
-    /// The port a shared session listens on.
-    #[arg(long, value_name = "PORT", default_value_t = crate::net::DEFAULT_SHARE_PORT)]
-    pub share_port: u16,
-    /// Host without advertising the session's number on the local network
-    /// (DNS-SD): peers then join with CODE@HOST. With --share, or for the
-    /// session the hand menu's "Share session" hosts.
-    #[arg(long)]
-    pub unlisted: bool,
-    /// Join the shared session CODE hosted at HOST (PORT: the default of
-    /// --share-port), or without @HOST wherever the local network says its
-    /// host is (DNS-SD); the host's recipe, seed and size are grown.
-    #[arg(long, value_name = "CODE[@HOST[:PORT]]",
-          conflicts_with_all = ["recipe", "seed", "size"])]
-    pub join: Option<String>,
+    #[command(flatten)]
+    pub shared: crate::net::open::ShareArgs,
 }
 
 /// The longest `--runtime-timeout`, seconds: a day.

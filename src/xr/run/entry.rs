@@ -82,14 +82,14 @@ fn open_world(
         .as_ref()
         .map(|folder| folder.join(LANDSCAPE_FILE));
     // The peer says it joined among its first notes, on the first frame.
-    let (start, share) = match open::join(args.join.as_deref())? {
+    let (start, share) = match open::join(args.shared.join.as_deref())? {
         Some((session, start)) => (start, Some(session)),
         None => {
             let start = start_of(args, landscape_file.as_deref())?;
             let share = match code {
                 Some(code) => {
                     let (session, line) =
-                        open::host(code, args.share_port, !args.unlisted, &start)?;
+                        open::host(code, args.shared.share_port, !args.shared.unlisted, &start)?;
                     progress(Progress::Shared(line));
                     Some(session)
                 }
@@ -164,8 +164,8 @@ pub fn run(
         Recipe::load(recipe)?;
     }
     // So are a share code or a join target that is not one.
-    let code = open::share_code(args.share.as_deref())?;
-    open::check_join(args.join.as_deref())?;
+    let code = open::share_code(args.shared.share.as_deref())?;
+    open::check_join(args.shared.join.as_deref())?;
     let outcome = open_and_run(args, code, progress, tell_abandon).and_then(|(report, gave_up)| {
         match &args.report {
             Some(path) => report.write(path)?,
@@ -308,7 +308,10 @@ fn run_with<B: GraphicsBinding>(
         .map(std::path::Path::to_path_buf);
     let run = RunLoop::new(FrameDriver::new(driver::app_for(&start)?), start, 0)
         .in_session(share)
-        .offering(LocalNetwork::new(args.share_port, !args.unlisted))
+        .offering(LocalNetwork::new(
+            args.shared.share_port,
+            !args.shared.unlisted,
+        ))
         .saving_into(saves)
         .keeping_landscape_in(landscape_file);
     let mut frame_loop = FrameLoop::new(run, args.frames, Arc::clone(&interrupted), progress);
