@@ -94,7 +94,7 @@ const CAPABILITY_OF_WINDOWS_FEATURE: [(&str, (&str, &str)); 1] = [(
 /// by a file of it and what in it calls the network: a shared session
 /// listens and connects on the local network.
 const CAPABILITY_OF_NETWORK_USE: [(&str, &str, (&str, &str)); 1] = [(
-    "src/net/session.rs",
+    "src/net/session/host.rs",
     "TcpListener::bind",
     ("Capability", "privateNetworkClientServer"),
 )];
