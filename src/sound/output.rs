@@ -51,20 +51,35 @@ impl Speaker {
     }
 
     /// Plays a click from `at` (the reference space, metres) as heard by
-    /// the head at `head`; nothing without a device.
-    pub fn click(&self, at: Vec3, head: Option<Pose>) {
+    /// the head at `head`, for the frame shown at `display_ns`; nothing
+    /// without a device.
+    pub fn click(&self, at: Vec3, head: Option<Pose>, display_ns: i64) {
         #[cfg(any(
             all(target_os = "linux", target_arch = "x86_64"),
             all(windows, not(target_vendor = "uwp"))
         ))]
         if let Some(device) = &self.device {
-            device.click(at, head);
+            device.click(at, head, display_ns);
         }
         #[cfg(not(any(
             all(target_os = "linux", target_arch = "x86_64"),
             all(windows, not(target_vendor = "uwp"))
         )))]
-        let _ = (at, head);
+        let _ = (at, head, display_ns);
+    }
+}
+
+#[cfg(any(
+    all(target_os = "linux", target_arch = "x86_64"),
+    all(windows, not(target_vendor = "uwp"))
+))]
+impl Drop for Speaker {
+    /// The clicks already made are heard before the device closes: a run
+    /// that ends (or a session lost) just after a press still sounds it.
+    fn drop(&mut self) {
+        if let Some(device) = &self.device {
+            device.wait_until_played();
+        }
     }
 }
 
@@ -74,8 +89,9 @@ impl Speaker {
 ))]
 mod device {
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::mpsc::{Receiver, Sender, channel};
+    use std::time::{Duration, Instant};
 
     use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
     use cpal::{FromSample, SampleFormat, SizedSample, Stream, StreamConfig};
@@ -88,8 +104,11 @@ mod device {
     pub struct Device {
         /// Kept so the stream keeps playing; dropping it stops it.
         _stream: Stream,
-        /// To the callback: each click's placement.
-        clicks: Sender<Placement>,
+        /// To the callback: each click's placement and its frame's display time.
+        clicks: Sender<(Placement, i64)>,
+        /// The clicks handed over, and those the callback has finished playing.
+        sent: AtomicU64,
+        played: Arc<AtomicU64>,
         /// The stream's rate, samples a second (each click's delays are in samples).
         rate: u32,
         /// The device's name, for the log.
@@ -112,11 +131,13 @@ mod device {
                 .map_err(|error| format!("{name}: {error}"))?;
             let config: StreamConfig = supported.config();
             let (clicks, received) = channel();
+            let played = Arc::new(AtomicU64::new(0));
+            let heard = Arc::clone(&played);
             let stream = match supported.sample_format() {
-                SampleFormat::F32 => build::<f32>(&device, &config, received),
-                SampleFormat::I16 => build::<i16>(&device, &config, received),
-                SampleFormat::I32 => build::<i32>(&device, &config, received),
-                SampleFormat::U16 => build::<u16>(&device, &config, received),
+                SampleFormat::F32 => build::<f32>(&device, &config, received, heard),
+                SampleFormat::I16 => build::<i16>(&device, &config, received, heard),
+                SampleFormat::I32 => build::<i32>(&device, &config, received, heard),
+                SampleFormat::U16 => build::<u16>(&device, &config, received, heard),
                 other => return Err(format!("{name}: unsupported sample format {other}")),
             }
             .map_err(|error| format!("{name}: {error}"))?;
@@ -124,6 +145,8 @@ mod device {
             Ok(Device {
                 _stream: stream,
                 clicks,
+                sent: AtomicU64::new(0),
+                played,
                 rate: config.sample_rate.0,
                 name,
             })
@@ -135,33 +158,78 @@ mod device {
         }
 
         /// Hands a click to the callback; never blocks.
-        pub fn click(&self, at: Vec3, head: Option<Pose>) {
+        pub fn click(&self, at: Vec3, head: Option<Pose>, display_ns: i64) {
             // A send fails only once the stream's callback is gone, when
             // there is nothing left to play on.
-            let _ = self.clicks.send(Placement::of(at, head, self.rate));
+            if self
+                .clicks
+                .send((Placement::of(at, head, self.rate), display_ns))
+                .is_ok()
+            {
+                self.sent.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+
+        /// Waits until every click handed over has been played, at most
+        /// [`DRAIN_PATIENCE`] (a device that stopped taking samples).
+        pub fn wait_until_played(&self) {
+            let started = Instant::now();
+            while self.played.load(Ordering::Relaxed) < self.sent.load(Ordering::Relaxed)
+                && started.elapsed() < DRAIN_PATIENCE
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
         }
     }
+
+    /// Longest the end of a run waits for its last clicks to be played.
+    const DRAIN_PATIENCE: Duration = Duration::from_secs(3);
+
+    /// Farthest ahead of the device's time a click is put to keep its
+    /// frames' spacing (a runtime that shows frames faster than real time).
+    const MAX_LEAD_SECONDS: f64 = 2.0;
 
     /// An output stream of samples of type `T` that mixes the clicks it
     /// receives into the first two channels (a mono device gets their mean).
     fn build<T>(
         device: &cpal::Device,
         config: &StreamConfig,
-        received: Receiver<Placement>,
+        received: Receiver<(Placement, i64)>,
+        played: Arc<AtomicU64>,
     ) -> Result<Stream, cpal::BuildStreamError>
     where
         T: SizedSample + FromSample<f32>,
     {
         let channels = usize::from(config.channels.max(1));
-        let mut mixer = Mixer::new(config.sample_rate.0);
+        let rate = config.sample_rate.0;
+        let mut mixer = Mixer::new(rate);
         let mut time = 0u64;
+        // The last click's sample time and its frame's display time: the
+        // next keeps the frames' spacing, so two presses made between two
+        // blocks of samples are two clicks, not one.
+        let mut last: Option<(u64, i64)> = None;
+        // Each click's last sample time, until it has been played.
+        let mut playing: Vec<u64> = Vec::new();
+        let click_length = crate::sound::click(rate).len() as u64;
         let mut stereo = Vec::new();
         let warned = Arc::new(AtomicBool::new(false));
         device.build_output_stream(
             config,
             move |data: &mut [T], _| {
-                while let Ok(placement) = received.try_recv() {
-                    mixer.schedule(time, placement);
+                while let Ok((placement, display_ns)) = received.try_recv() {
+                    let lead = (MAX_LEAD_SECONDS * f64::from(rate)) as u64;
+                    let at = match last {
+                        Some((last_at, last_ns)) => {
+                            let gap_ns = display_ns.saturating_sub(last_ns).max(0);
+                            let spaced = last_at + (gap_ns as f64 * 1e-9 * f64::from(rate)) as u64;
+                            spaced.clamp(time, time + lead)
+                        }
+                        None => time,
+                    };
+                    last = Some((at, display_ns));
+                    mixer.schedule(at, placement);
+                    let delay = placement.delay[0].max(placement.delay[1]);
+                    playing.push(at + u64::from(delay) + click_length);
                 }
                 let frames = data.len() / channels;
                 // Grows to the device's block size once, then is reused.
@@ -177,6 +245,9 @@ mod device {
                     }
                 }
                 time += frames as u64;
+                let before = playing.len();
+                playing.retain(|&ends| ends > time);
+                played.fetch_add((before - playing.len()) as u64, Ordering::Relaxed);
             },
             move |error| {
                 // A device that fails mid-run (unplugged, say) is told once;

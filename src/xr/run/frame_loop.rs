@@ -587,7 +587,7 @@ impl<B: GraphicsBinding> Platform for XrPlatform<'_, '_, B> {
     }
 
     fn click(&mut self, at: Vec3, head: Option<Pose>) {
-        self.speaker.click(at, head);
+        self.speaker.click(at, head, self.time.as_nanos());
     }
 
     fn shared_line(&mut self, line: String) {
