@@ -4,7 +4,10 @@
 //! sending never blocks, and the callback only takes what is waiting, so
 //! audio can neither hold up nor fail a frame. A click sounds as soon as
 //! the device plays the next block of samples (a few to a few tens of
-//! milliseconds later, the device's own latency).
+//! milliseconds later, the device's own latency), and no nearer the last
+//! click than their frames' display times were, so two presses are two
+//! clicks even where frames come faster than real time; the end of a run
+//! waits for the clicks already made to be played.
 
 use glam::Vec3;
 
