@@ -405,8 +405,10 @@ impl Host {
     /// shared order and go to every peer, with how far it has grown.
     pub fn after_frame(&mut self, output: &FrameOutput) {
         self.submitted = 0;
-        let sent = output.shared.clone().unwrap_or_default();
-        let checksums: HashMap<u64, u64> = sent.checksums.into_iter().collect();
+        let sent = output.shared.as_ref();
+        let checksums: HashMap<u64, u64> = sent
+            .map(|sent| sent.checksums.iter().copied().collect())
+            .unwrap_or_default();
         let mut ordered = Vec::new();
         for applied in output.commands.iter().filter(|a| a.command.is_terrain()) {
             self.report.timings.push(Timing {
@@ -430,12 +432,12 @@ impl Host {
             }));
             self.grew
         });
-        let placement = sent.placement.map(|relative| {
+        let placement = sent.and_then(|sent| sent.placement).map(|relative| {
             let message = json(&HostMessage::Placement { relative });
             messages.push(message.clone());
             message
         });
-        if let Some(heads) = self.heads_due(sent.head) {
+        if let Some(heads) = self.heads_due(sent.and_then(|sent| sent.head)) {
             messages.push(heads);
         }
         let mut shared = lock(&self.hosting.shared);

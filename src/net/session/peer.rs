@@ -322,8 +322,8 @@ impl Peer {
         if self.listening_only {
             return;
         }
-        let sent = output.shared.clone().unwrap_or_default();
-        for command in sent.outbox {
+        let sent = output.shared.as_ref();
+        for command in sent.iter().flat_map(|sent| sent.outbox.iter().cloned()) {
             if self.waiting.len() >= MAX_WAITING_COMMANDS {
                 self.notes.push(format!(
                     "dropped the wearer's {} command: {MAX_WAITING_COMMANDS} wait for the host already",
@@ -344,13 +344,13 @@ impl Peer {
         }
         let mut messages = Vec::new();
         messages.extend(
-            sent.placement
+            sent.and_then(|sent| sent.placement)
                 .map(|relative| PeerMessage::Placement { relative }),
         );
         if self
             .head_sent
             .is_none_or(|sent| sent.elapsed() >= HEADS_EVERY)
-            && let Some(head) = sent.head
+            && let Some(head) = sent.and_then(|sent| sent.head)
         {
             self.head_sent = Some(Instant::now());
             messages.push(PeerMessage::Head {
@@ -358,12 +358,12 @@ impl Peer {
                 orientation: head.orientation.to_array(),
             });
         }
-        let checksums = sent.checksums;
+        let checksums = sent.map_or(&[][..], |sent| &sent.checksums[..]);
         self.report.checksums_matched += checksums.len() as u64;
         messages.extend(
             checksums
-                .into_iter()
-                .map(|(seq, checksum)| PeerMessage::Checksum { seq, checksum }),
+                .iter()
+                .map(|&(seq, checksum)| PeerMessage::Checksum { seq, checksum }),
         );
         // Heads and checksums are of the moment; the wearer's commands
         // wait for the link.
