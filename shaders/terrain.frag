@@ -1,8 +1,10 @@
-// Diorama fragment shader: the land coloured by height and slope bands (sand,
-// grass, rock, snow, blended smoothly as in texture splatting), the base's
-// sides darker with the strata their heights imply, the water dim blue and
-// rippling, under a directional light with the display's ambient and floor,
-// and the marks (a stroke, a cursor ring) bright on the land.
+// Diorama fragment shader: the land coloured by the elevation palette (fixed
+// colours by height, blended smoothly, steep slopes giving way to the cliff
+// colour, a beach above the sea) with contour lines a pixel or two wide at
+// any size, the base's sides darker with the strata their heights imply,
+// the water dim blue and rippling, under a directional light with the
+// display's ambient and floor, and the marks (a stroke, a cursor ring)
+// bright on the land.
 #version 450
 
 layout(constant_id = 0) const bool ENCODE_SRGB = false;
@@ -11,7 +13,16 @@ layout(set = 0, binding = 0) uniform Frame {
     mat4 view_projection[2];
     mat4 model;
     vec4 light_dir;
-    vec4 bands;
+    // The elevation palette's stops: linear colour, and in w the height
+    // (terrain units) where each takes over from the one below.
+    vec4 palette_color[6];
+    // Per stop: the flatnesses over which the cliff colour gives way to it.
+    vec4 palette_clings[6];
+    // The cliff's linear colour, and half the blend between stops (w).
+    vec4 palette_cliff;
+    // Stops used, contour interval (terrain units; 0: none), every how
+    // many lines one is bold, unused.
+    vec4 contours;
     uvec4 grid;
     vec4 surface;
     vec4 look;
@@ -62,16 +73,67 @@ float mark_cover(vec2 uv) {
     return cover;
 }
 
+// Land within this height above the sea is sand (render::palette::BEACH_HEIGHT).
+const float BEACH_HEIGHT = 0.006;
+
+// The palette's colour `index` at `flatness`: the cliff's on slopes it does not cling to.
+vec3 on_slope(int index, vec3 cliff, float flatness) {
+    vec2 clings = frame.palette_clings[index].xy;
+    return mix(cliff, frame.palette_color[index].rgb, smoothstep(clings.x, clings.y, flatness));
+}
+
+// The land's colour at this fragment's height (render::palette::terrain_color).
+vec3 land_color(float flatness, vec3 sand) {
+    vec3 cliff = frame.palette_cliff.rgb;
+    float half_blend = max(frame.palette_cliff.w, 1e-6);
+    vec3 color = on_slope(0, cliff, flatness);
+    int count = int(frame.contours.x);
+    for (int index = 1; index < count; index++) {
+        float from = frame.palette_color[index].w;
+        float above = smoothstep(from - half_blend, from + half_blend, in_height);
+        color = mix(color, on_slope(index, cliff, flatness), above);
+    }
+    if (frame.surface.w > 0.5) {
+        float sea = frame.surface.y;
+        float beach = 1.0 - smoothstep(sea + BEACH_HEIGHT, sea + BEACH_HEIGHT + half_blend, in_height);
+        color = mix(color, sand, beach);
+    }
+    return color;
+}
+
+// How much a contour line covers this point: a line every interval of
+// height, every few a bolder one, about a pixel wide whatever the size,
+// faded out where lines crowd closer than a few pixels (they would only
+// alias) and on level ground.
+float contour_cover(float height) {
+    float interval = frame.contours.y;
+    if (interval <= 0.0) {
+        return 0.0;
+    }
+    float lines = height / interval;
+    float pixel = max(fwidth(lines), 1e-6);
+    float nearest = floor(lines + 0.5);
+    float off = abs(lines - nearest) / pixel;
+    float bold_every = frame.contours.z;
+    bool bold = nearest - bold_every * floor(nearest / bold_every) < 0.5;
+    float half_width = bold ? 1.0 : 0.5;
+    float crowding = bold ? pixel / bold_every : pixel;
+    float cover = 1.0 - smoothstep(half_width - 0.5, half_width + 0.5, off);
+    // Level ground exactly at a line's height (a mesa's top, a plain at
+    // zero) is not a line: only where the height changes is there one.
+    float sloped = smoothstep(0.0001, 0.001, pixel);
+    return cover * sloped * (1.0 - smoothstep(0.15, 0.35, crowding)) * (bold ? 0.75 : 0.5);
+}
+
 void main() {
     vec3 sand = srgb_to_linear(vec3(0.82, 0.74, 0.50));
-    vec3 grass = srgb_to_linear(vec3(0.33, 0.55, 0.22));
-    vec3 rock = srgb_to_linear(vec3(0.50, 0.45, 0.40));
-    vec3 snow = srgb_to_linear(vec3(0.95, 0.96, 1.0));
     vec3 water = srgb_to_linear(vec3(0.05, 0.3, 0.9));
     // Cyan: it stands out on sand, grass, rock and snow alike, and is
     // bright on an additive display.
     vec3 mark = srgb_to_linear(vec3(0.45, 1.0, 1.0));
 
+    // Derivatives before any branch, where every fragment of a quad runs.
+    float contour = contour_cover(in_height);
     vec3 normal = normalize(in_normal);
     vec3 terrain_up = normalize(frame.model[1].xyz);
     int surface = int(round(in_surface));
@@ -94,30 +156,27 @@ void main() {
         // The sides and underside take the colour the land would have at their height, level.
         flatness = 1.0;
     }
-    // Grass does not hold on steep slopes, snow even less: both give way to rock.
-    vec3 grass_or_rock = mix(rock, grass, smoothstep(0.45, 0.65, flatness));
-    vec3 snow_or_rock = mix(rock, snow, smoothstep(0.6, 0.75, flatness));
-
-    float half_blend = max(frame.bands.w * 0.5, 1e-6);
-    vec3 color = sand;
-    color = mix(color, grass_or_rock, smoothstep(frame.bands.x - half_blend, frame.bands.x + half_blend, in_height));
-    color = mix(color, rock, smoothstep(frame.bands.y - half_blend, frame.bands.y + half_blend, in_height));
-    color = mix(color, snow_or_rock, smoothstep(frame.bands.z - half_blend, frame.bands.z + half_blend, in_height));
+    vec3 color = land_color(flatness, sand);
+    if (surface == 0) {
+        // Lines darken the land: on an additive display they read as see-through.
+        color *= 1.0 - contour;
+    }
 
     // The floor keeps a share of the palette's colour however a surface faces the light.
     vec3 floor_color = color * frame.look.z;
     float strata = 1.0;
     if (surface == 1) {
-        // Cut earth: darker than the land, in layers about a quarter of a band
-        // thick but at least a third of the base's depth, faded where a layer
-        // would be thinner than a few pixels (fine stripes only alias).
+        // Cut earth: darker than the land, in layers a little over a
+        // contour interval thick but at least a third of the base's depth,
+        // faded where a layer would be thinner than a few pixels (fine
+        // stripes only alias).
         color *= 0.7;
-        float thickness = max(frame.bands.w * 0.7, abs(frame.surface.x) / 3.0);
+        float thickness = max(0.012, abs(frame.surface.x) / 3.0);
         float layer = fract(in_height / thickness);
         float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(in_height) / thickness);
         strata = 1.0 - 0.15 * resolved * (1.0 - smoothstep(0.35, 0.5, abs(layer - 0.5)));
     } else if (surface == 2) {
-        color = rock * 0.4;
+        color = frame.palette_cliff.rgb * 0.4;
         floor_color = color * frame.look.z;
     }
 

@@ -8,8 +8,13 @@ layout(set = 0, binding = 0) uniform Frame {
     mat4 view_projection[2];
     mat4 model;
     vec4 light_dir;
-    // sand→grass, grass→rock, rock→snow heights, blend width (terrain units).
-    vec4 bands;
+    // The elevation palette's stops (linear colour, height where each takes
+    // over), how each gives way on slopes, the cliff colour and half blend.
+    vec4 palette_color[6];
+    vec4 palette_clings[6];
+    vec4 palette_cliff;
+    // Stops used, contour interval (terrain units; 0: none), bold every n-th, unused.
+    vec4 contours;
     // Grid width and height in samples.
     uvec4 grid;
     // Base underside, sea level, ripple time (s), water present (0 or 1).

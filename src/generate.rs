@@ -6,7 +6,7 @@
 use crate::app::log::CommandLog;
 
 use crate::app::placement::HOLOGRAM_SIZE_M;
-use crate::render::glb::{self, GlbError};
+use crate::render::glb::{self, GlbError, Paint};
 use crate::size::Size;
 use crate::terrain::export::{self, ExportError, Format};
 use crate::terrain::mei::MeiParams;
@@ -16,8 +16,8 @@ use crate::terrain::particles::ParticleParams;
 use crate::terrain::plates::PlatesParams;
 use crate::terrain::quadtree::{self, QuadtreeWorld};
 use crate::terrain::recipe::{
-    BspGrowth, Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, Recipe, RecipeError, Shaping,
-    Thermal, Weathering,
+    BspGrowth, Finish, Growth, Hydraulic, Line, MAX_ITERATIONS, PaletteName, Recipe, RecipeError,
+    Shaping, Thermal, Weathering,
 };
 use crate::terrain::recipe_growth::RecipeGrowth;
 use crate::terrain::rmp::RmpParams;
@@ -245,13 +245,13 @@ pub fn run(
     args: &GenerateArgs,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Generated, GenerateError> {
-    let (map, range) = build(args, progress)?;
+    let (map, range, paint) = build(args, progress)?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("heightmap.{}", args.format.extension())));
     let bytes = match args.format {
-        Format::Glb => glb::land(&map, range, HOLOGRAM_SIZE_M)?,
+        Format::Glb => glb::land(&map, paint, HOLOGRAM_SIZE_M)?,
         samples => export::encode(&map, samples, range)?,
     };
     let metrics = metrics(&map);
@@ -285,7 +285,7 @@ pub fn stats_text(m: &Metrics) -> String {
 fn build(
     args: &GenerateArgs,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(Heightmap, Option<(f32, f32)>), GenerateError> {
+) -> Result<Built, GenerateError> {
     if let Some(tile) = args.tile {
         let built = match args.tile_method.unwrap_or(TileMethodArg::Fault) {
             TileMethodArg::Fault => {
@@ -294,12 +294,14 @@ fn build(
             }
             TileMethodArg::Quadtree => build_quadtree_tile(args, tile),
         };
-        return built.map(|(map, range)| (map, Some(range)));
+        return built.map(|(map, range)| (map, Some(range), Paint::default()));
     }
     if let Some(path) = &args.replay {
-        return Ok((replayed(path)?, None));
+        let (map, paint) = replayed(path)?;
+        return Ok((map, None, paint));
     }
     let recipe = recipe_of(args)?;
+    let paint = Paint::of(&recipe);
     let mut growth = RecipeGrowth::new(
         recipe,
         args.size.width as usize,
@@ -307,11 +309,15 @@ fn build(
         args.seed,
     )?;
     growth.run_to_end(progress);
-    Ok((growth.into_heightmap(), None))
+    Ok((growth.into_heightmap(), None, paint))
 }
 
-/// The terrain the command log at `path` ended with.
-fn replayed(path: &std::path::Path) -> Result<Heightmap, GenerateError> {
+/// What `generate` made: the heights, the range a tile world normalises
+/// its samples over, and how the land is painted.
+type Built = (Heightmap, Option<(f32, f32)>, Paint);
+
+/// The terrain the command log at `path` ended with, and how it is painted.
+fn replayed(path: &std::path::Path) -> Result<(Heightmap, Paint), GenerateError> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|error| {
         GenerateError::Usage(format!(
@@ -323,7 +329,7 @@ fn replayed(path: &std::path::Path) -> Result<Heightmap, GenerateError> {
     let world = log
         .replay_offline()
         .map_err(|error| GenerateError::Usage(format!("command log {shown}: {error}")))?;
-    Ok(world.heightmap().clone())
+    Ok((world.heightmap().clone(), Paint::of(world.recipe())))
 }
 
 /// The recipe the flags ask for: `--recipe`'s (or the chosen algorithm's
@@ -343,6 +349,8 @@ pub fn recipe_of(args: &GenerateArgs) -> Result<Recipe, GenerateError> {
             Recipe {
                 description: "from generate's flags".into(),
                 sea_level: None,
+                across_km: None,
+                palette: PaletteName::default(),
                 growth: default_growth(algorithm),
                 shaping: if shaped {
                     DEMO_SHAPING

@@ -14,10 +14,11 @@ use std::process::Command;
 use ash::vk;
 use glam::{Mat3, Mat4, Quat, Vec3};
 use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
+use holoterrain::render::palette::TEMPERATE;
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
-    ColorBands, Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
-    SurfaceMarks, UiFill, UiLayer, UiQuad, UiRect,
+    Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage, SurfaceMarks, UiFill,
+    UiLayer, UiQuad, UiRect,
 };
 use support::ui_scene::{
     FREE_LABEL, PLATE, PLATE_COLOR, RING, RING_COLOR, SUNK_LABEL, UI_EYE_HEIGHT, UI_EYE_WIDTH,
@@ -65,7 +66,7 @@ impl SplitMix {
     }
 }
 
-/// A fault-formation landscape on a dome, heights normalised to [0, 1]:
+/// A fault-formation landscape on a dome, heights from 0 to 0.3 terrain units:
 /// `FAULTS` soft-edged faults (random point and direction, one side up, the
 /// other down, amplitude falling with each fault) defined on the continuous
 /// square, so any grid size samples the same surface. Only +, −, ×, ÷ and
@@ -95,7 +96,9 @@ fn fault_terrain(width: u32, height: u32, seed: u64) -> Vec<f32> {
     let max = heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     heights
         .iter()
-        .map(|h| ((h - min) / (max - min)) as f32)
+        // From 0 to 0.3 terrain units, as the built-in landscapes rise:
+        // through every colour of the palette, snow on the highest peaks.
+        .map(|h| ((h - min) / (max - min) * 0.3) as f32)
         .collect()
 }
 
@@ -138,7 +141,8 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         views: eye_views(),
         heights,
         light_dir: Vec3::new(-0.7, 0.6, -0.2),
-        bands: ColorBands::spread_over(0.0, 1.0),
+        palette: TEMPERATE,
+        contours: false,
         // 3 cm of base under the 0 to 10 cm of relief.
         base_bottom: -0.3,
         sea_level: None,
@@ -662,7 +666,7 @@ fn land_pixel(
 }
 
 #[test]
-fn a_stroke_and_a_cursor_brighten_the_land_along_them() {
+fn a_stroke_and_a_cursor_stand_out_on_the_land_along_them() {
     let heights = fault_terrain(GRID_WIDTH, GRID_HEIGHT, SEED);
     // Large enough that the 1 cm ring has a middle of its own.
     let options = OffscreenOptions {
@@ -705,13 +709,21 @@ fn a_stroke_and_a_cursor_brighten_the_land_along_them() {
         })
         .collect();
     assert!(along.len() >= 15, "the stroke is out of view: {along:?}");
-    let brighter = along
-        .iter()
-        .filter(|&&at| pixel(&with, at) > pixel(&without, at) + 20.0)
-        .count();
+    // Brighter than the land, or (over snow, as bright as cyan can be) a
+    // clearly other colour.
+    let rgb = |image: &StereoImage, (x, y): (u32, u32)| {
+        let at = ((y * image.width + x) * 4) as usize;
+        [0, 1, 2].map(|channel| f64::from(image.left[at + channel]))
+    };
+    let stands_out = |at: (u32, u32)| {
+        let (a, b) = (rgb(&with, at), rgb(&without, at));
+        let distance = (0..3).map(|c| (a[c] - b[c]).powi(2)).sum::<f64>().sqrt();
+        pixel(&with, at) > pixel(&without, at) + 20.0 || distance > 60.0
+    };
+    let seen = along.iter().filter(|&&at| stands_out(at)).count();
     assert!(
-        brighter * 10 >= along.len() * 8,
-        "only {brighter} of {} points along the stroke are brighter",
+        seen * 10 >= along.len() * 8,
+        "only {seen} of {} points along the stroke stand out",
         along.len()
     );
     // The ring: bright on its rim, either side of the cursor.

@@ -17,6 +17,7 @@ use super::world::undo::Undone;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::EyeView as RenderEyeView;
+use crate::terrain::recipe::PaletteName;
 use crate::terrain::sculpt::Ignored;
 
 /// A view's field of view as four angles in radians from its forward axis,
@@ -41,12 +42,6 @@ pub struct EyeView {
     /// How much it sees.
     pub fov: Fov,
 }
-
-/// The narrowest height range (terrain units) the sand, grass, rock and snow
-/// bands are spread over: the bands follow the terrain's own range (the
-/// thesis' rule), but a map just reseeded, flat or nearly, stays sand rather
-/// than showing every band in a millimetre of relief.
-pub const MIN_BAND_SPAN: f32 = 0.04;
 
 /// Near clipping plane of every eye, metres: a hand reaching into the
 /// hologram stays further away, and a table-top scene needs no nearer.
@@ -158,6 +153,11 @@ pub enum AppEvent {
     },
     /// The recipe's erosion started early ("Weather").
     Weathered,
+    /// The land is drawn this many times taller than it is now ("Taller", "Flatter", or an undo of one).
+    Exaggerated {
+        /// The vertical exaggeration.
+        exaggeration: f32,
+    },
     /// Growth was paused, resumed or changed speed; how it goes now.
     Growth(GrowthState),
     /// A button of the controls was pressed (by a fingertip, a ray or its
@@ -247,6 +247,15 @@ pub struct FrameOutput {
     pub height_range: (f32, f32),
     /// The recipe's water level (terrain units), when it has water.
     pub sea_level: Option<f32>,
+    /// The colours by height the land is painted with (the recipe's).
+    pub palette: PaletteName,
+    /// Whether contour lines are drawn.
+    pub contours: bool,
+    /// How many times taller than it is the land is drawn (`model` has it
+    /// in its vertical scale already).
+    pub exaggeration: f32,
+    /// How wide the land is, km (the recipe's): what the legend's scale says.
+    pub across_km: f32,
     /// Marks to draw on the land (empty unless a tool draws them).
     pub marks: OwnedSurfaceMarks,
     /// The controls to draw (empty when none show).
@@ -261,6 +270,7 @@ impl From<WorldEvent> for AppEvent {
             WorldEvent::Reseeded { seed, cause, hand } => AppEvent::Reseeded { seed, cause, hand },
             WorldEvent::Undid { undone } => AppEvent::Undid { undone },
             WorldEvent::Weathered => AppEvent::Weathered,
+            WorldEvent::Exaggerated { exaggeration } => AppEvent::Exaggerated { exaggeration },
             WorldEvent::Growth(state) => AppEvent::Growth(state),
             WorldEvent::Edited {
                 kind,
@@ -316,6 +326,10 @@ impl FrameOutput {
             display_time_ns: 0,
             height_range: (0.0, 0.0),
             sea_level: None,
+            palette: PaletteName::default(),
+            contours: true,
+            exaggeration: 1.0,
+            across_km: 10.0,
             marks: OwnedSurfaceMarks::default(),
             ui: OwnedUiLayer::default(),
             shared: None,

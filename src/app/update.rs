@@ -7,7 +7,7 @@ use crate::app::shared::Sharing;
 use crate::app::shared::colocation;
 use crate::app::shared::session::{Role, SessionIn, SessionOut, Step};
 use crate::app::world::command::{self, Applied, Command, Origin};
-use crate::app::world::placement::{self, Placement, PlacementCause};
+use crate::app::world::placement::{self, Land, Placement, PlacementCause};
 use crate::app::world::{AppConfig, AppError, World};
 use crate::input::{Aabb, Pose};
 use crate::terrain::Heightmap;
@@ -244,7 +244,7 @@ impl App {
                 .interaction
                 .drawn(input, &self.world)
                 .as_ref()
-                .map(Placement::model_matrix),
+                .map(|placement| placement.model_matrix(self.world.exaggeration())),
             heights_changed: changed_by_commands || previewed || grown,
             events,
             commands,
@@ -254,6 +254,10 @@ impl App {
             display_time_ns: now,
             height_range: self.world.height_range(),
             sea_level: self.world.recipe().sea_level,
+            palette: self.world.recipe().palette,
+            contours: self.interaction.contours(),
+            exaggeration: self.world.exaggeration(),
+            across_km: self.world.recipe().across_km(),
             marks: self.interaction.marks(),
             ui: match replayed {
                 // A replay has no wearer, so no controls to show.
@@ -347,6 +351,11 @@ impl App {
     /// The world: terrain, growth and the settled placement.
     pub fn world(&self) -> &World {
         &self.world
+    }
+
+    /// The land as drawn: the heights that show, and the exaggeration.
+    pub fn land(&self) -> Land<'_> {
+        Land::new(self.world.heightmap(), self.world.exaggeration())
     }
 
     /// The current heights (terrain units).

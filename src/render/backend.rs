@@ -6,7 +6,7 @@
 //!
 //! What crosses the seam is plain data: a [`FrameScene`] in (both eyes'
 //! matrices, the model matrix, new heights only when they changed, the light,
-//! the colour bands, the base, the water, the display and the marks; built
+//! the palette and contours, the base, the water, the display and the marks; built
 //! once per frame by `app::scene::SceneBuilder`)
 //! and a [`StereoImage`] out. Nothing of Vulkan or Direct3D crosses it.
 use std::sync::Arc;
@@ -87,7 +87,7 @@ pub struct StereoImage {
 ///   left image and the right eye with `scene.views[1]`, depth-tested
 ///   (nearer wins), back faces culled: first the solid (land, sides carried
 ///   down to `scene.base_bottom`, underside), opaque, coloured by height and
-///   slope with `scene.bands`, lit from `scene.light_dir` with
+///   slope with `scene.palette` (contour lines when `scene.contours`), lit from `scene.light_dir` with
 ///   `scene.display`'s ambient and floor, `scene.marks` on the land; then,
 ///   when `scene.sea_level` is `Some`, the water blended over it (source
 ///   alpha; alpha over land stays 1); stored sRGB-encoded;

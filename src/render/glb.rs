@@ -19,14 +19,33 @@
 //!   its own buffer view at a 4-byte boundary; the JSON chunk is padded with
 //!   spaces and the BIN chunk with zeros to 4 bytes.
 //!
-//! The same heights, model and bands give the same bytes.
+//! The same heights, model and paint give the same bytes.
 use glam::{Mat3, Mat4, Vec3};
 use serde_json::json;
 
 use super::grid::{GridIndices, TerrainGrid};
-use super::palette::terrain_color;
-use super::scene::ColorBands;
+use super::palette::{Palette, terrain_color};
+use crate::terrain::recipe::{PaletteName, Recipe};
 use crate::terrain::{Heightmap, normals};
+
+/// How the land is painted: its palette, and the sea its beaches lie above.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Paint {
+    /// The colours by height.
+    pub palette: PaletteName,
+    /// The water's level, terrain units, when there is water.
+    pub sea_level: Option<f32>,
+}
+
+impl Paint {
+    /// How `recipe`'s land is painted.
+    pub fn of(recipe: &Recipe) -> Self {
+        Paint {
+            palette: recipe.palette,
+            sea_level: recipe.sea_level,
+        }
+    }
+}
 
 /// `glTF` read as a little-endian u32: the GLB header's magic.
 pub const MAGIC: u32 = 0x4654_6C67;
@@ -89,24 +108,19 @@ struct Vertices {
 }
 
 /// The terrain mesh as the app draws its land: on the hologram's footprint
-/// at 1× (`footprint_m` across, +Y up), its colour bands spread over the
-/// map's own heights by the thesis' rule, or over a tile world's fixed
-/// `range`, so neighbouring tiles agree at their seams. The file holds the
-/// land alone, without the app's base, so its height zero stays at the
-/// origin rather than the base's depth above it.
-pub fn land(
-    map: &Heightmap,
-    range: Option<(f32, f32)>,
-    footprint_m: f32,
-) -> Result<Vec<u8>, GlbError> {
-    let (lo, hi) = range.unwrap_or_else(|| map.min_max());
+/// at 1× (`footprint_m` across, +Y up), at its true heights, painted as
+/// `paint` says (the palette's colours are fixed by height, so neighbouring
+/// tiles agree at their seams). The file holds the land alone, without the
+/// app's base, so its height zero stays at the origin rather than the
+/// base's depth above it.
+pub fn land(map: &Heightmap, paint: Paint, footprint_m: f32) -> Result<Vec<u8>, GlbError> {
     let model = Mat4::from_scale(Vec3::splat(footprint_m));
-    encode(map, model, &ColorBands::spread_over(lo, hi))
+    encode(map, model, paint)
 }
 
 /// The glb of `map`'s mesh placed by `model` (grid space: x and z in
-/// [-0.5, 0.5], heights in terrain units along y) and coloured over `bands`.
-pub fn encode(map: &Heightmap, model: Mat4, bands: &ColorBands) -> Result<Vec<u8>, GlbError> {
+/// [-0.5, 0.5], heights in terrain units along y) and painted as `paint` says.
+pub fn encode(map: &Heightmap, model: Mat4, paint: Paint) -> Result<Vec<u8>, GlbError> {
     let (width, height) = (map.width(), map.height());
     if let Some(index) = map.cells().iter().position(|h| !h.is_finite()) {
         return Err(GlbError::NotFinite {
@@ -126,7 +140,7 @@ pub fn encode(map: &Heightmap, model: Mat4, bands: &ColorBands) -> Result<Vec<u8
     }
     let side = |n: usize| u32::try_from(n).expect("a heightmap side fits in u32");
     let grid = TerrainGrid::new(side(width), side(height)).expect("a heightmap is at least 2×2");
-    let vertices = vertices(map, &grid, model, bands);
+    let vertices = vertices(map, &grid, model, paint);
 
     let mut bin = Vec::with_capacity(buffer_bytes as usize);
     for attribute in [&vertices.positions, &vertices.normals, &vertices.colors] {
@@ -223,7 +237,8 @@ fn buffer_size(width: usize, height: usize) -> u64 {
 }
 
 /// Each vertex where the vertex shader puts it, its normal and its colour.
-fn vertices(map: &Heightmap, grid: &TerrainGrid, model: Mat4, bands: &ColorBands) -> Vertices {
+fn vertices(map: &Heightmap, grid: &TerrainGrid, model: Mat4, paint: Paint) -> Vertices {
+    let palette = Palette::named(paint.palette);
     let (width, height) = (map.width(), map.height());
     // The grid spans 1 along x and z whatever its sample counts: the shader's `cell`.
     let model_normals =
@@ -247,7 +262,7 @@ fn vertices(map: &Heightmap, grid: &TerrainGrid, model: Mat4, bands: &ColorBands
         out.normals.push(normal.to_array());
         let flatness = normal.dot(terrain_up).abs();
         out.colors
-            .push(terrain_color(h, flatness, bands).map(|c| c.clamp(0.0, 1.0)));
+            .push(terrain_color(h, flatness, palette, paint.sea_level).map(|c| c.clamp(0.0, 1.0)));
     }
     out
 }
@@ -312,8 +327,7 @@ mod tests {
     }
 
     fn glb_of(map: &Heightmap) -> Glb {
-        let bands = ColorBands::spread_over(0.0, 1.0);
-        Glb::parse(&encode(map, hologram(), &bands).unwrap())
+        Glb::parse(&encode(map, hologram(), Paint::default()).unwrap())
     }
 
     fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -407,12 +421,7 @@ mod tests {
     fn the_container_is_a_glb_with_its_chunks_aligned() {
         // Sizes whose JSON needs each amount of padding in turn.
         for (width, height) in [(2, 2), (3, 2), (5, 4), (65, 33), (97, 61)] {
-            let bytes = encode(
-                &rough_map(width, height),
-                hologram(),
-                &ColorBands::spread_over(0.0, 1.0),
-            )
-            .unwrap();
+            let bytes = encode(&rough_map(width, height), hologram(), Paint::default()).unwrap();
             let glb = Glb::parse(&bytes);
             let buffer_length = glb.json["buffers"][0]["byteLength"].as_u64().unwrap();
             assert_eq!(buffer_length as usize, glb.bin.len());
@@ -542,24 +551,43 @@ mod tests {
 
     #[test]
     fn colours_are_the_palettes_by_height_and_slope() {
-        let map = rough_map(9, 5);
-        let bands = ColorBands::spread_over(0.0, 1.0);
-        let glb = Glb::parse(&encode(&map, hologram(), &bands).unwrap());
+        // Heights over the palettes' stops: 0 to 0.3 terrain units.
+        let map = Heightmap::from_cells(
+            9,
+            5,
+            rough_map(9, 5).cells().iter().map(|h| h * 0.3).collect(),
+        )
+        .unwrap();
+        let paint = Paint {
+            palette: PaletteName::Desert,
+            sea_level: Some(0.05),
+        };
+        let glb = Glb::parse(&encode(&map, hologram(), paint).unwrap());
         let normals = glb.vec3s(1);
+        let mut distinct = Vec::new();
         for ((color, normal), &h) in glb.vec3s(2).into_iter().zip(normals).zip(map.cells()) {
             assert!(color.iter().all(|c| (0.0..=1.0).contains(c)), "{color:?}");
-            let want = terrain_color(h, normal[1].abs(), &bands).map(|c| c.clamp(0.0, 1.0));
+            let want = terrain_color(
+                h,
+                normal[1].abs(),
+                &super::super::palette::DESERT,
+                Some(0.05),
+            )
+            .map(|c| c.clamp(0.0, 1.0));
             assert_eq!(color, want);
+            if !distinct.contains(&color) {
+                distinct.push(color);
+            }
         }
+        assert!(distinct.len() > 3, "{distinct:?}");
     }
 
     #[test]
     fn the_same_map_gives_the_same_bytes() {
         let map = rough_map(33, 17);
-        let bands = ColorBands::spread_over(0.0, 1.0);
         assert_eq!(
-            encode(&map, hologram(), &bands).unwrap(),
-            encode(&map, hologram(), &bands).unwrap()
+            encode(&map, hologram(), Paint::default()).unwrap(),
+            encode(&map, hologram(), Paint::default()).unwrap()
         );
     }
 
@@ -577,7 +605,7 @@ mod tests {
     #[test]
     fn a_height_that_is_not_a_number_is_an_error() {
         let map = Heightmap::from_cells(2, 2, vec![0.0, 0.0, f32::NAN, 0.0]).unwrap();
-        let error = encode(&map, hologram(), &ColorBands::spread_over(0.0, 1.0)).unwrap_err();
+        let error = encode(&map, hologram(), Paint::default()).unwrap_err();
         assert!(
             matches!(
                 error,

@@ -1,9 +1,11 @@
 //! What one frame draws: the hologram's transform, both eyes, new heights
-//! (when they changed), the light, the colour bands, the base and the
+//! (when they changed), the light, the palette and contours, the base and the
 //! water, the display it is for, the marks on the land and the controls
 //! (menus, buttons, pointers) floating beside it.
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3};
+
+use super::palette::{BOLD_EVERY, CONTOUR_INTERVAL, MAX_STOPS, Palette, srgb_to_linear};
 
 /// Eyes per frame: view (and image array layer) 0 is the left eye, 1 the
 /// right; every backend and the OpenXR swapchains use this one number.
@@ -16,37 +18,6 @@ pub struct EyeView {
     pub view: Mat4,
     /// Eye → Vulkan clip space (see `camera::perspective_from_fov`).
     pub projection: Mat4,
-}
-
-/// Heights, in terrain units, where the colour bands meet: sand below
-/// `sand_to_grass`, then grass, rock from `grass_to_rock`, snow above
-/// `rock_to_snow`. Each change blends smoothly over `blend` terrain units.
-/// Independently of height, steep slopes show rock instead of grass or snow.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ColorBands {
-    /// Where sand turns into grass.
-    pub sand_to_grass: f32,
-    /// Where grass turns into rock.
-    pub grass_to_rock: f32,
-    /// Where rock turns into snow.
-    pub rock_to_snow: f32,
-    /// Width of each blend zone.
-    pub blend: f32,
-}
-
-impl ColorBands {
-    /// Fritz's rule ("Procedural Generation of Mountain Ranges Based on
-    /// Geology", 2016, §3.7.1): split the height range into four
-    /// equal bands, blending across a band's width around each boundary.
-    pub fn spread_over(min_height: f32, max_height: f32) -> Self {
-        let quarter = (max_height - min_height) / 4.0;
-        ColorBands {
-            sand_to_grass: min_height + quarter,
-            grass_to_rock: min_height + 2.0 * quarter,
-            rock_to_snow: min_height + 3.0 * quarter,
-            blend: quarter * 0.35,
-        }
-    }
 }
 
 /// Most stroke points a frame draws; points past these are ignored.
@@ -168,8 +139,10 @@ pub struct FrameScene<'a> {
     /// World-space direction from the surface towards the light; any
     /// non-zero length (it is normalised in the shader).
     pub light_dir: Vec3,
-    /// Where the colour bands change.
-    pub bands: ColorBands,
+    /// The colours by height the land is painted with.
+    pub palette: Palette,
+    /// Whether contour lines are drawn.
+    pub contours: bool,
     /// Model-space height (terrain units) of the base's flat underside:
     /// the land's edge profile is carried down to it.
     pub base_bottom: f32,
@@ -200,15 +173,25 @@ pub fn ripple_seconds(ns: i64) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::palette::{DESERT, TEMPERATE};
 
     #[test]
-    fn bands_split_the_height_range_in_quarters() {
-        let bands = ColorBands::spread_over(2.0, 6.0);
+    fn the_palette_and_contours_go_into_the_uniforms() {
+        let mut scene = test_scene();
+        scene.palette = DESERT;
+        let uniforms = FrameUniforms::new(&scene, Mat4::IDENTITY, 2, 2);
+        assert_eq!(uniforms.contours, [4.0, CONTOUR_INTERVAL, BOLD_EVERY, 0.0]);
+        assert_eq!(uniforms.palette_color[2][3], DESERT.stops[2].from);
         assert_eq!(
-            [bands.sand_to_grass, bands.grass_to_rock, bands.rock_to_snow],
-            [3.0, 4.0, 5.0]
+            uniforms.palette_color[0][0],
+            srgb_to_linear(DESERT.stops[0].srgb[0])
         );
-        assert_eq!(bands.blend, 0.35);
+        assert_eq!(uniforms.palette_cliff[3], DESERT.half_blend);
+        scene.contours = false;
+        assert_eq!(
+            FrameUniforms::new(&scene, Mat4::IDENTITY, 2, 2).contours[1],
+            0.0
+        );
     }
 
     #[test]
@@ -252,7 +235,8 @@ mod tests {
             views: [eye; VIEW_COUNT as usize],
             heights: None,
             light_dir: Vec3::Y,
-            bands: ColorBands::spread_over(0.0, 1.0),
+            palette: TEMPERATE,
+            contours: true,
             base_bottom: -0.06,
             sea_level: None,
             time_s: 0.0,
@@ -275,8 +259,14 @@ pub struct FrameUniforms {
     pub model: [f32; 16],
     /// Towards the light, world space (w unused).
     pub light_dir: [f32; 4],
-    /// Band boundaries and blend width.
-    pub bands: [f32; 4],
+    /// The palette's stops: linear colour, and the height each takes over from.
+    pub palette_color: [[f32; 4]; MAX_STOPS],
+    /// The flatnesses over which the cliff gives way to each stop (z, w unused).
+    pub palette_clings: [[f32; 4]; MAX_STOPS],
+    /// The cliff's linear colour and the palette's half blend.
+    pub palette_cliff: [f32; 4],
+    /// Stops used, contour interval (0: none), bold every n-th line, unused.
+    pub contours: [f32; 4],
     /// Grid width and height (z, w unused).
     pub grid: [u32; 4],
     /// The base's underside, the sea level, the ripple time (seconds) and
@@ -303,11 +293,27 @@ impl FrameUniforms {
                 .map(|eye| (clip * eye.projection * eye.view).to_cols_array()),
             model: scene.model.to_cols_array(),
             light_dir: scene.light_dir.extend(0.0).to_array(),
-            bands: [
-                scene.bands.sand_to_grass,
-                scene.bands.grass_to_rock,
-                scene.bands.rock_to_snow,
-                scene.bands.blend,
+            palette_color: scene.palette.stops.map(|stop| {
+                let [r, g, b] = stop.srgb.map(srgb_to_linear);
+                [r, g, b, stop.from]
+            }),
+            palette_clings: scene
+                .palette
+                .stops
+                .map(|stop| [stop.clings[0], stop.clings[1], 0.0, 0.0]),
+            palette_cliff: {
+                let [r, g, b] = scene.palette.cliff_srgb.map(srgb_to_linear);
+                [r, g, b, scene.palette.half_blend]
+            },
+            contours: [
+                scene.palette.count as f32,
+                if scene.contours {
+                    CONTOUR_INTERVAL
+                } else {
+                    0.0
+                },
+                BOLD_EVERY,
+                0.0,
             ],
             grid: [grid_width, grid_height, 0, 0],
             surface: [

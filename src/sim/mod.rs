@@ -118,7 +118,7 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
             voice: user.heard(previous_ns, script_ns),
             surfaces: surfaces.clone(),
             kept,
-            ..user.frame_input(script_ns, app.placement(), app.heightmap())
+            ..user.frame_input(script_ns, app.placement(), app.land())
         };
         input.markers = Some(sightings.look(&input));
         previous_ns = Some(script_ns);

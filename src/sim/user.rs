@@ -8,11 +8,10 @@ use glam::{Quat, Vec3};
 use super::script::{Action, PressWith, Script, ScriptEvent};
 use crate::app::controls::ShownButton;
 use crate::app::manipulation::turn_about_vertical;
-use crate::app::placement::{self, HOLOGRAM_SIZE_M};
+use crate::app::placement::{self, HOLOGRAM_SIZE_M, Land};
 use crate::app::{EyeView, Fov, FrameInput, HandInput, Kept, Placement, VoiceCommand};
 use crate::input::hand::{PALM, WRIST};
 use crate::input::{Hand, HandJoints, JOINT_COUNT, Joint, Pose};
-use crate::terrain::Heightmap;
 
 /// Distance between the eyes (a typical adult IPD), metres.
 pub const IPD_M: f32 = 0.063;
@@ -214,7 +213,7 @@ impl SimulatedUser {
         &mut self,
         time_ns: i64,
         hologram: Option<Placement>,
-        heights: &Heightmap,
+        land: Land<'_>,
     ) -> FrameInput {
         let centre = Self::centre(hologram);
         let head = self.head_pose(time_ns, centre);
@@ -223,22 +222,17 @@ impl SimulatedUser {
                 *start = Some(GestureStart { head, centre });
             }
         }
-        self.predict(time_ns, hologram, heights)
+        self.predict(time_ns, hologram, land)
     }
 
     /// What the user does at `time_ns` with the hologram at `hologram`,
     /// without noting anything (as a runtime predicts poses at any time); a
     /// gesture whose start is not noted yet starts from now.
-    pub fn predict(
-        &self,
-        time_ns: i64,
-        hologram: Option<Placement>,
-        heights: &Heightmap,
-    ) -> FrameInput {
+    pub fn predict(&self, time_ns: i64, hologram: Option<Placement>, land: Land<'_>) -> FrameInput {
         let centre = Self::centre(hologram);
         let head = self.head_pose(time_ns, centre);
         let hands =
-            Hand::BOTH.map(|hand| self.hand_input(hand, time_ns, &head, hologram, centre, heights));
+            Hand::BOTH.map(|hand| self.hand_input(hand, time_ns, &head, hologram, centre, land));
         FrameInput {
             display_time_ns: time_ns,
             head: Some(head),
@@ -369,7 +363,7 @@ impl SimulatedUser {
         head: &Pose,
         hologram: Option<Placement>,
         centre: Vec3,
-        heights: &Heightmap,
+        land: Land<'_>,
     ) -> HandInput {
         let side = side_sign(hand);
         let yaw_only = placement::place_hologram(head).orientation;
@@ -396,7 +390,7 @@ impl SimulatedUser {
             side,
             head,
             hologram,
-            heights,
+            land,
             rest,
             yaw_only,
             start,
@@ -431,7 +425,7 @@ struct GesturePose<'a> {
     side: f32,
     head: &'a Pose,
     hologram: Option<Placement>,
-    heights: &'a Heightmap,
+    land: Land<'a>,
     /// The resting hand: what a gesture that cannot be made now shows, and
     /// what every gesture's pose leaves as it is.
     rest: HandInput,
@@ -468,7 +462,7 @@ impl GesturePose<'_> {
             Action::Hold { delta, .. } => {
                 let moved = delta * self.progress;
                 let base = self.hologram.map_or(self.start.centre, |hologram| {
-                    base_facing(&hologram, self.start.head.position, self.heights)
+                    base_facing(&hologram, self.start.head.position, self.land)
                 });
                 self.pinching(
                     self.raised_tip + moved,
@@ -538,7 +532,7 @@ impl GesturePose<'_> {
             return self.rest;
         };
         let on_land =
-            |uv: [f32; 2]| hologram.to_room(placement::surface_point(self.heights, uv[0], uv[1]));
+            |uv: [f32; 2]| hologram.to_room(placement::surface_point(self.land, uv[0], uv[1]));
         let first = on_land(points[0]);
         let target = on_land(point_along(points, self.progress));
         // The hand follows the aim across, half as far, level with
@@ -556,7 +550,7 @@ impl GesturePose<'_> {
         let Some(hologram) = self.hologram else {
             return self.rest;
         };
-        let target = hologram.to_room(placement::surface_point(self.heights, u, v));
+        let target = hologram.to_room(placement::surface_point(self.land, u, v));
         let raised = hologram.pose.up() * (dh * self.progress);
         // Above the point's place on the base plane, not on the
         // land, which rises under the hand as the hill shows.
@@ -588,7 +582,7 @@ impl GesturePose<'_> {
         let Some(hologram) = self.hologram else {
             return self.rest;
         };
-        let surface = placement::land_y_m(placement::sample_bilinear(self.heights, u, v));
+        let surface = self.land.y_m(u, v);
         let since_ns = self.since_ns;
         let above = if self.held {
             -POKE_DEPTH_M
@@ -701,13 +695,12 @@ fn reaching_over(hologram: &Placement, point: Vec3, viewer: Vec3) -> Vec3 {
 
 /// The middle of the base's side that faces `viewer`, in the room: where
 /// a hand takes the hologram to move it.
-fn base_facing(hologram: &Placement, viewer: Vec3, heights: &Heightmap) -> Vec3 {
+fn base_facing(hologram: &Placement, viewer: Vec3, land: Land<'_>) -> Vec3 {
     let local_viewer = hologram.to_local(viewer);
     let towards = Vec3::new(local_viewer.x, 0.0, local_viewer.z).normalize_or(Vec3::Z);
     // Onto the side of the square footprint, just inside its edge.
     let edge = HOLOGRAM_SIZE_M / 2.0 * 0.98 / towards.x.abs().max(towards.z.abs());
-    let (low, high) = heights.min_max();
-    let bottom = placement::hologram_bounds(low, high).min.y;
+    let bottom = land.bounds().min.y;
     hologram.to_room(towards * edge + Vec3::Y * (bottom + placement::BASE_DEPTH_M * 0.5))
 }
 
@@ -770,6 +763,7 @@ mod tests {
     use crate::app::placement::{hologram_bounds, probe_surface};
     use crate::input::hand::{INDEX_TIP, pinch_distance};
     use crate::input::{PINCH_END_M, PINCH_START_M, TAP_PRESS_DEPTH_M, TAP_RELEASE_HEIGHT_M};
+    use crate::terrain::Heightmap;
 
     const SECOND_NS: i64 = 1_000_000_000;
 
@@ -808,7 +802,7 @@ mod tests {
     #[test]
     fn an_air_tap_pinches_exactly_from_its_time() {
         let user = user("1.0 airtap right");
-        let at = |time_ns| user.predict(time_ns, placed(), &flat());
+        let at = |time_ns| user.predict(time_ns, placed(), Land::new(&flat(), 1.0));
         assert!(right_gap(&at(SECOND_NS - 1)) > PINCH_END_M);
         assert!(right_gap(&at(SECOND_NS)) < PINCH_START_M);
         assert!(right_gap(&at(SECOND_NS + HOLD_NS)) > PINCH_END_M);
@@ -817,7 +811,7 @@ mod tests {
     #[test]
     fn an_air_tap_aims_at_the_hologram() {
         let user = user("1.0 airtap right");
-        let input = user.predict(SECOND_NS, placed(), &flat());
+        let input = user.predict(SECOND_NS, placed(), Land::new(&flat(), 1.0));
         let aim = input.hands[Hand::Right.index()].aim.unwrap();
         let bounds = hologram_bounds(0.0, 0.0);
         assert!(
@@ -830,7 +824,7 @@ mod tests {
     #[test]
     fn an_away_air_tap_turns_aim_and_gaze_off_the_hologram() {
         let user = user("1.0 airtap right away");
-        let input = user.predict(SECOND_NS, placed(), &flat());
+        let input = user.predict(SECOND_NS, placed(), Land::new(&flat(), 1.0));
         let bounds = hologram_bounds(0.0, 0.2);
         let misses = |pose: Pose| {
             bounds
@@ -845,7 +839,7 @@ mod tests {
     #[test]
     fn the_orbiting_head_looks_at_the_hologram() {
         let user = user("");
-        let input = user.predict(7 * SECOND_NS, placed(), &flat());
+        let input = user.predict(7 * SECOND_NS, placed(), Land::new(&flat(), 1.0));
         let head = input.head.unwrap();
         let to_centre = (hologram().position - head.position).normalize();
         assert!(head.forward().abs_diff_eq(to_centre, 1e-5));
@@ -857,11 +851,15 @@ mod tests {
         let user = user("2.0 tap left 0.25 0.75");
         let map = flat();
         let probe_at = |time_ns| {
-            let input = user.predict(time_ns, placed(), &map);
+            let input = user.predict(time_ns, placed(), Land::new(&map, 1.0));
             let tip = input.hands[Hand::Left.index()].joints.unwrap()[INDEX_TIP]
                 .pose
                 .position;
-            probe_surface(hologram().inverse().transform_point(tip), &map).unwrap()
+            probe_surface(
+                hologram().inverse().transform_point(tip),
+                Land::new(&map, 1.0),
+            )
+            .unwrap()
         };
         let hovering = probe_at(2 * SECOND_NS - LEAD_NS);
         assert!(hovering.height_above_surface > TAP_RELEASE_HEIGHT_M);
@@ -873,7 +871,7 @@ mod tests {
 
     #[test]
     fn eyes_are_an_ipd_apart() {
-        let input = user("").predict(0, None, &flat());
+        let input = user("").predict(0, None, Land::new(&flat(), 1.0));
         let [left, right] = input.views;
         assert!((left.pose.position.distance(right.pose.position) - IPD_M).abs() < 1e-6);
     }
@@ -881,7 +879,7 @@ mod tests {
     #[test]
     fn a_head_event_pins_the_head() {
         let user = user("1.0 head 0.5 1.5 0.2 0.0 1.3 -1.0");
-        let input = user.predict(3 * SECOND_NS, placed(), &flat());
+        let input = user.predict(3 * SECOND_NS, placed(), Land::new(&flat(), 1.0));
         assert!(
             input
                 .head

@@ -95,6 +95,32 @@ impl<'de> Deserialize<'de> for BuiltInName {
     }
 }
 
+/// How wide a recipe's land is when it does not say, km.
+pub const DEFAULT_ACROSS_KM: f32 = 10.0;
+/// The narrowest and widest land a recipe may say it is, km: a garden
+/// bed to a continent.
+pub const ACROSS_KM_RANGE: (f32, f32) = (0.01, 10_000.0);
+
+/// The elevation palettes a recipe may name: the colours are fixed by
+/// height, the same for every landscape that names the palette
+/// (`render::palette` holds them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PaletteName {
+    /// Green lowlands, tan uplands, rock and snow on the peaks.
+    #[default]
+    Temperate,
+    /// Pale sand, orange and red rock: canyon country.
+    Desert,
+}
+
+impl PaletteName {
+    /// Whether it is the palette a recipe gets without naming one.
+    pub fn is_default(&self) -> bool {
+        *self == PaletteName::default()
+    }
+}
+
 /// What a terrain is made of, apart from its seed and size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,6 +130,14 @@ pub struct Recipe {
     /// The water's height in terrain units, for the look; none for dry land.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sea_level: Option<f32>,
+    /// How wide the land is, in kilometres: what the hologram's edge stands
+    /// for, so heights and the scale bar can be read in real units
+    /// ([`DEFAULT_ACROSS_KM`] when a recipe does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub across_km: Option<f32>,
+    /// The colours by height the land is painted with.
+    #[serde(default, skip_serializing_if = "PaletteName::is_default")]
+    pub palette: PaletteName,
     /// How the land rises.
     pub growth: Growth,
     /// What every fault iteration does to the map after its change.
@@ -609,6 +643,11 @@ impl Recipe {
         toml::to_string(self).expect("a recipe is plain TOML")
     }
 
+    /// How wide the land is, km.
+    pub fn across_km(&self) -> f32 {
+        self.across_km.unwrap_or(DEFAULT_ACROSS_KM)
+    }
+
     /// Checks every value against its range, naming the first that is out.
     pub fn validate(&self) -> Result<(), RecipeError> {
         if let Some(level) = self.sea_level
@@ -618,6 +657,15 @@ impl Recipe {
                 "sea_level",
                 f64::from(level),
                 "a finite height",
+            ));
+        }
+        if let Some(across) = self.across_km
+            && !(across.is_finite() && (ACROSS_KM_RANGE.0..=ACROSS_KM_RANGE.1).contains(&across))
+        {
+            return Err(RecipeError::out_of_range(
+                "across_km",
+                f64::from(across),
+                "0.01 to 10000 (km)",
             ));
         }
         self.growth.validate()?;

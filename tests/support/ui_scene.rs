@@ -6,9 +6,9 @@
 //! tests/windows_wine.rs compares the two.
 use glam::{Mat3, Mat4, Quat, Vec3};
 use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
+use holoterrain::render::palette::TEMPERATE;
 use holoterrain::render::{
-    ColorBands, Display, EyeView, FrameScene, SurfaceMarks, UiFill, UiLabel, UiLayer, UiQuad,
-    UiRect,
+    Display, EyeView, FrameScene, SurfaceMarks, UiFill, UiLabel, UiLayer, UiQuad, UiRect,
 };
 
 /// Eye image size: large enough that the text has pixels to be read by.
@@ -125,7 +125,8 @@ pub fn ui_scene<'a>(heights: &'a [f32], ui: UiLayer<'a>) -> FrameScene<'a> {
         views: ui_eye_views(),
         heights: Some(heights),
         light_dir: Vec3::new(-0.7, 0.6, -0.2),
-        bands: ColorBands::spread_over(0.0, 1.0),
+        palette: TEMPERATE,
+        contours: false,
         base_bottom: -0.3,
         sea_level: None,
         time_s: 0.0,

@@ -27,6 +27,12 @@ pub enum Action {
     Weather,
     /// Take back the last terrain command.
     Undo,
+    /// Draw the contour lines, or stop drawing them.
+    Contours,
+    /// Draw the land a step taller than now.
+    Taller,
+    /// Draw the land a step flatter than now.
+    Flatter,
     /// Keep the terrain in a folder of its own.
     Save,
     /// Keep the panel where it is.
@@ -52,6 +58,9 @@ impl Action {
             Action::Faster => "Faster",
             Action::Weather => "Weather",
             Action::Undo => "Undo",
+            Action::Contours => "Contours",
+            Action::Taller => "Taller",
+            Action::Flatter => "Flatter",
             Action::Save => "Save terrain",
             Action::PinPanel => "Pin panel",
             Action::UnpinPanel => "Unpin panel",
@@ -72,6 +81,8 @@ impl Action {
             Action::Slower | Action::Faster => "speed",
             Action::Weather => "weather",
             Action::Undo => "undo",
+            Action::Contours => "contours",
+            Action::Taller | Action::Flatter => "exaggerate",
             Action::Save => "save",
             Action::PinPanel => "pin panel",
             Action::UnpinPanel => "unpin panel",
@@ -146,6 +157,9 @@ pub(super) fn panel_actions(pinned: bool) -> Vec<Action> {
             Action::Faster,
             Action::Weather,
             Action::Undo,
+            Action::Contours,
+            Action::Taller,
+            Action::Flatter,
             Action::Save,
             if pinned {
                 Action::UnpinPanel

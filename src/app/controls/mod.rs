@@ -19,11 +19,12 @@
 //! asks of it; [`actions`] what the buttons do, [`layout`] where the menus show and
 //! their buttons lie, [`palm`] the palm held up, [`hit_test`] where a
 //! fingertip or a ray meets a button, [`press`] the presses, [`draw`] what
-//! is drawn.
+//! is drawn; and [`legend`], the scale bar on the hologram's base.
 mod actions;
 mod draw;
 mod hit_test;
 mod layout;
+pub mod legend;
 mod palm;
 mod press;
 mod state;

@@ -5,9 +5,9 @@
 //! grazing a ridge finds the ridge and not the valley behind it.
 use glam::{Vec2, Vec3};
 
+pub use crate::app::world::placement::Land;
 use crate::app::world::placement::{HOLOGRAM_SIZE_M, Placement, probe_surface};
 use crate::input::{Aabb, Ray};
-use crate::terrain::Heightmap;
 
 /// Most steps one march takes (a ray crossing a 1025-sample map corner to
 /// corner at half a sample a step needs about 2900; the cap keeps a frame's
@@ -29,29 +29,30 @@ pub enum AimedAt {
 /// How far above (positive) or below the land `point` (hologram space)
 /// lies, with its (u, v): points off the footprint are measured at its
 /// nearest edge.
-fn above_land(point: Vec3, heights: &Heightmap) -> (f32, Vec2) {
+fn above_land(point: Vec3, land: Land<'_>) -> (f32, Vec2) {
     let half = HOLOGRAM_SIZE_M / 2.0;
     let inside = Vec3::new(
         point.x.clamp(-half, half),
         point.y,
         point.z.clamp(-half, half),
     );
-    let probe = probe_surface(inside, heights).expect("a point clamped onto the footprint");
+    let probe = probe_surface(inside, land).expect("a point clamped onto the footprint");
     (probe.height_above_surface, Vec2::new(probe.u, probe.v))
 }
 
 /// What `ray` (in the room) meets first on the hologram at `placement`
-/// with `heights` inside `bounds` (hologram space), if anything: entering
+/// with `land` inside `bounds` (hologram space), if anything: entering
 /// the bounds below the land means the base or the sides; entering above,
 /// the first point where it passes into the land is the surface it aims at.
-pub fn aim(ray: &Ray, placement: &Placement, heights: &Heightmap, bounds: Aabb) -> Option<AimedAt> {
+pub fn aim(ray: &Ray, placement: &Placement, land: Land<'_>, bounds: Aabb) -> Option<AimedAt> {
     let local = placement.ray_to_local(ray);
     let (entry, exit) = bounds.span(&local)?;
     let at = |t: f32| local.origin + local.direction * t;
-    let (above, _) = above_land(at(entry), heights);
+    let (above, _) = above_land(at(entry), land);
     if above < 0.0 {
         return Some(AimedAt::Base);
     }
+    let heights = land.heights;
     let sample = HOLOGRAM_SIZE_M / (heights.width().max(heights.height()) - 1) as f32;
     let length = (exit - entry) * local.direction.length();
     let steps = ((length / (sample * 0.5)).ceil() as usize).clamp(1, MAX_STEPS);
@@ -59,17 +60,17 @@ pub fn aim(ray: &Ray, placement: &Placement, heights: &Heightmap, bounds: Aabb) 
     let mut outside = entry;
     for i in 1..=steps {
         let t = entry + step * i as f32;
-        if above_land(at(t), heights).0 <= 0.0 {
+        if above_land(at(t), land).0 <= 0.0 {
             let mut inside = t;
             for _ in 0..REFINE_ROUNDS {
                 let middle = (outside + inside) / 2.0;
-                if above_land(at(middle), heights).0 <= 0.0 {
+                if above_land(at(middle), land).0 <= 0.0 {
                     inside = middle;
                 } else {
                     outside = middle;
                 }
             }
-            let (_, uv) = above_land(at(inside), heights);
+            let (_, uv) = above_land(at(inside), land);
             return Some(AimedAt::Surface(uv));
         }
         outside = t;
@@ -82,6 +83,7 @@ mod tests {
     use super::*;
     use crate::app::world::placement::{hologram_bounds, land_y_m};
     use crate::input::Pose;
+    use crate::terrain::Heightmap;
     use glam::Quat;
 
     fn placement() -> Placement {
@@ -113,7 +115,9 @@ mod tests {
         let target = placement().to_room(at(0.1, 0.0, -0.05));
         let from = target + Vec3::new(0.0, 0.5, 0.5);
         let ray = Ray::new(from, target - from);
-        let Some(AimedAt::Surface(uv)) = aim(&ray, &placement(), &map, bounds(&map)) else {
+        let Some(AimedAt::Surface(uv)) =
+            aim(&ray, &placement(), Land::new(&map, 1.0), bounds(&map))
+        else {
             panic!("the ray should meet the surface");
         };
         assert!(uv.abs_diff_eq(Vec2::new(0.7, 0.4), 1e-3), "{uv}");
@@ -126,10 +130,29 @@ mod tests {
         let target = placement().to_room(at(0.0, 0.0, -0.15));
         let from = placement().to_room(at(0.0, 0.12, 0.6));
         let ray = Ray::new(from, target - from);
-        let Some(AimedAt::Surface(uv)) = aim(&ray, &placement(), &map, bounds(&map)) else {
+        let Some(AimedAt::Surface(uv)) =
+            aim(&ray, &placement(), Land::new(&map, 1.0), bounds(&map))
+        else {
             panic!("the ray should meet the ridge");
         };
         assert!((uv.y - 0.5).abs() < 0.04, "{uv}");
+    }
+
+    #[test]
+    fn an_exaggerated_ridge_is_met_where_it_is_drawn() {
+        let map = ridge();
+        // Level with the top of the ridge drawn twice as tall (0.2 m at 1×),
+        // above the ridge as it is: only the drawn ridge is in the way.
+        let from = placement().to_room(at(0.0, 0.15, 0.6));
+        let target = placement().to_room(at(0.0, 0.15, -0.2));
+        let ray = Ray::new(from, target - from);
+        let (low, high) = map.min_max();
+        let tall = hologram_bounds(low * 2.0, high * 2.0);
+        let Some(AimedAt::Surface(uv)) = aim(&ray, &placement(), Land::new(&map, 2.0), tall) else {
+            panic!("the ray should meet the ridge drawn twice as tall");
+        };
+        assert!((uv.y - 0.5).abs() < 0.04, "{uv}");
+        assert_eq!(aim(&ray, &placement(), Land::new(&map, 1.0), tall), None);
     }
 
     #[test]
@@ -143,7 +166,7 @@ mod tests {
             placement().to_room(Vec3::new(0.0, -0.015, 0.0)) - from,
         );
         assert_eq!(
-            aim(&ray, &placement(), &map, box_with_base),
+            aim(&ray, &placement(), Land::new(&map, 1.0), box_with_base),
             Some(AimedAt::Base)
         );
     }
@@ -153,6 +176,9 @@ mod tests {
         let map = ridge();
         let from = placement().to_room(Vec3::new(0.0, 0.3, 0.6));
         let ray = Ray::new(from, Vec3::Y);
-        assert_eq!(aim(&ray, &placement(), &map, bounds(&map)), None);
+        assert_eq!(
+            aim(&ray, &placement(), Land::new(&map, 1.0), bounds(&map)),
+            None
+        );
     }
 }

@@ -18,7 +18,7 @@ use self::stroke::Stroke;
 use crate::app::controls::{Action, Controls, HandState, Shows, UiPress};
 use crate::app::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
 use crate::app::voice::VoiceCommand;
-use crate::app::world::command::{Command, ReseedCause};
+use crate::app::world::command::{Command, ReseedCause, exaggeration_after};
 use crate::app::world::placement::{self, Placement, PlacementCause};
 use crate::app::world::surfaces::{self, Surface};
 use crate::app::world::{PlacementId, World};
@@ -138,6 +138,9 @@ pub struct Interaction {
     control_hands: [Option<Press>; 2],
     /// The shared session's code, while the headset is in one.
     session_code: Option<String>,
+    /// Whether the wearer turned the contour lines off ("Contours"): a
+    /// way of looking, each headset's own, so not a command.
+    contours_hidden: bool,
 }
 
 impl Interaction {
@@ -248,6 +251,13 @@ impl Interaction {
                 });
             }
             Action::Undo => commands.issue(Command::Undo),
+            Action::Contours => self.contours_hidden = !self.contours_hidden,
+            Action::Taller | Action::Flatter => {
+                let now = commands.world().exaggeration();
+                commands.issue(Command::Exaggerate {
+                    exaggeration: exaggeration_after(now, press.action == Action::Taller),
+                });
+            }
             Action::Weather if drawn => commands.issue(Command::Weather),
             Action::Weather => {}
             Action::Save => commands.tell(AppEvent::SaveAsked),
@@ -269,6 +279,11 @@ impl Interaction {
     /// "Share session".
     pub fn set_session_code(&mut self, code: &str) {
         self.session_code = Some(code.to_owned());
+    }
+
+    /// Whether the contour lines are drawn.
+    pub fn contours(&self) -> bool {
+        !self.contours_hidden
     }
 
     /// The controls on show and what to draw for them.
@@ -615,7 +630,9 @@ impl Interaction {
                 match (self.pressed_on[index][pointer as usize], drawn) {
                     (Some(AimedAt::Surface(start)), Some(placement)) => {
                         if self.focus.claim(&[hand], Target::Surface, Strength::Drag) {
-                            let mut stroke = Stroke::new(hand, start, origin, placement);
+                            let exaggeration = commands.world().exaggeration();
+                            let mut stroke =
+                                Stroke::new(hand, start, origin, placement, exaggeration);
                             stroke.follow(position, on_surface);
                             self.stroke = Some((pointer, stroke));
                         }

@@ -8,7 +8,7 @@
 //! press beginning or a sculpt under way the ray march to the land or the
 //! base ([`super::aim::aim`], the nearest of the two); the fingertip is
 //! probed against the land for a tap.
-use super::aim::{AimedAt, aim};
+use super::aim::{AimedAt, Land, aim};
 use crate::app::frame::HandInput;
 use crate::app::world::World;
 use crate::app::world::placement::{self, Placement};
@@ -23,6 +23,8 @@ pub(super) struct Pointing {
     drawn: Option<Placement>,
     /// Its bounds in hologram space, relief included.
     bounds: Aabb,
+    /// How many times taller than it is the land is drawn.
+    exaggeration: f32,
     /// Whether the head's gaze meets its bounds.
     gaze_hits: bool,
 }
@@ -48,6 +50,7 @@ impl Pointing {
         let mut pointing = Pointing {
             drawn,
             bounds: world.bounds(),
+            exaggeration: world.exaggeration(),
             gaze_hits: false,
         };
         pointing.gaze_hits = head.is_some_and(|head| pointing.meets_bounds(head));
@@ -83,14 +86,16 @@ impl Pointing {
             .zip(hand.aim.filter(Pose::is_finite))
             .filter(|_| needs_aim)
             .and_then(|(placement, aim_pose)| {
-                aim(&aim_pose.forward_ray(), &placement, heights, self.bounds)
+                let land = Land::new(heights, self.exaggeration);
+                aim(&aim_pose.forward_ray(), &placement, land, self.bounds)
             });
         let probe = self
             .drawn
             .zip(hand.joints.as_ref())
             .and_then(|(placement, joints)| {
                 let tip = placement.to_local(joints[INDEX_TIP].pose.position);
-                placement::probe_surface(tip, heights).map(|probe| SurfaceProbe {
+                let land = Land::new(heights, self.exaggeration);
+                placement::probe_surface(tip, land).map(|probe| SurfaceProbe {
                     height_above_surface: probe.height_above_surface * placement.scale,
                     ..probe
                 })

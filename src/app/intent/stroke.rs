@@ -35,6 +35,8 @@ pub struct Stroke {
     origin: Vec3,
     /// The hologram then: its up axis and scale turn hand travel into height.
     placement: Placement,
+    /// How many times taller than it is the land was drawn then.
+    exaggeration: f32,
     mode: Mode,
     /// Where the hand's aim meets the surface now.
     cursor: Vec2,
@@ -42,13 +44,21 @@ pub struct Stroke {
 
 impl Stroke {
     /// A sculpt by `hand`, pinched at `start` on the surface with the hand
-    /// at `origin`, on the hologram at `placement`.
-    pub fn new(hand: Hand, start: Vec2, origin: Vec3, placement: Placement) -> Self {
+    /// at `origin`, on the hologram at `placement` with its land drawn
+    /// `exaggeration` times taller than it is (a lift follows the hand as drawn).
+    pub fn new(
+        hand: Hand,
+        start: Vec2,
+        origin: Vec3,
+        placement: Placement,
+        exaggeration: f32,
+    ) -> Self {
         Stroke {
             hand,
             start,
             origin,
             placement,
+            exaggeration,
             mode: Mode::Undecided,
             cursor: start,
         }
@@ -79,7 +89,7 @@ impl Stroke {
         match &mut self.mode {
             Mode::Undecided => {}
             Mode::Lift { height } => {
-                *height = rise / (HOLOGRAM_SIZE_M * self.placement.scale);
+                *height = rise / (HOLOGRAM_SIZE_M * self.placement.scale * self.exaggeration);
             }
             Mode::Trace { drawn } => {
                 if let Some(point) = on_surface {
@@ -162,6 +172,7 @@ mod tests {
             Vec2::new(0.3, 0.4),
             Vec3::new(0.1, 1.2, -0.6),
             placement,
+            1.0,
         )
     }
 

@@ -192,7 +192,8 @@ impl RunRecorder {
                 AppEvent::Growth(_)
                 | AppEvent::SaveAsked
                 | AppEvent::ShareAsked
-                | AppEvent::Weathered => {}
+                | AppEvent::Weathered
+                | AppEvent::Exaggerated { .. } => {}
             }
         }
     }

@@ -58,7 +58,7 @@ pub fn save_terrain(
     let heights = world.heightmap();
     let png16 = export::encode(heights, Format::Png16, None)
         .map_err(|error| SaveError::Terrain(error.to_string()))?;
-    let glb = glb::land(heights, None, HOLOGRAM_SIZE_M)
+    let glb = glb::land(heights, glb::Paint::of(world.recipe()), HOLOGRAM_SIZE_M)
         .map_err(|error| SaveError::Terrain(error.to_string()))?;
     let recipe = world.recipe().to_toml();
     let commands = log.to_jsonl();

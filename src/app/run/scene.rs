@@ -1,28 +1,24 @@
 //! The frame glue every platform shares: turns the app's [`FrameOutput`] and
 //! heights into the renderer's backend-neutral [`FrameScene`], with the one
-//! light, the colour bands eased towards the terrain's range, the base, the
-//! water, the display's look and the "upload heights only when they
-//! changed" rule.
+//! light, the recipe's palette, the contours, the base under the land as
+//! exaggerated, the water, the display's look and the "upload heights only
+//! when they changed" rule.
 use glam::Vec3;
 
-use crate::app::frame::{FrameOutput, MIN_BAND_SPAN};
+use crate::app::controls::legend::{self, LandFacts};
+use crate::app::frame::FrameOutput;
 use crate::app::world::placement::{BASE_DEPTH_M, HOLOGRAM_SIZE_M, base_bottom_m};
+use crate::render::palette::Palette;
 use crate::render::scene::{
-    ColorBands, Display, FrameScene, SurfaceMarks, UiLayer, ripple_seconds,
+    Display, FrameScene, SurfaceMarks, UiLabel, UiLayer, UiQuad, ripple_seconds,
 };
 
 /// Direction towards the sun, in the room: high and from the front left.
 pub const LIGHT_DIR: Vec3 = Vec3::new(-0.4, 1.0, 0.5);
 
-/// The time constant, in seconds, with which the bands follow the terrain's
-/// range (the gap shrinks as e^(−t / this)): a growing terrain's colours
-/// move smoothly, and a reseed's drop to flat fades over a second or so.
-pub const BAND_EASE_S: f32 = 0.4;
-
 /// Builds each frame's [`FrameScene`]; remembers whether the renderer still
 /// lacks the current heights, so a frame that is not drawn (not placed yet,
-/// or the runtime said not to render) does not lose a change, and the
-/// height range the bands are spread over, eased from frame to frame.
+/// or the runtime said not to render) does not lose a change.
 ///
 /// Per frame: [`Self::updated`] after `App::update`, then, when the platform
 /// draws, [`Self::scene`] and, once the renderer took it, [`Self::drawn`].
@@ -33,9 +29,13 @@ pub struct SceneBuilder {
     heights_pending: bool,
     /// The display the frames are for.
     display: Display,
-    /// The range the bands are spread over now, and the display time it was
-    /// eased to; `None` before the first update.
-    bands_range: Option<((f32, f32), i64)>,
+    /// The controls layer to draw: the app's controls and the base's
+    /// legend, rebuilt by every update into buffers kept from frame to
+    /// frame (the legend is the platform's to draw, so the app's update
+    /// allocates nothing for it).
+    ui_quads: Vec<UiQuad>,
+    /// The text of the layer.
+    ui_labels: Vec<UiLabel>,
 }
 
 impl Default for SceneBuilder {
@@ -43,7 +43,8 @@ impl Default for SceneBuilder {
         SceneBuilder {
             heights_pending: true,
             display: Display::default(),
-            bands_range: None,
+            ui_quads: Vec::new(),
+            ui_labels: Vec::new(),
         }
     }
 }
@@ -66,42 +67,52 @@ impl SceneBuilder {
     }
 
     /// Notes one `App::update`'s output (call it for every update, drawn or
-    /// not): heights to upload, and the bands eased towards its range.
+    /// not): heights to upload, and the controls and legend to draw.
     pub fn updated(&mut self, output: &FrameOutput) {
         self.heights_pending |= output.heights_changed;
-        let (low, high) = output.height_range;
-        let target = (low, high.max(low + MIN_BAND_SPAN));
-        let now = output.display_time_ns;
-        let eased = match self.bands_range {
-            None => target,
-            Some(((eased_low, eased_high), then)) => {
-                let seconds = (now.saturating_sub(then)).max(0) as f32 * 1e-9;
-                let step = 1.0 - (-seconds / BAND_EASE_S).exp();
-                (
-                    eased_low + (target.0 - eased_low) * step,
-                    eased_high + (target.1 - eased_high) * step,
-                )
-            }
-        };
-        self.bands_range = Some((eased, now));
+        self.ui_quads.clear();
+        self.ui_labels.clear();
+        self.ui_quads.extend_from_slice(&output.ui.quads);
+        self.ui_labels.extend_from_slice(&output.ui.labels);
+        if let Some(model) = output.model {
+            let eye = (output.views[0].pose.position + output.views[1].pose.position) / 2.0;
+            let facts = LandFacts {
+                across_km: output.across_km,
+                height_range: output.height_range,
+                exaggeration: output.exaggeration,
+            };
+            let to_room = legend::hologram_to_room(model, output.exaggeration);
+            legend::draw(
+                to_room,
+                &facts,
+                eye,
+                &mut self.ui_quads,
+                &mut self.ui_labels,
+            );
+        }
     }
 
     /// What to draw for `output`, with `heights` (the app's heightmap cells)
     /// attached when the renderer lacks them; `None` until the hologram is
     /// placed (nothing to draw).
-    pub fn scene<'a>(&self, output: &'a FrameOutput, heights: &'a [f32]) -> Option<FrameScene<'a>> {
+    pub fn scene<'a>(
+        &'a self,
+        output: &'a FrameOutput,
+        heights: &'a [f32],
+    ) -> Option<FrameScene<'a>> {
         let model = output.model?;
-        let (low, high) = self
-            .bands_range
-            .map(|(range, _)| range)
-            .unwrap_or((0.0, MIN_BAND_SPAN));
+        // The model draws heights `exaggeration` times taller; the base's
+        // underside stays where the hologram's space puts it.
+        let exaggeration = output.exaggeration;
+        let base_bottom_m = base_bottom_m(output.height_range.0 * exaggeration);
         Some(FrameScene {
             model,
             views: output.views.map(|eye| eye.render_view()),
             heights: self.heights_pending.then_some(heights),
             light_dir: LIGHT_DIR,
-            bands: ColorBands::spread_over(low, high),
-            base_bottom: (base_bottom_m(output.height_range.0) - BASE_DEPTH_M) / HOLOGRAM_SIZE_M,
+            palette: *Palette::named(output.palette),
+            contours: output.contours,
+            base_bottom: (base_bottom_m - BASE_DEPTH_M) / (HOLOGRAM_SIZE_M * exaggeration),
             sea_level: output.sea_level,
             time_s: ripple_seconds(output.display_time_ns),
             display: self.display,
@@ -110,8 +121,8 @@ impl SceneBuilder {
                 cursor: output.marks.cursor,
             },
             ui: UiLayer {
-                quads: &output.ui.quads,
-                labels: &output.ui.labels,
+                quads: &self.ui_quads,
+                labels: &self.ui_labels,
             },
         })
     }
@@ -182,24 +193,44 @@ mod tests {
     }
 
     #[test]
-    fn the_bands_start_at_the_terrains_range_and_ease_towards_a_new_one() {
-        let mut builder = SceneBuilder::new();
-        let first = ranged((0.0, 0.2), 0.0);
-        builder.updated(&first);
-        let bands = builder.scene(&first, &[0.0; 4]).unwrap().bands;
-        assert_eq!(bands, ColorBands::spread_over(0.0, 0.2));
-        // A reseed drops the range to flat: one frame later the bands have
-        // moved a little of the way, a few seconds later all of it.
-        let flat = ranged((0.0, 0.0), 1.0 / 60.0);
-        builder.updated(&flat);
-        let next = builder.scene(&flat, &[0.0; 4]).unwrap().bands;
-        assert!(next.rock_to_snow < bands.rock_to_snow);
-        assert!(next.rock_to_snow > 0.9 * bands.rock_to_snow, "{next:?}");
-        let later = ranged((0.0, 0.0), 5.0);
-        builder.updated(&later);
-        let settled = builder.scene(&later, &[0.0; 4]).unwrap().bands;
-        let narrowest = ColorBands::spread_over(0.0, MIN_BAND_SPAN);
-        assert!((settled.rock_to_snow - narrowest.rock_to_snow).abs() < 1e-4);
+    fn the_palette_is_the_recipes_whatever_the_range_and_contours_follow_the_output() {
+        let builder = SceneBuilder::new();
+        let low = ranged((0.0, 0.05), 0.0);
+        let high = FrameOutput {
+            contours: false,
+            ..ranged((0.0, 0.35), 1.0)
+        };
+        let [low_scene, high_scene] =
+            [&low, &high].map(|frame| builder.scene(frame, &[0.0; 4]).unwrap());
+        assert_eq!(low_scene.palette, high_scene.palette);
+        assert!(low_scene.contours && !high_scene.contours);
+        let desert = FrameOutput {
+            palette: crate::terrain::recipe::PaletteName::Desert,
+            ..low.clone()
+        };
+        assert_eq!(
+            builder.scene(&desert, &[0.0; 4]).unwrap().palette,
+            crate::render::palette::DESERT
+        );
+    }
+
+    #[test]
+    fn an_exaggerated_land_keeps_its_base_where_the_hologram_has_it() {
+        let builder = SceneBuilder::new();
+        for exaggeration in [0.5, 1.0, 3.0] {
+            let frame = FrameOutput {
+                exaggeration,
+                ..ranged((-0.1, 0.2), 0.0)
+            };
+            let scene = builder.scene(&frame, &[0.0; 4]).unwrap();
+            // The underside, drawn through the exaggerated model, lands where
+            // the hologram's space puts it for the land as drawn.
+            let drawn_m = BASE_DEPTH_M + scene.base_bottom * exaggeration * HOLOGRAM_SIZE_M;
+            assert!(
+                (drawn_m - base_bottom_m(-0.1 * exaggeration)).abs() < 1e-6,
+                "{exaggeration}"
+            );
+        }
     }
 
     #[test]

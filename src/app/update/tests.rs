@@ -163,7 +163,7 @@ fn the_first_located_head_places_the_hologram_once_and_it_stays_pinned() {
     assert_eq!(app.hologram_pose(), Some(expected));
     assert_eq!(
         outputs[5].model,
-        Some(Placement::at(expected).model_matrix())
+        Some(Placement::at(expected).model_matrix(1.0))
     );
 }
 
@@ -638,13 +638,13 @@ fn the_model_matrix_follows_the_located_pose() {
     input.hologram_located = Some(drawn);
     assert_eq!(
         app.update(&input).model,
-        Some(Placement::at(drawn).model_matrix())
+        Some(Placement::at(drawn).model_matrix(1.0))
     );
     // A located pose with NaNs in it is ignored.
     input.hologram_located = Some(Pose::new(Vec3::NAN, Quat::IDENTITY));
     assert_eq!(
         app.update(&input).model,
-        Some(Placement::at(pinned).model_matrix())
+        Some(Placement::at(pinned).model_matrix(1.0))
     );
 }
 

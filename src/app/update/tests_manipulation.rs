@@ -191,7 +191,7 @@ fn a_kept_placement_is_used_before_anything_else() {
         input.kept = Kept::Located(kept);
     });
     assert_eq!(placements(&outputs), [(0, PlacementCause::Kept, kept)]);
-    assert_eq!(outputs[0].model, Some(kept.model_matrix()));
+    assert_eq!(outputs[0].model, Some(kept.model_matrix(1.0)));
 }
 
 #[test]

@@ -29,6 +29,25 @@ pub const UNIT_QUATERNION_TOLERANCE: f32 = 1e-3;
 /// from the smallest scale to the largest.
 pub const MAX_SCALE_FACTOR: f32 = MAX_SCALE / MIN_SCALE;
 
+/// The vertical exaggerations "Taller" and "Flatter" step through: the
+/// land as it is (1) in the middle, up to four times taller and down to a
+/// quarter.
+pub const EXAGGERATIONS: [f32; 7] = [0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0];
+
+/// The exaggeration one step taller (`taller`) or flatter than `now`, or
+/// `now` itself at the end of [`EXAGGERATIONS`].
+pub fn exaggeration_after(now: f32, taller: bool) -> f32 {
+    if taller {
+        EXAGGERATIONS.into_iter().find(|&e| e > now).unwrap_or(now)
+    } else {
+        EXAGGERATIONS
+            .into_iter()
+            .rev()
+            .find(|&e| e < now)
+            .unwrap_or(now)
+    }
+}
+
 /// Why a command cannot apply, naming the field: every command is held to
 /// [`Command::check`] wherever it comes from (the wearer, a command log, a
 /// script, another headset), so that no number a peer or a file sends can
@@ -185,6 +204,12 @@ pub enum Command {
     Resume,
     /// Start the recipe's erosion now on the land as it stands ("Weather").
     Weather,
+    /// Draw the land this many times taller than it is ("Taller", "Flatter"),
+    /// within [`EXAGGERATIONS`]' least and most.
+    Exaggerate {
+        /// The new vertical exaggeration.
+        exaggeration: f32,
+    },
     /// Grow at this many iterations per second from now ("Slower", "Faster").
     Speed {
         /// The new rate.
@@ -236,6 +261,17 @@ impl Command {
                     )))
                 }
             }
+            Command::Exaggerate { exaggeration } => {
+                let (least, most) = (EXAGGERATIONS[0], EXAGGERATIONS[EXAGGERATIONS.len() - 1]);
+                if exaggeration.is_finite() && (least..=most).contains(exaggeration) {
+                    Ok(())
+                } else {
+                    Err(invalid(format!(
+                        "the exaggeration {} is outside {least}..{most}",
+                        number(*exaggeration)
+                    )))
+                }
+            }
             Command::Reseed { .. }
             | Command::ResetPlacement
             | Command::Landscape { .. }
@@ -262,6 +298,7 @@ impl Command {
             Command::Pause => "pause",
             Command::Resume => "resume",
             Command::Weather => "weather",
+            Command::Exaggerate { .. } => "exaggerate",
             Command::Speed { .. } => "speed",
         }
     }
@@ -272,7 +309,8 @@ impl Command {
     }
 
     /// Whether it changes the terrain or its growth (a reseed, a landscape,
-    /// an edit, an undo, a weather, a pause, a resume or a speed): what a
+    /// an edit, an undo, a weather, an exaggeration, a pause, a resume or a
+    /// speed): what a
     /// shared session orders for everyone. Placement stays
     /// each headset's own until the headsets share a marker. Every variant
     /// is named, so a new command cannot join or miss the shared order
@@ -284,7 +322,10 @@ impl Command {
             | Command::Trace { .. }
             | Command::Lift { .. }
             | Command::Undo
-            | Command::Weather => true,
+            | Command::Weather
+            // Undo takes it back like a terrain change, so it must stand in
+            // the same order on every headset.
+            | Command::Exaggerate { .. } => true,
             // The host's growth paces every peer (peers grow only as far as
             // it announces), so a pause or a new speed anyone asks for goes
             // to the host and through the shared order.
@@ -426,6 +467,7 @@ mod tests {
             Command::Pause,
             Command::Resume,
             Command::Weather,
+            Command::Exaggerate { exaggeration: 1.5 },
             Command::Speed {
                 iterations_per_second: 120,
             },
@@ -544,6 +586,30 @@ mod tests {
             })
             .starts_with("the scale factor 0")
         );
+        assert_eq!(
+            refused(Command::Exaggerate { exaggeration: 10.0 }),
+            "the exaggeration 10 is outside 0.25..4"
+        );
+        assert!(
+            refused(Command::Exaggerate {
+                exaggeration: f32::NAN
+            })
+            .starts_with("the exaggeration NaN")
+        );
+    }
+
+    #[test]
+    fn taller_and_flatter_step_through_the_exaggerations_and_stop_at_the_ends() {
+        assert_eq!(exaggeration_after(1.0, true), 1.5);
+        assert_eq!(exaggeration_after(1.0, false), 0.5);
+        assert_eq!(exaggeration_after(4.0, true), 4.0);
+        assert_eq!(exaggeration_after(0.25, false), 0.25);
+        // From between two steps, the next one each way.
+        assert_eq!(exaggeration_after(1.2, true), 1.5);
+        assert_eq!(exaggeration_after(1.2, false), 1.0);
+        for exaggeration in EXAGGERATIONS {
+            assert_eq!(Command::Exaggerate { exaggeration }.check(), Ok(()));
+        }
     }
 
     #[test]

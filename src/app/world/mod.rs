@@ -47,6 +47,8 @@ pub enum WorldEvent {
         hand: Option<Hand>,
         ignored: Option<Ignored>,
     },
+    /// The land is drawn this many times taller than it is ("Taller", "Flatter").
+    Exaggerated { exaggeration: f32 },
     /// The hologram's placement settled here.
     Placed {
         placement: Placement,
@@ -123,6 +125,8 @@ pub struct World {
     edits: EditLayer,
     /// What undo can take back.
     undo: UndoStack,
+    /// How many times taller than it is the land is drawn.
+    exaggeration: f32,
     /// What its recipe is called.
     recipe_name: String,
     /// When the current seed started growing.
@@ -169,6 +173,7 @@ impl World {
             )?,
             edits: EditLayer::new(config.width, config.height),
             undo: UndoStack::default(),
+            exaggeration: 1.0,
             recipe_name: config.recipe_name.clone(),
             schedule: GrowthSchedule::new(config.iterations_per_second),
             max_iterations_per_frame: config.max_iterations_per_frame,
@@ -242,6 +247,14 @@ impl World {
                 self.growth.weather_now();
                 self.compose();
                 Some(WorldEvent::Weathered)
+            }
+            Command::Exaggerate { exaggeration } => {
+                self.undo.push(Replaced::Exaggeration {
+                    exaggeration: self.exaggeration,
+                });
+                self.exaggeration = exaggeration;
+                self.compose();
+                Some(WorldEvent::Exaggerated { exaggeration })
             }
             Command::Pause => {
                 self.schedule.pause(now);
@@ -358,6 +371,7 @@ impl World {
                 self.schedule.resume(now, self.growth.steps_done());
                 self.growth_limit = None;
             }
+            Replaced::Exaggeration { exaggeration } => self.exaggeration = exaggeration,
             Replaced::Weather {
                 weathered_at,
                 steps,
@@ -392,7 +406,8 @@ impl World {
             range.0.is_finite() && range.1.is_finite(),
             "the shown heights range over {range:?}"
         );
-        self.bounds = placement::hologram_bounds(range.0, range.1);
+        self.bounds =
+            placement::hologram_bounds(range.0 * self.exaggeration, range.1 * self.exaggeration);
     }
 
     /// Shows `lift` (a lift the hand still holds) over the terrain without
@@ -553,6 +568,11 @@ impl World {
     /// The lowest and highest height now (terrain units).
     pub fn height_range(&self) -> (f32, f32) {
         self.growth.height_range()
+    }
+
+    /// How many times taller than it is the land is drawn (1: true to its size).
+    pub fn exaggeration(&self) -> f32 {
+        self.exaggeration
     }
 
     /// The hologram's bounds in hologram space (metres at 1×), relief included.

@@ -58,13 +58,15 @@ impl Placement {
         }
     }
 
-    /// The mesh's model-to-space transform: model space is the terrain
+    /// The mesh's model-to-space transform with the land drawn
+    /// `exaggeration` times taller than it is: model space is the terrain
     /// grid's (x, z in [-0.5, 0.5], heights in terrain units), its zero
     /// the base's depth above the pose.
-    pub fn model_matrix(&self) -> Mat4 {
+    pub fn model_matrix(&self, exaggeration: f32) -> Mat4 {
         self.pose.to_mat4()
             * Mat4::from_scale(Vec3::splat(HOLOGRAM_SIZE_M * self.scale))
             * Mat4::from_translation(Vec3::Y * (BASE_DEPTH_M / HOLOGRAM_SIZE_M))
+            * Mat4::from_scale(Vec3::new(1.0, exaggeration, 1.0))
     }
 
     /// A point of the room in hologram space (metres at 1×).
@@ -207,7 +209,8 @@ pub fn base_bottom_m(min_height: f32) -> f32 {
     (land_y_m(min_height) - MIN_BASE_UNDER_LAND_M).min(0.0)
 }
 
-/// Where a land height (terrain units) is in hologram space, metres at 1×.
+/// Where a land height (terrain units, times the exaggeration it is drawn
+/// with) is in hologram space, metres at 1×.
 pub fn land_y_m(height: f32) -> f32 {
     height * HOLOGRAM_SIZE_M + BASE_DEPTH_M
 }
@@ -223,24 +226,55 @@ pub fn hologram_bounds(min_height: f32, max_height: f32) -> Aabb {
     )
 }
 
+/// The land as drawn: its heights, and how many times taller than they are.
+#[derive(Debug, Clone, Copy)]
+pub struct Land<'a> {
+    /// The heights, terrain units.
+    pub heights: &'a Heightmap,
+    /// The vertical exaggeration they are drawn with.
+    pub exaggeration: f32,
+}
+
+impl<'a> Land<'a> {
+    /// `heights` drawn `exaggeration` times taller than they are.
+    pub fn new(heights: &'a Heightmap, exaggeration: f32) -> Self {
+        Land {
+            heights,
+            exaggeration,
+        }
+    }
+
+    /// Where the land is drawn at (u, v) in [0, 1]², between samples
+    /// bilinearly, in hologram space's y (metres at 1×).
+    pub fn y_m(&self, u: f32, v: f32) -> f32 {
+        land_y_m(sample_bilinear(self.heights, u, v) * self.exaggeration)
+    }
+
+    /// The hologram-space box that holds the diorama of this land.
+    pub fn bounds(&self) -> Aabb {
+        let (low, high) = self.heights.min_max();
+        hologram_bounds(low * self.exaggeration, high * self.exaggeration)
+    }
+}
+
 /// The point of the land's surface at (u, v) in [0, 1]², in hologram space.
-pub fn surface_point(heights: &Heightmap, u: f32, v: f32) -> Vec3 {
+pub fn surface_point(land: Land<'_>, u: f32, v: f32) -> Vec3 {
     Vec3::new(
         (u - 0.5) * HOLOGRAM_SIZE_M,
-        land_y_m(sample_bilinear(heights, u, v)),
+        land.y_m(u, v),
         (v - 0.5) * HOLOGRAM_SIZE_M,
     )
 }
 
-/// Where a point in hologram space is over the surface, or `None` when it is
-/// not above the terrain's footprint.
-pub fn probe_surface(point: Vec3, heights: &Heightmap) -> Option<SurfaceProbe> {
+/// Where a point in hologram space is over the `land`'s surface, or `None`
+/// when it is not above the terrain's footprint.
+pub fn probe_surface(point: Vec3, land: Land<'_>) -> Option<SurfaceProbe> {
     let u = point.x / HOLOGRAM_SIZE_M + 0.5;
     let v = point.z / HOLOGRAM_SIZE_M + 0.5;
     if !(0.0..=1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
         return None;
     }
-    let surface = land_y_m(sample_bilinear(heights, u, v));
+    let surface = land.y_m(u, v);
     Some(SurfaceProbe {
         u,
         v,
@@ -326,7 +360,7 @@ mod tests {
     #[test]
     fn model_matrix_puts_model_corners_at_the_hologram_edges() {
         let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
-        let model = Placement::at(pose).model_matrix();
+        let model = Placement::at(pose).model_matrix(1.0);
         let far_left = model.transform_point3(Vec3::new(-0.5, 1.0, -0.5));
         assert_close(far_left, Vec3::new(-0.25, 1.8 + BASE_DEPTH_M, -1.25));
         // The land's zero is the base's depth above the pose.
@@ -341,7 +375,7 @@ mod tests {
         let pose = place_hologram(&head_at(Vec3::new(0.0, 1.6, 0.0), 0.0, 0.0));
         let double = Placement::at(pose).scaled(2.0);
         let far_left = double
-            .model_matrix()
+            .model_matrix(1.0)
             .transform_point3(Vec3::new(-0.5, 1.0, -0.5));
         assert_close(far_left, Vec3::new(-0.5, 2.3 + 2.0 * BASE_DEPTH_M, -1.5));
         let local = Vec3::new(0.1, 0.05, -0.2);
@@ -405,11 +439,15 @@ mod tests {
     fn probe_reads_the_surface_height_under_the_point() {
         let mut map = Heightmap::flat(3, 3).unwrap();
         map.set(2, 0, 0.4); // far right corner
-        let probe = probe_surface(Vec3::new(0.25, 0.25 + BASE_DEPTH_M, -0.25), &map).unwrap();
+        let probe = probe_surface(
+            Vec3::new(0.25, 0.25 + BASE_DEPTH_M, -0.25),
+            Land::new(&map, 1.0),
+        )
+        .unwrap();
         assert_eq!((probe.u, probe.v), (1.0, 0.0));
         assert!((probe.height_above_surface - 0.05).abs() < 1e-6);
         // The land's model matrix puts that sample where the probe has it.
-        let model = Placement::at(Pose::IDENTITY).model_matrix();
+        let model = Placement::at(Pose::IDENTITY).model_matrix(1.0);
         let drawn = model.transform_point3(Vec3::new(0.5, 0.4, -0.5));
         assert!((drawn.y - (0.25 + BASE_DEPTH_M - 0.05)).abs() < 1e-6);
     }
@@ -417,7 +455,10 @@ mod tests {
     #[test]
     fn probe_outside_the_footprint_is_none() {
         let map = Heightmap::flat(3, 3).unwrap();
-        assert_eq!(probe_surface(Vec3::new(0.3, 0.1, 0.0), &map), None);
+        assert_eq!(
+            probe_surface(Vec3::new(0.3, 0.1, 0.0), Land::new(&map, 1.0)),
+            None
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Undo: what each terrain command (reseed, landscape, edit, weather) replaced, newest last, the last [`UNDO_DEPTH`] of them.
+//! Undo: what each terrain command (reseed, landscape, edit, weather, exaggeration) replaced, newest last, the last [`UNDO_DEPTH`] of them.
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -22,6 +22,8 @@ pub enum Undone {
     Lift,
     /// Erosion started early ("Weather").
     Weather,
+    /// The land drawn taller or flatter.
+    Exaggeration,
 }
 
 /// What one terrain command replaced.
@@ -44,6 +46,11 @@ pub enum Replaced {
         /// Its edit layer.
         layer: Option<Vec<f32>>,
     },
+    /// A "Taller" or "Flatter": the exaggeration before it.
+    Exaggeration {
+        /// How many times taller the land was drawn.
+        exaggeration: f32,
+    },
     /// A "Weather": the growth before it, as the steps to grow it again
     /// (its own earlier weathers, and how far it had grown).
     Weather {
@@ -60,6 +67,7 @@ impl Replaced {
         match self {
             Replaced::Edit { kind, .. } | Replaced::Terrain { kind, .. } => *kind,
             Replaced::Weather { .. } => Undone::Weather,
+            Replaced::Exaggeration { .. } => Undone::Exaggeration,
         }
     }
 }

@@ -17,8 +17,16 @@ cbuffer Frame : register(b0)
     float4x4 view_projection[2];
     float4x4 model;
     float4 light_dir;
-    // sand→grass, grass→rock, rock→snow heights, blend width (terrain units).
-    float4 bands;
+    // The elevation palette's stops: linear colour, and in w the height
+    // (terrain units) where each takes over from the one below.
+    float4 palette_color[6];
+    // Per stop: the flatnesses over which the cliff colour gives way to it.
+    float4 palette_clings[6];
+    // The cliff's linear colour, and half the blend between stops (w).
+    float4 palette_cliff;
+    // Stops used, contour interval (terrain units; 0: none), every how
+    // many lines one is bold, unused.
+    float4 contours;
     // Grid width and height in samples.
     uint4 grid;
     // Base underside, sea level, ripple time (s), water present (0 or 1).
@@ -165,18 +173,73 @@ float mark_cover(float2 uv)
     return cover;
 }
 
+// Land within this height above the sea is sand (render::palette::BEACH_HEIGHT).
+static const float BEACH_HEIGHT = 0.006;
+
+// The palette's colour `index` at `flatness`: the cliff's on slopes it does not cling to.
+float3 on_slope(int index, float3 cliff, float flatness)
+{
+    float2 clings = palette_clings[index].xy;
+    return lerp(cliff, palette_color[index].rgb, smoothstep(clings.x, clings.y, flatness));
+}
+
+// The land's colour at `height` (render::palette::terrain_color).
+float3 land_color(float height, float flatness, float3 sand)
+{
+    float3 cliff = palette_cliff.rgb;
+    float half_blend = max(palette_cliff.w, 1e-6);
+    float3 color = on_slope(0, cliff, flatness);
+    int count = int(contours.x);
+    [loop]
+    for (int index = 1; index < count; index++) {
+        float from = palette_color[index].w;
+        float above = smoothstep(from - half_blend, from + half_blend, height);
+        color = lerp(color, on_slope(index, cliff, flatness), above);
+    }
+    if (surface.w > 0.5) {
+        float sea = surface.y;
+        float beach = 1.0 - smoothstep(sea + BEACH_HEIGHT, sea + BEACH_HEIGHT + half_blend, height);
+        color = lerp(color, sand, beach);
+    }
+    return color;
+}
+
+// How much a contour line covers this point: a line every interval of
+// height, every few a bolder one, about a pixel wide whatever the size,
+// faded out where lines crowd closer than a few pixels (they would only
+// alias) and on level ground.
+float contour_cover(float height)
+{
+    float interval = contours.y;
+    if (interval <= 0.0) {
+        return 0.0;
+    }
+    float lines = height / interval;
+    float pixel = max(fwidth(lines), 1e-6);
+    float nearest = floor(lines + 0.5);
+    float off = abs(lines - nearest) / pixel;
+    float bold_every = contours.z;
+    bool bold = nearest - bold_every * floor(nearest / bold_every) < 0.5;
+    float half_width = bold ? 1.0 : 0.5;
+    float crowding = bold ? pixel / bold_every : pixel;
+    float cover = 1.0 - smoothstep(half_width - 0.5, half_width + 0.5, off);
+    // Level ground exactly at a line's height (a mesa's top, a plain at
+    // zero) is not a line: only where the height changes is there one.
+    float sloped = smoothstep(0.0001, 0.001, pixel);
+    return cover * sloped * (1.0 - smoothstep(0.15, 0.35, crowding)) * (bold ? 0.75 : 0.5);
+}
+
 // The target is always an sRGB format, so the hardware encodes the output.
 float4 pixel_main(VertexOutput input) : SV_Target
 {
     float3 sand = srgb_to_linear(float3(0.82, 0.74, 0.50));
-    float3 grass = srgb_to_linear(float3(0.33, 0.55, 0.22));
-    float3 rock = srgb_to_linear(float3(0.50, 0.45, 0.40));
-    float3 snow = srgb_to_linear(float3(0.95, 0.96, 1.0));
     float3 water = srgb_to_linear(float3(0.05, 0.3, 0.9));
     // Cyan: it stands out on sand, grass, rock and snow alike, and is
     // bright on an additive display.
     float3 mark = srgb_to_linear(float3(0.45, 1.0, 1.0));
 
+    // Derivatives before any branch, where every fragment of a quad runs.
+    float contour = contour_cover(input.height);
     float3 normal = normalize(input.normal);
     // The model matrix's second column (model[1] indexes a row in HLSL).
     float3 terrain_up = normalize(model._m01_m11_m21);
@@ -199,30 +262,27 @@ float4 pixel_main(VertexOutput input) : SV_Target
         // The sides and underside take the colour the land would have at their height, level.
         flatness = 1.0;
     }
-    // Grass does not hold on steep slopes, snow even less: both give way to rock.
-    float3 grass_or_rock = lerp(rock, grass, smoothstep(0.45, 0.65, flatness));
-    float3 snow_or_rock = lerp(rock, snow, smoothstep(0.6, 0.75, flatness));
-
-    float half_blend = max(bands.w * 0.5, 1e-6);
-    float3 color = sand;
-    color = lerp(color, grass_or_rock, smoothstep(bands.x - half_blend, bands.x + half_blend, input.height));
-    color = lerp(color, rock, smoothstep(bands.y - half_blend, bands.y + half_blend, input.height));
-    color = lerp(color, snow_or_rock, smoothstep(bands.z - half_blend, bands.z + half_blend, input.height));
+    float3 color = land_color(input.height, flatness, sand);
+    if (surface_kind == 0) {
+        // Lines darken the land: on an additive display they read as see-through.
+        color *= 1.0 - contour;
+    }
 
     // The floor keeps a share of the palette's colour however a surface faces the light.
     float3 floor_color = color * look.z;
     float strata = 1.0;
     if (surface_kind == 1) {
-        // Cut earth: darker than the land, in layers about a quarter of a band
-        // thick but at least a third of the base's depth, faded where a layer
-        // would be thinner than a few pixels (fine stripes only alias).
+        // Cut earth: darker than the land, in layers a little over a
+        // contour interval thick but at least a third of the base's depth,
+        // faded where a layer would be thinner than a few pixels (fine
+        // stripes only alias).
         color *= 0.7;
-        float thickness = max(bands.w * 0.7, abs(surface.x) / 3.0);
+        float thickness = max(0.012, abs(surface.x) / 3.0);
         float layer = frac(input.height / thickness);
         float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(input.height) / thickness);
         strata = 1.0 - 0.15 * resolved * (1.0 - smoothstep(0.35, 0.5, abs(layer - 0.5)));
     } else if (surface_kind == 2) {
-        color = rock * 0.4;
+        color = palette_cliff.rgb * 0.4;
         floor_color = color * look.z;
     }
 

@@ -382,7 +382,8 @@ mod tests {
     use super::*;
     use crate::render::alloc_count::allocations_during;
     use crate::render::camera::perspective_from_fov;
-    use crate::render::scene::{ColorBands, EyeView, UiFill, UiLabel, UiLayer, UiQuad, UiRect};
+    use crate::render::palette::TEMPERATE;
+    use crate::render::scene::{EyeView, UiFill, UiLabel, UiLayer, UiQuad, UiRect};
 
     #[test]
     fn rendering_a_frame_does_not_allocate() {
@@ -427,7 +428,8 @@ mod tests {
             views: [eye, eye],
             heights: Some(&heights),
             light_dir: Vec3::Y,
-            bands: ColorBands::spread_over(0.0, 1.0),
+            palette: TEMPERATE,
+            contours: false,
             base_bottom: -0.3,
             // Water too, so its pipeline is exercised.
             sea_level: Some(0.2),

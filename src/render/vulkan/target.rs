@@ -164,8 +164,9 @@ mod tests {
     use glam::{Mat4, Vec3};
 
     use super::*;
+    use crate::render::palette::TEMPERATE;
+    use crate::render::scene::EyeView;
     use crate::render::scene::FrameScene;
-    use crate::render::scene::{ColorBands, EyeView};
     use crate::render::vulkan::frames::FrameRing;
     use crate::render::vulkan::memory::Image;
     use crate::render::vulkan::terrain::TerrainRenderer;
@@ -230,7 +231,8 @@ mod tests {
             views: [eye, eye],
             heights: Some(&heights),
             light_dir: Vec3::Y,
-            bands: ColorBands::spread_over(0.0, 1.0),
+            palette: TEMPERATE,
+            contours: false,
             base_bottom: -0.3,
             // Water too, so its pipeline is exercised.
             sea_level: Some(0.2),

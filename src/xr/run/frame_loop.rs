@@ -540,6 +540,9 @@ impl<'a> FrameLoop<'a> {
                     });
                 }
                 AppEvent::Weathered => log::info!("weathering the land now"),
+                AppEvent::Exaggerated { exaggeration } => {
+                    log::info!("the land is drawn {exaggeration}× its height")
+                }
                 AppEvent::SaveAsked | AppEvent::ShareAsked | AppEvent::Click { .. } => {}
             }
         }

@@ -196,11 +196,9 @@ impl Wearer {
             } else {
                 Kept::None
             },
-            ..self.user.frame_input(
-                sim_ns,
-                self.run.app().placement(),
-                self.run.app().heightmap(),
-            )
+            ..self
+                .user
+                .frame_input(sim_ns, self.run.app().placement(), self.run.app().land())
         };
         // The copy sees the codes as the simulator hands them over.
         input.markers = Some(self.sightings.look(&input));
@@ -233,7 +231,7 @@ impl Wearer {
             _ => self.user.predict(
                 time_ns - EPOCH_NS,
                 self.run.app().placement(),
-                self.run.app().heightmap(),
+                self.run.app().land(),
             ),
         }
     }
