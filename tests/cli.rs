@@ -344,6 +344,16 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
         &["sim", "--resolution", "wide"],
         &["sim", "--rate", "0"],
         &["sim", "--blend", "translucent"],
+        &["sim", "--device", "hololens3"],
+        &["sim", "--device", "hololens2", "--resolution", "320x240"],
+        &[
+            "sim",
+            "--device",
+            "hololens2",
+            "--capture",
+            "--capture-size",
+            "1280x720",
+        ],
         &["sim", "--capture", "--capture-size", "wide"],
         &["sim", "--capture", "--capture-size", "8x8"],
         &["sim", "--script", "no-such-script.txt", "--out", "."],
@@ -394,6 +404,32 @@ fn a_bad_script_line_is_one_line_naming_the_line_and_writes_no_report() {
         "the cause is said once: {stderr}"
     );
     assert!(!dir.path().join("out/report.json").exists());
+}
+
+#[test]
+fn sim_help_documents_the_device_and_its_picture_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["sim", "--help"], dir.path());
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--device <DEVICE>"), "{help}");
+    assert!(help.contains("hololens2"), "{help}");
+    assert!(help.contains("43° × 29°"), "{help}");
+    assert!(help.contains("320x210"), "{help}");
+}
+
+#[test]
+fn a_bad_device_is_one_line_listing_the_devices() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = holoterrain(&["sim", "--device", "hololens3"], dir.path());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("'hololens3' for '--device <DEVICE>'")
+            && stderr.contains("desktop, hololens2"),
+        "{stderr}"
+    );
 }
 
 #[test]

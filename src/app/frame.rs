@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec2};
 
-use super::controls::UiPress;
+use super::controls::{ShownMenu, UiPress};
 pub use super::shared::colocation::Marker;
 use super::shared::session::{SessionIn, SessionOut};
 use super::voice::VoiceCommand;
@@ -208,13 +208,17 @@ pub struct OwnedSurfaceMarks {
     pub cursor: Option<Vec2>,
 }
 
-/// The controls to draw ([`crate::render::scene::UiLayer`], owned).
+/// The controls to draw ([`crate::render::scene::UiLayer`], owned), and
+/// which menus they show.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OwnedUiLayer {
     /// The shapes, in drawing order.
     pub quads: Vec<crate::render::scene::UiQuad>,
     /// The text on them.
     pub labels: Vec<crate::render::scene::UiLabel>,
+    /// The menus on show (the hand menu, the landscapes panel), each with
+    /// its own plates and labels, for measuring how they look.
+    pub menus: Vec<ShownMenu>,
 }
 
 /// What to draw this frame.

@@ -211,6 +211,19 @@ impl GlyphAtlas {
         self.ascent - self.descent
     }
 
+    /// A capital letter's height, in ems.
+    fn cap_ems(&self) -> f32 {
+        let h = self.glyph('H');
+        h.quad[3] - h.quad[1] - 2.0 * PADDING as f32 / GLYPH_PX
+    }
+
+    /// Metres per em of a text `text_ems` wide written in a rectangle
+    /// `width` × `height`: the line fills the height unless the text is
+    /// too wide, then it shrinks to fit the width.
+    fn em_size(&self, text_ems: f32, width: f32, height: f32) -> f32 {
+        (height / self.line_ems()).min(width / text_ems)
+    }
+
     /// The text's advance, in ems.
     fn width_ems(&self, text: &str) -> f32 {
         text.chars()
@@ -238,8 +251,23 @@ pub fn text_width(text: &str, height: f32) -> f32 {
 /// tall and wide enough for its text (what a reader sees as the text's size).
 pub fn cap_height(height: f32) -> f32 {
     let atlas = atlas();
-    let h = atlas.glyph('H');
-    (h.quad[3] - h.quad[1] - 2.0 * PADDING as f32 / GLYPH_PX) * height / atlas.line_ems()
+    atlas.cap_ems() * height / atlas.line_ems()
+}
+
+/// The height of the capitals of `label` as [`layout_ui`] draws them: as
+/// [`cap_height`] of its rectangle, or smaller when its text is shrunk to
+/// fit the rectangle's width; 0 when it draws nothing.
+pub fn drawn_cap_height(label: &UiLabel) -> f32 {
+    let atlas = atlas();
+    let (width, height) = (
+        2.0 * label.rect.right.length(),
+        2.0 * label.rect.up.length(),
+    );
+    let text_ems = atlas.width_ems(&label.text);
+    if width <= 0.0 || height <= 0.0 || text_ems <= 0.0 {
+        return 0.0;
+    }
+    atlas.cap_ems() * atlas.em_size(text_ems, width, height)
 }
 
 /// Writes the vertices of `layer` into `out`: the quads in order, then the
@@ -474,8 +502,7 @@ fn write_label(
     if width <= 0.0 || height <= 0.0 || text_ems <= 0.0 {
         return glyphs_left;
     }
-    // Metres per em: the line fills the height unless the text is too wide.
-    let size = (height / atlas.line_ems()).min(width / text_ems);
+    let size = atlas.em_size(text_ems, width, height);
     let (along, upward) = (right / (width / 2.0), up / (height / 2.0));
     // The line box (descent to ascent) centred on the rectangle's middle.
     let baseline = -(atlas.ascent + atlas.descent) / 2.0 * size;
@@ -632,6 +659,17 @@ mod tests {
         assert!(left >= -0.0255 && right <= 0.0255, "{left} {right}");
         assert!(top - bottom < 0.02, "shrunk: {bottom} {top}");
         assert!(text_width("New terrain", 0.04) > 0.05);
+    }
+
+    #[test]
+    fn a_labels_drawn_capitals_are_its_rects_unless_its_text_is_shrunk_to_fit() {
+        let wide = label("Menu", 1.0, 0.04);
+        assert!((drawn_cap_height(&wide) - cap_height(0.04)).abs() < 1e-7);
+        let narrow = label("New terrain", 0.05, 0.04);
+        let shrunk = 0.05 / text_width("New terrain", 0.04);
+        assert!(shrunk < 1.0);
+        assert!((drawn_cap_height(&narrow) - cap_height(0.04) * shrunk).abs() < 1e-7);
+        assert_eq!(drawn_cap_height(&label("", 1.0, 0.04)), 0.0);
     }
 
     #[test]

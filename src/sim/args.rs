@@ -2,6 +2,7 @@
 use std::path::PathBuf;
 
 use super::capture;
+use super::device::Device;
 use super::error::SimError;
 use crate::app::driver::WorldArgs;
 use crate::net::open::ShareArgs;
@@ -31,8 +32,19 @@ pub struct SimArgs {
     /// The world the run starts from.
     #[command(flatten)]
     pub world: WorldArgs,
-    /// Image size of each eye, WIDTHxHEIGHT pixels.
-    #[arg(long, default_value = "320x240")]
+    /// The headset the eyes and pictures are of: desktop (45° across per
+    /// eye, the height from --resolution's aspect) or hololens2 (HoloLens
+    /// 2's 43° × 29° per eye, its pictures of that aspect, captures of what
+    /// the wearer sees).
+    #[arg(long, value_enum, default_value_t = Device::Desktop)]
+    pub device: Device,
+    /// Image size of each eye, WIDTHxHEIGHT pixels [with --device
+    /// hololens2: 320x210, and any size must be about 3:2].
+    #[arg(
+        long,
+        default_value = "320x240",
+        default_value_if("device", "hololens2", "320x210")
+    )]
     pub resolution: Size,
     /// Gesture script (see docs/simulator.md); default: one air-tap at half time.
     #[arg(long)]
@@ -78,12 +90,19 @@ pub struct SimArgs {
     #[arg(long, value_enum, default_value_t = Display::Additive)]
     pub blend: Display,
     /// Also write capture-NNNNN.png beside every frame-NNNNN.png: the
-    /// hologram from a photo camera at the head (about 64° across), RGBA
-    /// with the background transparent.
+    /// hologram from a photo camera at the head (about 64° across; with
+    /// --device hololens2 the wearer's 43° × 29° from between the eyes),
+    /// RGBA with the background transparent.
     #[arg(long)]
     pub capture: bool,
-    /// The capture's size, WIDTHxHEIGHT pixels.
-    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    /// The capture's size, WIDTHxHEIGHT pixels [with --device hololens2:
+    /// 1280x840, and any size must be about 3:2].
+    #[arg(
+        long,
+        value_name = "WxH",
+        default_value = "1280x720",
+        default_value_if("device", "hololens2", "1280x840")
+    )]
     pub capture_size: Size,
     #[command(flatten)]
     pub shared: ShareArgs,
@@ -95,6 +114,7 @@ impl Default for SimArgs {
             frames: 360,
             rate: 60.0,
             world: WorldArgs::default(),
+            device: Device::Desktop,
             resolution: Size {
                 width: 320,
                 height: 240,
@@ -160,6 +180,16 @@ pub fn validate(args: &SimArgs) -> Result<(), SimError> {
                 EYE_SIDE_RANGE.0, EYE_SIDE_RANGE.1, args.capture_size
             ),
         ));
+    }
+    if let Some(problem) = args.device.size_problem(args.resolution) {
+        return Err(SimError::invalid("resolution", problem));
+    }
+    if let Some(problem) = args
+        .device
+        .size_problem(args.capture_size)
+        .filter(|_| args.capture)
+    {
+        return Err(SimError::invalid("capture-size", problem));
     }
     if args.every == 0 {
         return Err(SimError::invalid("every", "must be at least 1"));
@@ -274,6 +304,75 @@ mod tests {
                 .to_string()
                 .starts_with("--capture-size:")
         );
+    }
+
+    #[test]
+    fn a_hololens2_picture_of_another_aspect_is_rejected_naming_the_flag() {
+        let hololens = SimArgs {
+            device: Device::Hololens2,
+            resolution: Size {
+                width: 360,
+                height: 240,
+            },
+            ..SimArgs::default()
+        };
+        assert!(validate(&hololens).is_ok());
+        let four_by_three = SimArgs {
+            resolution: Size {
+                width: 320,
+                height: 240,
+            },
+            ..hololens.clone()
+        };
+        assert!(
+            validate(&four_by_three)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--resolution: --device hololens2 shows 43° × 29°")
+        );
+        // The capture's size counts only when there is a capture.
+        let capture = SimArgs {
+            capture: true,
+            ..hololens
+        };
+        assert!(
+            validate(&capture)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--capture-size:")
+        );
+    }
+
+    #[test]
+    fn hololens2_brings_its_own_picture_sizes_unless_given() {
+        use clap::Parser;
+        let parse = |args: &[&str]| {
+            let cli =
+                crate::cli::Cli::try_parse_from([&["holoterrain", "sim"], args].concat()).unwrap();
+            match cli.command {
+                crate::cli::Command::Sim(sim) => sim,
+                _ => unreachable!(),
+            }
+        };
+        let desktop = parse(&[]);
+        assert_eq!(desktop, SimArgs::default());
+        let hololens = parse(&["--device", "hololens2"]);
+        assert_eq!(
+            (
+                hololens.resolution.to_string(),
+                hololens.capture_size.to_string()
+            ),
+            ("320x210".into(), "1280x840".into())
+        );
+        assert!(
+            validate(&SimArgs {
+                capture: true,
+                ..hololens
+            })
+            .is_ok()
+        );
+        let given = parse(&["--device", "hololens2", "--resolution", "360x240"]);
+        assert_eq!(given.resolution.to_string(), "360x240");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! growth and the shared session, and the offscreen renderer draws both
 //! eyes (`platform.rs`). Every `--every` frames (and on the last) both eyes
 //! are written side by side as a PNG (and, with `--capture`, the observer
-//! camera's RGBA picture beside it, [`capture`]); at the end,
+//! camera's RGBA picture beside it, [`capture`]), the eyes and the camera
+//! those of the `--device` ([`device`]); at the end,
 //! `commands.jsonl` (the command log) and `report.json`. With `--state DIR`
 //! the placement is kept in `DIR/placement.json` after every manipulation
 //! and the next run with that folder starts from it. With `--replay FILE` a
@@ -19,6 +20,7 @@
 pub mod args;
 pub mod capture;
 pub mod clock;
+pub mod device;
 mod error;
 pub mod markers;
 pub mod output;
@@ -80,7 +82,8 @@ pub fn run(args: &SimArgs) -> Result<SimReport, SimError> {
     };
     let surfaces: Option<Arc<[Surface]>> =
         (!room.surfaces.is_empty()).then(|| room.app_surfaces().into());
-    let mut user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height);
+    let mut user = SimulatedUser::new(&script, args.resolution.width, args.resolution.height)
+        .with_eye_fov(args.device.eye_fov(args.resolution));
     let mut sightings = markers::Sightings::new(&room.markers);
     let mut apng = platform::open_apng(args)?;
     let mut clock = DisplayClock::with_stalls(&start.stalls, args.rate);

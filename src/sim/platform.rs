@@ -163,7 +163,9 @@ pub(super) fn write_snapshot(
     let (Some(capture_renderer), Some(head)) = (capture_renderer.as_mut(), head) else {
         return Ok(());
     };
-    let camera = capture::observer_view(&head, args.capture_size.width, args.capture_size.height)
+    let camera = args
+        .device
+        .capture_view(&head, args.capture_size)
         .render_view();
     if let Some(scene) = driver.scene_with_every_height(output) {
         capture_renderer.render(&FrameScene {

@@ -144,13 +144,16 @@ pub struct SimulatedUser {
     events: Vec<TimedEvent>,
     /// Where each event's gesture started, once its window opened.
     starts: Vec<Option<GestureStart>>,
-    /// Per-eye image width over height, for the field of view.
-    aspect: f32,
+    /// Each eye's field of view.
+    eye_fov: Fov,
     /// The buttons the app shows, as it last said ([`Self::see_buttons`]).
     buttons: Vec<ShownButton>,
 }
 
 impl SimulatedUser {
+    /// The user acting out `script`, each eye seeing [`HORIZONTAL_FOV_DEG`]
+    /// across and the rest of a picture `eye_width` × `eye_height`
+    /// ([`Self::with_eye_fov`] gives the eyes another field).
     pub fn new(script: &Script, eye_width: u32, eye_height: u32) -> Self {
         let mut events: Vec<TimedEvent> = script
             .events
@@ -187,8 +190,16 @@ impl SimulatedUser {
         SimulatedUser {
             starts: vec![None; events.len()],
             events,
-            aspect: eye_width as f32 / eye_height as f32,
+            eye_fov: eye_fov(HORIZONTAL_FOV_DEG, eye_width, eye_height),
             buttons: Vec::new(),
+        }
+    }
+
+    /// The same user, each eye seeing `fov` (a headset's own field).
+    pub fn with_eye_fov(self, fov: Fov) -> Self {
+        SimulatedUser {
+            eye_fov: fov,
+            ..self
         }
     }
 
@@ -296,20 +307,12 @@ impl SimulatedUser {
 
     /// Both eyes, `IPD_M` apart along the head's right axis.
     fn eye_views(&self, head: &Pose) -> [EyeView; 2] {
-        let half_width = (HORIZONTAL_FOV_DEG / 2.0).to_radians();
-        let half_height = (half_width.tan() / self.aspect).atan();
-        let fov = Fov {
-            angle_left: -half_width,
-            angle_right: half_width,
-            angle_up: half_height,
-            angle_down: -half_height,
-        };
         [-0.5f32, 0.5].map(|side| EyeView {
             pose: Pose::new(
                 head.transform_point(Vec3::X * IPD_M * side),
                 head.orientation,
             ),
-            fov,
+            fov: self.eye_fov,
         })
     }
 
@@ -702,6 +705,19 @@ fn base_facing(hologram: &Placement, viewer: Vec3, land: Land<'_>) -> Vec3 {
     let edge = HOLOGRAM_SIZE_M / 2.0 * 0.98 / towards.x.abs().max(towards.z.abs());
     let bottom = land.bounds().min.y;
     hologram.to_room(towards * edge + Vec3::Y * (bottom + placement::BASE_DEPTH_M * 0.5))
+}
+
+/// An eye's field `across_deg` degrees across, centred, its vertical
+/// field what a picture `width` × `height` shows at that width.
+pub fn eye_fov(across_deg: f32, width: u32, height: u32) -> Fov {
+    let half_width = (across_deg / 2.0).to_radians();
+    let half_height = (half_width.tan() / (width as f32 / height as f32)).atan();
+    Fov {
+        angle_left: -half_width,
+        angle_right: half_width,
+        angle_up: half_height,
+        angle_down: -half_height,
+    }
 }
 
 /// Seconds to whole nanoseconds, rounded to nearest.

@@ -2,6 +2,7 @@
 use glam::Vec3;
 
 use super::actions::Action;
+use super::state::Menu;
 use crate::input::Ray;
 use crate::render::scene::UiRect;
 
@@ -50,6 +51,8 @@ impl Plane {
 pub struct ShownButton {
     /// What it does (and says).
     pub action: Action,
+    /// The menu it is on.
+    pub menu: Menu,
     /// Where it is.
     pub rect: UiRect,
     /// The landscape growing now (its button is marked).

@@ -6,7 +6,7 @@ use super::actions::{hand_menu_actions, panel_actions};
 use super::hit_test::Plane;
 use super::hit_test::ShownButton;
 use super::palm::palm_shown;
-use super::state::{Controls, HandMenu, HandState, Panel, Shows};
+use super::state::{Controls, HandMenu, HandState, Menu, Panel, Shows};
 use crate::input::hand::PALM;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::scene::UiRect;
@@ -98,6 +98,7 @@ impl Controls {
             for (row, action) in menu_actions.enumerate() {
                 self.shown.push(ShownButton {
                     action,
+                    menu: Menu::HandMenu,
                     rect: menu.plane.rect(
                         0.0,
                         top - step * row as f32,
@@ -119,6 +120,7 @@ impl Controls {
                 let (row, column) = (index / PANEL_COLUMNS, index % PANEL_COLUMNS);
                 self.shown.push(ShownButton {
                     action,
+                    menu: Menu::LandscapesPanel,
                     rect: panel.plane.rect(
                         left + step_x * column as f32,
                         top - step_y * row as f32,
@@ -377,7 +379,7 @@ mod tests {
         assert!(
             alone
                 .draw(hands)
-                .1
+                .labels
                 .iter()
                 .all(|label| !label.text.starts_with("Session"))
         );
@@ -398,7 +400,7 @@ mod tests {
                 Action::PlaceHere
             ]
         );
-        let labels = shared.draw(hands).1;
+        let labels = shared.draw(hands).labels;
         let caption = labels
             .iter()
             .find(|label| label.text == "Session 7-guitar-orbit")

@@ -19,22 +19,27 @@
 //! asks of it; [`actions`] what the buttons do, [`layout`] where the menus show and
 //! their buttons lie, [`palm`] the palm held up, [`hit_test`] where a
 //! fingertip or a ray meets a button, [`press`] the presses, [`draw`] what
-//! is drawn; and [`legend`], the scale bar on the hologram's base.
+//! is drawn, [`measure`] how big a menu and its text look from the eyes and
+//! how its labels stand out; and [`legend`], the scale bar on the
+//! hologram's base.
 mod actions;
 mod draw;
 mod hit_test;
 mod layout;
 pub mod legend;
+pub mod measure;
 mod palm;
 mod press;
 mod state;
 
 pub use actions::{Action, every_label, says};
+pub use draw::DrawnControls;
 pub use hit_test::ShownButton;
 pub use layout::{BUTTON_HEIGHT_M, BUTTON_WIDTH_M, MENU_LINGER_NS, PANEL_BUTTON_WIDTH_M};
+pub use measure::{MenuMeasure, ShownMenu};
 pub use palm::palm_shown;
 pub use press::{Look, PRESS_DEPTH_M, PressedBy, RELEASE_DEPTH_M, UiPress};
-pub use state::{Controls, HandState, Shows};
+pub use state::{Controls, HandState, Menu, Shows};
 
 #[cfg(test)]
 mod test_support;

@@ -293,8 +293,12 @@ impl Interaction {
 
     /// What to draw of the controls for this frame's hands.
     pub fn ui(&self, input: &FrameInput) -> OwnedUiLayer {
-        let (quads, labels) = self.controls.draw(control_hands(input, self.control_hands));
-        OwnedUiLayer { quads, labels }
+        let drawn = self.controls.draw(control_hands(input, self.control_hands));
+        OwnedUiLayer {
+            quads: drawn.quads,
+            labels: drawn.labels,
+            menus: drawn.menus,
+        }
     }
 
     /// Where the hologram is drawn this frame: a manipulation's preview,

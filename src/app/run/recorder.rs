@@ -1,19 +1,22 @@
 //! The frame loop's record, kept the same way on every platform: the seeds
-//! and reseeds, the placements, the most fault iterations one frame
-//! applied, per-frame CPU times and the display time covered, summarised
-//! into a [`RunReport`]; and the command log ([`CommandLog`]).
+//! and reseeds, the placements, the menus as they opened, the most fault
+//! iterations one frame applied, per-frame CPU times and the display time
+//! covered, summarised into a [`RunReport`]; and the command log
+//! ([`CommandLog`]).
 //!
 //! Per frame a platform calls [`RunRecorder::updated`] after `App::update`
 //! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
 //! [`RunRecorder::finish`].
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::report::{
-    CpuTimes, EditRecord, MarkerRecord, PlacementRecord, PoseRecord, ReseedRecord, RunReport,
-    TimingStats, UiRecord, UndoRecord,
+    CpuTimes, EditRecord, MarkerRecord, MenuRecord, PlacementRecord, PoseRecord, ReseedRecord,
+    RunReport, TimingStats, UiRecord, UndoRecord,
 };
-use crate::app::frame::{AppEvent, FrameOutput, Marker};
+use crate::app::controls::{Menu, measure};
+use crate::app::frame::{AppEvent, EyeView, FrameOutput, Marker};
 use crate::app::update::App;
 use crate::app::world::placement::Placement;
+use crate::input::Pose;
 use crate::terrain::recipe::Recipe;
 
 /// The app's world as a report needs it, kept where a report made away
@@ -62,6 +65,10 @@ pub struct RunRecorder {
     undos: Vec<UndoRecord>,
     /// The buttons pressed, in order.
     ui: Vec<UiRecord>,
+    /// The menus as they opened, in order.
+    menus: Vec<MenuRecord>,
+    /// The menus the latest update showed.
+    menus_on_show: Vec<Menu>,
     /// Clicks asked for: a press beginning or ending.
     clicks: u64,
     /// Frames drawn.
@@ -96,6 +103,8 @@ impl RunRecorder {
             edits: Vec::new(),
             undos: Vec::new(),
             ui: Vec::new(),
+            menus: Vec::new(),
+            menus_on_show: Vec::new(),
             clicks: 0,
             frames: 0,
             max_iterations_per_frame: 0,
@@ -150,6 +159,7 @@ impl RunRecorder {
         self.max_iterations_per_frame =
             self.max_iterations_per_frame.max(output.iterations_applied);
         let time = (display_time_ns - first_ns) as f64 * 1e-9;
+        self.note_menus(output);
         for event in &output.events {
             match *event {
                 AppEvent::Reseeded { seed, cause, .. } => {
@@ -196,6 +206,30 @@ impl RunRecorder {
                 | AppEvent::Exaggerated { .. } => {}
             }
         }
+    }
+
+    /// Measures each menu `output` shows that the update before did not,
+    /// from the point between its eyes (at the index of the next frame
+    /// drawn, as the reseeds are).
+    fn note_menus(&mut self, output: &FrameOutput) {
+        let eyes = between(&output.views);
+        for shown in &output.ui.menus {
+            if self.menus_on_show.contains(&shown.menu) {
+                continue;
+            }
+            let measured = measure::measure(shown, &eyes);
+            self.menus.push(MenuRecord {
+                name: shown.menu.name(),
+                frame: self.frames,
+                height_deg: measured.height_deg,
+                width_deg: measured.width_deg,
+                min_text_deg: measured.min_text_deg,
+                min_contrast: measured.min_contrast,
+            });
+        }
+        self.menus_on_show.clear();
+        self.menus_on_show
+            .extend(output.ui.menus.iter().map(|shown| shown.menu));
     }
 
     /// Notes a frame drawn, which took `render_ms` of CPU time.
@@ -270,6 +304,7 @@ impl RunRecorder {
             edits: self.edits.clone(),
             undos: self.undos.clone(),
             ui: self.ui.clone(),
+            menus: self.menus.clone(),
             clicks: self.clicks,
             hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),
             hologram_scale: placement.map(|placement| placement.scale),
@@ -281,6 +316,14 @@ impl RunRecorder {
             markers_seen: self.markers_seen.clone(),
         }
     }
+}
+
+/// The point between two eyes, turned halfway between them (as the head is).
+fn between([left, right]: &[EyeView; 2]) -> Pose {
+    Pose::new(
+        left.pose.position.lerp(right.pose.position, 0.5),
+        left.pose.orientation.slerp(right.pose.orientation, 0.5),
+    )
 }
 
 #[cfg(test)]
@@ -321,6 +364,62 @@ mod tests {
                 seed: 9
             }]
         );
+    }
+
+    #[test]
+    fn a_menu_is_measured_once_per_opening_on_the_frame_it_opened() {
+        use crate::app::controls::ShownMenu;
+        use crate::render::scene::UiRect;
+        // A 10 cm square 0.5 m ahead of the eyes of FrameOutput::empty().
+        let square = UiRect {
+            centre: glam::Vec3::new(0.0, 0.0, -0.5),
+            right: glam::Vec3::X * 0.05,
+            up: glam::Vec3::Y * 0.05,
+        };
+        let showing = |menus: &[Menu]| FrameOutput {
+            ui: crate::app::frame::OwnedUiLayer {
+                menus: menus
+                    .iter()
+                    .map(|&menu| ShownMenu {
+                        menu,
+                        plates: vec![square],
+                        labels: Vec::new(),
+                        min_contrast: 2.0,
+                    })
+                    .collect(),
+                ..Default::default()
+            },
+            ..FrameOutput::empty()
+        };
+        let mut recorder = RunRecorder::new(LogStart::demo(1, 9, 9), 8);
+        let (hand, panel) = (Menu::HandMenu, Menu::LandscapesPanel);
+        for (frame, menus) in [
+            &[][..],
+            &[hand],
+            &[hand],
+            &[panel],
+            &[panel, hand],
+            &[panel, hand],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            recorder.updated(frame as i64 * 1_000_000, &showing(menus), 0.1);
+            recorder.drawn(0.2);
+        }
+        let opened: Vec<(&str, u64)> = recorder
+            .menus
+            .iter()
+            .map(|record| (record.name, record.frame))
+            .collect();
+        assert_eq!(
+            opened,
+            [("hand menu", 1), ("landscapes panel", 3), ("hand menu", 4)]
+        );
+        let first = recorder.menus[0];
+        assert!((first.height_deg - 11.421).abs() < 1e-3, "{first:?}");
+        assert!((first.width_deg - 11.421).abs() < 1e-3, "{first:?}");
+        assert_eq!((first.min_text_deg, first.min_contrast), (0.0, 2.0));
     }
 
     #[test]

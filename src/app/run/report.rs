@@ -81,6 +81,26 @@ pub struct UiRecord {
     pub did: &'static str,
 }
 
+/// A menu or panel as it opened: how big it and its smallest text look
+/// from the eyes on that frame, and how its labels stand out
+/// (`controls::measure`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MenuRecord {
+    /// "hand menu" or "landscapes panel".
+    pub name: &'static str,
+    /// The frame it was first seen on.
+    pub frame: u64,
+    /// The angle up it from the point between the eyes, degrees.
+    pub height_deg: f32,
+    /// The angle across it, degrees.
+    pub width_deg: f32,
+    /// The angle its smallest label's capitals subtend, degrees.
+    pub min_text_deg: f32,
+    /// The lowest WCAG 2 contrast ratio of a label on its plate, over
+    /// every look the plates take.
+    pub min_contrast: f32,
+}
+
 /// A hand edit: when, which, by which hand, and whether it applied (if
 /// not, why).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -192,6 +212,8 @@ pub struct RunReport {
     pub undos: Vec<UndoRecord>,
     /// Buttons pressed, in order.
     pub ui: Vec<UiRecord>,
+    /// Each opening of a menu or panel, in order.
+    pub menus: Vec<MenuRecord>,
     /// Clicks the controls sounded (or, with no audio device, would have):
     /// one as each press begins and one as it ends.
     pub clicks: u64,
