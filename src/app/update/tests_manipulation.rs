@@ -491,3 +491,40 @@ fn a_tap_on_a_scaled_hologram_presses_a_real_centimetre() {
     });
     assert_eq!(reseed_count(&outputs), 1);
 }
+
+#[test]
+fn taller_draws_the_land_taller_and_undo_takes_it_back_leaving_the_heights_alone() {
+    let mut app = app();
+    for index in 0..60 {
+        app.update(&frame(index));
+    }
+    let placed = app.placement().unwrap();
+    let heights = app.heightmap().clone();
+    let (_, high) = heights.min_max();
+    app.submit(Command::Exaggerate { exaggeration: 2.0 });
+    let output = app.update(&frame(60));
+    assert_eq!(output.exaggeration, 2.0);
+    assert!(
+        output
+            .events
+            .contains(&AppEvent::Exaggerated { exaggeration: 2.0 })
+    );
+    assert_eq!(output.model, Some(placed.model_matrix(2.0)));
+    // The bounds reach the land as drawn; the heights are as they were
+    // (growth goes on, so compare the frame's own heights).
+    let (_, now_high) = app.heightmap().min_max();
+    assert!(now_high >= high);
+    let top = placement::land_y_m(now_high * 2.0);
+    assert!(
+        (app.bounds().max.y - top).abs() < 1e-6,
+        "{:?}",
+        app.bounds()
+    );
+    app.submit(Command::Undo);
+    let output = app.update(&frame(61));
+    assert_eq!(output.exaggeration, 1.0);
+    assert_eq!(output.model, Some(placed.model_matrix(1.0)));
+    assert!(output.events.contains(&AppEvent::Undid {
+        undone: Some(crate::app::world::undo::Undone::Exaggeration)
+    }));
+}
