@@ -64,8 +64,14 @@ fn a_traced_fault_raises_one_side_lowers_the_other_and_nothing_beyond_its_reach(
     let half = TRACE_STEP / 2.0;
     let far = edited.get(8, row(0.5) - 1) - plain.get(8, row(0.5) - 1);
     let near = edited.get(8, row(0.5) + 1) - plain.get(8, row(0.5) + 1);
-    // One row from the line on a 17-sample map: g(1/16) of the half step.
-    assert!(far > 0.3 * half && near < -0.3 * half, "{far} {near}");
+    // One row from the line on a 17-sample map: s(1/2) = 11/16 of the way
+    // up the fault's edge (two rows to either side), faded by
+    // g(1/16) = (1 − (0.0625/0.1)²)².
+    let expected = 0.6875 * half * (1.0 - 0.625f32.powi(2)).powi(2);
+    assert!(
+        (far - expected).abs() < 1e-6 && (near + expected).abs() < 1e-6,
+        "{far} {near}, not ±{expected}"
+    );
     for y in 0..side {
         let v = y as f32 / (side - 1) as f32;
         if (v - 0.5).abs() >= EDIT_RADIUS + 1e-6 {
