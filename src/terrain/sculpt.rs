@@ -682,7 +682,8 @@ mod tests {
         for side in [257, 513] {
             let change = diagonal_fault(side);
             // The step is spread over more than one sample: no two
-            // neighbours (along a row or a column) differ by much of it.
+            // neighbours (along a row or a column) differ by much of it
+            // (0.31 of it here; with the side's sign alone, all of it).
             let mut steepest: f64 = 0.0;
             for y in 0..side {
                 for x in 0..side {
@@ -759,7 +760,8 @@ mod tests {
             // sinking side to four on the rising side, along its middle
             // (where the nearest point of the path is inside the segment,
             // so the fade is the same all along a line): the land as the
-            // mesh spans it stays at one height.
+            // mesh spans it stays at one height (within 0.033 of the step
+            // here; with the side's sign alone it varied by 0.95 of it).
             let mut worst: f64 = 0.0;
             for i in -16..=16 {
                 let across = f64::from(i) / 4.0;
