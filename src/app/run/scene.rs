@@ -74,7 +74,11 @@ impl SceneBuilder {
         self.ui_labels.clear();
         self.ui_quads.extend_from_slice(&output.ui.quads);
         self.ui_labels.extend_from_slice(&output.ui.labels);
-        if let Some(model) = output.model {
+        // The controls layer draws its shapes, then its text, without
+        // depth between them: a legend behind an open menu would show
+        // through it, so it waits until the menus are closed.
+        let menus_open = !output.ui.labels.is_empty();
+        if let Some(model) = output.model.filter(|_| !menus_open) {
             let eye = (output.views[0].pose.position + output.views[1].pose.position) / 2.0;
             let facts = LandFacts {
                 across_km: output.across_km,
@@ -251,6 +255,43 @@ mod tests {
         let deep = ranged((-0.2, 0.2), 0.0);
         let deep_scene = builder.scene(&deep, &[0.0; 4]).unwrap();
         assert!(deep_scene.base_bottom < -0.2);
+    }
+
+    #[test]
+    fn the_legend_shows_on_the_base_unless_a_menu_is_open() {
+        let mut builder = SceneBuilder::new();
+        let placed = ranged((0.0, 0.2), 0.0);
+        builder.updated(&placed);
+        let texts: Vec<String> = builder
+            .scene(&placed, &[0.0; 4])
+            .unwrap()
+            .ui
+            .labels
+            .iter()
+            .map(|label| label.text.clone())
+            .collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[1].starts_with("highest 2 km"), "{texts:?}");
+        let with_menu = FrameOutput {
+            ui: crate::app::frame::OwnedUiLayer {
+                quads: Vec::new(),
+                menus: Vec::new(),
+                labels: vec![crate::render::scene::UiLabel {
+                    rect: crate::render::scene::UiRect {
+                        centre: Vec3::ZERO,
+                        right: Vec3::X,
+                        up: Vec3::Y,
+                    },
+                    text: "Undo".into(),
+                    color: [1.0; 4],
+                }],
+            },
+            ..placed
+        };
+        builder.updated(&with_menu);
+        let scene = builder.scene(&with_menu, &[0.0; 4]).unwrap();
+        assert_eq!(scene.ui.labels.len(), 1);
+        assert!(scene.ui.quads.is_empty());
     }
 
     #[test]
