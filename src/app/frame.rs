@@ -151,6 +151,11 @@ pub enum AppEvent {
         /// What it took back.
         undone: Option<Undone>,
     },
+    /// A redo did again what the last undo took back, or found none (`None`).
+    Redid {
+        /// What it did again.
+        redone: Option<Undone>,
+    },
     /// The recipe's erosion started early ("Weather").
     Weathered,
     /// The land is drawn this many times taller than it is now ("Taller", "Flatter", or an undo of one).
@@ -273,6 +278,7 @@ impl From<WorldEvent> for AppEvent {
         match event {
             WorldEvent::Reseeded { seed, cause, hand } => AppEvent::Reseeded { seed, cause, hand },
             WorldEvent::Undid { undone } => AppEvent::Undid { undone },
+            WorldEvent::Redid { redone } => AppEvent::Redid { redone },
             WorldEvent::Weathered => AppEvent::Weathered,
             WorldEvent::Exaggerated { exaggeration } => AppEvent::Exaggerated { exaggeration },
             WorldEvent::Growth(state) => AppEvent::Growth(state),

@@ -228,6 +228,7 @@ impl App {
                 event,
                 AppEvent::Reseeded { .. }
                     | AppEvent::Undid { undone: Some(_) }
+                    | AppEvent::Redid { redone: Some(_) }
                     | AppEvent::Edited { ignored: None, .. }
                     | AppEvent::Weathered
             )

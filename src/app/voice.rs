@@ -24,6 +24,8 @@ pub enum VoiceCommand {
     NextLandscape,
     /// "undo": the last terrain command (reseed, landscape, edit) is taken back.
     Undo,
+    /// "redo": what the last undo took back is done again.
+    Redo,
     /// A button's label: it presses that button when it is on show.
     Label(&'static str),
 }
@@ -32,13 +34,14 @@ use super::controls::{every_label, says};
 
 /// Every phrase the app understands, as the speech recognizer's dictionary
 /// spells it, with its command.
-pub const PHRASES: [(&str, VoiceCommand); 6] = [
+pub const PHRASES: [(&str, VoiceCommand); 7] = [
     ("new terrain", VoiceCommand::NewTerrain),
     ("bigger", VoiceCommand::Bigger),
     ("smaller", VoiceCommand::Smaller),
     ("reset", VoiceCommand::Reset),
     ("next landscape", VoiceCommand::NextLandscape),
     ("undo", VoiceCommand::Undo),
+    ("redo", VoiceCommand::Redo),
 ];
 
 impl VoiceCommand {

@@ -27,6 +27,8 @@ pub enum Action {
     Weather,
     /// Take back the last terrain command.
     Undo,
+    /// Do again what the last undo took back.
+    Redo,
     /// Draw the contour lines, or stop drawing them.
     Contours,
     /// Draw the land a step taller than now.
@@ -58,6 +60,7 @@ impl Action {
             Action::Faster => "Faster",
             Action::Weather => "Weather",
             Action::Undo => "Undo",
+            Action::Redo => "Redo",
             Action::Contours => "Contours",
             Action::Taller => "Taller",
             Action::Flatter => "Flatter",
@@ -81,6 +84,7 @@ impl Action {
             Action::Slower | Action::Faster => "speed",
             Action::Weather => "weather",
             Action::Undo => "undo",
+            Action::Redo => "redo",
             Action::Contours => "contours",
             Action::Taller | Action::Flatter => "exaggerate",
             Action::Save => "save",
@@ -157,6 +161,7 @@ pub(super) fn panel_actions(pinned: bool) -> Vec<Action> {
             Action::Faster,
             Action::Weather,
             Action::Undo,
+            Action::Redo,
             Action::Contours,
             Action::Taller,
             Action::Flatter,

@@ -212,6 +212,9 @@ impl Interaction {
         if input.voice == Some(VoiceCommand::Undo) {
             commands.issue(Command::Undo);
         }
+        if input.voice == Some(VoiceCommand::Redo) {
+            commands.issue(Command::Redo);
+        }
         let next_landscape_said = input.voice == Some(VoiceCommand::NextLandscape)
             && self.drawn(input, commands.world()).is_some();
         if next_landscape_said {
@@ -251,6 +254,7 @@ impl Interaction {
                 });
             }
             Action::Undo => commands.issue(Command::Undo),
+            Action::Redo => commands.issue(Command::Redo),
             Action::Contours => self.contours_hidden = !self.contours_hidden,
             Action::Taller | Action::Flatter => {
                 let now = commands.world().exaggeration();

@@ -9,8 +9,8 @@
 //! [`RunRecorder::finish`].
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::report::{
-    CpuTimes, EditRecord, MarkerRecord, MenuRecord, PlacementRecord, PoseRecord, ReseedRecord,
-    RunReport, TimingStats, UiRecord, UndoRecord,
+    CpuTimes, EditRecord, MarkerRecord, MenuRecord, PlacementRecord, PoseRecord, RedoRecord,
+    ReseedRecord, RunReport, TimingStats, UiRecord, UndoRecord,
 };
 use crate::app::controls::{Menu, measure};
 use crate::app::frame::{AppEvent, EyeView, FrameOutput, Marker};
@@ -63,6 +63,8 @@ pub struct RunRecorder {
     edits: Vec<EditRecord>,
     /// The undos, in order.
     undos: Vec<UndoRecord>,
+    /// The redos, in order.
+    redos: Vec<RedoRecord>,
     /// The buttons pressed, in order.
     ui: Vec<UiRecord>,
     /// The menus as they opened, in order.
@@ -102,6 +104,7 @@ impl RunRecorder {
             placements: Vec::new(),
             edits: Vec::new(),
             undos: Vec::new(),
+            redos: Vec::new(),
             ui: Vec::new(),
             menus: Vec::new(),
             menus_on_show: Vec::new(),
@@ -187,6 +190,11 @@ impl RunRecorder {
                     frame: self.frames,
                     time,
                     undone,
+                }),
+                AppEvent::Redid { redone } => self.redos.push(RedoRecord {
+                    frame: self.frames,
+                    time,
+                    redone,
                 }),
                 AppEvent::Placed { placement, cause } => self
                     .placements
@@ -303,6 +311,7 @@ impl RunRecorder {
             placements: self.placements.clone(),
             edits: self.edits.clone(),
             undos: self.undos.clone(),
+            redos: self.redos.clone(),
             ui: self.ui.clone(),
             menus: self.menus.clone(),
             clicks: self.clicks,

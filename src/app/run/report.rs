@@ -130,6 +130,17 @@ pub struct UndoRecord {
     pub undone: Option<Undone>,
 }
 
+/// A redo: when, and what it did again (none when nothing could be redone).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RedoRecord {
+    /// The frame it showed from.
+    pub frame: u64,
+    /// Display seconds since the run's first frame.
+    pub time: f64,
+    /// What it did again.
+    pub redone: Option<Undone>,
+}
+
 /// A pose as the report lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PoseRecord {
@@ -210,6 +221,8 @@ pub struct RunReport {
     pub edits: Vec<EditRecord>,
     /// Undos and what each took back, in order.
     pub undos: Vec<UndoRecord>,
+    /// Redos and what each did again, in order.
+    pub redos: Vec<RedoRecord>,
     /// Buttons pressed, in order.
     pub ui: Vec<UiRecord>,
     /// Each opening of a menu or panel, in order.

@@ -1,4 +1,4 @@
-//! Unit tests of sculpting and undo: traces and lifts made by a pinch on the surface, applied as commands, eased in, ignored with a reason, and taken back exactly.
+//! Unit tests of sculpting, undo and redo: traces and lifts made by a pinch on the surface, applied as commands, eased in, ignored with a reason, taken back and done again exactly.
 use glam::{Quat, Vec3};
 
 use super::tests::{CENTRE, EYE, app, frame_at, right_hand, run};
@@ -163,6 +163,122 @@ fn undo_goes_back_at_least_sixteen_steps_and_then_says_nothing_is_left() {
             .all(|u| *u == Some(Undone::Lift))
     );
     assert_eq!(undone[UNDO_DEPTH], None);
+}
+
+fn redone(outputs: &[FrameOutput]) -> Vec<Option<Undone>> {
+    outputs
+        .iter()
+        .flat_map(|out| &out.events)
+        .filter_map(|event| match event {
+            AppEvent::Redid { redone } => Some(*redone),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn redo_gives_back_an_undone_edit_bit_for_bit_until_a_new_change() {
+    let mut app = grown_app(700);
+    let before = cells(&app);
+    app.submit(Command::Lift {
+        hand: None,
+        at: [0.5, 0.5],
+        height: 0.1,
+    });
+    run_on(&mut app, 700, EASED);
+    let lifted = cells(&app);
+    app.submit(Command::Undo);
+    run_on(&mut app, 700 + EASED, 1);
+    assert_eq!(cells(&app), before);
+    app.submit(Command::Redo);
+    let outputs = run_on(&mut app, 701 + EASED, 1);
+    assert_eq!(cells(&app), lifted);
+    assert_eq!(redone(&outputs), [Some(Undone::Lift)]);
+    // Undo and redo again and again: the same two worlds.
+    for round in 0..3 {
+        app.submit(Command::Undo);
+        run_on(&mut app, 800 + 2 * round, 1);
+        assert_eq!(cells(&app), before);
+        app.submit(Command::Redo);
+        run_on(&mut app, 801 + 2 * round, 1);
+        assert_eq!(cells(&app), lifted);
+    }
+    // A new change after an undo leaves nothing to redo.
+    app.submit(Command::Undo);
+    run_on(&mut app, 900, 1);
+    app.submit(Command::Exaggerate { exaggeration: 2.0 });
+    run_on(&mut app, 901, 1);
+    app.submit(Command::Redo);
+    let outputs = run_on(&mut app, 902, 1);
+    assert_eq!(redone(&outputs), [None]);
+    assert_eq!(cells(&app), before);
+}
+
+#[test]
+fn redo_gives_back_an_undone_reseed_which_grows_on_as_if_never_undone() {
+    let mut app = grown_app(200);
+    app.submit(Command::Reseed {
+        cause: ReseedCause::Voice,
+        hand: None,
+    });
+    run_on(&mut app, 200, 30);
+    let (seed, iterations) = (app.seed(), app.iterations_done());
+    let mut twin = grown_app(200);
+    twin.submit(Command::Reseed {
+        cause: ReseedCause::Voice,
+        hand: None,
+    });
+    run_on(&mut twin, 200, 30);
+    app.submit(Command::Undo);
+    run_on(&mut app, 230, 1);
+    assert_ne!(app.seed(), seed);
+    app.submit(Command::Redo);
+    let outputs = run_on(&mut app, 231, 1);
+    assert_eq!(redone(&outputs), [Some(Undone::Reseed)]);
+    assert_eq!(app.seed(), seed);
+    assert!(app.iterations_done() >= iterations);
+    // Both grow to the end: the same terrain.
+    run_on(&mut app, 232, 900);
+    run_on(&mut twin, 230, 900);
+    assert_eq!(app.iterations_done(), twin.iterations_done());
+    assert_eq!(cells(&app), cells(&twin));
+}
+
+#[test]
+fn redo_gives_back_weathering_and_exaggeration() {
+    let mut app = grown_app(700);
+    app.submit(Command::Weather);
+    run_on(&mut app, 700, 120);
+    app.submit(Command::Exaggerate { exaggeration: 3.0 });
+    run_on(&mut app, 820, 1);
+    let weathered = cells(&app);
+    let iterations = app.iterations_done();
+    for (frame, undone) in [(821, Undone::Exaggeration), (822, Undone::Weather)] {
+        app.submit(Command::Undo);
+        let outputs = run_on(&mut app, frame, 1);
+        assert!(outputs[0].events.contains(&AppEvent::Undid {
+            undone: Some(undone)
+        }));
+    }
+    assert_eq!(app.world().exaggeration(), 1.0);
+    app.submit(Command::Redo);
+    let outputs = run_on(&mut app, 823, 1);
+    assert_eq!(redone(&outputs), [Some(Undone::Weather)]);
+    app.submit(Command::Redo);
+    let outputs = run_on(&mut app, 824, 1);
+    assert_eq!(redone(&outputs), [Some(Undone::Exaggeration)]);
+    assert_eq!(app.world().exaggeration(), 3.0);
+    // The weathering grew again to where it stood, then on.
+    let mut twin = grown_app(700);
+    twin.submit(Command::Weather);
+    run_on(&mut twin, 700, 120);
+    assert_eq!(twin.iterations_done(), iterations);
+    assert_eq!(cells(&twin), weathered);
+    assert!(app.iterations_done() >= iterations);
+    let mut app_done = app;
+    run_on(&mut app_done, 825, 3000);
+    run_on(&mut twin, 820, 3000);
+    assert_eq!(cells(&app_done), cells(&twin));
 }
 
 #[test]

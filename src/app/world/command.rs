@@ -198,6 +198,8 @@ pub enum Command {
     },
     /// Take back the last terrain command (reseed, landscape, edit), whoever made it.
     Undo,
+    /// Do again what the last undo took back, unless a change came since.
+    Redo,
     /// Stop growth where it stands ("Pause growth").
     Pause,
     /// Let a paused growth go on ("Resume growth").
@@ -276,6 +278,7 @@ impl Command {
             | Command::ResetPlacement
             | Command::Landscape { .. }
             | Command::Undo
+            | Command::Redo
             | Command::Pause
             | Command::Resume
             | Command::Weather
@@ -295,6 +298,7 @@ impl Command {
             Command::Trace { .. } => "trace",
             Command::Lift { .. } => "lift",
             Command::Undo => "undo",
+            Command::Redo => "redo",
             Command::Pause => "pause",
             Command::Resume => "resume",
             Command::Weather => "weather",
@@ -322,6 +326,7 @@ impl Command {
             | Command::Trace { .. }
             | Command::Lift { .. }
             | Command::Undo
+            | Command::Redo
             | Command::Weather
             // Undo takes it back like a terrain change, so it must stand in
             // the same order on every headset.
@@ -464,6 +469,7 @@ mod tests {
                 height: -0.1f32 / 3.0,
             },
             Command::Undo,
+            Command::Redo,
             Command::Pause,
             Command::Resume,
             Command::Weather,

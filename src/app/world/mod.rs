@@ -37,6 +37,8 @@ pub enum WorldEvent {
     },
     /// An undo took back the last terrain command, or found none left.
     Undid { undone: Option<Undone> },
+    /// A redo did again what the last undo took back, or found none left.
+    Redid { redone: Option<Undone> },
     /// The recipe's erosion started early.
     Weathered,
     /// Growth was paused, resumed or changed speed.
@@ -239,6 +241,10 @@ impl World {
                 let undone = self.undo(now);
                 Some(WorldEvent::Undid { undone })
             }
+            Command::Redo => {
+                let redone = self.redo(now);
+                Some(WorldEvent::Redid { redone })
+            }
             Command::Weather => {
                 self.undo.push(Replaced::Weather {
                     weathered_at: self.growth.weathered_at().to_vec(),
@@ -350,32 +356,68 @@ impl World {
 
     /// Takes back the last terrain command, if any is left: an edit's layer
     /// as it was, or the terrain a reseed replaced, growing on from where
-    /// it stood.
+    /// it stood; what it took back can be redone.
     fn undo(&mut self, now: i64) -> Option<Undone> {
         let replaced = self.undo.pop()?;
         let kind = replaced.kind();
-        match replaced {
-            Replaced::Edit { layer, .. } => {
-                self.edits.settle();
+        let undone = self.swap_in(replaced, now);
+        self.undo.push_redo(undone);
+        Some(kind)
+    }
+
+    /// Does again the last command undo took back, if any is left and no
+    /// new change came since: the world as it was before that undo, bit for bit.
+    fn redo(&mut self, now: i64) -> Option<Undone> {
+        let replaced = self.undo.pop_redo()?;
+        let kind = replaced.kind();
+        let redone = self.swap_in(replaced, now);
+        self.undo.push_undone(redone);
+        Some(kind)
+    }
+
+    /// Puts back the world `replaced` holds and returns, of the same kind,
+    /// what it put back over: undo and redo are the same swap, each
+    /// handing the other what it needs to go back.
+    fn swap_in(&mut self, replaced: Replaced, now: i64) -> Replaced {
+        let swapped = match replaced {
+            Replaced::Edit { kind, layer } => {
+                let current = self.edits.snapshot();
                 self.edits.restore(layer);
+                Replaced::Edit {
+                    kind,
+                    layer: current,
+                }
             }
             Replaced::Terrain {
+                kind,
                 growth,
                 recipe_name,
                 layer,
-                ..
             } => {
-                self.growth = *growth;
-                self.recipe_name = recipe_name;
+                let current_layer = self.edits.take();
+                let current = std::mem::replace(&mut self.growth, *growth);
+                let current_name = std::mem::replace(&mut self.recipe_name, recipe_name);
                 self.edits.restore(layer);
                 self.schedule.resume(now, self.growth.steps_done());
                 self.growth_limit = None;
+                Replaced::Terrain {
+                    kind,
+                    growth: Box::new(current),
+                    recipe_name: current_name,
+                    layer: current_layer,
+                }
             }
-            Replaced::Exaggeration { exaggeration } => self.exaggeration = exaggeration,
+            Replaced::Exaggeration { exaggeration } => Replaced::Exaggeration {
+                exaggeration: std::mem::replace(&mut self.exaggeration, exaggeration),
+            },
             Replaced::Weather {
                 weathered_at,
                 steps,
             } => {
+                let current = Replaced::Weather {
+                    weathered_at: self.growth.weathered_at().to_vec(),
+                    steps: self.growth.steps_done(),
+                };
                 let map = self.growth.heightmap();
                 // The same recipe, map and seed grew once already.
                 self.growth = RecipeGrowth::regrown(
@@ -388,10 +430,11 @@ impl World {
                 )
                 .expect("a recipe that grew on this map grows again");
                 self.schedule.resume(now, self.growth.steps_done());
+                current
             }
-        }
+        };
         self.compose();
-        Some(kind)
+        swapped
     }
 
     /// Brings what shows (grown heights plus edits) and the bounds in step.

@@ -1,4 +1,4 @@
-//! Undo: what each terrain command (reseed, landscape, edit, weather, exaggeration) replaced, newest last, the last [`UNDO_DEPTH`] of them.
+//! Undo and redo: what each terrain command (reseed, landscape, edit, weather, exaggeration) replaced, newest last, the last [`UNDO_DEPTH`] of them.
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -72,19 +72,46 @@ impl Replaced {
     }
 }
 
-/// The commands that can still be taken back.
+/// The commands that can still be taken back, and those undo took back
+/// that can be done again.
 #[derive(Default)]
 pub struct UndoStack {
     steps: VecDeque<Replaced>,
+    /// What each undo replaced, newest last: a redo's to put back. Any new
+    /// change clears it, as a history that branched has nothing to redo.
+    undone: Vec<Replaced>,
 }
 
 impl UndoStack {
-    /// Notes what a command replaced, forgetting the oldest beyond [`UNDO_DEPTH`].
+    /// Notes what a new command replaced, forgetting the oldest beyond
+    /// [`UNDO_DEPTH`]; nothing undone can be redone after it.
     pub fn push(&mut self, replaced: Replaced) {
+        self.undone.clear();
+        self.push_undone(replaced);
+    }
+
+    /// Notes what a redo replaced: it can be undone again, and what else
+    /// was undone can still be redone.
+    pub fn push_undone(&mut self, replaced: Replaced) {
         if self.steps.len() == UNDO_DEPTH {
             self.steps.pop_front();
         }
         self.steps.push_back(replaced);
+    }
+
+    /// Notes what an undo replaced, for a redo.
+    pub fn push_redo(&mut self, replaced: Replaced) {
+        self.undone.push(replaced);
+    }
+
+    /// What the last undo replaced, if nothing new came since.
+    pub fn pop_redo(&mut self) -> Option<Replaced> {
+        self.undone.pop()
+    }
+
+    /// How many undos can be redone.
+    pub fn redo_len(&self) -> usize {
+        self.undone.len()
     }
 
     /// What the last command replaced, if any is left.

@@ -522,6 +522,10 @@ impl<'a> FrameLoop<'a> {
                     Some(undone) => log::info!("undid the last {undone:?}"),
                     None => log::info!("nothing left to undo"),
                 },
+                AppEvent::Redid { redone } => match redone {
+                    Some(redone) => log::info!("redid the last undone {redone:?}"),
+                    None => log::info!("nothing to redo"),
+                },
                 AppEvent::Growth(state) => log::info!(
                     "growth {} at {} iterations per second",
                     if state.paused { "paused" } else { "goes on" },
