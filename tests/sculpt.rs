@@ -157,6 +157,20 @@ fn a_lift_raises_a_hill_of_the_asked_height_and_undo_takes_it_back() {
             .all(|(a, b)| a.to_bits() == b.to_bits())
     );
     assert_eq!(report(&undone)["undos"][0]["undone"], "lift");
+
+    // Said "redo", the hill is back, bit for bit the lifted run's.
+    let redone = run(
+        dir.path(),
+        "redone",
+        "9.0 lift left 1.0 0.5 0.5 0.04\n11.0 say undo\n11.5 say redo\n",
+    );
+    assert!(
+        heights(&redone)
+            .iter()
+            .zip(&after)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
+    assert_eq!(report(&redone)["redos"][0]["redone"], "lift");
 }
 
 #[test]
