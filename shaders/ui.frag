@@ -54,7 +54,8 @@ void main() {
         cover = glyph_coverage(in_uv);
     }
     float alpha = in_color.a * cover;
-    if (alpha <= 0.0) {
+    // What would store no alpha is not drawn, and so writes no depth.
+    if (alpha < 1.0 / 255.0) {
         discard;
     }
     out_color = vec4(ENCODE_SRGB ? linear_to_srgb(in_color.rgb) : in_color.rgb, alpha);

@@ -90,7 +90,10 @@ pub struct StereoImage {
 ///   slope with `scene.bands`, lit from `scene.light_dir` with
 ///   `scene.display`'s ambient and floor, `scene.marks` on the land; then,
 ///   when `scene.sea_level` is `Some`, the water blended over it (source
-///   alpha; alpha over land stays 1); stored sRGB-encoded;
+///   alpha; alpha over land stays 1); then `scene.ui`, blended; stored
+///   sRGB-encoded; every pixel drawn, blended or not, gets its nearest
+///   surface's depth (the water's and the controls' written after all
+///   colour, so it changes none), and no other pixel does;
 /// - `scene.heights`, when `Some`, replaces the heights before this frame is
 ///   drawn and must hold grid width × height values, else
 ///   [`RenderError::HeightCountMismatch`];

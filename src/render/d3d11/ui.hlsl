@@ -99,7 +99,8 @@ float4 pixel_main(VertexOutput input) : SV_Target
         cover = glyph_coverage(input.uv);
     }
     float alpha = input.color.a * cover;
-    if (alpha <= 0.0) {
+    // What would store no alpha is not drawn, and so writes no depth.
+    if (alpha < 1.0 / 255.0) {
         discard;
     }
     // The target is sRGB: the hardware encodes.
