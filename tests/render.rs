@@ -16,8 +16,8 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
-    ColorBands, Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage,
-    SurfaceMarks, UiFill, UiLayer, UiQuad, UiRect,
+    ColorBands, Display, EyeView, FrameScene, NearFade, OffscreenOptions, RenderError,
+    StereoImage, SurfaceMarks, UiFill, UiLayer, UiQuad, UiRect,
 };
 use support::ui_scene::{
     FREE_LABEL, PLATE, PLATE_COLOR, RING, RING_COLOR, SUNK_LABEL, UI_EYE_HEIGHT, UI_EYE_WIDTH,
@@ -146,6 +146,7 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         display: Display::Additive,
         marks: SurfaceMarks::default(),
         ui: UiLayer::default(),
+        near_fade: NearFade::NONE,
     }
 }
 

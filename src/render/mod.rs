@@ -35,6 +35,6 @@ pub mod vulkan;
 pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};
 pub use error::RenderError;
 pub use scene::{
-    ColorBands, Display, EyeView, FrameScene, MAX_STROKE_POINTS, SurfaceMarks, UiFill, UiLabel,
-    UiLayer, UiQuad, UiRect, VIEW_COUNT,
+    ColorBands, Display, EyeView, FrameScene, MAX_STROKE_POINTS, NearFade, SurfaceMarks, UiFill,
+    UiLabel, UiLayer, UiQuad, UiRect, VIEW_COUNT,
 };

@@ -1,11 +1,11 @@
 //! The frame glue every platform shares: turns the app's [`FrameOutput`] and
 //! heights into the renderer's backend-neutral [`FrameScene`], with the one
 //! light, the colour bands eased towards the terrain's range, the base, the
-//! water, the display's look and the "upload heights only when they
-//! changed" rule.
+//! water, the display's look, the fade near the eyes and the "upload
+//! heights only when they changed" rule.
 use glam::Vec3;
 
-use crate::app::frame::{FrameOutput, MIN_BAND_SPAN};
+use crate::app::frame::{FrameOutput, MIN_BAND_SPAN, NEAR_FADE};
 use crate::app::world::placement::{BASE_DEPTH_M, HOLOGRAM_SIZE_M, base_bottom_m};
 use crate::render::scene::{
     ColorBands, Display, FrameScene, SurfaceMarks, UiLayer, ripple_seconds,
@@ -113,6 +113,7 @@ impl SceneBuilder {
                 quads: &output.ui.quads,
                 labels: &output.ui.labels,
             },
+            near_fade: NEAR_FADE,
         })
     }
 
@@ -216,6 +217,11 @@ mod tests {
         assert_eq!(scene.sea_level, Some(0.035));
         assert_eq!(scene.display, Display::Opaque);
         assert!((scene.time_s - 1.5).abs() < 1e-5);
+        // Faded out from 40 cm, gone at the eyes' near plane.
+        assert_eq!(
+            (scene.near_fade.start_m, scene.near_fade.end_m),
+            (0.4, crate::app::frame::NEAR_M)
+        );
         // Land dipping below the plate takes the underside down with it.
         let deep = ranged((-0.2, 0.2), 0.0);
         let deep_scene = builder.scene(&deep, &[0.0; 4]).unwrap();

@@ -441,6 +441,7 @@ mod tests {
                 quads: &quads,
                 labels: &labels,
             },
+            near_fade: crate::render::scene::NearFade::NONE,
         };
         let without_heights = FrameScene {
             heights: None,

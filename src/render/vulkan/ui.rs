@@ -35,7 +35,8 @@ pub(crate) enum UiDraw {
 pub(crate) struct UiPass {
     /// The device everything here lives on.
     ctx: Arc<GpuContext>,
-    /// The terrain's uniforms (binding 0, for the eyes' matrices) and the atlas (binding 1).
+    /// The terrain's uniforms (binding 0, for the eyes' matrices and the
+    /// near fade) and the atlas (binding 1).
     descriptor_set_layout: vk::DescriptorSetLayout,
     /// The pipeline's layout.
     pipeline_layout: vk::PipelineLayout,
@@ -167,7 +168,8 @@ impl UiPass {
                 .binding(0)
                 .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
                 .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::VERTEX),
+                // The eyes for the vertices, the near fade for the fragments.
+                .stage_flags(vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT),
             vk::DescriptorSetLayoutBinding::default()
                 .binding(1)
                 .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
