@@ -24,8 +24,9 @@ use windows::Win32::Graphics::Direct3D11::{
     D3D11_SHADER_RESOURCE_VIEW_DESC, D3D11_SHADER_RESOURCE_VIEW_DESC_0, D3D11_SUBRESOURCE_DATA,
     D3D11_TEX2D_ARRAY_DSV, D3D11_TEX2D_ARRAY_RTV, D3D11_USAGE, D3D11_USAGE_DYNAMIC,
     D3D11_USAGE_IMMUTABLE, D3D11_VIEWPORT, ID3D11BlendState, ID3D11Buffer, ID3D11DepthStencilState,
-    ID3D11DepthStencilView, ID3D11DeviceContext, ID3D11InputLayout, ID3D11PixelShader, ID3D11RasterizerState,
-    ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
+    ID3D11DepthStencilView, ID3D11DeviceContext, ID3D11InputLayout, ID3D11PixelShader,
+    ID3D11RasterizerState, ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D,
+    ID3D11VertexShader,
 };
 use windows::Win32::Graphics::Dxgi::Common::{
     DXGI_FORMAT, DXGI_FORMAT_R16_UINT, DXGI_FORMAT_R32_FLOAT, DXGI_FORMAT_R32_UINT,
@@ -387,13 +388,7 @@ impl D3d11TerrainRenderer {
                 context.RSSetState(&self.rasterizer);
                 context.OMSetBlendState(&self.depth_only_blend, None, u32::MAX);
                 context.OMSetDepthStencilState(&self.depth_state, 0);
-                context.DrawIndexedInstanced(
-                    self.water.len() as u32,
-                    eyes,
-                    self.water.start,
-                    0,
-                    0,
-                );
+                context.DrawIndexedInstanced(self.water.len() as u32, eyes, self.water.start, 0, 0);
             }
         }
         self.ui
