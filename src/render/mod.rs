@@ -32,7 +32,9 @@ pub mod shader_interface;
 pub mod ui;
 pub mod vulkan;
 
-pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};
+pub use backend::{
+    Backend, OffscreenOptions, StereoDepth, StereoImage, StereoRenderer, ValidationCounter,
+};
 pub use error::RenderError;
 pub use scene::{
     ColorBands, Display, EyeView, FrameScene, MAX_STROKE_POINTS, NearFade, SurfaceMarks, UiFill,
