@@ -81,7 +81,8 @@ pub struct SimArgs {
     pub blend: Display,
     /// Also write capture-NNNNN.png beside every frame-NNNNN.png: the
     /// hologram from a photo camera at the head (about 64° across), RGBA
-    /// with the background transparent.
+    /// with the background transparent; and its depth, depth-NNNNN.png
+    /// (16-bit grey: 0 where nothing was drawn, nearer brighter).
     #[arg(long)]
     pub capture: bool,
     /// The capture's size, WIDTHxHEIGHT pixels.
