@@ -59,8 +59,10 @@ struct VertexOutput
     float2 uv : TEXCOORD;
     // 0 land, 1 side, 2 underside, 3 water, 4 water side.
     nointerpolation float surface_kind : SURFACE;
-    // Depth along the eye's view axis, metres, for the near fade.
-    float eye_depth : EYEDEPTH;
+    // Depth along the eye's view axis, metres, for the near fade (in x).
+    // A register of its own: packed beside another element, Wine's
+    // translation of the terrain's shaders read the land's colour wrong.
+    float4 eye_depth : EYEDEPTH;
 #ifdef VIEW_FROM_INSTANCE
     uint layer : SV_RenderTargetArrayIndex;
 #endif
@@ -128,7 +130,7 @@ VertexOutput vertex_main(VertexInput input)
     float4 world = mul(model, float4(input.position_xz.x, height, input.position_xz.y, 1.0));
     output.position = mul(view_projection[eye], world);
     // The perspective projection's w is the depth along the view axis.
-    output.eye_depth = output.position.w;
+    output.eye_depth = output.position.wwww;
 #ifdef VIEW_FROM_INSTANCE
     output.layer = eye;
 #endif
@@ -211,7 +213,7 @@ float4 pixel_main(VertexOutput input) : SV_Target
         float lit_water = 0.55 + 0.45 * max(dot(wavy, to_light), 0.0);
         float3 water_color = water * lit_water;
         float alpha = surface_kind == 3 ? 0.7 : 0.8;
-        return near_faded(water_color, alpha, true, input.eye_depth);
+        return near_faded(water_color, alpha, true, input.eye_depth.x);
     }
 
     float flatness = abs(dot(normal, terrain_up));
@@ -254,5 +256,5 @@ float4 pixel_main(VertexOutput input) : SV_Target
         lit = lerp(lit, mark, mark_cover(input.uv));
     }
 
-    return near_faded(lit, 1.0, false, input.eye_depth);
+    return near_faded(lit, 1.0, false, input.eye_depth.x);
 }

@@ -49,8 +49,9 @@ struct VertexOutput
     float4 color : COLOR;
     // 0 solid, 1 ring, 2 glyph (render::ui's KIND_*).
     nointerpolation float kind : KIND;
-    // Depth along the eye's view axis, metres, for the near fade.
-    float eye_depth : EYEDEPTH;
+    // Depth along the eye's view axis, metres, for the near fade (in x);
+    // a register of its own, as in terrain.hlsl.
+    float4 eye_depth : EYEDEPTH;
 #ifdef VIEW_FROM_INSTANCE
     uint layer : SV_RenderTargetArrayIndex;
 #endif
@@ -74,7 +75,7 @@ VertexOutput vertex_main(VertexInput input)
     output.color = input.color;
     output.kind = float(packed - 4 * only);
     // The perspective projection's w is the depth along the view axis.
-    output.eye_depth = output.position.w;
+    output.eye_depth = output.position.wwww;
 #ifdef VIEW_FROM_INSTANCE
     output.layer = eye;
 #endif
@@ -114,7 +115,7 @@ float4 pixel_main(VertexOutput input) : SV_Target
         cover = glyph_coverage(input.uv);
     }
     // Faded near the eye as terrain.hlsl's near_faded does, always blended.
-    float shown = clamp((input.eye_depth - fade.y) / max(fade.x - fade.y, 1e-6), 0.0, 1.0);
+    float shown = clamp((input.eye_depth.x - fade.y) / max(fade.x - fade.y, 1e-6), 0.0, 1.0);
     bool by_alpha = fade.z > 0.5;
     float alpha = input.color.a * cover * (by_alpha ? shown : 1.0);
     // What would store no alpha is not drawn, and so writes no depth.
