@@ -553,9 +553,11 @@ fn depth_difference(first: &[u16], second: &[u16]) -> DepthDifference {
     }
 }
 
-/// Whether two renderers' depth of one view agree: the same pixels drawn
-/// but for edges (at most 0.5 % of those drawn), and where both drew the
-/// same depth within a few 65535ths.
+/// Whether two renderers' depth of one view agree all but exactly: the
+/// same pixels drawn but for an edge pixel here and there (at most 0.1 %
+/// of those drawn), and where both drew the same depth within 16/65535
+/// (99.9 % of them), 1/65535 on average. Measured under Wine on lavapipe:
+/// no pixel drawn by one alone, at most 1/65535 apart.
 fn assert_depths_match(what: &str, difference: &DepthDifference) {
     eprintln!("{what}: {difference:?}");
     assert!(
@@ -563,9 +565,9 @@ fn assert_depths_match(what: &str, difference: &DepthDifference) {
         "{what}: little drawn: {difference:?}"
     );
     assert!(
-        difference.in_one_only * 200 <= difference.drawn
-            && difference.within_16 >= 0.99
-            && difference.mean <= 4.0,
+        difference.in_one_only * 1000 <= difference.drawn
+            && difference.within_16 >= 0.999
+            && difference.mean <= 1.0,
         "{what}: Direct3D 11's depth and Vulkan's differ: {difference:?}"
     );
 }
