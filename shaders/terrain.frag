@@ -28,12 +28,14 @@ layout(set = 0, binding = 0) uniform Frame {
     vec4 look;
     vec4 marks;
     vec4 stroke[32];
+    vec4 fade;
 } frame;
 
 layout(location = 0) in vec3 in_normal;
 layout(location = 1) in float in_height;
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) flat in float in_surface;
+layout(location = 4) in float in_eye_depth;
 
 layout(location = 0) out vec4 out_color;
 
@@ -43,6 +45,18 @@ vec3 srgb_to_linear(vec3 srgb) {
 
 vec3 linear_to_srgb(vec3 linear) {
     return mix(linear * 12.92, 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, linear));
+}
+
+// `color` (linear) with `alpha`, faded near the eye and encoded for the
+// target: all shown from frame.fade.x out, nothing at frame.fade.y (the near
+// plane). An additive display sees through black, so there the colour
+// darkens; elsewhere the alpha falls (frame.fade.z), and the colour with it
+// where nothing is `blended` under it, as blending over nothing leaves it.
+vec4 near_faded(vec3 color, float alpha, bool blended) {
+    float shown = clamp((in_eye_depth - frame.fade.y) / max(frame.fade.x - frame.fade.y, 1e-6), 0.0, 1.0);
+    bool by_alpha = frame.fade.z > 0.5;
+    vec3 faded = (by_alpha && blended) ? color : color * shown;
+    return vec4(ENCODE_SRGB ? linear_to_srgb(faded) : faded, by_alpha ? alpha * shown : alpha);
 }
 
 vec2 stroke_point(int index) {
@@ -147,7 +161,7 @@ void main() {
         float lit_water = 0.55 + 0.45 * max(dot(wavy, to_light), 0.0);
         vec3 color = water * lit_water;
         float alpha = surface == 3 ? 0.7 : 0.8;
-        out_color = vec4(ENCODE_SRGB ? linear_to_srgb(color) : color, alpha);
+        out_color = near_faded(color, alpha, true);
         return;
     }
 
@@ -188,5 +202,5 @@ void main() {
         lit = mix(lit, mark, mark_cover(in_uv));
     }
 
-    out_color = vec4(ENCODE_SRGB ? linear_to_srgb(lit) : lit, 1.0);
+    out_color = near_faded(lit, 1.0, false);
 }

@@ -25,6 +25,8 @@ layout(set = 0, binding = 0) uniform Frame {
     vec4 marks;
     // Stroke points in uv, two to an element.
     vec4 stroke[32];
+    // Near fade: where it starts and ends (view depth, m), by alpha (1) or darkening (0).
+    vec4 fade;
 } frame;
 
 layout(set = 0, binding = 1) readonly buffer Heights {
@@ -41,6 +43,8 @@ layout(location = 1) out float out_height;
 layout(location = 2) out vec2 out_uv;
 // 0 land, 1 side, 2 underside, 3 water, 4 water side.
 layout(location = 3) flat out float out_surface;
+// Depth along the eye's view axis, metres, for the near fade.
+layout(location = 4) out float out_eye_depth;
 
 float height_at(int col, int row) {
     int width = int(frame.grid.x);
@@ -97,4 +101,6 @@ void main() {
 
     vec4 world = frame.model * vec4(in_position_xz.x, height, in_position_xz.y, 1.0);
     gl_Position = frame.view_projection[gl_ViewIndex] * world;
+    // The perspective projection's w is the depth along the view axis.
+    out_eye_depth = gl_Position.w;
 }

@@ -17,6 +17,8 @@ layout(location = 0) out vec2 out_uv;
 layout(location = 1) out vec4 out_color;
 // 0 solid, 1 ring, 2 glyph (render::ui's KIND_*).
 layout(location = 2) flat out float out_kind;
+// Depth along the eye's view axis, metres, for the near fade.
+layout(location = 3) out float out_eye_depth;
 
 void main() {
     // The kind's multiples of 4 say which eye a vertex is for (render::ui's
@@ -33,4 +35,6 @@ void main() {
     out_uv = in_uv;
     out_color = in_color;
     out_kind = float(packed - 4 * only);
+    // The perspective projection's w is the depth along the view axis.
+    out_eye_depth = gl_Position.w;
 }

@@ -93,8 +93,17 @@ fn members(block: &str) -> Vec<(String, String)> {
 fn the_frame_constants_have_the_uniform_blocks_layout() {
     let hlsl = source("src/render/d3d11/terrain.hlsl");
     let hlsl_members = members(braced_after(&hlsl, "cbuffer Frame"));
-    assert_eq!(hlsl_members.len(), 12, "{hlsl_members:?}");
-    for shader in ["shaders/terrain.vert", "shaders/terrain.frag"] {
+    assert_eq!(hlsl_members.len(), 13, "{hlsl_members:?}");
+    // The near fade is appended last (render::scene::FrameUniforms).
+    assert_eq!(
+        hlsl_members.last(),
+        Some(&("float4".to_owned(), "fade".to_owned()))
+    );
+    for shader in [
+        "shaders/terrain.vert",
+        "shaders/terrain.frag",
+        "shaders/ui.frag",
+    ] {
         let glsl = source(shader);
         assert_eq!(
             members(braced_after(&glsl, "uniform Frame")),
@@ -102,6 +111,19 @@ fn the_frame_constants_have_the_uniform_blocks_layout() {
             "{shader}'s Frame block and terrain.hlsl's cbuffer Frame"
         );
     }
+    let ui_hlsl = source("src/render/d3d11/ui.hlsl");
+    assert_eq!(
+        members(braced_after(&ui_hlsl, "cbuffer Frame")),
+        hlsl_members,
+        "ui.hlsl's cbuffer Frame and terrain.hlsl's"
+    );
+    // ui.vert reads only the start of the block.
+    let ui_vert = members(braced_after(&source("shaders/ui.vert"), "uniform Frame"));
+    assert_eq!(
+        ui_vert[..],
+        hlsl_members[..ui_vert.len()],
+        "shaders/ui.vert"
+    );
 }
 
 #[test]
@@ -127,6 +149,7 @@ fn the_fragment_and_pixel_shaders_use_the_same_colors_palette_contours_and_light
     let hlsl = source("src/render/d3d11/terrain.hlsl");
     for (glsl_function, hlsl_function) in [
         ("vec3 srgb_to_linear(", "float3 srgb_to_linear("),
+        ("vec4 near_faded(", "float4 near_faded("),
         ("float mark_cover(", "float mark_cover("),
         ("vec3 land_color(", "float3 land_color("),
         ("float contour_cover(", "float contour_cover("),

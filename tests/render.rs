@@ -1,6 +1,7 @@
 //! The Vulkan renderer on a real driver (Mesa lavapipe in CI): reference
 //! images, stereo parallax, height streaming, format choice, error messages,
-//! the controls layer (plates, rings, labels) over the land,
+//! the controls layer (plates, rings, labels) over the land, a depth for
+//! every pixel drawn, the fade near the eyes,
 //! and shader sources that provably match the committed SPIR-V. Every GPU test
 //! runs with the Khronos validation layer and allows no message at all,
 //! teardown (leak checks) included.
@@ -17,8 +18,8 @@ use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::palette::TEMPERATE;
 use holoterrain::render::vulkan::{OffscreenRenderer, TargetFormats, VulkanError};
 use holoterrain::render::{
-    Display, EyeView, FrameScene, OffscreenOptions, RenderError, StereoImage, SurfaceMarks, UiFill,
-    UiLayer, UiQuad, UiRect,
+    Display, EyeView, FrameScene, NearFade, OffscreenOptions, RenderError, StereoDepth,
+    StereoImage, SurfaceMarks, UiFill, UiLayer, UiQuad, UiRect,
 };
 use support::ui_scene::{
     FREE_LABEL, PLATE, PLATE_COLOR, RING, RING_COLOR, SUNK_LABEL, UI_EYE_HEIGHT, UI_EYE_WIDTH,
@@ -150,6 +151,7 @@ fn scene(heights: Option<&[f32]>) -> FrameScene<'_> {
         display: Display::Additive,
         marks: SurfaceMarks::default(),
         ui: UiLayer::default(),
+        near_fade: NearFade::NONE,
     }
 }
 
@@ -1187,5 +1189,228 @@ fn a_quad_across_one_eyes_edge_shows_in_each_eye_where_that_eye_sees_it() {
     if x >= 3.0 {
         let seen = pixel(&image.left, (x - 2.0, y));
         assert!(!close(seen, magenta, 40), "left of its end: {seen:?}");
+    }
+}
+
+// ----------------------------------------------- depth and the near fade --
+
+/// Land with water, the controls test scene's plate, ring and labels, and a
+/// ray (a thin see-through strip) drawn once, with its colour and depth
+/// read back, checking the validation layer stayed silent.
+fn render_with_depth(scene: &FrameScene<'_>) -> (StereoImage, StereoDepth) {
+    init_logging();
+    let mut renderer = OffscreenRenderer::new(OffscreenOptions {
+        eye_width: UI_EYE_WIDTH,
+        eye_height: UI_EYE_HEIGHT,
+        grid_width: UI_GRID,
+        grid_height: UI_GRID,
+        validation: true,
+    })
+    .unwrap();
+    let counter = renderer.validation_counter().unwrap();
+    renderer.render(scene).unwrap();
+    let image = renderer.read_back().unwrap();
+    let depth = renderer.read_back_depth().unwrap();
+    drop(renderer);
+    assert_eq!(counter.count(), 0, "validation messages (see the log)");
+    (image, depth)
+}
+
+#[test]
+fn every_pixel_drawn_has_a_depth_and_no_other_does() {
+    let heights = ui_heights();
+    let mut quads = ui_quads();
+    // A ray, as the controls draw one (a strip across the ray and the
+    // world's up, at opacity 0.6), 8 mm wide so that it covers whole
+    // pixels, across the view over the plate and the land.
+    let (from, to) = (Vec3::new(-0.3, 0.2, 0.15), Vec3::new(0.3, 0.1, 0.15));
+    quads.push(UiQuad {
+        rect: UiRect {
+            centre: (from + to) / 2.0,
+            right: (to - from).cross(Vec3::Y).normalize() * 0.004,
+            up: (to - from) / 2.0,
+        },
+        color: [0.8, 0.9, 1.0, 0.6],
+        fill: UiFill::Solid,
+    });
+    let labels = ui_labels();
+    let scene = FrameScene {
+        // Over the hill's foot, under its top.
+        sea_level: Some(0.3),
+        ..ui_scene(
+            &heights,
+            UiLayer {
+                quads: &quads,
+                labels: &labels,
+            },
+        )
+    };
+    let (image, depth) = render_with_depth(&scene);
+    // For a look when it fails.
+    write_png(
+        &output_dir().join("depth.png"),
+        image.width * 2,
+        image.height,
+        &side_by_side(&image),
+    );
+    let mut drawn = 0;
+    for (eye, pixels, depths) in [
+        ("left", &image.left, &depth.left),
+        ("right", &image.right, &depth.right),
+    ] {
+        assert_eq!(depths.len() * 4, pixels.len());
+        let wrong: Vec<(usize, [u8; 4], f32)> = pixels
+            .chunks(4)
+            .zip(depths.iter())
+            .enumerate()
+            .filter(|(_, (pixel, depth))| pixel.iter().any(|&c| c > 0) != (**depth < 1.0))
+            .map(|(i, (pixel, depth))| (i, pixel.try_into().unwrap(), *depth))
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{eye} eye: {} pixels whose colour and depth disagree, first (index, RGBA, depth): {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(5)]
+        );
+        drawn += depths.iter().filter(|&&depth| depth < 1.0).count();
+    }
+    assert!(drawn > 50_000, "{drawn} pixels drawn");
+    // Each part was drawn and has the depth of what is nearest there: some
+    // pixel around where it shows (the ray is about 2 pixels wide).
+    let depths_around = |point: Vec3| {
+        let (x, y) = pixel_of(&scene, 0, point);
+        let mut around = Vec::new();
+        for row in y as usize - 2..=y as usize + 2 {
+            for column in x as usize - 2..=x as usize + 2 {
+                around.push(depth.left[row * depth.width as usize + column]);
+            }
+        }
+        around
+    };
+    let projected = |point: Vec3| {
+        let view = scene.views[0];
+        (view.projection * view.view).project_point3(point).z
+    };
+    let on_plate = PLATE.centre + PLATE.right * 0.9;
+    let on_ray = from.lerp(to, 0.85);
+    let over_water = Vec3::new(0.24, 0.03, 0.24);
+    for (what, point) in [
+        ("the plate", on_plate),
+        ("the ray", on_ray),
+        ("the water", over_water),
+        ("a free label's letters", FREE_LABEL.centre),
+    ] {
+        let (seen, expected) = (depths_around(point), projected(point));
+        assert!(
+            seen.iter().any(|depth| (depth - expected).abs() < 2e-3),
+            "{what}: depths {seen:?} around it, expected {expected}"
+        );
+    }
+}
+
+/// A flat land facing the eye `distance_m` ahead of it, or a grey plate
+/// in the same place with the land out of sight, seen through an eye as
+/// the app builds it (its near plane) with the app's near fade, for
+/// `display`: the middle pixel's colour and depth.
+fn faded_at(distance_m: f32, plate: bool, display: Display) -> ([u8; 4], f32) {
+    use holoterrain::app::frame::{EyeView as AppEyeView, Fov, NEAR_FADE};
+    use holoterrain::input::Pose;
+
+    let eye = AppEyeView {
+        pose: Pose::new(Vec3::ZERO, Quat::IDENTITY),
+        fov: Fov {
+            angle_left: -0.3,
+            angle_right: 0.3,
+            angle_up: 0.3,
+            angle_down: -0.3,
+        },
+    }
+    .render_view();
+    let heights = vec![0.0; (UI_GRID * UI_GRID) as usize];
+    // The land's up towards the eye; out of sight behind it with the plate.
+    let along = if plate { 5.0 } else { -distance_m };
+    let model = Mat4::from_translation(Vec3::new(0.0, 0.0, along))
+        * Mat4::from_rotation_x(std::f32::consts::FRAC_PI_2)
+        * Mat4::from_scale(Vec3::new(0.5, 0.1, 0.5));
+    let quads = [UiQuad {
+        rect: UiRect {
+            centre: Vec3::new(0.0, 0.0, -distance_m),
+            right: Vec3::X * 0.2,
+            up: Vec3::Y * 0.2,
+        },
+        color: [0.5, 0.5, 0.5, 1.0],
+        fill: UiFill::Solid,
+    }];
+    let scene = FrameScene {
+        model,
+        views: [eye; 2],
+        light_dir: Vec3::Z,
+        display,
+        ui: UiLayer {
+            quads: if plate { &quads } else { &[] },
+            labels: &[],
+        },
+        near_fade: NEAR_FADE,
+        ..ui_scene(&heights, UiLayer::default())
+    };
+    let (image, depth) = render_with_depth(&scene);
+    let middle = (UI_EYE_HEIGHT / 2 * UI_EYE_WIDTH + UI_EYE_WIDTH / 2) as usize;
+    (
+        image.left[4 * middle..4 * middle + 4].try_into().unwrap(),
+        depth.left[middle],
+    )
+}
+
+/// An sRGB byte as linear light.
+fn linear(byte: u8) -> f64 {
+    let encoded = f64::from(byte) / 255.0;
+    if encoded <= 0.040_45 {
+        encoded / 12.92
+    } else {
+        ((encoded + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+#[test]
+fn what_comes_near_the_eye_fades_from_40_cm_and_is_gone_by_30() {
+    for plate in [false, true] {
+        let what = if plate { "a plate" } else { "the land" };
+        // Additive: the colour darkens, the alpha stays.
+        let (full, full_depth) = faded_at(0.5, plate, Display::Additive);
+        let (half, half_depth) = faded_at(0.35, plate, Display::Additive);
+        let (gone, gone_depth) = faded_at(0.29, plate, Display::Additive);
+        assert_eq!((full[3], half[3]), (255, 255), "{what}: {full:?}, {half:?}");
+        assert!(
+            full[..3].iter().all(|&c| c > 60),
+            "{what} at 0.5 m: {full:?}"
+        );
+        for channel in 0..3 {
+            let ratio = linear(half[channel]) / linear(full[channel]);
+            assert!(
+                (ratio - 0.5).abs() < 0.05,
+                "{what} at 0.35 m: {half:?} is {ratio} of {full:?}"
+            );
+        }
+        assert_eq!(gone, [0, 0, 0, 0], "{what} at 0.29 m");
+        assert!(
+            full_depth < 1.0 && half_depth < full_depth,
+            "{what}: depth drawn"
+        );
+        assert_eq!(gone_depth, 1.0, "{what} at 0.29 m: no depth");
+        // Alpha-blended: the alpha falls, the colour premultiplied by it.
+        let (full, _) = faded_at(0.5, plate, Display::AlphaBlend);
+        let (half, _) = faded_at(0.35, plate, Display::AlphaBlend);
+        assert_eq!(full[3], 255, "{what}: {full:?}");
+        assert!(half[3].abs_diff(128) <= 3, "{what} at 0.35 m: {half:?}");
+        let ratio = linear(half[1]) / linear(full[1]);
+        assert!(
+            (ratio - 0.5).abs() < 0.05,
+            "{what} at 0.35 m, alpha-blended: {half:?} is {ratio} of {full:?}"
+        );
+        assert_eq!(
+            faded_at(0.29, plate, Display::AlphaBlend).0,
+            [0, 0, 0, 0],
+            "{what} at 0.29 m, alpha-blended"
+        );
     }
 }

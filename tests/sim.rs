@@ -371,3 +371,84 @@ fn an_opaque_display_draws_the_same_terrain_darker_in_the_shade() {
     };
     assert_eq!(covered(&additive), covered(&opaque));
 }
+
+/// A 16-bit greyscale PNG's size and samples.
+fn decode_grey16(path: &Path) -> (u32, u32, Vec<u16>) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut bytes = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut bytes).unwrap();
+    assert_eq!(
+        (info.color_type, info.bit_depth),
+        (png::ColorType::Grayscale, png::BitDepth::Sixteen),
+        "{}",
+        path.display()
+    );
+    bytes.truncate(info.buffer_size());
+    let samples = bytes
+        .chunks_exact(2)
+        .map(|pair| u16::from_be_bytes([pair[0], pair[1]]))
+        .collect();
+    (info.width, info.height, samples)
+}
+
+/// Beside every capture its depth: 16-bit grey of the capture's size, 0
+/// exactly where the capture shows nothing, brighter nearer. The islands
+/// (water) with the hand menu, the landscapes panel and a ray: every part
+/// of the hologram and the controls has a depth.
+#[test]
+fn each_capture_has_its_depth_beside_it_where_it_shows_anything() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = SimArgs {
+        frames: 200,
+        every: 50,
+        capture: true,
+        capture_size: Size {
+            width: 160,
+            height: 90,
+        },
+        validation: true,
+        ..small_run(out.path(), "menu-tour.txt")
+    };
+    args.world.recipe = Some("islands".into());
+    let report = sim::run(&args).unwrap();
+    assert_eq!(report.validation_messages, Some(0));
+    for frame in [0, 50, 100, 150, 199] {
+        let (width, height, pixels) =
+            decode_rgba(&out.path().join(format!("capture-{frame:05}.png")));
+        let (depth_width, depth_height, depth) =
+            decode_grey16(&out.path().join(format!("depth-{frame:05}.png")));
+        assert_eq!(
+            (depth_width, depth_height),
+            (width, height),
+            "frame {frame}"
+        );
+        let shown: Vec<bool> = pixels.chunks(4).map(|p| p != [0, 0, 0, 0]).collect();
+        let disagree = shown
+            .iter()
+            .zip(&depth)
+            .filter(|&(&shown, &depth)| shown != (depth > 0))
+            .count();
+        assert_eq!(
+            disagree, 0,
+            "frame {frame}: pixels whose colour and depth disagree"
+        );
+        let drawn = depth.iter().filter(|&&sample| sample > 0).count();
+        assert!(
+            drawn * 10 > depth.len(),
+            "frame {frame}: {drawn} pixels drawn"
+        );
+    }
+    // The hand menu (frame 50) floats about 0.34 m from the eyes, the
+    // land about a metre: a depth, not a mask, and the menu brighter.
+    let (_, _, depth) = decode_grey16(&out.path().join("depth-00050.png"));
+    let levels: std::collections::BTreeSet<u16> =
+        depth.iter().copied().filter(|&sample| sample > 0).collect();
+    assert!(levels.len() > 100, "{} depth levels", levels.len());
+    let (farthest, nearest) = (levels.first().unwrap(), levels.last().unwrap());
+    assert!(
+        u32::from(*nearest) > 2 * u32::from(*farthest),
+        "depth samples {farthest} to {nearest}"
+    );
+    assert!(!out.path().join("depth-00001.png").exists());
+}

@@ -7,8 +7,8 @@
 //! heard, the remoting runtime found beside the exe), end with its report
 //! when that runtime stops answering (the limit, Ctrl-C), compile the
 //! one-pass shader variant to the per-eye variant's interface, draw the
-//! controls layer as the Vulkan renderer does, and ship in a zip that holds
-//! what its README lists.
+//! controls layer as the Vulkan renderer does (their depth too), and ship in
+//! a zip that holds what its README lists.
 //!
 //! Needs root, the Debian mirror the first time (the chroot is cached) and
 //! the Windows build; without them the tests print why they are skipped,
@@ -491,9 +491,91 @@ fn rgba_png(path: &Path) -> (u32, u32, Vec<u8>) {
     (info.width, info.height, pixels)
 }
 
+/// A 16-bit greyscale PNG's size and samples (the simulator's depth-NNNNN.png).
+fn grey16_png(path: &Path) -> (u32, u32, Vec<u16>) {
+    let file = std::fs::File::open(path).expect("PNG written");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut bytes = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut bytes).expect("PNG pixels");
+    assert_eq!(
+        (info.color_type, info.bit_depth),
+        (png::ColorType::Grayscale, png::BitDepth::Sixteen),
+        "{}",
+        path.display()
+    );
+    bytes.truncate(info.buffer_size());
+    let samples = bytes
+        .chunks_exact(2)
+        .map(|pair| u16::from_be_bytes([pair[0], pair[1]]))
+        .collect();
+    (info.width, info.height, samples)
+}
+
+/// How far two depth images of one view are apart, as depth-NNNNN.png's
+/// samples (0 where nothing was drawn, else 65535 × (1 − depth)).
+#[derive(Debug)]
+struct DepthDifference {
+    /// Pixels drawn in the first.
+    drawn: usize,
+    /// Pixels drawn in one and not the other (edges may rasterise apart).
+    in_one_only: usize,
+    /// Of the pixels drawn in both, the share within 16/65535.
+    within_16: f64,
+    /// The mean absolute difference where both drew, in 1/65535.
+    mean: f64,
+}
+
+/// How far `second` is from `first`, both depth samples of one image size.
+fn depth_difference(first: &[u16], second: &[u16]) -> DepthDifference {
+    assert_eq!(first.len(), second.len(), "depth image sizes");
+    let both: Vec<u32> = first
+        .iter()
+        .zip(second)
+        .filter(|&(&a, &b)| a > 0 && b > 0)
+        .map(|(&a, &b)| u32::from(a.abs_diff(b)))
+        .collect();
+    let shared = both.len().max(1) as f64;
+    DepthDifference {
+        drawn: first.iter().filter(|&&sample| sample > 0).count(),
+        in_one_only: first
+            .iter()
+            .zip(second)
+            .filter(|&(&a, &b)| (a > 0) != (b > 0))
+            .count(),
+        within_16: both.iter().filter(|&&difference| difference <= 16).count() as f64 / shared,
+        mean: both
+            .iter()
+            .map(|&difference| f64::from(difference))
+            .sum::<f64>()
+            / shared,
+    }
+}
+
+/// Whether two renderers' depth of one view agree all but exactly: the
+/// same pixels drawn but for an edge pixel here and there (at most 0.1 %
+/// of those drawn), and where both drew the same depth within 16/65535
+/// (99.9 % of them), 1/65535 on average. Measured under Wine on lavapipe:
+/// no pixel drawn by one alone, at most 1/65535 apart.
+fn assert_depths_match(what: &str, difference: &DepthDifference) {
+    eprintln!("{what}: {difference:?}");
+    assert!(
+        difference.drawn > 1000,
+        "{what}: little drawn: {difference:?}"
+    );
+    assert!(
+        difference.in_one_only * 1000 <= difference.drawn
+            && difference.within_16 >= 0.999
+            && difference.mean <= 1.0,
+        "{what}: Direct3D 11's depth and Vulkan's differ: {difference:?}"
+    );
+}
+
 /// The islands (a recipe with a sea) drawn by both renderers, eyes and
 /// capture: the water, the base and the capture camera's RGBA picture agree
-/// within the same tolerance as the demo's eyes.
+/// within the same tolerance as the demo's eyes, and the capture's depth
+/// (depth-NNNNN.png) all but exactly.
 #[test]
 fn sim_with_d3d11_draws_water_base_and_capture_as_vulkan() {
     if !wine::ready() {
@@ -580,6 +662,12 @@ fn sim_with_d3d11_draws_water_base_and_capture_as_vulkan() {
             assert!(blue(&vulkan) > 100, "{name}: no water seen");
             assert!(blue(&d3d11) > 100, "{name}: no water seen with d3d11");
         }
+        let name = format!("depth-{frame:05}.png");
+        let (width, height, vulkan) = grey16_png(&vulkan_dir.join(&name));
+        let (d3d11_width, d3d11_height, d3d11) = grey16_png(&d3d11_dir.join(&name));
+        assert_eq!((width, height), (320, 180));
+        assert_eq!((d3d11_width, d3d11_height), (320, 180));
+        assert_depths_match(&name, &depth_difference(&vulkan, &d3d11));
     }
 }
 
@@ -1434,7 +1522,8 @@ fn the_one_pass_shader_variant_compiles_to_the_per_eye_variants_interface() {
 /// of it, drawn here on lavapipe, within the simulator comparisons'
 /// tolerance (mean at most 2/255, at least 99 % of pixels within 8/255);
 /// and where the controls change Vulkan's image, Direct3D 11's changed
-/// alike (so an image without them fails).
+/// alike (so an image without them fails); and the depth of both agrees
+/// all but exactly (the plate, the ring and the labels write theirs).
 #[test]
 fn controls_drawn_with_direct3d_11_match_vulkans() {
     use holoterrain::render::vulkan::OffscreenRenderer;
@@ -1465,6 +1554,11 @@ fn controls_drawn_with_direct3d_11_match_vulkans() {
         "holoterrain-hlsl-interface.exe controls under Wine",
     );
     let d3d11 = std::fs::read(&out).expect("the Direct3D 11 image");
+    let d3d11_depth: Vec<f32> = std::fs::read(out.with_extension("rgba.depth"))
+        .expect("the Direct3D 11 depth")
+        .chunks_exact(4)
+        .map(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+        .collect();
 
     let heights = ui_heights();
     let (quads, labels) = (ui_quads(), ui_labels());
@@ -1484,10 +1578,11 @@ fn controls_drawn_with_direct3d_11_match_vulkans() {
     let mut vulkan_image = |layer| {
         renderer.render(&ui_scene(&heights, layer)).unwrap();
         let image = renderer.read_back().unwrap();
-        [image.left, image.right].concat()
+        let depth = renderer.read_back_depth().unwrap();
+        ([image.left, image.right].concat(), depth)
     };
-    let vulkan = vulkan_image(layer);
-    let bare = vulkan_image(UiLayer::default());
+    let (vulkan, vulkan_depth) = vulkan_image(layer);
+    let (bare, _) = vulkan_image(UiLayer::default());
     drop(renderer);
     assert_eq!(counter.count(), 0, "Vulkan validation messages");
     assert_eq!(d3d11.len(), vulkan.len(), "image size");
@@ -1521,6 +1616,21 @@ fn controls_drawn_with_direct3d_11_match_vulkans() {
         alike as f64 >= 0.95 * controls.len() as f64,
         "{alike} of the {} pixels the controls change are alike",
         controls.len()
+    );
+    // As depth-NNNNN.png's samples.
+    let vulkan_depth: Vec<u16> = vulkan_depth
+        .left
+        .iter()
+        .chain(&vulkan_depth.right)
+        .map(|&depth| holoterrain::sim::capture::depth_sample(depth))
+        .collect();
+    let d3d11_depth: Vec<u16> = d3d11_depth
+        .into_iter()
+        .map(holoterrain::sim::capture::depth_sample)
+        .collect();
+    assert_depths_match(
+        "controls' depth",
+        &depth_difference(&vulkan_depth, &d3d11_depth),
     );
 }
 

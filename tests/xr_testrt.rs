@@ -212,7 +212,7 @@ fn xr_on_the_test_runtime_is_the_simulators_run_frame_for_frame() {
         serde_json::json!(["PLANAR_FROM_DEPTH"])
     );
     assert_eq!(xr_report["reprojection_mode"], "PLANAR_FROM_DEPTH");
-    assert_eq!(runtime["depth_ranges"], serde_json::json!([[0.1, 10.0]]));
+    assert_eq!(runtime["depth_ranges"], serde_json::json!([[0.3, 10.0]]));
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
 }
 

@@ -16,7 +16,7 @@ use super::world::surfaces::Surface;
 use super::world::undo::Undone;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
-use crate::render::scene::EyeView as RenderEyeView;
+use crate::render::scene::{EyeView as RenderEyeView, NearFade};
 use crate::terrain::recipe::PaletteName;
 use crate::terrain::sculpt::Ignored;
 
@@ -43,9 +43,18 @@ pub struct EyeView {
     pub fov: Fov,
 }
 
-/// Near clipping plane of every eye, metres: a hand reaching into the
-/// hologram stays further away, and a table-top scene needs no nearer.
-pub const NEAR_M: f32 = 0.1;
+/// Near clipping plane of every eye, metres: Microsoft's comfort guidance
+/// for HoloLens clips at 30 cm (nearer, the eyes cannot converge on it
+/// comfortably), after content has faded out from [`NEAR_FADE_START_M`].
+pub const NEAR_M: f32 = 0.3;
+/// What comes nearer the eyes than this, metres, fades out until the near
+/// plane (on an additive display it darkens, else loses its alpha).
+pub const NEAR_FADE_START_M: f32 = 0.4;
+/// The fade every frame is drawn with: from [`NEAR_FADE_START_M`] to [`NEAR_M`].
+pub const NEAR_FADE: NearFade = NearFade {
+    start_m: NEAR_FADE_START_M,
+    end_m: NEAR_M,
+};
 /// Far clipping plane, metres: past the furthest hologram (placed up to
 /// 4 m away, 2 m across at 4×). A narrow range spends the 16-bit depth
 /// submitted to the compositor on the hologram, which depth-based
@@ -344,5 +353,18 @@ impl FrameOutput {
             ui: OwnedUiLayer::default(),
             shared: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::controls::{MENU_NEAREST_M, PANEL_NEAREST_M};
+
+    #[test]
+    fn the_menus_keep_outside_the_near_fade() {
+        assert!(NEAR_M < NEAR_FADE_START_M);
+        assert!(MENU_NEAREST_M > NEAR_FADE_START_M);
+        assert!(PANEL_NEAREST_M > NEAR_FADE_START_M);
     }
 }

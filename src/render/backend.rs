@@ -1,14 +1,16 @@
 //! The seam between the frame glue and a graphics API: the [`StereoRenderer`]
 //! trait every backend implements, the [`Backend`] names, what an offscreen
 //! renderer is opened with ([`OffscreenOptions`]) and gives back
-//! ([`StereoImage`]) and the backend-neutral [`ValidationCounter`].
+//! ([`StereoImage`], [`StereoDepth`]) and the backend-neutral
+//! [`ValidationCounter`].
 //! `render::offscreen::open`, above the backends, opens one by name.
 //!
 //! What crosses the seam is plain data: a [`FrameScene`] in (both eyes'
 //! matrices, the model matrix, new heights only when they changed, the light,
 //! the palette and contours, the base, the water, the display and the marks; built
 //! once per frame by `app::scene::SceneBuilder`)
-//! and a [`StereoImage`] out. Nothing of Vulkan or Direct3D crosses it.
+//! and a [`StereoImage`] (and its [`StereoDepth`]) out. Nothing of Vulkan or
+//! Direct3D crosses it.
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -76,6 +78,23 @@ pub struct StereoImage {
     pub right: Vec<u8>,
 }
 
+/// Both eyes' depth as drawn, rows top to bottom: what the renderer's depth
+/// buffer holds, the depth an OpenXR depth layer submits. Depth is not
+/// reversed ([`crate::render::camera`]): 0 at the near plane, rising to 1
+/// at the far plane; 1 also where nothing was drawn (the clear value). A
+/// D16 buffer's values are k / 65535 exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StereoDepth {
+    /// Pixels per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// The left eye, width × height values.
+    pub left: Vec<f32>,
+    /// The right eye, width × height values.
+    pub right: Vec<f32>,
+}
+
 /// Draws stereo frames into images of its own and reads them back: the
 /// simulator's and the image tests' view of a renderer, whatever API is
 /// behind it.
@@ -90,20 +109,27 @@ pub struct StereoImage {
 ///   slope with `scene.palette` (contour lines when `scene.contours`), lit from `scene.light_dir` with
 ///   `scene.display`'s ambient and floor, `scene.marks` on the land; then,
 ///   when `scene.sea_level` is `Some`, the water blended over it (source
-///   alpha; alpha over land stays 1); stored sRGB-encoded;
+///   alpha; alpha over land stays 1); then `scene.ui`, blended; stored
+///   sRGB-encoded; every pixel drawn, blended or not, gets its nearest
+///   surface's depth (the water's and the controls' written after all
+///   colour, so it changes none), and no other pixel does;
 /// - `scene.heights`, when `Some`, replaces the heights before this frame is
 ///   drawn and must hold grid width × height values, else
 ///   [`RenderError::HeightCountMismatch`];
 /// - `render` may return before the GPU has finished; it waits only for the
 ///   resources of a frame submitted earlier that it reuses;
 /// - `read_back` waits for the most recent `render` and returns its pixels,
-///   RGBA8 rows top to bottom ([`RenderError::NothingRendered`] before any).
+///   RGBA8 rows top to bottom ([`RenderError::NothingRendered`] before any);
+///   `read_back_depth` likewise its depth.
 pub trait StereoRenderer {
     /// Draws one frame of `scene` into both eyes.
     fn render(&mut self, scene: &FrameScene<'_>) -> Result<(), RenderError>;
 
     /// Waits for the most recent frame and returns both eyes' pixels.
     fn read_back(&mut self) -> Result<StereoImage, RenderError>;
+
+    /// Waits for the most recent frame and returns both eyes' depth.
+    fn read_back_depth(&mut self) -> Result<StereoDepth, RenderError>;
 
     /// A count of the API's validation / debug-layer warnings and errors,
     /// readable after the renderer is dropped (teardown leaks count too);

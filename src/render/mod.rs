@@ -32,9 +32,11 @@ pub mod shader_interface;
 pub mod ui;
 pub mod vulkan;
 
-pub use backend::{Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter};
+pub use backend::{
+    Backend, OffscreenOptions, StereoDepth, StereoImage, StereoRenderer, ValidationCounter,
+};
 pub use error::RenderError;
 pub use scene::{
-    Display, EyeView, FrameScene, MAX_STROKE_POINTS, SurfaceMarks, UiFill, UiLabel, UiLayer,
-    UiQuad, UiRect, VIEW_COUNT,
+    Display, EyeView, FrameScene, MAX_STROKE_POINTS, NearFade, SurfaceMarks, UiFill, UiLabel,
+    UiLayer, UiQuad, UiRect, VIEW_COUNT,
 };

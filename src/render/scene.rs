@@ -1,7 +1,8 @@
 //! What one frame draws: the hologram's transform, both eyes, new heights
 //! (when they changed), the light, the palette and contours, the base and the
-//! water, the display it is for, the marks on the land and the controls
-//! (menus, buttons, pointers) floating beside it.
+//! water, the display it is for, the marks on the land, the controls
+//! (menus, buttons, pointers) floating beside it and where what comes too
+//! near the eyes fades out.
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3};
 
@@ -93,13 +94,16 @@ pub struct UiLayer<'a> {
 
 /// How the display shows black: on an additive one (HoloLens 2, the test
 /// runtime) black is see-through and dark slopes all but vanish, so the
-/// shading has a floor; an opaque one (a VR headset) shows the scene with a
-/// normal ambient.
+/// shading has a floor, and so has an alpha-blended one (a headset showing
+/// the room through its cameras), which sees through what has no alpha; an
+/// opaque one (a VR headset) shows the scene with a normal ambient.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Display {
     /// Light is added to the world seen through the visor.
     #[default]
     Additive,
+    /// The frame is laid over the world by its alpha.
+    AlphaBlend,
     /// The frame covers the world.
     Opaque,
 }
@@ -109,6 +113,7 @@ impl Display {
     pub fn name(self) -> &'static str {
         match self {
             Display::Additive => "additive",
+            Display::AlphaBlend => "alpha-blend",
             Display::Opaque => "opaque",
         }
     }
@@ -119,10 +124,40 @@ impl Display {
     pub fn lighting(self) -> [f32; 3] {
         match self {
             // Lifted so the shaded side of a ridge stays visible through the visor.
-            Display::Additive => [0.45, 0.6, 0.5],
+            Display::Additive | Display::AlphaBlend => [0.45, 0.6, 0.5],
             Display::Opaque => [0.1, 0.25, 0.0],
         }
     }
+
+    /// Whether what fades out near the eyes ([`NearFade`]) loses its alpha
+    /// (the colour premultiplied by it, as blending over nothing leaves
+    /// it): what an alpha-blended display shows as see-through, and an
+    /// opaque one as black. An additive display sees through black, so
+    /// there the colour darkens instead and the alpha stays, keeping what
+    /// is behind it in the hologram hidden, as its depth says.
+    pub fn fades_by_alpha(self) -> bool {
+        self != Display::Additive
+    }
+}
+
+/// Where what comes near the eyes fades out (metres along each eye's view
+/// axis, the depth the projection's near plane clips at): all of it shows
+/// from `start_m` out, none at `end_m`, linearly between (in linear light).
+/// Microsoft's comfort guidance for HoloLens: fade from 40 cm, clip at 30 cm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NearFade {
+    /// Nearer than this, content begins to fade.
+    pub start_m: f32,
+    /// Here it is gone; the projection's near plane should clip here.
+    pub end_m: f32,
+}
+
+impl NearFade {
+    /// No fade: everything the projection keeps shows whole.
+    pub const NONE: NearFade = NearFade {
+        start_m: 0.0,
+        end_m: 0.0,
+    };
 }
 
 /// Everything one stereo frame needs.
@@ -157,6 +192,8 @@ pub struct FrameScene<'a> {
     pub marks: SurfaceMarks<'a>,
     /// The controls beside the land (empty when none show).
     pub ui: UiLayer<'a>,
+    /// Where what comes near the eyes fades out.
+    pub near_fade: NearFade,
 }
 
 /// The ripple repeats every this many seconds: its frequencies are whole
@@ -225,6 +262,33 @@ mod tests {
         assert_eq!(uniforms.look[..3], Display::Additive.lighting());
     }
 
+    #[test]
+    fn the_fade_is_appended_with_whether_it_fades_by_alpha() {
+        let mut scene = test_scene();
+        scene.near_fade = NearFade {
+            start_m: 0.4,
+            end_m: 0.3,
+        };
+        let additive = FrameUniforms::new(&scene, Mat4::IDENTITY, 2, 2);
+        assert_eq!(additive.fade, [0.4, 0.3, 0.0, 0.0]);
+        scene.display = Display::AlphaBlend;
+        assert_eq!(
+            FrameUniforms::new(&scene, Mat4::IDENTITY, 2, 2).fade[2],
+            1.0
+        );
+        scene.display = Display::Opaque;
+        assert_eq!(
+            FrameUniforms::new(&scene, Mat4::IDENTITY, 2, 2).fade[2],
+            1.0
+        );
+        // The GLSL std140 block and the HLSL constant buffer put it last.
+        assert_eq!(
+            std::mem::offset_of!(FrameUniforms, fade),
+            size_of::<FrameUniforms>() - 16
+        );
+        assert_eq!(Display::AlphaBlend.lighting(), Display::Additive.lighting());
+    }
+
     fn test_scene() -> FrameScene<'static> {
         let eye = EyeView {
             view: Mat4::IDENTITY,
@@ -243,6 +307,7 @@ mod tests {
             display: Display::Additive,
             marks: SurfaceMarks::default(),
             ui: UiLayer::default(),
+            near_fade: NearFade::NONE,
         }
     }
 }
@@ -279,6 +344,10 @@ pub struct FrameUniforms {
     pub marks: [f32; 4],
     /// The stroke's points in uv, two to an element (xy, then zw).
     pub stroke: [[f32; 4]; MAX_STROKE_POINTS / 2],
+    /// The near fade's start and end (metres of view depth), whether it
+    /// fades by alpha (1) or darkens (0) ([`Display::fades_by_alpha`]);
+    /// w unused. Appended last, so the members before keep their offsets.
+    pub fade: [f32; 4],
 }
 
 impl FrameUniforms {
@@ -341,6 +410,16 @@ impl FrameUniforms {
                 let (first, second) = (point(2 * pair), point(2 * pair + 1));
                 [first.x, first.y, second.x, second.y]
             }),
+            fade: [
+                scene.near_fade.start_m,
+                scene.near_fade.end_m,
+                if scene.display.fades_by_alpha() {
+                    1.0
+                } else {
+                    0.0
+                },
+                0.0,
+            ],
         }
     }
 }

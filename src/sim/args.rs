@@ -85,14 +85,17 @@ pub struct SimArgs {
     #[arg(long, value_name = "DIR")]
     pub state: Option<PathBuf>,
     /// The display the frames are drawn for: additive (see-through, as
-    /// HoloLens 2 and the test runtime) lifts the shaded slopes; opaque (a
-    /// VR headset) has a normal ambient.
+    /// HoloLens 2 and the test runtime) lifts the shaded slopes; alpha-blend
+    /// (the room through a headset's cameras) too, but fades what is near
+    /// the eyes by alpha, not to black; opaque (a VR headset) has a normal
+    /// ambient.
     #[arg(long, value_enum, default_value_t = Display::Additive)]
     pub blend: Display,
     /// Also write capture-NNNNN.png beside every frame-NNNNN.png: the
     /// hologram from a photo camera at the head (about 64° across; with
     /// --device hololens2 the wearer's 43° × 29° from between the eyes),
-    /// RGBA with the background transparent.
+    /// RGBA with the background transparent; and its depth,
+    /// depth-NNNNN.png (16-bit grey: 0 where nothing was drawn, nearer brighter).
     #[arg(long)]
     pub capture: bool,
     /// The capture's size, WIDTHxHEIGHT pixels [with --device hololens2:

@@ -1,4 +1,4 @@
-//! The simulator's photo camera: a first-person observer view from the head, as HoloLens 2's photo and video camera sees the hologram, and the RGBA capture PNG it writes.
+//! The simulator's photo camera: a first-person observer view from the head, as HoloLens 2's photo and video camera sees the hologram, and the RGBA capture PNG it writes with the depth PNG beside it.
 use std::path::Path;
 
 use glam::Vec3;
@@ -18,6 +18,50 @@ pub const DEFAULT_CAPTURE_SIZE: (u32, u32) = (1280, 720);
 /// The file name of the capture of `frame`, beside `frame-NNNNN.png`.
 pub fn capture_file_name(frame: u64) -> String {
     format!("capture-{frame:05}.png")
+}
+
+/// The file name of the capture's depth, beside `capture-NNNNN.png`.
+pub fn depth_file_name(frame: u64) -> String {
+    format!("depth-{frame:05}.png")
+}
+
+/// A depth buffer's value (0 at the near plane, 1 at the far plane and
+/// where nothing was drawn: depth is not reversed, `render::camera`) as the
+/// depth PNG's sample: 0 where nothing was drawn, else 65535 × (1 − depth),
+/// at least 1, so nearer is brighter. A D16 buffer's k / 65535 becomes
+/// exactly 65535 − k.
+pub fn depth_sample(depth: f32) -> u16 {
+    if depth >= 1.0 {
+        return 0;
+    }
+    ((1.0 - depth.max(0.0)) * 65535.0).round().max(1.0) as u16
+}
+
+/// Encodes one eye's depth (`width`×`height` values, rows top to bottom) as
+/// a 16-bit greyscale PNG of [`depth_sample`]s.
+pub fn encode_depth_png(
+    width: u32,
+    height: u32,
+    depth: &[f32],
+    path: &Path,
+) -> Result<Vec<u8>, SimError> {
+    let png_error = |source| SimError::Png {
+        path: path.to_path_buf(),
+        source,
+    };
+    // PNG stores 16-bit samples big-endian.
+    let samples: Vec<u8> = depth
+        .iter()
+        .flat_map(|&value| depth_sample(value).to_be_bytes())
+        .collect();
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Sixteen);
+    let mut writer = encoder.write_header().map_err(png_error)?;
+    writer.write_image_data(&samples).map_err(png_error)?;
+    writer.finish().map_err(png_error)?;
+    Ok(bytes)
 }
 
 /// The observer camera for a head at `head`, its image `width`×`height`:
@@ -90,5 +134,31 @@ mod tests {
     #[test]
     fn capture_names_match_the_frames() {
         assert_eq!(capture_file_name(30), "capture-00030.png");
+        assert_eq!(depth_file_name(30), "depth-00030.png");
+    }
+
+    #[test]
+    fn nothing_drawn_is_black_and_nearer_is_brighter() {
+        assert_eq!(depth_sample(1.0), 0);
+        assert_eq!(depth_sample(0.0), 65535);
+        assert!(depth_sample(0.2) > depth_sample(0.7));
+        // A D16 value maps exactly; the farthest drawn is still not black.
+        assert_eq!(depth_sample(1000.0 / 65535.0), 64535);
+        assert_eq!(depth_sample(65534.0 / 65535.0), 1);
+        assert_eq!(depth_sample(0.999_999_9), 1);
+    }
+
+    #[test]
+    fn the_depth_png_is_16_bit_grey_big_endian() {
+        let bytes = encode_depth_png(2, 1, &[1.0, 0.0], Path::new("depth.png")).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut samples = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut samples).unwrap();
+        assert_eq!(
+            (info.color_type, info.bit_depth),
+            (png::ColorType::Grayscale, png::BitDepth::Sixteen)
+        );
+        assert_eq!(&samples[..4], &[0, 0, 0xff, 0xff]);
     }
 }

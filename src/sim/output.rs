@@ -39,7 +39,7 @@ fn is_sim_output(name: &str) -> bool {
         || name == TERRAIN_F32_FILE
         || name == APNG_FILE
         || name == SOUND_FILE
-        || ["frame-", "capture-"].iter().any(|prefix| {
+        || ["frame-", "capture-", "depth-"].iter().any(|prefix| {
             name.strip_prefix(prefix)
                 .and_then(|rest| rest.strip_suffix(".png"))
                 .is_some_and(|digits| {
@@ -177,6 +177,7 @@ mod tests {
     fn only_simulator_files_count_as_outputs() {
         assert!(is_sim_output("frame-00030.png"));
         assert!(is_sim_output("capture-00030.png"));
+        assert!(is_sim_output("depth-00030.png"));
         assert!(!is_sim_output("capture-x.png"));
         assert!(is_sim_output("report.json"));
         assert!(!is_sim_output("frame-.png"));

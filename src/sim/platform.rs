@@ -1,4 +1,4 @@
-//! The simulator as the run loop's platform: the offscreen renderers it draws each eye with (and the observer camera's with `--capture`), the PNG snapshots and APNG it writes, the picture a save keeps, the placement kept in `--state`, the clicks it records, and its lines.
+//! The simulator as the run loop's platform: the offscreen renderers it draws each eye with (and the observer camera's with `--capture`), the PNG snapshots (with the capture's depth) and APNG it writes, the picture a save keeps, the placement kept in `--state`, the clicks it records, and its lines.
 use std::path::PathBuf;
 
 use glam::Vec3;
@@ -143,7 +143,8 @@ pub(super) fn open_apng(args: &SimArgs) -> Result<Option<ApngWriter>, SimError> 
 }
 
 /// Writes `frame`, just drawn, as frame-NNNNN.png (and into the APNG),
-/// and with `--capture` the observer camera's picture from `head` beside it.
+/// and with `--capture` the observer camera's picture from `head` and its
+/// depth beside it.
 pub(super) fn write_snapshot(
     args: &SimArgs,
     frame: u64,
@@ -178,6 +179,16 @@ pub(super) fn write_snapshot(
             image.width,
             image.height,
             &image.left,
+            &args.out.join(&name),
+        )?;
+        output::write_atomically(&args.out, &name, &png)?;
+        // The depth drawn with it, as an OpenXR depth layer would submit it.
+        let depth = capture_renderer.read_back_depth()?;
+        let name = capture::depth_file_name(frame);
+        let png = capture::encode_depth_png(
+            depth.width,
+            depth.height,
+            &depth.left,
             &args.out.join(&name),
         )?;
         output::write_atomically(&args.out, &name, &png)?;

@@ -8,7 +8,7 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use holoterrain::render::camera::{perspective_from_fov, view_from_pose};
 use holoterrain::render::palette::TEMPERATE;
 use holoterrain::render::{
-    Display, EyeView, FrameScene, SurfaceMarks, UiFill, UiLabel, UiLayer, UiQuad, UiRect,
+    Display, EyeView, FrameScene, NearFade, SurfaceMarks, UiFill, UiLabel, UiLayer, UiQuad, UiRect,
 };
 
 /// Eye image size: large enough that the text has pixels to be read by.
@@ -133,6 +133,7 @@ pub fn ui_scene<'a>(heights: &'a [f32], ui: UiLayer<'a>) -> FrameScene<'a> {
         display: Display::Additive,
         marks: SurfaceMarks::default(),
         ui,
+        near_fade: NearFade::NONE,
     }
 }
 

@@ -226,18 +226,23 @@ impl Controls {
     }
 }
 
+// Plates are opaque (alpha 1), as Microsoft's guidance for depth-based
+// reprojection asks of UI backplates: a see-through plate would show what
+// is behind it at the depth of the plate, which moves it wrongly when the
+// runtime reprojects.
+
 /// A button at rest: a blue bright enough to show on an additive display.
-const REST: [f32; 4] = [0.05, 0.12, 0.32, 0.9];
+const REST: [f32; 4] = [0.05, 0.12, 0.32, 1.0];
 /// Hovered: brighter.
-const HOVER: [f32; 4] = [0.12, 0.28, 0.6, 0.95];
+const HOVER: [f32; 4] = [0.12, 0.28, 0.6, 1.0];
 /// Pressed: brighter still.
 const PRESSED: [f32; 4] = [0.3, 0.55, 0.95, 1.0];
 /// The growing landscape's mark.
 const MARK: [f32; 4] = [0.3, 1.0, 0.9, 1.0];
 /// The panel behind its buttons.
-const BACKPLATE: [f32; 4] = [0.03, 0.05, 0.1, 0.75];
+const BACKPLATE: [f32; 4] = [0.03, 0.05, 0.1, 1.0];
 /// Its title bar.
-const TITLE_BAR: [f32; 4] = [0.08, 0.1, 0.18, 0.9];
+const TITLE_BAR: [f32; 4] = [0.08, 0.1, 0.18, 1.0];
 /// Text.
 const LABEL: [f32; 4] = [1.0, 1.0, 1.0, 1.0];
 /// Rays.

@@ -27,8 +27,14 @@ pub const MENU_LINGER_NS: i64 = 1_000_000_000;
 const PANEL_DISTANCE_M: f32 = 0.5;
 /// ...this far below them...
 const PANEL_DROP_M: f32 = 0.12;
-/// ...and follows the head when it is nearer than this...
-const PANEL_NEAREST_M: f32 = 0.3;
+/// ...and follows the head when it is nearer than this (outside the near
+/// fade, which dims what comes within 0.40 m of the eyes)...
+pub const PANEL_NEAREST_M: f32 = 0.42;
+/// The nearest the hand menu comes to the eyes: a palm held up sits about
+/// 0.34 m away, inside the near fade (0.40 m to the clip at 0.30 m), where
+/// the menu would show at under half its brightness; beyond the fade it
+/// stays whole and still beside the hand as the eye sees it.
+pub const MENU_NEAREST_M: f32 = 0.42;
 /// ...further than this...
 const PANEL_FARTHEST_M: f32 = 0.6;
 /// ...or further off the gaze than this (cosine, about 35°).
@@ -283,7 +289,10 @@ fn menu_beside(hand: Hand, joints: &HandJoints, eye: Vec3) -> Plane {
     } else {
         -1.0
     };
-    let centre = palm.position + facing.right * side * (0.05 + BUTTON_WIDTH_M / 2.0);
+    let beside = palm.position + facing.right * side * (0.05 + BUTTON_WIDTH_M / 2.0);
+    // Pushed back along the line of sight, it still shows beside the hand.
+    let from_eye = beside - eye;
+    let centre = eye + from_eye * (MENU_NEAREST_M / from_eye.length()).max(1.0);
     Plane::facing(centre, eye)
 }
 
@@ -299,6 +308,20 @@ mod tests {
     use crate::input::Press;
     use crate::input::hand::PALM;
     use crate::input::hand::synthetic::hand_with_gap;
+
+    #[test]
+    fn a_palm_held_near_the_eyes_shows_its_menu_beyond_the_near_fade_in_the_same_direction() {
+        let eye = Vec3::new(0.0, 1.6, 0.0);
+        let joints = hand_with_gap(Vec3::new(-0.05, 1.45, -0.25), 0.08);
+        let beside_at_palm = {
+            let palm = joints[PALM].pose.position;
+            (palm - eye).length()
+        };
+        assert!(beside_at_palm < MENU_NEAREST_M, "{beside_at_palm}");
+        let plane = menu_beside(Hand::Left, &joints, eye);
+        let distance = (plane.rect(0.0, 0.0, 0.01, 0.01).centre - eye).length();
+        assert!((distance - MENU_NEAREST_M).abs() < 1e-4, "{distance}");
+    }
 
     #[test]
     fn the_panel_opens_in_front_at_arms_length_with_the_growing_landscape_marked() {

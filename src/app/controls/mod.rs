@@ -35,7 +35,10 @@ mod state;
 pub use actions::{Action, every_label, says};
 pub use draw::DrawnControls;
 pub use hit_test::ShownButton;
-pub use layout::{BUTTON_HEIGHT_M, BUTTON_WIDTH_M, MENU_LINGER_NS, PANEL_BUTTON_WIDTH_M};
+pub use layout::{
+    BUTTON_HEIGHT_M, BUTTON_WIDTH_M, MENU_LINGER_NS, MENU_NEAREST_M, PANEL_BUTTON_WIDTH_M,
+    PANEL_NEAREST_M,
+};
 pub use measure::{MenuMeasure, ShownMenu};
 pub use palm::palm_shown;
 pub use press::{Look, PRESS_DEPTH_M, PressedBy, RELEASE_DEPTH_M, UiPress};

@@ -1,12 +1,12 @@
 //! The frame glue every platform shares: turns the app's [`FrameOutput`] and
 //! heights into the renderer's backend-neutral [`FrameScene`], with the one
 //! light, the recipe's palette, the contours, the base under the land as
-//! exaggerated, the water, the display's look and the "upload heights only
-//! when they changed" rule.
+//! exaggerated, the water, the display's look, the fade near the eyes and
+//! the "upload heights only when they changed" rule.
 use glam::Vec3;
 
 use crate::app::controls::legend::{self, LandFacts};
-use crate::app::frame::FrameOutput;
+use crate::app::frame::{FrameOutput, NEAR_FADE};
 use crate::app::world::placement::{BASE_DEPTH_M, HOLOGRAM_SIZE_M, base_bottom_m};
 use crate::render::palette::Palette;
 use crate::render::scene::{
@@ -128,6 +128,7 @@ impl SceneBuilder {
                 quads: &self.ui_quads,
                 labels: &self.ui_labels,
             },
+            near_fade: NEAR_FADE,
         })
     }
 
@@ -251,6 +252,11 @@ mod tests {
         assert_eq!(scene.sea_level, Some(0.035));
         assert_eq!(scene.display, Display::Opaque);
         assert!((scene.time_s - 1.5).abs() < 1e-5);
+        // Faded out from 40 cm, gone at the eyes' near plane.
+        assert_eq!(
+            (scene.near_fade.start_m, scene.near_fade.end_m),
+            (0.4, crate::app::frame::NEAR_M)
+        );
         // Land dipping below the plate takes the underside down with it.
         let deep = ranged((-0.2, 0.2), 0.0);
         let deep_scene = builder.scene(&deep, &[0.0; 4]).unwrap();

@@ -1,5 +1,5 @@
 //! Offscreen stereo rendering with Direct3D 11 for the simulator and tests:
-//! the same options, frames and images as the Vulkan
+//! the same options, frames, images and depth as the Vulkan
 //! [`OffscreenRenderer`](crate::render::vulkan::OffscreenRenderer).
 use std::sync::Arc;
 
@@ -8,13 +8,15 @@ use windows::Win32::Graphics::Direct3D11::{
     D3D11_MAPPED_SUBRESOURCE, D3D11_TEXTURE2D_DESC, D3D11_USAGE, D3D11_USAGE_DEFAULT,
     D3D11_USAGE_STAGING, ID3D11Texture2D,
 };
-use windows::Win32::Graphics::Dxgi::Common::{DXGI_FORMAT, DXGI_SAMPLE_DESC};
+use windows::Win32::Graphics::Dxgi::Common::{
+    DXGI_FORMAT, DXGI_FORMAT_D16_UNORM, DXGI_SAMPLE_DESC,
+};
 
 use super::device::D3d11Device;
 use super::error::{D3d11Error, call_error};
 use super::terrain::{D3d11RenderTarget, D3d11TerrainRenderer};
 use crate::render::backend::{
-    Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter,
+    Backend, OffscreenOptions, StereoDepth, StereoImage, StereoRenderer, ValidationCounter,
 };
 use crate::render::error::RenderError;
 use crate::render::scene::{FrameScene, VIEW_COUNT};
@@ -30,6 +32,10 @@ pub struct D3d11OffscreenRenderer {
     color: ID3D11Texture2D,
     /// CPU-readable copy of `color`.
     staging: ID3D11Texture2D,
+    /// Depth, 2 layers.
+    depth: ID3D11Texture2D,
+    /// CPU-readable copy of `depth` (the same format).
+    depth_staging: ID3D11Texture2D,
     /// The terrain pass.
     terrain: D3d11TerrainRenderer,
     /// Pixels per eye row.
@@ -92,6 +98,12 @@ impl D3d11OffscreenRenderer {
             0,
             D3D11_CPU_ACCESS_READ.0 as u32,
         )?;
+        let depth_staging = texture(
+            terrain.depth_format(),
+            D3D11_USAGE_STAGING,
+            0,
+            D3D11_CPU_ACCESS_READ.0 as u32,
+        )?;
         let target = D3d11RenderTarget::new(
             &terrain,
             &color,
@@ -103,6 +115,8 @@ impl D3d11OffscreenRenderer {
             target,
             color,
             staging,
+            depth,
+            depth_staging,
             terrain,
             eye_width: options.eye_width,
             eye_height: options.eye_height,
@@ -123,24 +137,71 @@ impl D3d11OffscreenRenderer {
         if !self.rendered {
             return Err(D3d11Error::NothingRendered);
         }
+        let [left, right] = self.copy_layers(
+            &self.staging,
+            &self.color,
+            self.eye_width as usize * BYTES_PER_PIXEL,
+        )?;
+        Ok(StereoImage {
+            width: self.eye_width,
+            height: self.eye_height,
+            left,
+            right,
+        })
+    }
+
+    /// Waits for the most recent frame and returns its depth.
+    pub fn read_back_depth(&mut self) -> Result<StereoDepth, D3d11Error> {
+        if !self.rendered {
+            return Err(D3d11Error::NothingRendered);
+        }
+        let d16 = self.terrain.depth_format() == DXGI_FORMAT_D16_UNORM;
+        let texel_bytes = if d16 { 2 } else { 4 };
+        let eyes = self.copy_layers(
+            &self.depth_staging,
+            &self.depth,
+            self.eye_width as usize * texel_bytes,
+        )?;
+        let [left, right] = eyes.map(|bytes| -> Vec<f32> {
+            if d16 {
+                bytes
+                    .chunks_exact(2)
+                    .map(|texel| f32::from(u16::from_ne_bytes([texel[0], texel[1]])) / 65535.0)
+                    .collect()
+            } else {
+                bytes
+                    .chunks_exact(4)
+                    .map(|texel| f32::from_ne_bytes([texel[0], texel[1], texel[2], texel[3]]))
+                    .collect()
+            }
+        });
+        Ok(StereoDepth {
+            width: self.eye_width,
+            height: self.eye_height,
+            left,
+            right,
+        })
+    }
+
+    /// Copies `texture` into `staging` (alike) and returns each of its two
+    /// layers' rows of `row_bytes`, top to bottom.
+    fn copy_layers(
+        &self,
+        staging: &ID3D11Texture2D,
+        texture: &ID3D11Texture2D,
+        row_bytes: usize,
+    ) -> Result<[Vec<u8>; 2], D3d11Error> {
         let context = self.terrain.device().context();
-        let row_bytes = self.eye_width as usize * BYTES_PER_PIXEL;
         let mut eyes = [Vec::new(), Vec::new()];
         // SAFETY: both textures are live and alike; each layer is mapped for
         // reading (Map waits for the copy), read within its row pitch and
         // height, and unmapped before the next.
         unsafe {
-            context.CopyResource(&self.staging, &self.color);
+            context.CopyResource(staging, texture);
             for (layer, pixels) in eyes.iter_mut().enumerate() {
                 let mut mapped = D3D11_MAPPED_SUBRESOURCE::default();
                 context
-                    .Map(
-                        &self.staging,
-                        layer as u32,
-                        D3D11_MAP_READ,
-                        0,
-                        Some(&mut mapped),
-                    )
+                    .Map(staging, layer as u32, D3D11_MAP_READ, 0, Some(&mut mapped))
                     .map_err(call_error("ID3D11DeviceContext::Map"))?;
                 pixels.reserve_exact(row_bytes * self.eye_height as usize);
                 for row in 0..self.eye_height as usize {
@@ -150,16 +211,10 @@ impl D3d11OffscreenRenderer {
                         .add(row * mapped.RowPitch as usize);
                     pixels.extend_from_slice(std::slice::from_raw_parts(start, row_bytes));
                 }
-                context.Unmap(&self.staging, layer as u32);
+                context.Unmap(staging, layer as u32);
             }
         }
-        let [left, right] = eyes;
-        Ok(StereoImage {
-            width: self.eye_width,
-            height: self.eye_height,
-            left,
-            right,
-        })
+        Ok(eyes)
     }
 
     /// The adapter's name as its driver reports it.
@@ -177,6 +232,12 @@ impl StereoRenderer for D3d11OffscreenRenderer {
         let image = D3d11OffscreenRenderer::read_back(self)?;
         self.terrain.device().drain_validation();
         Ok(image)
+    }
+
+    fn read_back_depth(&mut self) -> Result<StereoDepth, RenderError> {
+        let depth = D3d11OffscreenRenderer::read_back_depth(self)?;
+        self.terrain.device().drain_validation();
+        Ok(depth)
     }
 
     fn validation_counter(&self) -> Option<ValidationCounter> {

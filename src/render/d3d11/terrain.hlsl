@@ -37,6 +37,8 @@ cbuffer Frame : register(b0)
     float4 marks;
     // Stroke points in uv, two to an element.
     float4 stroke[32];
+    // Near fade: where it starts and ends (view depth, m), by alpha (1) or darkening (0).
+    float4 fade;
 };
 
 cbuffer Eye : register(b1)
@@ -65,6 +67,10 @@ struct VertexOutput
     float2 uv : TEXCOORD;
     // 0 land, 1 side, 2 underside, 3 water, 4 water side.
     nointerpolation float surface_kind : SURFACE;
+    // Depth along the eye's view axis, metres, for the near fade (in x).
+    // A register of its own: packed beside another element, Wine's
+    // translation of the terrain's shaders read the land's colour wrong.
+    float4 eye_depth : EYEDEPTH;
 #ifdef VIEW_FROM_INSTANCE
     uint layer : SV_RenderTargetArrayIndex;
 #endif
@@ -131,6 +137,8 @@ VertexOutput vertex_main(VertexInput input)
     output.surface_kind = surface_kind;
     float4 world = mul(model, float4(input.position_xz.x, height, input.position_xz.y, 1.0));
     output.position = mul(view_projection[eye], world);
+    // The perspective projection's w is the depth along the view axis.
+    output.eye_depth = output.position.wwww;
 #ifdef VIEW_FROM_INSTANCE
     output.layer = eye;
 #endif
@@ -140,6 +148,20 @@ VertexOutput vertex_main(VertexInput input)
 float3 srgb_to_linear(float3 srgb)
 {
     return lerp(srgb / 12.92, pow((srgb + 0.055) / 1.055, 2.4), step(0.04045, srgb));
+}
+
+// `color` (linear) with `alpha`, faded near the eye at `eye_depth`: all
+// shown from fade.x out, nothing at fade.y (the near plane). An additive
+// display sees through black, so there the colour darkens; elsewhere the
+// alpha falls (fade.z), and the colour with it where nothing is `blended`
+// under it, as blending over nothing leaves it. The target is sRGB: the
+// hardware encodes.
+float4 near_faded(float3 color, float alpha, bool blended, float eye_depth)
+{
+    float shown = clamp((eye_depth - fade.y) / max(fade.x - fade.y, 1e-6), 0.0, 1.0);
+    bool by_alpha = fade.z > 0.5;
+    float3 faded = (by_alpha && blended) ? color : color * shown;
+    return float4(faded, by_alpha ? alpha * shown : alpha);
 }
 
 float2 stroke_point(int index)
@@ -254,7 +276,7 @@ float4 pixel_main(VertexOutput input) : SV_Target
         float lit_water = 0.55 + 0.45 * max(dot(wavy, to_light), 0.0);
         float3 water_color = water * lit_water;
         float alpha = surface_kind == 3 ? 0.7 : 0.8;
-        return float4(water_color, alpha);
+        return near_faded(water_color, alpha, true, input.eye_depth.x);
     }
 
     float flatness = abs(dot(normal, terrain_up));
@@ -294,5 +316,5 @@ float4 pixel_main(VertexOutput input) : SV_Target
         lit = lerp(lit, mark, mark_cover(input.uv));
     }
 
-    return float4(lit, 1.0);
+    return near_faded(lit, 1.0, false, input.eye_depth.x);
 }

@@ -24,8 +24,9 @@ use windows::Win32::Graphics::Direct3D11::{
     D3D11_SHADER_RESOURCE_VIEW_DESC, D3D11_SHADER_RESOURCE_VIEW_DESC_0, D3D11_SUBRESOURCE_DATA,
     D3D11_TEX2D_ARRAY_DSV, D3D11_TEX2D_ARRAY_RTV, D3D11_USAGE, D3D11_USAGE_DYNAMIC,
     D3D11_USAGE_IMMUTABLE, D3D11_VIEWPORT, ID3D11BlendState, ID3D11Buffer, ID3D11DepthStencilState,
-    ID3D11DepthStencilView, ID3D11InputLayout, ID3D11PixelShader, ID3D11RasterizerState,
-    ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D, ID3D11VertexShader,
+    ID3D11DepthStencilView, ID3D11DeviceContext, ID3D11InputLayout, ID3D11PixelShader,
+    ID3D11RasterizerState, ID3D11RenderTargetView, ID3D11ShaderResourceView, ID3D11Texture2D,
+    ID3D11VertexShader,
 };
 use windows::Win32::Graphics::Dxgi::Common::{
     DXGI_FORMAT, DXGI_FORMAT_R16_UINT, DXGI_FORMAT_R32_FLOAT, DXGI_FORMAT_R32_UINT,
@@ -81,13 +82,16 @@ pub struct D3d11TerrainRenderer {
     input_layout: ID3D11InputLayout,
     /// Solid, back faces culled (the diorama is closed).
     rasterizer: ID3D11RasterizerState,
-    /// Depth test LESS with writes, for the solid.
+    /// Depth test LESS with writes, for the solid and the depth draws.
     depth_state: ID3D11DepthStencilState,
-    /// Depth test LESS without writes, for the water and the controls.
+    /// Depth test LESS without writes, for the water's and the controls'
+    /// colour.
     water_depth_state: ID3D11DepthStencilState,
     /// The water's and the controls' blending over what is drawn (alpha
     /// kept over land).
     water_blend: ID3D11BlendState,
+    /// No colour written: the water's and the controls' depth draws.
+    depth_only_blend: ID3D11BlendState,
     /// Static diorama vertices.
     vertex_buffer: Option<ID3D11Buffer>,
     /// Static diorama indices.
@@ -156,6 +160,7 @@ impl D3d11TerrainRenderer {
             depth_state,
             water_depth_state,
             water_blend,
+            depth_only_blend,
         } = TerrainPipeline::new(&device)?;
 
         let vertex_bytes: &[u8] = bytemuck::cast_slice(&grid.vertices);
@@ -203,6 +208,7 @@ impl D3d11TerrainRenderer {
             depth_state,
             water_depth_state,
             water_blend,
+            depth_only_blend,
             vertex_buffer: Some(vertex_buffer),
             index_buffer,
             index_format: match grid.indices {
@@ -334,19 +340,59 @@ impl D3d11TerrainRenderer {
                         0,
                     );
                 }
-                // The controls last: over the land, hidden where it is in front.
+                // The controls: over the land, hidden where it is in front.
                 self.ui.draw(
                     context,
                     pass.eyes,
                     &self.water_depth_state,
                     &self.water_blend,
                 );
+                // Then the depth of what was blended, as the Vulkan renderer
+                // does (vulkan/terrain.rs): every pixel drawn has its depth.
+                self.draw_depth_of_blended(context, pass.eyes, with_water, stride);
             }
             // Whoever draws next (the OpenXR compositor's own, or the next
             // frame) starts from the default blend state.
             context.OMSetBlendState(None::<&ID3D11BlendState>, None, u32::MAX);
         }
         Ok(())
+    }
+
+    /// The water's (when `with_water`) and the controls' depth, no colour,
+    /// after their colour: each fragment their colour draws kept writes its
+    /// depth. The target, viewport and constant buffers stay as `record`
+    /// bound them.
+    fn draw_depth_of_blended(
+        &self,
+        context: &ID3D11DeviceContext,
+        eyes: u32,
+        with_water: bool,
+        stride: u32,
+    ) {
+        let offset = 0;
+        // SAFETY: every bound object is live and owned by the renderer; the
+        // arrays passed outlive each call.
+        unsafe {
+            if with_water {
+                // The controls' draw replaced the terrain's shaders and input.
+                context.IASetInputLayout(&self.input_layout);
+                context.IASetVertexBuffers(
+                    0,
+                    1,
+                    Some(&self.vertex_buffer),
+                    Some(&stride),
+                    Some(&offset),
+                );
+                context.VSSetShader(&self.vertex_shader, None);
+                context.PSSetShader(&self.pixel_shader, None);
+                context.RSSetState(&self.rasterizer);
+                context.OMSetBlendState(&self.depth_only_blend, None, u32::MAX);
+                context.OMSetDepthStencilState(&self.depth_state, 0);
+                context.DrawIndexedInstanced(self.water.len() as u32, eyes, self.water.start, 0, 0);
+            }
+        }
+        self.ui
+            .draw(context, eyes, &self.depth_state, &self.depth_only_blend);
     }
 }
 
@@ -451,6 +497,7 @@ struct TerrainPipeline {
     depth_state: ID3D11DepthStencilState,
     water_depth_state: ID3D11DepthStencilState,
     water_blend: ID3D11BlendState,
+    depth_only_blend: ID3D11BlendState,
 }
 
 impl TerrainPipeline {
@@ -465,6 +512,7 @@ impl TerrainPipeline {
         let mut depth_state = None;
         let mut water_depth_state = None;
         let mut water_blend = None;
+        let mut depth_only_blend = None;
         let pair = size_of::<[f32; 2]>() as u32;
         let inputs = [
             vertex_input(s!("POSITION"), 0, DXGI_FORMAT_R32G32_FLOAT),
@@ -502,6 +550,8 @@ impl TerrainPipeline {
             BlendOpAlpha: D3D11_BLEND_OP_ADD,
             RenderTargetWriteMask: D3D11_COLOR_WRITE_ENABLE_ALL.0 as u8,
         };
+        let mut depth_only_desc = D3D11_BLEND_DESC::default();
+        depth_only_desc.RenderTarget[0].RenderTargetWriteMask = 0;
         // SAFETY: the bytecode and descriptions outlive each call; the out
         // pointers point at live locals.
         unsafe {
@@ -519,6 +569,8 @@ impl TerrainPipeline {
                 .map_err(call_error("ID3D11Device::CreateDepthStencilState"))?;
             d3d.CreateBlendState(&blend_desc, Some(&mut water_blend))
                 .map_err(call_error("ID3D11Device::CreateBlendState"))?;
+            d3d.CreateBlendState(&depth_only_desc, Some(&mut depth_only_blend))
+                .map_err(call_error("ID3D11Device::CreateBlendState"))?;
         }
         let missing = |what: &str| D3d11Error::Call {
             call: "ID3D11Device::Create*",
@@ -533,6 +585,7 @@ impl TerrainPipeline {
             depth_state: depth_state.ok_or_else(|| missing("depth-stencil state"))?,
             water_depth_state: water_depth_state.ok_or_else(|| missing("depth-stencil state"))?,
             water_blend: water_blend.ok_or_else(|| missing("blend state"))?,
+            depth_only_blend: depth_only_blend.ok_or_else(|| missing("blend state"))?,
         })
     }
 }
@@ -662,7 +715,7 @@ fn create_heights_view(
 
 /// Replaces the whole contents of the dynamic `buffer` (exactly `bytes` long).
 fn write_dynamic(
-    context: &windows::Win32::Graphics::Direct3D11::ID3D11DeviceContext,
+    context: &ID3D11DeviceContext,
     buffer: &ID3D11Buffer,
     bytes: &[u8],
 ) -> Result<(), D3d11Error> {

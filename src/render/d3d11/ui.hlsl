@@ -3,11 +3,25 @@
 // the reference space (render::ui); the eye comes from `Eye` and the
 // instance, as in terrain.hlsl (VIEW_FROM_INSTANCE: one draw, both layers).
 
-// The terrain's Frame buffer, of which the controls need only the start.
+// The terrain's Frame buffer, of which the controls read the eyes and the
+// near fade.
 cbuffer Frame : register(b0)
 {
     // Projection × view, left then right eye, in Direct3D clip space.
     float4x4 view_projection[2];
+    float4x4 model;
+    float4 light_dir;
+    float4 palette_color[6];
+    float4 palette_clings[6];
+    float4 palette_cliff;
+    float4 contours;
+    uint4 grid;
+    float4 surface;
+    float4 look;
+    float4 marks;
+    float4 stroke[32];
+    // Near fade: where it starts and ends (view depth, m), by alpha (1) or darkening (0).
+    float4 fade;
 };
 
 cbuffer Eye : register(b1)
@@ -38,6 +52,9 @@ struct VertexOutput
     float4 color : COLOR;
     // 0 solid, 1 ring, 2 glyph (render::ui's KIND_*).
     nointerpolation float kind : KIND;
+    // Depth along the eye's view axis, metres, for the near fade (in x);
+    // a register of its own, as in terrain.hlsl.
+    float4 eye_depth : EYEDEPTH;
 #ifdef VIEW_FROM_INSTANCE
     uint layer : SV_RenderTargetArrayIndex;
 #endif
@@ -60,6 +77,8 @@ VertexOutput vertex_main(VertexInput input)
     output.uv = input.uv;
     output.color = input.color;
     output.kind = float(packed - 4 * only);
+    // The perspective projection's w is the depth along the view axis.
+    output.eye_depth = output.position.wwww;
 #ifdef VIEW_FROM_INSTANCE
     output.layer = eye;
 #endif
@@ -98,10 +117,15 @@ float4 pixel_main(VertexOutput input) : SV_Target
     } else if (kind == 2) {
         cover = glyph_coverage(input.uv);
     }
-    float alpha = input.color.a * cover;
-    if (alpha <= 0.0) {
+    // Faded near the eye as terrain.hlsl's near_faded does, always blended.
+    float shown = clamp((input.eye_depth.x - fade.y) / max(fade.x - fade.y, 1e-6), 0.0, 1.0);
+    bool by_alpha = fade.z > 0.5;
+    float alpha = input.color.a * cover * (by_alpha ? shown : 1.0);
+    // What would store no alpha is not drawn, and so writes no depth.
+    if (alpha < 1.0 / 255.0) {
         discard;
     }
+    float3 color = by_alpha ? input.color.rgb : input.color.rgb * shown;
     // The target is sRGB: the hardware encodes.
-    return float4(input.color.rgb, alpha);
+    return float4(color, alpha);
 }

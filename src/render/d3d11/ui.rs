@@ -1,7 +1,8 @@
 //! The Direct3D 11 controls pass: the glyph atlas in a typed buffer, the
 //! frame's vertices of the controls layer (laid out by `render::ui` straight
 //! into a dynamic buffer) and their shaders, drawn by the terrain renderer
-//! after the land in each of its passes.
+//! after the land in each of its passes, once for their colour and once for
+//! their depth.
 use windows::Win32::Graphics::Direct3D::D3D_SRV_DIMENSION_BUFFER;
 use windows::Win32::Graphics::Direct3D11::{
     D3D11_BIND_SHADER_RESOURCE, D3D11_BIND_VERTEX_BUFFER, D3D11_BUFFER_DESC, D3D11_BUFFER_SRV,
@@ -170,8 +171,10 @@ impl D3d11UiPass {
         Ok(())
     }
 
-    /// Draws this frame's vertices, `eyes` instances, with `depth` (test
-    /// without writing) and `blend` (over what is drawn), when there are any.
+    /// Draws this frame's vertices, `eyes` instances, with `depth` and
+    /// `blend`, when there are any: their colour (depth tested, not
+    /// written; blended over what is drawn), then their depth alone
+    /// (written; no colour), as the terrain renderer asks.
     /// The terrain's `Frame` and `Eye` buffers stay bound to the vertex
     /// shader's b0 and b1, the target and viewport as the terrain left them.
     pub(crate) fn draw(

@@ -1,6 +1,7 @@
 //! Offscreen stereo rendering for the simulator and tests: owns a device,
-//! the terrain renderer, per-slot 2-layer images and read-back buffers; and
-//! the one Vulkan-only option, forcing the target formats.
+//! the terrain renderer, per-slot 2-layer images and read-back buffers (the
+//! colour's and the depth's); and the one Vulkan-only option, forcing the
+//! target formats.
 use std::sync::Arc;
 
 use ash::vk;
@@ -17,7 +18,7 @@ use super::memory::{Buffer, Image};
 use super::target::RenderTarget;
 use super::terrain::TerrainRenderer;
 use crate::render::backend::{
-    Backend, OffscreenOptions, StereoImage, StereoRenderer, ValidationCounter,
+    Backend, OffscreenOptions, StereoDepth, StereoImage, StereoRenderer, ValidationCounter,
 };
 use crate::render::error::RenderError;
 use crate::render::scene::{FrameScene, VIEW_COUNT};
@@ -41,10 +42,12 @@ struct OffscreenSlot {
     target: RenderTarget,
     /// Colour, 2 layers; copied out after each frame.
     color: Image,
-    /// Depth, 2 layers; only the framebuffer uses it.
-    _depth: Image,
+    /// Depth, 2 layers; copied out after each frame too.
+    depth: Image,
     /// Host-visible copy of both colour layers, left then right.
     readback: Buffer,
+    /// Host-visible copy of both depth layers, left then right.
+    depth_readback: Buffer,
 }
 
 /// Renders stereo frames into its own images and reads them back.
@@ -95,7 +98,7 @@ impl OffscreenRenderer {
             &ctx,
             formats.depth,
             &DEPTH_FORMAT_PREFERENCE,
-            vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT,
+            vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT | vk::FormatFeatureFlags::TRANSFER_SRC,
             choose_depth_format,
             "depth",
         )?;
@@ -130,8 +133,8 @@ impl OffscreenRenderer {
         let frame = self.frames.begin()?;
         let slot = &self.slots[frame.slot()];
         self.terrain.record(&frame, &slot.target, scene)?;
-        // SAFETY: the command buffer is recording; the slot's image and
-        // buffer are not used by any other frame in flight.
+        // SAFETY: the command buffer is recording; the slot's images and
+        // buffers are not used by any other frame in flight.
         unsafe {
             record_copy_out(
                 self.ctx.device(),
@@ -139,8 +142,15 @@ impl OffscreenRenderer {
                 slot,
                 self.eye_width,
                 self.eye_height,
-            )
-        };
+            );
+            record_depth_copy_out(
+                self.ctx.device(),
+                frame.command_buffer(),
+                slot,
+                self.eye_width,
+                self.eye_height,
+            );
+        }
         self.frames.submit(frame)
     }
 
@@ -165,6 +175,33 @@ impl OffscreenRenderer {
             height: self.eye_height,
             left,
             right,
+        })
+    }
+
+    /// Waits for the most recent frame and returns its depth.
+    pub fn read_back_depth(&mut self) -> Result<StereoDepth, RenderError> {
+        let slot = self
+            .frames
+            .last_submitted()
+            .ok_or(RenderError::NothingRendered)?;
+        self.frames.wait_for_slot(slot)?;
+        let bytes = self.slots[slot].depth_readback.mapped()?;
+        let values: Vec<f32> = match self.terrain.depth_format() {
+            vk::Format::D16_UNORM => bytes
+                .chunks_exact(2)
+                .map(|texel| f32::from(u16::from_ne_bytes([texel[0], texel[1]])) / 65535.0)
+                .collect(),
+            _ => bytes
+                .chunks_exact(4)
+                .map(|texel| f32::from_ne_bytes([texel[0], texel[1], texel[2], texel[3]]))
+                .collect(),
+        };
+        let eye_values = self.eye_width as usize * self.eye_height as usize;
+        Ok(StereoDepth {
+            width: self.eye_width,
+            height: self.eye_height,
+            left: values[..eye_values].to_vec(),
+            right: values[eye_values..2 * eye_values].to_vec(),
         })
     }
 
@@ -202,6 +239,10 @@ impl StereoRenderer for OffscreenRenderer {
 
     fn read_back(&mut self) -> Result<StereoImage, RenderError> {
         OffscreenRenderer::read_back(self)
+    }
+
+    fn read_back_depth(&mut self) -> Result<StereoDepth, RenderError> {
+        OffscreenRenderer::read_back_depth(self)
     }
 
     fn validation_counter(&self) -> Option<ValidationCounter> {
@@ -279,12 +320,24 @@ fn make_slot(
         terrain.depth_format(),
         extent,
         VIEW_COUNT,
-        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
     )?;
     let readback = Buffer::new(
         ctx,
         "offscreen read-back",
         (extent.width as usize * extent.height as usize * BYTES_PER_PIXEL * VIEW_COUNT as usize)
+            as u64,
+        vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuToCpu,
+    )?;
+    let depth_texel_bytes = match terrain.depth_format() {
+        vk::Format::D16_UNORM => 2,
+        _ => 4,
+    };
+    let depth_readback = Buffer::new(
+        ctx,
+        "offscreen depth read-back",
+        (extent.width as usize * extent.height as usize * depth_texel_bytes * VIEW_COUNT as usize)
             as u64,
         vk::BufferUsageFlags::TRANSFER_DST,
         MemoryLocation::GpuToCpu,
@@ -296,8 +349,9 @@ fn make_slot(
     Ok(OffscreenSlot {
         target,
         color,
-        _depth: depth,
+        depth,
         readback,
+        depth_readback,
     })
 }
 
@@ -361,6 +415,80 @@ unsafe fn record_copy_out(
             slot.color.raw(),
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             slot.readback.raw(),
+            &[region],
+        );
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[to_host],
+            &[],
+        );
+    }
+}
+
+/// # Safety
+/// `cmd` is recording, right after the terrain pass drew into `slot` (its
+/// depth left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL).
+unsafe fn record_depth_copy_out(
+    device: &ash::Device,
+    cmd: vk::CommandBuffer,
+    slot: &OffscreenSlot,
+    width: u32,
+    height: u32,
+) {
+    let to_transfer = vk::ImageMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+        .old_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
+        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(slot.depth.raw())
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::DEPTH,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: VIEW_COUNT,
+        });
+    let region = vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::DEPTH,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: VIEW_COUNT,
+        })
+        .image_extent(vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        });
+    let to_host = vk::BufferMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .buffer(slot.depth_readback.raw())
+        .size(vk::WHOLE_SIZE);
+    // SAFETY: per this function's contract.
+    unsafe {
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::LATE_FRAGMENT_TESTS,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &[to_transfer],
+        );
+        device.cmd_copy_image_to_buffer(
+            cmd,
+            slot.depth.raw(),
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            slot.depth_readback.raw(),
             &[region],
         );
         device.cmd_pipeline_barrier(
@@ -443,6 +571,7 @@ mod tests {
                 quads: &quads,
                 labels: &labels,
             },
+            near_fade: crate::render::scene::NearFade::NONE,
         };
         let without_heights = FrameScene {
             heights: None,

@@ -167,8 +167,13 @@ pub(crate) fn create_pipeline_layout(
 pub(crate) enum Part {
     /// The closed solid: opaque, writing depth.
     Solid,
-    /// The water, after the solid: blended over it, testing depth without writing it.
+    /// The water, after the solid: blended over it, testing depth without
+    /// writing it, so the controls drawn next show through it as before.
     Water,
+    /// The water again once the controls are drawn: its depth alone, no
+    /// colour, so every pixel it coloured has its depth (what the runtime
+    /// reprojects by).
+    WaterDepth,
 }
 
 /// A diorama pipeline: the mesh's vertices, heights from the storage
@@ -255,8 +260,13 @@ pub(crate) fn create_pipeline(
         .rasterization_samples(vk::SampleCountFlags::TYPE_1);
     let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(true)
-        .depth_write_enable(part == Part::Solid)
+        .depth_write_enable(part != Part::Water)
         .depth_compare_op(vk::CompareOp::LESS);
+    let color_writes = if part == Part::WaterDepth {
+        vk::ColorComponentFlags::empty()
+    } else {
+        vk::ColorComponentFlags::RGBA
+    };
     // Water over land keeps the land's alpha; over nothing it is partly transparent.
     let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
         .blend_enable(part == Part::Water)
@@ -266,7 +276,7 @@ pub(crate) fn create_pipeline(
         .src_alpha_blend_factor(vk::BlendFactor::ONE)
         .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
         .alpha_blend_op(vk::BlendOp::ADD)
-        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        .color_write_mask(color_writes)];
     let color_blend =
         vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];

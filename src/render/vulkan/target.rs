@@ -243,6 +243,7 @@ mod tests {
                 cursor: Some(glam::Vec2::splat(0.5)),
             },
             ui: crate::render::scene::UiLayer::default(),
+            near_fade: crate::render::scene::NearFade::NONE,
         };
         for _ in 0..3 {
             let frame = frames.begin().unwrap();

@@ -13,7 +13,7 @@ use super::frames::{FRAMES_IN_FLIGHT, Frame};
 use super::memory::{Buffer, try_array};
 use super::pipeline::{MultiviewPass, Part, create_pipeline, create_pipeline_layout};
 use super::target::RenderTarget;
-use super::ui::UiPass;
+use super::ui::{UiDraw, UiPass};
 use super::upload::{upload_static, write_mapped};
 use crate::render::diorama::DioramaMesh;
 use crate::render::error::RenderError;
@@ -39,6 +39,8 @@ pub struct TerrainRenderer {
     pipeline: vk::Pipeline,
     /// The water's pipeline, blended.
     water_pipeline: vk::Pipeline,
+    /// The water's depth, written after the controls are drawn.
+    water_depth_pipeline: vk::Pipeline,
     /// Holds `descriptor_sets`.
     descriptor_pool: vk::DescriptorPool,
     /// One set per frame slot: that slot's uniforms and the shared heights.
@@ -142,6 +144,7 @@ impl TerrainRenderer {
             pipeline_layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
             water_pipeline: vk::Pipeline::null(),
+            water_depth_pipeline: vk::Pipeline::null(),
             descriptor_pool: vk::DescriptorPool::null(),
             descriptor_sets: [vk::DescriptorSet::null(); FRAMES_IN_FLIGHT],
             vertex_buffer,
@@ -177,6 +180,13 @@ impl TerrainRenderer {
             renderer.pass.raw(),
             color_format,
             Part::Water,
+        )?;
+        renderer.water_depth_pipeline = create_pipeline(
+            &renderer.ctx,
+            renderer.pipeline_layout,
+            renderer.pass.raw(),
+            color_format,
+            Part::WaterDepth,
         )?;
         Ok(renderer)
     }
@@ -294,8 +304,30 @@ impl TerrainRenderer {
                 device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.water_pipeline);
                 device.cmd_draw_indexed(cmd, self.water.len() as u32, 1, self.water.start, 0, 0);
             }
-            // The controls last: over the land, hidden where it is in front.
-            self.ui.record(cmd, slot);
+            // The controls: over the land, hidden where it is in front.
+            self.ui.record(cmd, slot, UiDraw::Colour);
+            // Then the depth of what was blended, the water's and the
+            // controls', so every pixel drawn has its depth; written only
+            // now, the colour above is what it was without it (a label on
+            // its plate, a control under the water, both still show).
+            if scene.sea_level.is_some() {
+                device.cmd_bind_pipeline(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.water_depth_pipeline,
+                );
+                device.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.pipeline_layout,
+                    0,
+                    &[self.descriptor_sets[slot]],
+                    &[],
+                );
+                device.cmd_bind_vertex_buffers(cmd, 0, &[self.vertex_buffer.raw()], &[0]);
+                device.cmd_draw_indexed(cmd, self.water.len() as u32, 1, self.water.start, 0, 0);
+            }
+            self.ui.record(cmd, slot, UiDraw::Depth);
             device.cmd_end_render_pass(cmd);
         }
         Ok(())
@@ -438,6 +470,7 @@ impl Drop for TerrainRenderer {
             }
             device.destroy_pipeline(self.pipeline, None);
             device.destroy_pipeline(self.water_pipeline, None);
+            device.destroy_pipeline(self.water_depth_pipeline, None);
             device.destroy_pipeline_layout(self.pipeline_layout, None);
             device.destroy_descriptor_pool(self.descriptor_pool, None);
             device.destroy_descriptor_set_layout(self.descriptor_set_layout, None);

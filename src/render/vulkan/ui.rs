@@ -1,7 +1,8 @@
 //! The controls pass: the glyph atlas on the GPU, each frame slot's vertices
 //! of the controls layer (laid out by `render::ui` into mapped memory), and
-//! their pipeline — drawn inside the terrain's render pass, after it,
-//! depth-tested against it without writing depth, alpha-blended over it.
+//! their pipelines — drawn inside the terrain's render pass, after it,
+//! depth-tested against it without writing depth, alpha-blended over it;
+//! then drawn again for their depth alone.
 use std::sync::Arc;
 
 use ash::vk;
@@ -18,16 +19,31 @@ use crate::render::scene::UiLayer;
 use crate::render::ui::{MAX_UI_VERTICES, UiVertex, atlas, layout_ui};
 use glam::Mat4;
 
-/// The controls' pipeline, atlas and per-slot vertices.
+/// Which of the controls' two draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UiDraw {
+    /// Their colour, blended over what is drawn, testing depth without
+    /// writing it: a label lies on its plate, in the same plane.
+    Colour,
+    /// Their depth alone, once every colour is in: each fragment the colour
+    /// draw kept (the discarded ones write nothing here either) writes its
+    /// depth, the nearest of them winning.
+    Depth,
+}
+
+/// The controls' pipelines, atlas and per-slot vertices.
 pub(crate) struct UiPass {
     /// The device everything here lives on.
     ctx: Arc<GpuContext>,
-    /// The terrain's uniforms (binding 0, for the eyes' matrices) and the atlas (binding 1).
+    /// The terrain's uniforms (binding 0, for the eyes' matrices and the
+    /// near fade) and the atlas (binding 1).
     descriptor_set_layout: vk::DescriptorSetLayout,
     /// The pipeline's layout.
     pipeline_layout: vk::PipelineLayout,
     /// Blended, depth-tested, not culled.
     pipeline: vk::Pipeline,
+    /// The same shapes' depth, no colour.
+    depth_pipeline: vk::Pipeline,
     /// Holds `descriptor_sets`.
     descriptor_pool: vk::DescriptorPool,
     /// One set per frame slot.
@@ -71,6 +87,7 @@ impl UiPass {
             descriptor_set_layout: vk::DescriptorSetLayout::null(),
             pipeline_layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
+            depth_pipeline: vk::Pipeline::null(),
             descriptor_pool: vk::DescriptorPool::null(),
             descriptor_sets: [vk::DescriptorSet::null(); FRAMES_IN_FLIGHT],
             atlas,
@@ -81,7 +98,13 @@ impl UiPass {
         pass.create_descriptors(uniforms)?;
         pass.pipeline_layout =
             super::pipeline::create_pipeline_layout(ctx, pass.descriptor_set_layout)?;
-        pass.pipeline = create_ui_pipeline(ctx, pass.pipeline_layout, render_pass, color_format)?;
+        for (pipeline, draw) in [
+            (&mut pass.pipeline, UiDraw::Colour),
+            (&mut pass.depth_pipeline, UiDraw::Depth),
+        ] {
+            *pipeline =
+                create_ui_pipeline(ctx, pass.pipeline_layout, render_pass, color_format, draw)?;
+        }
         Ok(pass)
     }
 
@@ -104,12 +127,12 @@ impl UiPass {
         Ok(())
     }
 
-    /// Draws `slot`'s vertices, when there are any.
+    /// Draws `slot`'s vertices for `draw`, when there are any.
     ///
     /// # Safety
     /// `cmd` is recording inside the terrain's render pass, with the
     /// viewport and scissor set, after [`Self::prepare`] for `slot`.
-    pub(crate) unsafe fn record(&self, cmd: vk::CommandBuffer, slot: usize) {
+    pub(crate) unsafe fn record(&self, cmd: vk::CommandBuffer, slot: usize, draw: UiDraw) {
         if self.counts[slot] == 0 {
             return;
         }
@@ -117,7 +140,11 @@ impl UiPass {
         // SAFETY: per this function's contract; the bound objects live as
         // long as the pass, which outlives the frame (Drop waits).
         unsafe {
-            device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+            let pipeline = match draw {
+                UiDraw::Colour => self.pipeline,
+                UiDraw::Depth => self.depth_pipeline,
+            };
+            device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
             device.cmd_bind_descriptor_sets(
                 cmd,
                 vk::PipelineBindPoint::GRAPHICS,
@@ -141,7 +168,8 @@ impl UiPass {
                 .binding(0)
                 .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
                 .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::VERTEX),
+                // The eyes for the vertices, the near fade for the fragments.
+                .stage_flags(vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT),
             vk::DescriptorSetLayoutBinding::default()
                 .binding(1)
                 .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
@@ -212,6 +240,7 @@ impl Drop for UiPass {
         unsafe {
             let device = self.ctx.device();
             device.destroy_pipeline(self.pipeline, None);
+            device.destroy_pipeline(self.depth_pipeline, None);
             device.destroy_pipeline_layout(self.pipeline_layout, None);
             device.destroy_descriptor_pool(self.descriptor_pool, None);
             device.destroy_descriptor_set_layout(self.descriptor_set_layout, None);
@@ -219,14 +248,16 @@ impl Drop for UiPass {
     }
 }
 
-/// The controls' pipeline: [`UiVertex`] triangles, both faces (a panel may
-/// be seen from behind), depth test LESS against the terrain without
-/// writing depth (labels lie on their plates), blended as the water is.
+/// A controls pipeline: [`UiVertex`] triangles, both faces (a panel may
+/// be seen from behind), depth test LESS; for [`UiDraw::Colour`] without
+/// writing depth (labels lie on their plates), blended as the water is;
+/// for [`UiDraw::Depth`] writing depth and no colour.
 fn create_ui_pipeline(
     ctx: &Arc<GpuContext>,
     layout: vk::PipelineLayout,
     render_pass: vk::RenderPass,
     color_format: vk::Format,
+    draw: UiDraw,
 ) -> Result<vk::Pipeline, RenderError> {
     let vertex = ShaderModule::new(ctx, UI_VERTEX_SHADER)?;
     let fragment = ShaderModule::new(ctx, UI_FRAGMENT_SHADER)?;
@@ -285,17 +316,21 @@ fn create_ui_pipeline(
         .rasterization_samples(vk::SampleCountFlags::TYPE_1);
     let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(true)
-        .depth_write_enable(false)
+        .depth_write_enable(draw == UiDraw::Depth)
         .depth_compare_op(vk::CompareOp::LESS);
+    let color_writes = match draw {
+        UiDraw::Colour => vk::ColorComponentFlags::RGBA,
+        UiDraw::Depth => vk::ColorComponentFlags::empty(),
+    };
     let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
-        .blend_enable(true)
+        .blend_enable(draw == UiDraw::Colour)
         .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
         .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
         .color_blend_op(vk::BlendOp::ADD)
         .src_alpha_blend_factor(vk::BlendFactor::ONE)
         .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
         .alpha_blend_op(vk::BlendOp::ADD)
-        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        .color_write_mask(color_writes)];
     let color_blend =
         vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];

@@ -624,12 +624,13 @@ fn state_name(state: xr::SessionState) -> &'static str {
 
 /// The look for frames blended with the world by `mode`: only an opaque
 /// display shows black as black; additive and alpha-blended ones see
-/// through it, so they take the additive look's brightness floor.
+/// through it, so they take the additive look's brightness floor (and an
+/// alpha-blended one fades what is near the eyes by alpha, not to black).
 fn display_for(mode: xr::EnvironmentBlendMode) -> Display {
-    if mode == xr::EnvironmentBlendMode::OPAQUE {
-        Display::Opaque
-    } else {
-        Display::Additive
+    match mode {
+        xr::EnvironmentBlendMode::OPAQUE => Display::Opaque,
+        xr::EnvironmentBlendMode::ALPHA_BLEND => Display::AlphaBlend,
+        _ => Display::Additive,
     }
 }
 
@@ -642,6 +643,6 @@ mod tests {
         use xr::EnvironmentBlendMode as Mode;
         assert_eq!(display_for(Mode::OPAQUE), Display::Opaque);
         assert_eq!(display_for(Mode::ADDITIVE), Display::Additive);
-        assert_eq!(display_for(Mode::ALPHA_BLEND), Display::Additive);
+        assert_eq!(display_for(Mode::ALPHA_BLEND), Display::AlphaBlend);
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! `hlsl-interface controls OUT` instead draws the controls layer's test
 //! scene (tests/support/ui_scene.rs) with the Direct3D 11 renderer and
-//! writes both eyes' RGBA pixels, left then right, to OUT, for
+//! writes both eyes' RGBA pixels, left then right, to OUT, and their depth
+//! (f32, little-endian, left then right) to OUT.depth, for
 //! tests/windows_wine.rs to compare with the Vulkan renderer's image.
 //! Windows builds only (scripts/build-windows.sh builds it).
 
@@ -80,7 +81,7 @@ fn main() -> std::process::ExitCode {
 }
 
 /// Draws the controls test scene with Direct3D 11 into `out` (raw RGBA,
-/// left eye then right).
+/// left eye then right) and its depth into `out`.depth (f32 LE, likewise).
 #[cfg(windows)]
 fn draw_controls(out: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
     use holoterrain::render::d3d11::D3d11OffscreenRenderer;
@@ -104,6 +105,16 @@ fn draw_controls(out: &std::path::Path) -> Result<(), Box<dyn std::error::Error>
     let mut bytes = image.left;
     bytes.extend_from_slice(&image.right);
     std::fs::write(out, bytes)?;
+    let depth = renderer.read_back_depth()?;
+    let depth_bytes: Vec<u8> = depth
+        .left
+        .iter()
+        .chain(&depth.right)
+        .flat_map(|value| value.to_le_bytes())
+        .collect();
+    let mut depth_path = out.as_os_str().to_owned();
+    depth_path.push(".depth");
+    std::fs::write(depth_path, depth_bytes)?;
     Ok(())
 }
 
