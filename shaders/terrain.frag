@@ -120,23 +120,23 @@ vec3 land_color(float flatness, vec3 sand) {
 // faded out where lines crowd closer than a few pixels (they would only
 // alias) and on level ground.
 float contour_cover(float height) {
-    float interval = frame.contours.y;
-    if (interval <= 0.0) {
-        return 0.0;
-    }
+    // No early return and no branch: the derivative is taken where every
+    // pixel of a quad runs, and contours off only zero the result.
+    float interval = max(frame.contours.y, 1e-6);
     float lines = height / interval;
     float pixel = max(fwidth(lines), 1e-6);
     float nearest = floor(lines + 0.5);
     float off = abs(lines - nearest) / pixel;
     float bold_every = frame.contours.z;
-    bool bold = nearest - bold_every * floor(nearest / bold_every) < 0.5;
-    float half_width = bold ? 1.0 : 0.5;
-    float crowding = bold ? pixel / bold_every : pixel;
+    float bold = 1.0 - step(0.5, nearest - bold_every * floor(nearest / bold_every));
+    float half_width = mix(0.5, 1.0, bold);
+    float crowding = pixel / mix(1.0, bold_every, bold);
     float cover = 1.0 - smoothstep(half_width - 0.5, half_width + 0.5, off);
     // Level ground exactly at a line's height (a mesa's top, a plain at
     // zero) is not a line: only where the height changes is there one.
     float sloped = smoothstep(0.0001, 0.001, pixel);
-    return cover * sloped * (1.0 - smoothstep(0.15, 0.35, crowding)) * (bold ? 0.75 : 0.5);
+    float drawn = step(1e-6, frame.contours.y);
+    return drawn * cover * sloped * (1.0 - smoothstep(0.15, 0.35, crowding)) * mix(0.5, 0.75, bold);
 }
 
 void main() {

@@ -63,7 +63,10 @@ struct VertexOutput
 {
     float4 position : SV_Position;
     float3 normal : NORMAL;
-    float height : HEIGHT;
+    // The height in x of a register of its own: packed beside another
+    // value, Wine's translation took its screen-space derivative as NaN
+    // (the contours then blackened the land).
+    float4 height : HEIGHT;
     float2 uv : TEXCOORD;
     // 0 land, 1 side, 2 underside, 3 water, 4 water side.
     nointerpolation float surface_kind : SURFACE;
@@ -132,7 +135,7 @@ VertexOutput vertex_main(VertexInput input)
     uint eye = first_eye.x + input.instance;
     VertexOutput output;
     output.normal = normal;
-    output.height = height;
+    output.height = height.xxxx;
     output.uv = input.uv;
     output.surface_kind = surface_kind;
     float4 world = mul(model, float4(input.position_xz.x, height, input.position_xz.y, 1.0));
@@ -212,11 +215,15 @@ float3 land_color(float height, float flatness, float3 sand)
     float half_blend = max(palette_cliff.w, 1e-6);
     float3 color = on_slope(0, cliff, flatness);
     int count = int(contours.x);
-    [loop]
-    for (int index = 1; index < count; index++) {
-        float from = palette_color[index].w;
-        float above = smoothstep(from - half_blend, from + half_blend, height);
-        color = lerp(color, on_slope(index, cliff, flatness), above);
+    // Unrolled to constant indices: Wine's HLSL compiler read the palette
+    // as zeros when a loop indexed it (the land drew black).
+    [unroll]
+    for (int index = 1; index < 6; index++) {
+        if (index < count) {
+            float from = palette_color[index].w;
+            float above = smoothstep(from - half_blend, from + half_blend, height);
+            color = lerp(color, on_slope(index, cliff, flatness), above);
+        }
     }
     if (surface.w > 0.5) {
         float sea = surface.y;
@@ -232,23 +239,23 @@ float3 land_color(float height, float flatness, float3 sand)
 // alias) and on level ground.
 float contour_cover(float height)
 {
-    float interval = contours.y;
-    if (interval <= 0.0) {
-        return 0.0;
-    }
+    // No early return and no branch: the derivative is taken where every
+    // pixel of a quad runs, and contours off only zero the result.
+    float interval = max(contours.y, 1e-6);
     float lines = height / interval;
     float pixel = max(fwidth(lines), 1e-6);
     float nearest = floor(lines + 0.5);
     float off = abs(lines - nearest) / pixel;
     float bold_every = contours.z;
-    bool bold = nearest - bold_every * floor(nearest / bold_every) < 0.5;
-    float half_width = bold ? 1.0 : 0.5;
-    float crowding = bold ? pixel / bold_every : pixel;
+    float bold = 1.0 - step(0.5, nearest - bold_every * floor(nearest / bold_every));
+    float half_width = lerp(0.5, 1.0, bold);
+    float crowding = pixel / lerp(1.0, bold_every, bold);
     float cover = 1.0 - smoothstep(half_width - 0.5, half_width + 0.5, off);
     // Level ground exactly at a line's height (a mesa's top, a plain at
     // zero) is not a line: only where the height changes is there one.
     float sloped = smoothstep(0.0001, 0.001, pixel);
-    return cover * sloped * (1.0 - smoothstep(0.15, 0.35, crowding)) * (bold ? 0.75 : 0.5);
+    float drawn = step(1e-6, contours.y);
+    return drawn * cover * sloped * (1.0 - smoothstep(0.15, 0.35, crowding)) * lerp(0.5, 0.75, bold);
 }
 
 // The target is always an sRGB format, so the hardware encodes the output.
@@ -261,7 +268,7 @@ float4 pixel_main(VertexOutput input) : SV_Target
     float3 mark = srgb_to_linear(float3(0.45, 1.0, 1.0));
 
     // Derivatives before any branch, where every fragment of a quad runs.
-    float contour = contour_cover(input.height);
+    float contour = contour_cover(input.height.x);
     float3 normal = normalize(input.normal);
     // The model matrix's second column (model[1] indexes a row in HLSL).
     float3 terrain_up = normalize(model._m01_m11_m21);
@@ -284,7 +291,7 @@ float4 pixel_main(VertexOutput input) : SV_Target
         // The sides and underside take the colour the land would have at their height, level.
         flatness = 1.0;
     }
-    float3 color = land_color(input.height, flatness, sand);
+    float3 color = land_color(input.height.x, flatness, sand);
     if (surface_kind == 0) {
         // Lines darken the land: on an additive display they read as see-through.
         color *= 1.0 - contour;
@@ -300,8 +307,8 @@ float4 pixel_main(VertexOutput input) : SV_Target
         // stripes only alias).
         color *= 0.7;
         float thickness = max(0.012, abs(surface.x) / 3.0);
-        float layer = frac(input.height / thickness);
-        float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(input.height) / thickness);
+        float layer = frac(input.height.x / thickness);
+        float resolved = 1.0 - smoothstep(0.1, 0.3, fwidth(input.height.x) / thickness);
         strata = 1.0 - 0.15 * resolved * (1.0 - smoothstep(0.35, 0.5, abs(layer - 0.5)));
     } else if (surface_kind == 2) {
         color = palette_cliff.rgb * 0.4;
