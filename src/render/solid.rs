@@ -54,6 +54,27 @@ impl Default for PrintSize {
     }
 }
 
+/// A quantity of [`PrintSize`], for saying which is out of range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// [`PrintSize::size_mm`].
+    Size,
+    /// [`PrintSize::exaggeration`].
+    Exaggeration,
+    /// [`PrintSize::base_mm`].
+    Base,
+}
+
+impl std::fmt::Display for Quantity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Quantity::Size => "print size",
+            Quantity::Exaggeration => "exaggeration",
+            Quantity::Base => "base",
+        })
+    }
+}
+
 /// What can stop a solid from being built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SolidError {
@@ -71,7 +92,7 @@ pub enum SolidError {
     #[error("the {what} {value} is out of range: it takes {range}")]
     OutOfRange {
         /// Which quantity.
-        what: &'static str,
+        what: Quantity,
         /// Its value.
         value: f32,
         /// What it takes, in words.
@@ -90,18 +111,18 @@ impl PrintSize {
     pub fn check(&self) -> Result<(), SolidError> {
         let checks = [
             (
-                "print size",
+                Quantity::Size,
                 self.size_mm,
                 &PRINT_SIZE_MM,
                 "1 to 2000 mm across",
             ),
             (
-                "exaggeration",
+                Quantity::Exaggeration,
                 self.exaggeration,
                 &EXAGGERATION,
                 "more than 0, at most 100",
             ),
-            ("base", self.base_mm, &BASE_MM, "0.5 to 1000 mm"),
+            (Quantity::Base, self.base_mm, &BASE_MM, "0.5 to 1000 mm"),
         ];
         for (what, value, range, words) in checks {
             if !range.contains(&value) {
