@@ -33,6 +33,8 @@ if [ "$(id -u)" = 0 ]; then
   done
   scripts/gltf-validator.sh >"$log_dir/gltf-validator.log" 2>&1 &
   background_pids+=($!)
+  scripts/mesh-checker.sh >"$log_dir/mesh-checker.log" 2>&1 &
+  background_pids+=($!)
 fi
 
 phase "cargo fmt --check" cargo fmt --all -- --check
