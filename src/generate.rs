@@ -6,7 +6,7 @@
 //! (`app`), the STL's and 3MF's solid sized for a printer.
 use crate::app::log::CommandLog;
 
-use crate::app::placement::HOLOGRAM_SIZE_M;
+use crate::app::placement::{self, HOLOGRAM_SIZE_M};
 use crate::render::glb::{self, GlbError, Paint};
 use crate::render::print;
 use crate::render::solid::{self, PrintSize, Quantity, SolidError};
@@ -274,7 +274,7 @@ pub fn run(
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("heightmap.{}", args.format.extension())));
     let bytes = match args.format {
-        Format::Glb => glb::land(&map, paint, HOLOGRAM_SIZE_M)?,
+        Format::Glb => glb::land(&map, paint, HOLOGRAM_SIZE_M, underside(&map))?,
         Format::Stl => print::stl(&solid::solid(&map, print_size)?),
         Format::ThreeMf => print::three_mf(&solid::solid(&map, print_size)?)?,
         samples => export::encode(&map, samples, range)?,
@@ -289,6 +289,14 @@ pub fn run(
     // so a failure leaves neither behind.
     export::write_all_atomically(&files)?;
     Ok(Generated { out, metrics })
+}
+
+/// Where the base's underside is, terrain units below the land's height
+/// zero, as the app draws it under `map` (at the base's depth, or lower
+/// when the land dips below it).
+fn underside(map: &Heightmap) -> f32 {
+    let (lowest, _) = map.min_max();
+    (placement::base_bottom_m(lowest) - placement::BASE_DEPTH_M) / HOLOGRAM_SIZE_M
 }
 
 /// The print's size from `--print-size`, `--exaggeration` and `--base-mm`

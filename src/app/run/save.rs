@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::app::run::log::{COMMAND_LOG_FILE, CommandLog};
-use crate::app::world::placement::HOLOGRAM_SIZE_M;
+use crate::app::world::placement::{self, HOLOGRAM_SIZE_M};
 use crate::atomic_file;
 use crate::render::glb;
 use crate::render::print;
@@ -63,8 +63,16 @@ pub fn save_terrain(
     let heights = world.heightmap();
     let png16 = export::encode(heights, Format::Png16, None)
         .map_err(|error| SaveError::Terrain(error.to_string()))?;
-    let glb = glb::land(heights, glb::Paint::of(world.recipe()), HOLOGRAM_SIZE_M)
-        .map_err(|error| SaveError::Terrain(error.to_string()))?;
+    // The underside where the app draws it (terrain units below height zero).
+    let underside =
+        (placement::base_bottom_m(heights.min_max().0) - placement::BASE_DEPTH_M) / HOLOGRAM_SIZE_M;
+    let glb = glb::land(
+        heights,
+        glb::Paint::of(world.recipe()),
+        HOLOGRAM_SIZE_M,
+        underside,
+    )
+    .map_err(|error| SaveError::Terrain(error.to_string()))?;
     let three_mf = solid(heights, PrintSize::default())
         .map_err(|error| SaveError::Terrain(error.to_string()))
         .and_then(|solid| {
