@@ -38,6 +38,7 @@ test_packages=(
   appstream                # appstreamcli validates the AppStream metainfo (tests/manifests.rs)
   nodejs                   # node runs the Khronos glTF validator on generate's glb (tests/glb.rs)
   npm                      # installs that validator, once (scripts/gltf-validator.sh)
+  python3-venv             # the venv of the mesh checker (trimesh) for generate's STL and 3MF (scripts/mesh-checker.sh, tests/print.rs)
 )
 
 windows_packages=(

@@ -22,7 +22,7 @@ mkdir -p "$log_dir"
 phase "install the test set's Debian packages" scripts/install-deps.sh test
 
 # The chroots (Monado, Wine, the clean Debian 12 base) and the glTF
-# validator, fetched and built while the code compiles: mostly downloads and
+# validator and the mesh checker, fetched and built while the code compiles: mostly downloads and
 # unpacking, which leave the compilers their cores. Each script takes a lock,
 # so a test that needs one before it is ready waits for it.
 background_pids=()
@@ -32,6 +32,8 @@ if [ "$(id -u)" = 0 ]; then
     background_pids+=($!)
   done
   scripts/gltf-validator.sh >"$log_dir/gltf-validator.log" 2>&1 &
+  background_pids+=($!)
+  scripts/mesh-checker.sh >"$log_dir/mesh-checker.log" 2>&1 &
   background_pids+=($!)
 fi
 

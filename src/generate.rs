@@ -1,12 +1,15 @@
 //! `holoterrain generate`: offline heightmap generation and export from the same engine.
 //!
 //! It sits above the layers it uses: the engine (`terrain`) for the heights
-//! and the sample formats, and for the glb mesh the renderer's grid and
-//! palette (`render`) placed as the app places the hologram (`app`).
+//! and the sample formats, and for the meshes the renderer's (`render`):
+//! the glb's grid and palette placed as the app places the hologram
+//! (`app`), the STL's and 3MF's solid sized for a printer.
 use crate::app::log::CommandLog;
 
-use crate::app::placement::HOLOGRAM_SIZE_M;
+use crate::app::placement::{self, HOLOGRAM_SIZE_M};
 use crate::render::glb::{self, GlbError, Paint};
+use crate::render::print;
+use crate::render::solid::{self, PrintSize, Quantity, SolidError};
 use crate::size::Size;
 use crate::terrain::export::{self, ExportError, Format};
 use crate::terrain::mei::MeiParams;
@@ -40,6 +43,11 @@ pub enum GenerateError {
     Recipe(#[from] RecipeError),
     #[error(transparent)]
     Glb(#[from] GlbError),
+    #[error(transparent)]
+    Solid(#[from] SolidError),
+    /// The 3MF package could not be put together.
+    #[error("cannot write the 3MF package: {0}")]
+    ThreeMf(#[from] zip::result::ZipError),
     /// Flags that do not fit together.
     #[error("{0}")]
     Usage(String),
@@ -210,14 +218,27 @@ pub struct GenerateArgs {
     /// --size a square 2^n+1 from 2x2 to 4097x4097) [default: fault].
     #[arg(long, value_enum, value_name = "METHOD", requires = "tile")]
     pub tile_method: Option<TileMethodArg>,
-    /// Output file [default: heightmap.png, .raw, .pgm, .f32 or .glb by format].
+    /// Output file [default: heightmap.png, .raw, .pgm, .f32, .glb, .stl
+    /// or .3mf by format].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
     /// Output format: png16, png8, raw16, pgm (heights normalised to
     /// integers), f32 (the heights as 32-bit little-endian floats), glb (the
-    /// terrain mesh as the hologram shows it, glTF 2.0 binary).
+    /// diorama as the hologram shows it, glTF 2.0 binary), stl or 3mf (the
+    /// diorama as one watertight solid to print, millimetres).
     #[arg(long, default_value = "png16", value_parser = parse_format)]
     pub format: Format,
+    /// With --format stl or 3mf: the land's width across, mm (1 to 2000) [default: 100].
+    #[arg(long, value_name = "MM", allow_negative_numbers = true)]
+    pub print_size: Option<f32>,
+    /// With --format stl or 3mf: how many times taller than true the land
+    /// stands (above 0, at most 100) [default: 1].
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
+    pub exaggeration: Option<f32>,
+    /// With --format stl or 3mf: how far the flat bottom sits below the
+    /// land's lowest point, mm (0.5 to 1000) [default: 5].
+    #[arg(long, value_name = "MM", allow_negative_numbers = true)]
+    pub base_mm: Option<f32>,
     /// Print min, max, mean, erosion score and hypsometric integral.
     #[arg(long)]
     pub stats: bool,
@@ -245,13 +266,17 @@ pub fn run(
     args: &GenerateArgs,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Generated, GenerateError> {
+    // The print flags are checked first: a mistake there costs no growth.
+    let print_size = print_size_of(args)?;
     let (map, range, paint) = build(args, progress)?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("heightmap.{}", args.format.extension())));
     let bytes = match args.format {
-        Format::Glb => glb::land(&map, paint, HOLOGRAM_SIZE_M)?,
+        Format::Glb => glb::land(&map, paint, HOLOGRAM_SIZE_M, underside(&map))?,
+        Format::Stl => print::stl(&solid::solid(&map, print_size)?),
+        Format::ThreeMf => print::three_mf(&solid::solid(&map, print_size)?)?,
         samples => export::encode(&map, samples, range)?,
     };
     let metrics = metrics(&map);
@@ -264,6 +289,50 @@ pub fn run(
     // so a failure leaves neither behind.
     export::write_all_atomically(&files)?;
     Ok(Generated { out, metrics })
+}
+
+/// Where the base's underside is, terrain units below the land's height
+/// zero, as the app draws it under `map` (at the base's depth, or lower
+/// when the land dips below it).
+fn underside(map: &Heightmap) -> f32 {
+    let (lowest, _) = map.min_max();
+    (placement::base_bottom_m(lowest) - placement::BASE_DEPTH_M) / HOLOGRAM_SIZE_M
+}
+
+/// The print's size from `--print-size`, `--exaggeration` and `--base-mm`
+/// (each defaulted), which only a print format takes.
+fn print_size_of(args: &GenerateArgs) -> Result<PrintSize, GenerateError> {
+    let given = [
+        ("--print-size", args.print_size.is_some()),
+        ("--exaggeration", args.exaggeration.is_some()),
+        ("--base-mm", args.base_mm.is_some()),
+    ];
+    if !args.format.is_print()
+        && let Some((flag, _)) = given.iter().find(|(_, is_given)| *is_given)
+    {
+        return Err(GenerateError::Usage(format!(
+            "{flag} sizes a print: it takes --format stl or --format 3mf, not {}",
+            args.format
+        )));
+    }
+    let defaults = PrintSize::default();
+    let size = PrintSize {
+        size_mm: args.print_size.unwrap_or(defaults.size_mm),
+        exaggeration: args.exaggeration.unwrap_or(defaults.exaggeration),
+        base_mm: args.base_mm.unwrap_or(defaults.base_mm),
+    };
+    size.check().map_err(|error| match error {
+        SolidError::OutOfRange { what, value, range } => {
+            let flag = match what {
+                Quantity::Size => "--print-size",
+                Quantity::Exaggeration => "--exaggeration",
+                Quantity::Base => "--base-mm",
+            };
+            GenerateError::Usage(format!("{flag} {value} is out of range: it takes {range}"))
+        }
+        other => other.into(),
+    })?;
+    Ok(size)
 }
 
 /// The metrics as the JSON object `--stats-json` writes.

@@ -51,6 +51,15 @@ fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
         ("diamond-square", "png16", "d.png", None),
         ("fault", "f32", "f.f32", Some(33 * 17 * 4)),
         ("bsp-structured", "glb", "s.glb", None),
+        // 2·32·16 land triangles, and on each of the 96 rim edges two
+        // side triangles and one of the bottom: 50 bytes each after 84.
+        (
+            "bsp",
+            "stl",
+            "b.stl",
+            Some(84 + 50 * (2 * 32 * 16 + 3 * 96)),
+        ),
+        ("bsp", "3mf", "b.3mf", None),
         ("plates", "f32", "p.f32", Some(33 * 17 * 4)),
     ] {
         let out = holoterrain(
@@ -83,6 +92,9 @@ fn every_format_and_algorithm_writes_a_file_of_the_right_size() {
         }
         if format == "glb" {
             assert!(bytes.starts_with(b"glTF"));
+        }
+        if format == "3mf" {
+            assert!(bytes.starts_with(b"PK\x03\x04"), "a zip");
         }
     }
 }
@@ -332,6 +344,19 @@ fn bad_input_gets_one_error_line_and_leaves_no_file() {
         &["generate", "--thermal", "1", "--talus", "-1"],
         &["generate", "--out", "missing-dir/h.png"],
         &["generate", "--format", "glb", "--out", "missing-dir/t.glb"],
+        &["generate", "--format", "stl", "--print-size", "0"],
+        &["generate", "--format", "stl", "--print-size", "10000"],
+        &["generate", "--format", "3mf", "--print-size", "nan"],
+        &["generate", "--format", "3mf", "--exaggeration", "0"],
+        &["generate", "--format", "stl", "--exaggeration", "-2"],
+        &["generate", "--format", "stl", "--base-mm", "0"],
+        &["generate", "--format", "3mf", "--base-mm", "5000"],
+        &["generate", "--format", "stl", "--base-mm", "-1"],
+        &["generate", "--print-size", "100"],
+        &["generate", "--format", "glb", "--exaggeration", "2"],
+        &["generate", "--format", "f32", "--base-mm", "5"],
+        &["generate", "--format", "stl", "--out", "missing-dir/t.stl"],
+        &["generate", "--format", "3mf", "--out", "missing-dir/t.3mf"],
         &[
             "generate",
             "--out",

@@ -155,6 +155,7 @@ fn the_tour_opens_the_panel_picks_pauses_resumes_undoes_and_saves() {
     for name in [
         "terrain.png",
         "terrain.glb",
+        "terrain.3mf",
         "recipe.toml",
         "commands.jsonl",
         "picture.png",

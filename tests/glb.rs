@@ -2,7 +2,8 @@
 //! finds no error and no warning in the mesh of the demo's terrain, a flat
 //! map, a non-square map, the smallest map and a tile, and the mesh is the
 //! heights `--format f32` writes, on the hologram's footprint and scaled as
-//! the app scales them.
+//! the app scales them, with the base under them down to where the app
+//! draws its underside.
 //!
 //! The validator is the npm package gltf-validator at the version
 //! scripts/gltf-validator.sh pins, installed by that script on first use
@@ -18,7 +19,7 @@ mod support {
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use holoterrain::app::placement::HOLOGRAM_SIZE_M;
+use holoterrain::app::placement::{self, HOLOGRAM_SIZE_M};
 use serde_json::Value;
 use support::ci::skip;
 
@@ -186,7 +187,13 @@ fn the_mesh_is_the_f32_heights_on_the_hologram_footprint() {
     let glb = std::fs::read(dir.path().join("heightmap.glb")).unwrap();
     let (json, bin) = chunks(&glb);
     let positions = positions(&json, bin);
-    assert_eq!(positions.len(), width * height);
+    // The land's samples first, then the base's vertices: a top and a
+    // bottom per edge sample on each side, the underside's rim and centre.
+    let rim = 2 * (width - 1) + 2 * (height - 1);
+    assert_eq!(
+        positions.len(),
+        width * height + 2 * (2 * width + 2 * height) + rim + 1
+    );
     let half = HOLOGRAM_SIZE_M / 2.0;
     for row in 0..height {
         for column in 0..width {
@@ -204,6 +211,13 @@ fn the_mesh_is_the_f32_heights_on_the_hologram_footprint() {
     let accessor = &json["accessors"][0];
     assert_eq!(accessor["min"][0], -half);
     assert_eq!(accessor["max"][2], half);
+    // The base goes down to the app's underside, the land's height zero at
+    // the base's depth above it (or lower, under land that dips).
+    let lowest = heights.iter().copied().fold(f32::INFINITY, f32::min);
+    let underside = placement::base_bottom_m(lowest) - placement::BASE_DEPTH_M;
+    let bottom = positions.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min);
+    assert!((bottom - underside).abs() < 1e-6, "{bottom} {underside}");
+    assert_eq!(accessor["min"][1].as_f64().unwrap() as f32, bottom);
 
     // The same map, the same bytes.
     generate(

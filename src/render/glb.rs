@@ -1,18 +1,23 @@
-//! The terrain mesh as a glTF 2.0 binary (.glb) for 3D viewers: the grid the renderer draws, raised by the heights and placed by a model matrix, with the shaders' normals and the palette's colours.
+//! The terrain mesh as a glTF 2.0 binary (.glb) for 3D viewers: the diorama the renderer draws (its land grid raised by the heights, its base's sides and underside), placed by a model matrix, with the shaders' normals and the palette's colours.
+//!
+//! [`land`] writes the diorama's solid, land and base, as it stands on the
+//! table; [`encode`] the land's grid alone.
 //!
 //! What the file holds (glTF 2.0, GLB container version 2), and why:
 //! - one scene of one node (no transform of its own) with one mesh of one
 //!   indexed triangle list;
 //! - `POSITION`: each sample where the vertex shader puts it, `model ·
 //!   (x, height, z)` with the grid's x and z, with the `min` and `max` the
-//!   specification requires;
+//!   specification requires; then, in [`land`], the base's vertices (each
+//!   side's own, so its normal is its own, and the underside's);
 //! - `NORMAL`: the surface's unit normals from central differences over
 //!   the grid's spacing, as the vertex shader takes them, turned by the model;
 //! - `COLOR_0`: linear RGB floats, the palette's colour before lighting (a
 //!   viewer lights the mesh itself), clamped to [0, 1] as the specification
 //!   requires of `COLOR_0`;
-//! - the grid's own indices, 16-bit while the vertices fit, else 32-bit,
-//!   counter-clockwise seen from above: glTF's front faces;
+//! - the grid's own indices (in [`land`], the diorama mesh's solid's),
+//!   16-bit while the vertices fit, else 32-bit, counter-clockwise seen
+//!   from above (the base's seen from outside): glTF's front faces;
 //! - a matte white material, so the vertex colours show as they are: glTF's
 //!   default material is fully metallic, which most viewers draw dark;
 //! - one buffer, the BIN chunk: positions, normals, colours, indices, each
@@ -23,8 +28,9 @@
 use glam::{Mat3, Mat4, Vec3};
 use serde_json::json;
 
+use super::diorama::{DioramaMesh, VertexKind};
 use super::grid::{GridIndices, TerrainGrid};
-use super::palette::{Palette, terrain_color};
+use super::palette::{Palette, srgb_to_linear, terrain_color};
 use crate::terrain::recipe::{PaletteName, Recipe};
 use crate::terrain::{Heightmap, normals};
 
@@ -100,37 +106,80 @@ pub enum GlbError {
     },
 }
 
-/// The vertex data of the mesh, one entry per sample, row-major.
+/// The vertex data of the mesh, one entry per vertex: the land's samples
+/// first, row-major, then the base's.
 struct Vertices {
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
     colors: Vec<[f32; 3]>,
 }
 
-/// The terrain mesh as the app draws its land: on the hologram's footprint
-/// at 1× (`footprint_m` across, +Y up), at its true heights, painted as
-/// `paint` says (the palette's colours are fixed by height, so neighbouring
-/// tiles agree at their seams). The file holds the land alone, without the
-/// app's base, so its height zero stays at the origin rather than the
-/// base's depth above it.
-pub fn land(map: &Heightmap, paint: Paint, footprint_m: f32) -> Result<Vec<u8>, GlbError> {
-    let model = Mat4::from_scale(Vec3::splat(footprint_m));
-    encode(map, model, paint)
-}
-
-/// The glb of `map`'s mesh placed by `model` (grid space: x and z in
-/// [-0.5, 0.5], heights in terrain units along y) and painted as `paint` says.
-pub fn encode(map: &Heightmap, model: Mat4, paint: Paint) -> Result<Vec<u8>, GlbError> {
+/// The diorama as the app draws it, water aside: on the hologram's
+/// footprint at 1× (`footprint_m` across, +Y up), the land at its true
+/// heights with its height zero at the origin, and under it the base, its
+/// sides carried down from the land's edge to a flat underside at height
+/// `underside` (terrain units, below the lowest land), so a viewer shows the
+/// solid block seen on the table. Painted as `paint` says (the palette's
+/// colours are fixed by height, so neighbouring tiles agree at their
+/// seams), the sides as the shaders paint them (the land's colour at their
+/// height, level, darkened) and the underside the palette's cliff, darker.
+pub fn land(
+    map: &Heightmap,
+    paint: Paint,
+    footprint_m: f32,
+    underside: f32,
+) -> Result<Vec<u8>, GlbError> {
     let (width, height) = (map.width(), map.height());
-    if let Some(index) = map.cells().iter().position(|h| !h.is_finite()) {
+    check_finite(map)?;
+    if !underside.is_finite() {
         return Err(GlbError::NotFinite {
-            column: index % width,
-            row: index / width,
-            height: map.cells()[index],
+            column: 0,
+            row: 0,
+            height: underside,
         });
     }
-    let buffer_bytes = buffer_size(width, height);
-    // Checked before anything is built: the buffer alone may be gigabytes.
+    let (vertex_count, index_count) = diorama_counts(width, height);
+    check_size(width, height, buffer_size(vertex_count, index_count))?;
+    let side = |n: usize| u32::try_from(n).expect("a heightmap side fits in u32");
+    let mesh = DioramaMesh::new(side(width), side(height)).expect("a heightmap is at least 2×2");
+    let model = Mat4::from_scale(Vec3::splat(footprint_m));
+    let (vertices, indices) = diorama_vertices(map, &mesh, model, paint, underside);
+    file(map, &vertices, &indices)
+}
+
+/// The glb of `map`'s land alone, its grid placed by `model` (grid space:
+/// x and z in [-0.5, 0.5], heights in terrain units along y) and painted
+/// as `paint` says.
+pub fn encode(map: &Heightmap, model: Mat4, paint: Paint) -> Result<Vec<u8>, GlbError> {
+    let (width, height) = (map.width(), map.height());
+    check_finite(map)?;
+    let cells = (width as u64 - 1) * (height as u64 - 1);
+    check_size(
+        width,
+        height,
+        buffer_size((width * height) as u64, 6 * cells),
+    )?;
+    let side = |n: usize| u32::try_from(n).expect("a heightmap side fits in u32");
+    let grid = TerrainGrid::new(side(width), side(height)).expect("a heightmap is at least 2×2");
+    let vertices = vertices(map, &grid, model, paint);
+    file(map, &vertices, &grid.indices)
+}
+
+/// An error for the first height of `map` that is NaN or infinite.
+fn check_finite(map: &Heightmap) -> Result<(), GlbError> {
+    match map.cells().iter().position(|h| !h.is_finite()) {
+        Some(index) => Err(GlbError::NotFinite {
+            column: index % map.width(),
+            row: index / map.width(),
+            height: map.cells()[index],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// An error when a buffer of `buffer_bytes` makes too large a glb: checked
+/// before anything is built, as the buffer alone may be gigabytes.
+fn check_size(width: usize, height: usize, buffer_bytes: u64) -> Result<(), GlbError> {
     if buffer_bytes + CONTAINER_BYTES > u64::from(u32::MAX) {
         return Err(GlbError::TooLarge {
             width,
@@ -138,16 +187,19 @@ pub fn encode(map: &Heightmap, model: Mat4, paint: Paint) -> Result<Vec<u8>, Glb
             bytes: buffer_bytes,
         });
     }
-    let side = |n: usize| u32::try_from(n).expect("a heightmap side fits in u32");
-    let grid = TerrainGrid::new(side(width), side(height)).expect("a heightmap is at least 2×2");
-    let vertices = vertices(map, &grid, model, paint);
+    Ok(())
+}
 
+/// The glb of a mesh of `map`: its vertices and triangle-list indices.
+fn file(map: &Heightmap, vertices: &Vertices, indices: &GridIndices) -> Result<Vec<u8>, GlbError> {
+    let (width, height) = (map.width(), map.height());
+    let buffer_bytes = buffer_size(vertices.positions.len() as u64, indices.len() as u64);
     let mut bin = Vec::with_capacity(buffer_bytes as usize);
     for attribute in [&vertices.positions, &vertices.normals, &vertices.colors] {
         bin.extend(attribute.iter().flatten().flat_map(|c| c.to_le_bytes()));
     }
     let indices_at = bin.len();
-    let index_type = match &grid.indices {
+    let index_type = match indices {
         GridIndices::U16(indices) => {
             bin.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
             UNSIGNED_SHORT
@@ -199,7 +251,7 @@ pub fn encode(map: &Heightmap, model: Mat4, paint: Paint) -> Result<Vec<u8>, Glb
             },
             { "bufferView": 1, "componentType": FLOAT, "count": vertices.normals.len(), "type": "VEC3" },
             { "bufferView": 2, "componentType": FLOAT, "count": vertices.colors.len(), "type": "VEC3" },
-            { "bufferView": 3, "componentType": index_type, "count": grid.indices.len(), "type": "SCALAR" },
+            { "bufferView": 3, "componentType": index_type, "count": indices.len(), "type": "SCALAR" },
         ],
         "bufferViews": [
             { "buffer": 0, "byteOffset": 0, "byteLength": attribute_bytes, "target": ARRAY_BUFFER },
@@ -222,18 +274,29 @@ pub fn encode(map: &Heightmap, model: Mat4, paint: Paint) -> Result<Vec<u8>, Glb
     Ok(container(&json, &bin))
 }
 
-/// The bytes of the buffer of a `width` × `height` mesh: three VEC3 floats
-/// per vertex and six indices per cell, 32-bit past 65 535 vertices as in
-/// [`TerrainGrid`], padded.
-fn buffer_size(width: usize, height: usize) -> u64 {
-    let vertex_count = (width * height) as u64;
-    let index_count = 6 * (width as u64 - 1) * (height as u64 - 1);
+/// The bytes of the buffer of a mesh of `vertex_count` vertices and
+/// `index_count` indices: three VEC3 floats per vertex, indices 32-bit past
+/// 65 535 vertices as in [`TerrainGrid`], padded.
+fn buffer_size(vertex_count: u64, index_count: u64) -> u64 {
     let index_size = if vertex_count > u64::from(u16::MAX) {
         4
     } else {
         2
     };
     VERTEX_BYTES * vertex_count + padded(index_size * index_count)
+}
+
+/// How many vertices and indices a `width` × `height` diorama's solid
+/// has ([`DioramaMesh`]'s, counted without building it): the land's
+/// samples and two triangles per cell; along each of the four sides a top
+/// and a bottom per sample and two triangles per edge; the underside's
+/// centre, a point per rim sample and a triangle per rim edge.
+fn diorama_counts(width: usize, height: usize) -> (u64, u64) {
+    let (w, h) = (width as u64, height as u64);
+    let rim = 2 * (w - 1) + 2 * (h - 1);
+    let vertices = w * h + 2 * (2 * w + 2 * h) + 1 + rim;
+    let indices = 6 * (w - 1) * (h - 1) + 6 * rim + 3 * rim;
+    (vertices, indices)
 }
 
 /// Each vertex where the vertex shader puts it, its normal and its colour.
@@ -265,6 +328,74 @@ fn vertices(map: &Heightmap, grid: &TerrainGrid, model: Mat4, paint: Paint) -> V
             .push(terrain_color(h, flatness, palette, paint.sea_level).map(|c| c.clamp(0.0, 1.0)));
     }
     out
+}
+
+/// The diorama's solid as the shaders place and paint it, water aside: its
+/// vertices (a prefix of the mesh's: the water's come last) and indices.
+fn diorama_vertices(
+    map: &Heightmap,
+    mesh: &DioramaMesh,
+    model: Mat4,
+    paint: Paint,
+    underside: f32,
+) -> (Vertices, GridIndices) {
+    let palette = Palette::named(paint.palette);
+    let width = map.width();
+    let grid_len = width * map.height();
+    let land = {
+        let side = |n: usize| u32::try_from(n).expect("a heightmap side fits in u32");
+        let grid = TerrainGrid::new(side(width), side(map.height())).expect("at least 2×2");
+        vertices(map, &grid, model, paint)
+    };
+    let normal_matrix = Mat3::from_mat4(model).inverse().transpose();
+    let turned = |n: Vec3| (normal_matrix * n).normalize().to_array();
+    let sample_at = |[u, v]: [f32; 2]| {
+        let column = (u * (width - 1) as f32).round() as usize;
+        let row = (v * (map.height() - 1) as f32).round() as usize;
+        map.cells()[row * width + column]
+    };
+    // The shaders' sides: the land's colour at their height, level, at 0.7;
+    // the underside: the cliff colour at 0.4.
+    let side_color =
+        |h: f32| terrain_color(h, 1.0, palette, paint.sea_level).map(|c| (c * 0.7).clamp(0.0, 1.0));
+    let underside_color = palette
+        .cliff_srgb
+        .map(|c| (srgb_to_linear(c) * 0.4).clamp(0.0, 1.0));
+    let solid_count = mesh
+        .vertices
+        .iter()
+        .take_while(|vertex| vertex.kind as u32 <= VertexKind::Underside as u32)
+        .count();
+    let mut out = land;
+    for vertex in &mesh.vertices[grid_len..solid_count] {
+        let [x, z] = vertex.position;
+        let outward = Vec3::new(vertex.outward[0], 0.0, vertex.outward[1]);
+        let (y, normal, color) = match vertex.kind as u32 {
+            kind if kind == VertexKind::SideTop as u32 => {
+                let h = sample_at(vertex.uv);
+                (h, turned(outward), side_color(h))
+            }
+            kind if kind == VertexKind::SideBottom as u32 => {
+                (underside, turned(outward), side_color(underside))
+            }
+            _ => (underside, turned(Vec3::NEG_Y), underside_color),
+        };
+        out.positions
+            .push(model.transform_point3(Vec3::new(x, y, z)).to_array());
+        out.normals.push(normal);
+        out.colors.push(color);
+    }
+    let all = match &mesh.indices {
+        GridIndices::U16(indices) => indices.iter().map(|&i| u32::from(i)).collect(),
+        GridIndices::U32(indices) => indices.clone(),
+    };
+    let solid = all[mesh.solid.start as usize..mesh.solid.end as usize].to_vec();
+    let indices = if solid_count > usize::from(u16::MAX) {
+        GridIndices::U32(solid)
+    } else {
+        GridIndices::U16(solid.into_iter().map(|i| i as u16).collect())
+    };
+    (out, indices)
 }
 
 /// Per-component minimum and maximum of `points`.
@@ -425,7 +556,7 @@ mod tests {
             let glb = Glb::parse(&bytes);
             let buffer_length = glb.json["buffers"][0]["byteLength"].as_u64().unwrap();
             assert_eq!(buffer_length as usize, glb.bin.len());
-            assert_eq!(buffer_length, buffer_size(width, height));
+            assert_eq!(buffer_length, grid_buffer_size(width, height));
             assert!(glb.json["buffers"][0].get("uri").is_none());
         }
     }
@@ -621,9 +752,83 @@ mod tests {
 
     #[test]
     fn a_mesh_past_4_gib_is_refused_before_it_is_built() {
-        assert_eq!(buffer_size(2, 2), 4 * 36 + 6 * 2);
+        assert_eq!(grid_buffer_size(2, 2), 4 * 36 + 6 * 2);
         // 8193² samples still fit (≈ 4.03 GB), 9000² do not (≈ 4.86 GB).
-        assert!(buffer_size(8193, 8193) < u64::from(u32::MAX));
-        assert!(buffer_size(9000, 9000) > u64::from(u32::MAX));
+        assert!(grid_buffer_size(8193, 8193) < u64::from(u32::MAX));
+        assert!(grid_buffer_size(9000, 9000) > u64::from(u32::MAX));
+        // The base adds a little: 8193² still fits.
+        let (vertices, indices) = diorama_counts(8193, 8193);
+        assert!(buffer_size(vertices, indices) < u64::from(u32::MAX));
+        let map = Heightmap::flat(2, 2).unwrap();
+        let huge = diorama_counts(9000, 9000);
+        assert!(matches!(
+            check_size(9000, 9000, buffer_size(huge.0, huge.1)),
+            Err(GlbError::TooLarge { .. })
+        ));
+        assert!(land(&map, Paint::default(), 0.5, -0.1).is_ok());
+    }
+
+    /// The buffer of a `width` × `height` grid's land alone.
+    fn grid_buffer_size(width: usize, height: usize) -> u64 {
+        let cells = (width as u64 - 1) * (height as u64 - 1);
+        buffer_size((width * height) as u64, 6 * cells)
+    }
+
+    fn diorama_of(map: &Heightmap, underside: f32) -> Glb {
+        Glb::parse(&land(map, Paint::default(), 0.5, underside).unwrap())
+    }
+
+    #[test]
+    fn the_diorama_counts_are_the_diorama_meshs_solid() {
+        for (width, height) in [(2, 2), (5, 3), (33, 17)] {
+            let mesh = DioramaMesh::new(width as u32, height as u32).unwrap();
+            let glb = diorama_of(&rough_map(width, height), -0.1);
+            let (vertices, indices) = diorama_counts(width, height);
+            assert_eq!(glb.count(0) as u64, vertices, "{width}×{height}");
+            assert_eq!(glb.count(3) as u64, indices, "{width}×{height}");
+            assert_eq!(indices, u64::from(mesh.solid.end - mesh.solid.start));
+            let buffer = glb.json["buffers"][0]["byteLength"].as_u64().unwrap();
+            assert_eq!(buffer, buffer_size(vertices, indices));
+        }
+    }
+
+    #[test]
+    fn the_diorama_is_the_land_then_a_closed_base_down_to_the_underside() {
+        let (width, height) = (6, 4);
+        let map = rough_map(width, height);
+        let glb = diorama_of(&map, -0.2);
+        let positions = glb.vec3s(0);
+        let land_alone = glb_of(&map).vec3s(0);
+        assert_eq!(positions[..width * height], land_alone[..]);
+        // Every vertex past the land is on the rim or the underside (y = −0.1 m at 0.5 m).
+        for p in &positions[width * height..] {
+            let on_rim = p[0].abs() == 0.25 || p[2].abs() == 0.25;
+            assert!(on_rim || p[1] == -0.2 * 0.5, "{p:?}");
+            assert!(p[1] >= -0.1 - 1e-7, "{p:?}");
+        }
+        // Closed: every directed edge (by where its ends are) has its twin.
+        let key = |i: u32| positions[i as usize].map(f32::to_bits);
+        let mut edges = std::collections::HashMap::new();
+        for t in glb.indices().chunks(3) {
+            for k in 0..3 {
+                *edges.entry((key(t[k]), key(t[(k + 1) % 3]))).or_insert(0) += 1;
+            }
+        }
+        for (&(from, to), &count) in &edges {
+            assert_eq!(count, 1);
+            assert_eq!(edges.get(&(to, from)), Some(&1), "a hole or a flipped face");
+        }
+        // Its normals are unit length; the base's face out or down.
+        let normals = glb.vec3s(1);
+        for (p, n) in positions.iter().zip(&normals).skip(width * height) {
+            assert!((Vec3::from(*n).length() - 1.0).abs() < 1e-6);
+            let outward = Vec3::new(p[0], 0.0, p[2]).dot(Vec3::from(*n)) > 0.0;
+            assert!(outward || *n == [0.0, -1.0, 0.0], "{p:?} {n:?}");
+        }
+        // The same heights, the same bytes.
+        assert_eq!(
+            land(&map, Paint::default(), 0.5, -0.2).unwrap(),
+            land(&map, Paint::default(), 0.5, -0.2).unwrap()
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! [`StereoRenderer`] trait and what it takes and gives; [`scene`]: what one
 //! frame draws; [`error`]), plain data and math every backend shares
 //! ([`camera`], [`grid`], the diorama's mesh [`diorama`]), the drawn terrain without a GPU (the shaders'
-//! colours, [`palette`]; the mesh as a glTF file, [`glb`]), the controls
+//! colours, [`palette`]; the mesh as a glTF file, [`glb`]; the diorama as a
+//! solid to print, [`solid`], and its STL and 3MF files, [`print`]), the controls
 //! layer's font, glyph atlas and layout ([`ui`], which the app may call to
 //! measure a label), the backends — [`vulkan`] (Linux, Windows,
 //! Android) and, on Windows, Direct3D 11, whose formats ([`dxgi`]) and
@@ -27,8 +28,10 @@ pub mod glb;
 pub mod grid;
 pub mod offscreen;
 pub mod palette;
+pub mod print;
 pub mod scene;
 pub mod shader_interface;
+pub mod solid;
 pub mod ui;
 pub mod vulkan;
 

@@ -1,12 +1,13 @@
-//! Heightmap export: normalisation to 8/16-bit integers, the file formats (PNG, RAW, PGM, raw floats; the glb mesh by name) and atomic file writes.
+//! Heightmap export: normalisation to 8/16-bit integers, the file formats (PNG, RAW, PGM, raw floats; the glb, STL and 3MF meshes by name) and atomic file writes.
 //!
 //! Normalisation maps a height range `[lo, hi]` linearly onto `0..=max`
 //! with rounding to nearest: by default the map's own `[min, max]`; for
 //! seamless tiles a fixed range given by the caller (heights outside it are
 //! clamped), since normalising each tile on its own would break the seams.
-//! `f32` is the heights themselves, not normalised. `glb` is named here with
-//! the others, but it is a mesh with the renderer's grid and colours, so
-//! `render::glb` writes it (the terrain engine knows nothing of rendering).
+//! `f32` is the heights themselves, not normalised. `glb`, `stl` and `3mf`
+//! are named here with the others, but they are meshes of the diorama the
+//! renderer draws, so `render::glb` and `render::print` write them (the
+//! terrain engine knows nothing of rendering).
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -19,13 +20,15 @@ use super::heightmap::Heightmap;
 #[derive(Debug, Error)]
 pub enum ExportError {
     /// A format name that is not one of [`Format::ALL`].
-    #[error("unknown format `{name}`: valid formats are png16, png8, raw16, pgm, f32, glb")]
+    #[error(
+        "unknown format `{name}`: valid formats are png16, png8, raw16, pgm, f32, glb, stl, 3mf"
+    )]
     UnknownFormat {
         /// The name as given.
         name: String,
     },
-    /// A format that is not a heightmap's samples ([`Format::Glb`]).
-    #[error("{format} is a mesh, not heightmap samples: render::glb writes it")]
+    /// A format that is not a heightmap's samples ([`Format::is_mesh`]).
+    #[error("{format} is a mesh, not heightmap samples: render::glb or render::print writes it")]
     NotSamples {
         /// The format asked for.
         format: Format,
@@ -76,18 +79,35 @@ pub enum Format {
     /// A glTF 2.0 binary of the terrain mesh as the hologram shows it,
     /// written by `render::glb`, not by [`encode`].
     Glb,
+    /// A binary STL of the diorama as one solid to print, millimetres,
+    /// written by `render::print`, not by [`encode`].
+    Stl,
+    /// A 3MF package of the same solid, written by `render::print`.
+    ThreeMf,
 }
 
 impl Format {
     /// Every format, in the order the help text lists them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::Png16,
         Format::Png8,
         Format::Raw16,
         Format::Pgm,
         Format::F32,
         Format::Glb,
+        Format::Stl,
+        Format::ThreeMf,
     ];
+
+    /// Whether it is a mesh (written by the renderer), not the heights' samples.
+    pub fn is_mesh(self) -> bool {
+        matches!(self, Format::Glb | Format::Stl | Format::ThreeMf)
+    }
+
+    /// Whether it is a solid to print (STL or 3MF).
+    pub fn is_print(self) -> bool {
+        matches!(self, Format::Stl | Format::ThreeMf)
+    }
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -98,6 +118,8 @@ impl Format {
             Format::Pgm => "pgm",
             Format::F32 => "f32",
             Format::Glb => "glb",
+            Format::Stl => "stl",
+            Format::ThreeMf => "3mf",
         }
     }
 
@@ -109,6 +131,8 @@ impl Format {
             Format::Pgm => "pgm",
             Format::F32 => "f32",
             Format::Glb => "glb",
+            Format::Stl => "stl",
+            Format::ThreeMf => "3mf",
         }
     }
 }
@@ -166,7 +190,7 @@ fn normalize_with(map: &Heightmap, range: Option<(f32, f32)>, top: f64, mut push
 
 /// The file contents of `map` in `format`, normalised over `range` (the
 /// map's own min..max when `None`; `f32` ignores it); an error for
-/// [`Format::Glb`], which is not samples.
+/// the meshes ([`Format::is_mesh`]), which are not samples.
 pub fn encode(
     map: &Heightmap,
     format: Format,
@@ -198,7 +222,7 @@ pub fn encode(
             Ok(bytes)
         }
         Format::F32 => Ok(map.cells().iter().flat_map(|h| h.to_le_bytes()).collect()),
-        Format::Glb => Err(ExportError::NotSamples { format }),
+        Format::Glb | Format::Stl | Format::ThreeMf => Err(ExportError::NotSamples { format }),
     }
 }
 
@@ -364,14 +388,24 @@ mod tests {
     }
 
     #[test]
-    fn glb_is_not_encoded_as_samples() {
-        assert!(matches!(
-            encode(&sample_map(), Format::Glb, None),
-            Err(ExportError::NotSamples {
-                format: Format::Glb
-            })
-        ));
+    fn meshes_are_not_encoded_as_samples() {
+        for format in [Format::Glb, Format::Stl, Format::ThreeMf] {
+            assert!(format.is_mesh());
+            assert!(matches!(
+                encode(&sample_map(), format, None),
+                Err(ExportError::NotSamples { format: f }) if f == format
+            ));
+        }
+        assert!(
+            Format::ALL
+                .iter()
+                .filter(|f| f.is_print())
+                .eq([Format::Stl, Format::ThreeMf].iter())
+        );
         assert_eq!(Format::Glb.extension(), "glb");
+        assert_eq!("3mf".parse::<Format>().unwrap(), Format::ThreeMf);
+        assert_eq!(Format::ThreeMf.extension(), "3mf");
+        assert_eq!(Format::Stl.extension(), "stl");
         assert_eq!(Format::F32.extension(), "f32");
     }
 

@@ -1,18 +1,23 @@
-//! "Save terrain": a new folder `save-NNN/` in the state folder holding the terrain its commands made (`terrain.png`, 16-bit, and `terrain.glb`), its `recipe.toml`, the `commands.jsonl` that grows it again, and `picture.png` of the moment.
+//! "Save terrain": a new folder `save-NNN/` in the state folder holding the terrain its commands made (`terrain.png`, 16-bit, `terrain.glb`, and `terrain.3mf` to print), its `recipe.toml`, the `commands.jsonl` that grows it again, and `picture.png` of the moment.
 //!
 //! The heights are the command log replayed offline, exactly what
 //! `holoterrain generate --replay commands.jsonl` writes, so the saved
 //! terrain and a later replay of the saved log agree byte for byte (an
 //! edit still easing in on screen counts whole, as its command applied).
+//! `terrain.3mf` is the diorama as one solid at the default print size
+//! (100 mm across, true heights, 5 mm base), as `generate --replay
+//! commands.jsonl --format 3mf` writes it; a slicer scales it.
 use std::io;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
 use crate::app::run::log::{COMMAND_LOG_FILE, CommandLog};
-use crate::app::world::placement::HOLOGRAM_SIZE_M;
+use crate::app::world::placement::{self, HOLOGRAM_SIZE_M};
 use crate::atomic_file;
 use crate::render::glb;
+use crate::render::print;
+use crate::render::solid::{PrintSize, solid};
 use crate::terrain::export::{self, Format};
 
 /// Most saves a state folder takes (`save-001` to `save-999`).
@@ -58,8 +63,21 @@ pub fn save_terrain(
     let heights = world.heightmap();
     let png16 = export::encode(heights, Format::Png16, None)
         .map_err(|error| SaveError::Terrain(error.to_string()))?;
-    let glb = glb::land(heights, glb::Paint::of(world.recipe()), HOLOGRAM_SIZE_M)
-        .map_err(|error| SaveError::Terrain(error.to_string()))?;
+    // The underside where the app draws it (terrain units below height zero).
+    let underside =
+        (placement::base_bottom_m(heights.min_max().0) - placement::BASE_DEPTH_M) / HOLOGRAM_SIZE_M;
+    let glb = glb::land(
+        heights,
+        glb::Paint::of(world.recipe()),
+        HOLOGRAM_SIZE_M,
+        underside,
+    )
+    .map_err(|error| SaveError::Terrain(error.to_string()))?;
+    let three_mf = solid(heights, PrintSize::default())
+        .map_err(|error| SaveError::Terrain(error.to_string()))
+        .and_then(|solid| {
+            print::three_mf(&solid).map_err(|error| SaveError::Terrain(error.to_string()))
+        })?;
     let recipe = world.recipe().to_toml();
     let commands = log.to_jsonl();
     let picture_png = picture.map(encode_picture).transpose()?;
@@ -73,6 +91,7 @@ pub fn save_terrain(
     let paths = [
         "terrain.png",
         "terrain.glb",
+        "terrain.3mf",
         "recipe.toml",
         COMMAND_LOG_FILE,
         "picture.png",
@@ -81,11 +100,12 @@ pub fn save_terrain(
     let mut files: Vec<(&Path, &[u8])> = vec![
         (&paths[0], &png16),
         (&paths[1], &glb),
-        (&paths[2], recipe.as_bytes()),
-        (&paths[3], commands.as_bytes()),
+        (&paths[2], &three_mf),
+        (&paths[3], recipe.as_bytes()),
+        (&paths[4], commands.as_bytes()),
     ];
     if let Some(png) = &picture_png {
-        files.push((&paths[4], png));
+        files.push((&paths[5], png));
     }
     if let Err((path, source)) = atomic_file::write_all(&files) {
         // File by file, then the folder: std's remove_dir_all on Windows
@@ -151,6 +171,7 @@ mod tests {
         for name in [
             "terrain.png",
             "terrain.glb",
+            "terrain.3mf",
             "recipe.toml",
             "commands.jsonl",
             "picture.png",
@@ -158,6 +179,10 @@ mod tests {
             let size = std::fs::metadata(saved.join(name)).unwrap().len();
             assert!(size > 0, "{name}");
         }
+        // The print is the replayed heights' solid at the default size.
+        let heights = log().replay_offline().unwrap().heightmap().clone();
+        let want = print::three_mf(&solid(&heights, PrintSize::default()).unwrap()).unwrap();
+        assert_eq!(std::fs::read(saved.join("terrain.3mf")).unwrap(), want);
         let again = save_terrain(dir.path(), &log(), None).unwrap();
         assert_eq!(again, dir.path().join("save-003"));
         assert!(!again.join("picture.png").exists());
