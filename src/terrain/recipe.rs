@@ -5,7 +5,6 @@
 //! `holoterrain generate` ([`super::recipe_growth::RecipeGrowth`] does both).
 //! Every key, its range and the source it comes from: docs/terrain.md.
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 use super::bsp::MAX_DEPTH;
 use super::erosion::{Hardness, HydraulicParams, MAX_EROSION_ITERATIONS, ThermalParams};
@@ -13,11 +12,14 @@ use super::error::TerrainError;
 use super::fault::{FaultParams, LineChoice};
 use super::filter::{MAX_GAUSSIAN_SIGMA, Smoothing};
 use super::generator::{Algorithm, GeneratorConfig, MAX_TOTAL_RELIEF};
+use super::look::check_across_km;
+pub use super::look::{ACROSS_KM_RANGE, DEFAULT_ACROSS_KM, PaletteName};
 use super::mei::MeiParams;
 use super::midpoint::MidpointParams;
 use super::particles::ParticleParams;
 use super::plates::PlatesParams;
 use super::quadtree_growth::QuadtreeParams;
+pub use super::recipe_error::RecipeError;
 use super::rmp::RmpParams;
 
 /// Most growth iterations a recipe may ask for.
@@ -92,32 +94,6 @@ impl<'de> Deserialize<'de> for BuiltInName {
                 Recipe::built_in_names().collect::<Vec<_>>().join(", ")
             ))
         })
-    }
-}
-
-/// How wide a recipe's land is when it does not say, km.
-pub const DEFAULT_ACROSS_KM: f32 = 10.0;
-/// The narrowest and widest land a recipe may say it is, km: a garden
-/// bed to a continent.
-pub const ACROSS_KM_RANGE: (f32, f32) = (0.01, 10_000.0);
-
-/// The elevation palettes a recipe may name: the colours are fixed by
-/// height, the same for every landscape that names the palette
-/// (`render::palette` holds them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PaletteName {
-    /// Green lowlands, tan uplands, rock and snow on the peaks.
-    #[default]
-    Temperate,
-    /// Pale sand, orange and red rock: canyon country.
-    Desert,
-}
-
-impl PaletteName {
-    /// Whether it is the palette a recipe gets without naming one.
-    pub fn is_default(&self) -> bool {
-        *self == PaletteName::default()
     }
 }
 
@@ -513,67 +489,6 @@ impl Default for Hydraulic {
     }
 }
 
-/// A recipe that cannot be used, in one line.
-#[derive(Debug, Error, Clone, PartialEq)]
-pub enum RecipeError {
-    /// Not a built-in name.
-    #[error(
-        "no built-in recipe \"{name}\"; the built-in recipes are {known} (a file is a path with a / or ending in .toml)"
-    )]
-    Unknown {
-        /// The name asked for.
-        name: String,
-        /// The built-in names, comma-separated.
-        known: String,
-    },
-    /// The file is not TOML, or has an unknown key or a wrong type.
-    #[error("line {line}, column {column}: {message}")]
-    Syntax {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What is wrong.
-        message: String,
-    },
-    /// A recipe file that cannot be read.
-    #[error("cannot read the recipe {path}: {message}")]
-    Read {
-        /// The file.
-        path: String,
-        /// Why.
-        message: String,
-    },
-    /// A recipe file with a bad line or value.
-    #[error("recipe {path}, {source}")]
-    InFile {
-        /// The file.
-        path: String,
-        /// What is wrong in it.
-        source: Box<RecipeError>,
-    },
-    /// A value outside its range.
-    #[error("{key} = {value} is out of range: {range}")]
-    OutOfRange {
-        /// The key, with its table (`growth.depth`).
-        key: String,
-        /// The value given.
-        value: String,
-        /// What is allowed.
-        range: String,
-    },
-}
-
-impl RecipeError {
-    fn out_of_range(key: &str, value: impl ToString, range: impl Into<String>) -> Self {
-        RecipeError::OutOfRange {
-            key: key.into(),
-            value: value.to_string(),
-            range: range.into(),
-        }
-    }
-}
-
 impl Recipe {
     /// The built-in landscapes' names, in order.
     pub fn built_in_names() -> impl Iterator<Item = &'static str> {
@@ -659,14 +574,8 @@ impl Recipe {
                 "a finite height",
             ));
         }
-        if let Some(across) = self.across_km
-            && !(across.is_finite() && (ACROSS_KM_RANGE.0..=ACROSS_KM_RANGE.1).contains(&across))
-        {
-            return Err(RecipeError::out_of_range(
-                "across_km",
-                f64::from(across),
-                "0.01 to 10000 (km)",
-            ));
+        if let Some(across) = self.across_km {
+            check_across_km(across)?;
         }
         self.growth.validate()?;
         self.validate_shaping()?;

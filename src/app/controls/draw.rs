@@ -2,11 +2,12 @@
 use glam::Vec3;
 
 use super::actions::panel_actions;
+use super::hit_test::Menu;
 use super::hit_test::Plane;
 use super::layout::{panel_size, title_rect};
 use super::measure::{ShownMenu, contrast_ratio, over, srgb_from_linear};
 use super::press::{HOVER_DISTANCE_M, Look, RELEASE_DEPTH_M};
-use super::state::{Controls, HandState, Menu};
+use super::state::{Controls, HandState};
 use crate::input::Hand;
 use crate::input::hand::INDEX_TIP;
 use crate::render::scene::{UiFill, UiLabel, UiQuad, UiRect};

@@ -1,10 +1,28 @@
-//! Hit tests and the frames menus are laid out in: a flat frame facing the wearer, a button on show, where a fingertip is in its terms, and where a ray meets it (or any rectangle, such as the panel's title bar).
+//! Hit tests and the frames menus are laid out in: a flat frame facing the wearer, the menus, a button on show (and its menu), where a fingertip is in its terms, and where a ray meets it (or any rectangle, such as the panel's title bar).
 use glam::Vec3;
 
 use super::actions::Action;
-use super::state::Menu;
 use crate::input::Ray;
 use crate::render::scene::UiRect;
+
+/// The menus the controls show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Menu {
+    /// The column of buttons beside a palm held up (or a controller's ray).
+    HandMenu,
+    /// The landscapes panel in front of the wearer.
+    LandscapesPanel,
+}
+
+impl Menu {
+    /// What the report calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Menu::HandMenu => "hand menu",
+            Menu::LandscapesPanel => "landscapes panel",
+        }
+    }
+}
 
 /// Farthest a ray reaches a button.
 const RAY_REACH_M: f32 = 3.0;

@@ -3,10 +3,11 @@ use glam::Vec3;
 
 use super::actions::Action;
 use super::actions::{hand_menu_actions, panel_actions};
+use super::hit_test::Menu;
 use super::hit_test::Plane;
 use super::hit_test::ShownButton;
 use super::palm::palm_shown;
-use super::state::{Controls, HandMenu, HandState, Menu, Panel, Shows};
+use super::state::{Controls, HandMenu, HandState, Panel, Shows};
 use crate::input::hand::PALM;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::scene::UiRect;

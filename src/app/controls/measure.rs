@@ -4,7 +4,7 @@
 //! the run's record does, for the report's `menus`.
 use glam::Vec3;
 
-use super::state::Menu;
+use super::hit_test::Menu;
 use crate::input::Pose;
 use crate::render::scene::{UiLabel, UiRect};
 use crate::render::ui::drawn_cap_height;

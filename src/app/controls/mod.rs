@@ -34,6 +34,7 @@ mod state;
 
 pub use actions::{Action, every_label, says};
 pub use draw::DrawnControls;
+pub use hit_test::Menu;
 pub use hit_test::ShownButton;
 pub use layout::{
     BUTTON_HEIGHT_M, BUTTON_WIDTH_M, MENU_LINGER_NS, MENU_NEAREST_M, PANEL_BUTTON_WIDTH_M,
@@ -42,7 +43,7 @@ pub use layout::{
 pub use measure::{MenuMeasure, ShownMenu};
 pub use palm::palm_shown;
 pub use press::{Look, PRESS_DEPTH_M, PressedBy, RELEASE_DEPTH_M, UiPress};
-pub use state::{Controls, HandState, Menu, Shows};
+pub use state::{Controls, HandState, Shows};
 
 #[cfg(test)]
 mod test_support;

@@ -6,25 +6,6 @@ use super::hit_test::{Plane, ShownButton};
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::scene::UiRect;
 
-/// The menus the controls show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Menu {
-    /// The column of buttons beside a palm held up (or a controller's ray).
-    HandMenu,
-    /// The landscapes panel in front of the wearer.
-    LandscapesPanel,
-}
-
-impl Menu {
-    /// What the report calls it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Menu::HandMenu => "hand menu",
-            Menu::LandscapesPanel => "landscapes panel",
-        }
-    }
-}
-
 /// The hand menu while it shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct HandMenu {
