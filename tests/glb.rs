@@ -14,6 +14,7 @@
 
 mod support {
     pub mod ci;
+    pub mod generate;
 }
 
 use std::path::{Path, PathBuf};
@@ -22,25 +23,11 @@ use std::process::Command;
 use holoterrain::app::placement::{self, HOLOGRAM_SIZE_M};
 use serde_json::Value;
 use support::ci::skip;
+use support::generate::generate;
 
 /// The repository root.
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs `holoterrain generate ARGS` in `dir`, which must succeed.
-fn generate(dir: &Path, args: &[&str]) {
-    let output = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
-        .arg("generate")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    assert!(
-        output.status.success(),
-        "generate {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 /// The folder holding the installed validator (scripts/gltf-validator.sh

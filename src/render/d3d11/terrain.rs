@@ -278,9 +278,7 @@ impl D3d11TerrainRenderer {
             MinDepth: 0.0,
             MaxDepth: 1.0,
         };
-        let stride = size_of::<DioramaVertex>() as u32;
         let with_water = scene.sea_level.is_some();
-        let offset = 0;
         // SAFETY: every bound object is live and owned by the renderer or the
         // target; the arrays passed outlive each call.
         unsafe {
@@ -293,17 +291,7 @@ impl D3d11TerrainRenderer {
             for pass in &target.passes {
                 // The terrain's state each pass: the controls of the pass
                 // before replaced some of it.
-                context.IASetInputLayout(&self.input_layout);
-                context.IASetVertexBuffers(
-                    0,
-                    1,
-                    Some(&self.vertex_buffer),
-                    Some(&stride),
-                    Some(&offset),
-                );
-                context.VSSetShader(&self.vertex_shader, None);
-                context.PSSetShader(&self.pixel_shader, None);
-                context.RSSetState(&self.rasterizer);
+                self.bind_diorama(context);
                 context.OMSetRenderTargets(
                     Some(std::slice::from_ref(&pass.color)),
                     pass.depth.as_ref(),
@@ -349,7 +337,7 @@ impl D3d11TerrainRenderer {
                 );
                 // Then the depth of what was blended, as the Vulkan renderer
                 // does (vulkan/terrain.rs): every pixel drawn has its depth.
-                self.draw_depth_of_blended(context, pass.eyes, with_water, stride);
+                self.draw_depth_of_blended(context, pass.eyes, with_water);
             }
             // Whoever draws next (the OpenXR compositor's own, or the next
             // frame) starts from the default blend state.
@@ -358,34 +346,42 @@ impl D3d11TerrainRenderer {
         Ok(())
     }
 
+    /// Binds the diorama's input, shaders and rasterizer state: the controls'
+    /// draw replaces them, so each terrain draw after one binds them again.
+    ///
+    /// # Safety
+    /// `context` is this renderer's device's immediate context.
+    unsafe fn bind_diorama(&self, context: &ID3D11DeviceContext) {
+        let stride = size_of::<DioramaVertex>() as u32;
+        let offset = 0;
+        // SAFETY: every bound object is live and owned by the renderer; the
+        // arrays passed outlive each call.
+        unsafe {
+            context.IASetInputLayout(&self.input_layout);
+            context.IASetVertexBuffers(
+                0,
+                1,
+                Some(&self.vertex_buffer),
+                Some(&stride),
+                Some(&offset),
+            );
+            context.VSSetShader(&self.vertex_shader, None);
+            context.PSSetShader(&self.pixel_shader, None);
+            context.RSSetState(&self.rasterizer);
+        }
+    }
+
     /// The water's (when `with_water`) and the controls' depth, no colour,
     /// after their colour: each fragment their colour draws kept writes its
     /// depth. The target, viewport and constant buffers stay as `record`
     /// bound them.
-    fn draw_depth_of_blended(
-        &self,
-        context: &ID3D11DeviceContext,
-        eyes: u32,
-        with_water: bool,
-        stride: u32,
-    ) {
-        let offset = 0;
+    fn draw_depth_of_blended(&self, context: &ID3D11DeviceContext, eyes: u32, with_water: bool) {
         // SAFETY: every bound object is live and owned by the renderer; the
         // arrays passed outlive each call.
         unsafe {
             if with_water {
                 // The controls' draw replaced the terrain's shaders and input.
-                context.IASetInputLayout(&self.input_layout);
-                context.IASetVertexBuffers(
-                    0,
-                    1,
-                    Some(&self.vertex_buffer),
-                    Some(&stride),
-                    Some(&offset),
-                );
-                context.VSSetShader(&self.vertex_shader, None);
-                context.PSSetShader(&self.pixel_shader, None);
-                context.RSSetState(&self.rasterizer);
+                self.bind_diorama(context);
                 context.OMSetBlendState(&self.depth_only_blend, None, u32::MAX);
                 context.OMSetDepthStencilState(&self.depth_state, 0);
                 context.DrawIndexedInstanced(self.water.len() as u32, eyes, self.water.start, 0, 0);

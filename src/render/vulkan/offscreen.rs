@@ -136,20 +136,15 @@ impl OffscreenRenderer {
         // SAFETY: the command buffer is recording; the slot's images and
         // buffers are not used by any other frame in flight.
         unsafe {
-            record_copy_out(
-                self.ctx.device(),
-                frame.command_buffer(),
-                slot,
-                self.eye_width,
-                self.eye_height,
-            );
-            record_depth_copy_out(
-                self.ctx.device(),
-                frame.command_buffer(),
-                slot,
-                self.eye_width,
-                self.eye_height,
-            );
+            for copy in [CopyOut::color(slot), CopyOut::depth(slot)] {
+                record_copy_out(
+                    self.ctx.device(),
+                    frame.command_buffer(),
+                    &copy,
+                    self.eye_width,
+                    self.eye_height,
+                );
+            }
         }
         self.frames.submit(frame)
     }
@@ -355,100 +350,72 @@ fn make_slot(
     })
 }
 
-/// # Safety
-/// `cmd` is recording, right after the terrain pass drew into `slot`.
-unsafe fn record_copy_out(
-    device: &ash::Device,
-    cmd: vk::CommandBuffer,
-    slot: &OffscreenSlot,
-    width: u32,
-    height: u32,
-) {
-    let layers = vk::ImageSubresourceRange {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
-        base_mip_level: 0,
-        level_count: 1,
-        base_array_layer: 0,
-        layer_count: VIEW_COUNT,
-    };
-    let to_transfer = vk::ImageMemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-        .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(slot.color.raw())
-        .subresource_range(layers);
-    let region = vk::BufferImageCopy::default()
-        .image_subresource(vk::ImageSubresourceLayers {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            mip_level: 0,
-            base_array_layer: 0,
-            layer_count: VIEW_COUNT,
-        })
-        .image_extent(vk::Extent3D {
-            width,
-            height,
-            depth: 1,
-        });
-    let to_host = vk::BufferMemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .dst_access_mask(vk::AccessFlags::HOST_READ)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .buffer(slot.readback.raw())
-        .size(vk::WHOLE_SIZE);
-    // SAFETY: per this function's contract.
-    unsafe {
-        device.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::DependencyFlags::empty(),
-            &[],
-            &[],
-            &[to_transfer],
-        );
-        device.cmd_copy_image_to_buffer(
-            cmd,
-            slot.color.raw(),
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            slot.readback.raw(),
-            &[region],
-        );
-        device.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &[],
-            &[to_host],
-            &[],
-        );
+/// One attachment of a frame slot copied out to its readback buffer: the
+/// colour and the depth differ only in these.
+struct CopyOut {
+    /// The image the pass drew into.
+    image: vk::Image,
+    /// Which aspect of it.
+    aspect: vk::ImageAspectFlags,
+    /// The layout the pass left it in.
+    layout: vk::ImageLayout,
+    /// The pass's writes to it, and the stage they finish in.
+    written: (vk::AccessFlags, vk::PipelineStageFlags),
+    /// The host-visible buffer it goes to.
+    buffer: vk::Buffer,
+}
+
+impl CopyOut {
+    /// The slot's colour, as the pass left it.
+    fn color(slot: &OffscreenSlot) -> Self {
+        CopyOut {
+            image: slot.color.raw(),
+            aspect: vk::ImageAspectFlags::COLOR,
+            layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            written: (
+                vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            ),
+            buffer: slot.readback.raw(),
+        }
+    }
+
+    /// The slot's depth, as the pass's depth tests left it.
+    fn depth(slot: &OffscreenSlot) -> Self {
+        CopyOut {
+            image: slot.depth.raw(),
+            aspect: vk::ImageAspectFlags::DEPTH,
+            layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+            written: (
+                vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                vk::PipelineStageFlags::LATE_FRAGMENT_TESTS,
+            ),
+            buffer: slot.depth_readback.raw(),
+        }
     }
 }
 
 /// # Safety
-/// `cmd` is recording, right after the terrain pass drew into `slot` (its
-/// depth left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL).
-unsafe fn record_depth_copy_out(
+/// `cmd` is recording, right after the terrain pass drew into the slot
+/// `copy`'s image and buffer belong to.
+unsafe fn record_copy_out(
     device: &ash::Device,
     cmd: vk::CommandBuffer,
-    slot: &OffscreenSlot,
+    copy: &CopyOut,
     width: u32,
     height: u32,
 ) {
+    let (written_access, written_stage) = copy.written;
     let to_transfer = vk::ImageMemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+        .src_access_mask(written_access)
         .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-        .old_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
+        .old_layout(copy.layout)
         .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(slot.depth.raw())
+        .image(copy.image)
         .subresource_range(vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::DEPTH,
+            aspect_mask: copy.aspect,
             base_mip_level: 0,
             level_count: 1,
             base_array_layer: 0,
@@ -456,7 +423,7 @@ unsafe fn record_depth_copy_out(
         });
     let region = vk::BufferImageCopy::default()
         .image_subresource(vk::ImageSubresourceLayers {
-            aspect_mask: vk::ImageAspectFlags::DEPTH,
+            aspect_mask: copy.aspect,
             mip_level: 0,
             base_array_layer: 0,
             layer_count: VIEW_COUNT,
@@ -471,13 +438,13 @@ unsafe fn record_depth_copy_out(
         .dst_access_mask(vk::AccessFlags::HOST_READ)
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .buffer(slot.depth_readback.raw())
+        .buffer(copy.buffer)
         .size(vk::WHOLE_SIZE);
     // SAFETY: per this function's contract.
     unsafe {
         device.cmd_pipeline_barrier(
             cmd,
-            vk::PipelineStageFlags::LATE_FRAGMENT_TESTS,
+            written_stage,
             vk::PipelineStageFlags::TRANSFER,
             vk::DependencyFlags::empty(),
             &[],
@@ -486,9 +453,9 @@ unsafe fn record_depth_copy_out(
         );
         device.cmd_copy_image_to_buffer(
             cmd,
-            slot.depth.raw(),
+            copy.image,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            slot.depth_readback.raw(),
+            copy.buffer,
             &[region],
         );
         device.cmd_pipeline_barrier(
