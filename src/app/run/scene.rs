@@ -29,10 +29,10 @@ pub struct SceneBuilder {
     heights_pending: bool,
     /// The display the frames are for.
     display: Display,
-    /// The controls layer to draw: the app's controls and the base's
-    /// legend, rebuilt by every update into buffers kept from frame to
-    /// frame (the legend is the platform's to draw, so the app's update
-    /// allocates nothing for it).
+    /// The controls layer to draw while the base's legend shows: the app's
+    /// controls and the legend, rebuilt by every update into buffers kept
+    /// from frame to frame (the legend is the platform's to draw, so the
+    /// app's update allocates nothing for it); empty otherwise.
     ui_quads: Vec<UiQuad>,
     /// The text of the layer.
     ui_labels: Vec<UiLabel>,
@@ -72,13 +72,13 @@ impl SceneBuilder {
         self.heights_pending |= output.heights_changed;
         self.ui_quads.clear();
         self.ui_labels.clear();
-        self.ui_quads.extend_from_slice(&output.ui.quads);
-        self.ui_labels.extend_from_slice(&output.ui.labels);
         // The controls layer draws its shapes, then its text, without
         // depth between them: a legend behind an open menu would show
-        // through it, so it waits until the menus are closed.
+        // through it, so it waits until the menus are closed. Only then
+        // are the controls (a ray, a cursor: no text) copied beside it.
         let menus_open = !output.ui.labels.is_empty();
         if let Some(model) = output.model.filter(|_| !menus_open) {
+            self.ui_quads.extend_from_slice(&output.ui.quads);
             let eye = (output.views[0].pose.position + output.views[1].pose.position) / 2.0;
             let facts = LandFacts {
                 across_km: output.across_km,
@@ -124,9 +124,18 @@ impl SceneBuilder {
                 stroke: &output.marks.stroke,
                 cursor: output.marks.cursor,
             },
-            ui: UiLayer {
-                quads: &self.ui_quads,
-                labels: &self.ui_labels,
+            // With no legend (menus open, or nothing placed) the app's own
+            // controls, as they are.
+            ui: if self.ui_labels.is_empty() {
+                UiLayer {
+                    quads: &output.ui.quads,
+                    labels: &output.ui.labels,
+                }
+            } else {
+                UiLayer {
+                    quads: &self.ui_quads,
+                    labels: &self.ui_labels,
+                }
             },
             near_fade: NEAR_FADE,
         })
