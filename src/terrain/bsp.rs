@@ -247,7 +247,7 @@ const STORE: usize = 32;
 /// in between have none), in one loop over its line equation that runs on
 /// vector registers ([`RowSplitter::split_spans`]). Boundaries are kept as
 /// f64 (integers, exact) so that the loop stays in vector registers.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct BspScratch {
     /// Map width.
     width: usize,

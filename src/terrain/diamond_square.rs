@@ -83,6 +83,7 @@ const POINT_WEIGHT: usize = 2;
 /// at the finest spacing computed so far: the nearest computed point above
 /// and to the left of it (a point of spacing `s` owns its `s × s` block), so
 /// the terrain sharpens level by level from one flat block to the final map.
+#[derive(Clone)]
 pub struct DiamondSquareGrowth {
     width: usize,
     height: usize,

@@ -158,6 +158,7 @@ impl Fault {
 /// difference array of the row and resolves it with a prefix sum. Each fault
 /// costs O(rows), and the working set of a row stays in cache. Faults with a
 /// distance falloff touch only the band r < R of each row, straight away.
+#[derive(Clone)]
 pub struct FaultRasterizer {
     /// Map width.
     width: usize,
@@ -170,6 +171,7 @@ pub struct FaultRasterizer {
 }
 
 /// A constant-displacement fault ready to be split row by row.
+#[derive(Clone)]
 struct PendingFault {
     /// Where the line crosses each row.
     splitter: RowSplitter,

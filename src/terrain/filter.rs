@@ -63,7 +63,7 @@ pub fn iir_two_tap(map: &mut Heightmap, k: f32) -> Result<(), TerrainError> {
 }
 
 /// Buffers [`iir_two_tap_with`] reuses, so that a pass every frame costs no allocation.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct IirScratch {
     /// The row passes' columns.
     columns: ColumnBuffers,
@@ -604,7 +604,7 @@ pub enum Smoothing {
 ///
 /// Between slices the map holds the filter's work so far: the rows done
 /// are filtered further than the rest.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SmoothingPass {
     width: usize,
     height: usize,
@@ -617,7 +617,7 @@ pub struct SmoothingPass {
 }
 
 /// The filter and its buffers, kept between slices.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum PassWork {
     Iir {
         k: f32,

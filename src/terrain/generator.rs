@@ -137,6 +137,7 @@ impl GeneratorConfig {
 }
 
 /// A run of fault iterations over one heightmap.
+#[derive(Clone)]
 pub struct Generator {
     /// The run's parameters.
     config: GeneratorConfig,
@@ -177,7 +178,7 @@ pub struct Generator {
 pub const TWO_THREADS_MIN_SAMPLES: usize = 700 * 700;
 
 /// The buffers one thread's part of a shaped iteration works in.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct SweepBuffers {
     /// For working out the tree's spans.
     bsp_scratch: BspScratch,

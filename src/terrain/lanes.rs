@@ -20,7 +20,7 @@ pub(crate) const ROW_LANES: usize = 16;
 
 /// Per sample of a row, the blocks of a group's rows at that column, for
 /// each vector type; kept so that a pass every frame allocates nothing.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct ColumnBuffers {
     four: Vec<f32x4>,
     #[cfg(target_arch = "x86_64")]

@@ -182,6 +182,7 @@ const POINT_WEIGHT: usize = 2;
 /// spacing `s` at (x, y) owns `[x, x + s) × [y, y + s)`), as
 /// [`DiamondSquareGrowth`](super::DiamondSquareGrowth) shows its levels: the
 /// terrain sharpens level by level from a flat block to the final map.
+#[derive(Clone)]
 pub struct MidpointGrowth {
     width: usize,
     height: usize,

@@ -291,6 +291,7 @@ pub struct Collision {
 }
 
 /// A kinematic beam along one side of the square.
+#[derive(Clone)]
 struct Beam {
     body: RigidBodyHandle,
     /// Where it rests, just outside the square.
@@ -314,6 +315,35 @@ struct Tectonics {
     steps: u64,
     /// The last step's collisions, ordered by plates and then points.
     collisions: Vec<Collision>,
+}
+
+impl Clone for Tectonics {
+    /// The bodies, colliders, contacts and islands as they stand, with new
+    /// pipelines: rapier's pipelines and CCD solver hold only per-step
+    /// workspace, so the copy steps on to the same bits (a test in
+    /// `recipe_growth` grows a copy taken mid-way to the end).
+    fn clone(&self) -> Self {
+        let world = &self.world;
+        let mut copy = PhysicsWorld::new();
+        copy.gravity = world.gravity;
+        copy.integration_parameters = world.integration_parameters;
+        copy.islands = world.islands.clone();
+        copy.broad_phase = world.broad_phase.clone();
+        copy.narrow_phase = world.narrow_phase.clone();
+        copy.bodies = world.bodies.clone();
+        copy.colliders = world.colliders.clone();
+        copy.impulse_joints = world.impulse_joints.clone();
+        copy.multibody_joints = world.multibody_joints.clone();
+        copy.soft_bodies = world.soft_bodies.clone();
+        Tectonics {
+            world: copy,
+            plates: self.plates.clone(),
+            pulls: self.pulls.clone(),
+            beams: self.beams.clone(),
+            steps: self.steps,
+            collisions: self.collisions.clone(),
+        }
+    }
 }
 
 impl Tectonics {
@@ -519,6 +549,7 @@ pub fn bresenham(a: (i64, i64), b: (i64, i64), mut visit: impl FnMut((i64, i64))
 
 /// The Voronoi sites of one step binned into square buckets, so the
 /// nearest site of a cell is found among a few buckets rather than all.
+#[derive(Clone)]
 struct SiteGrid {
     /// A bucket's side in cells, and buckets across and down.
     side: i64,
@@ -612,6 +643,7 @@ impl SiteGrid {
 /// scatters the sites and walks the collision lines; the very first slice
 /// also sets the map to 0. After every slice the map shows the ranges as
 /// grown so far: each cell `uplift · raises`.
+#[derive(Clone)]
 pub struct PlatesGrowth {
     width: usize,
     height: usize,

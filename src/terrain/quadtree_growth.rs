@@ -36,7 +36,7 @@ impl QuadtreeParams {
 }
 
 /// The job: a tile's levels, from its corners (level 0), one a step.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct QuadtreeGrowth {
     width: usize,
     height: usize,

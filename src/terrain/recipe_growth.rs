@@ -19,6 +19,7 @@ use super::rmp::RmpGrowth;
 use super::sliced::Sliced;
 
 /// One part of the growth, in the order they run.
+#[derive(Clone)]
 enum Job {
     /// The fault generator's iterations (on the generator's own map).
     Faults,
@@ -51,6 +52,7 @@ enum Job {
 }
 
 /// A recipe growing on one map from one seed.
+#[derive(Clone)]
 pub struct RecipeGrowth {
     recipe: Recipe,
     width: usize,
@@ -493,6 +495,31 @@ mod tests {
         assert_eq!(again.steps_done(), growth.steps_done());
     }
     use crate::terrain::recipe::BuiltInName;
+
+    #[test]
+    fn a_copy_taken_mid_way_grows_on_to_the_same_bits() {
+        // The history's checkpoints are such copies; plates' physics is
+        // copied without its pipelines, which must hold nothing that counts.
+        for name in Recipe::built_in_names().filter_map(BuiltInName::new) {
+            let mut whole = RecipeGrowth::new(name.recipe(), 33, 33, 4).unwrap();
+            whole.run_to_end(|_, _| {});
+            let total = whole.steps_total();
+            for fifth in 1..5 {
+                let mut growth = RecipeGrowth::new(name.recipe(), 33, 33, 4).unwrap();
+                growth.step(total * fifth / 5);
+                let mut copy = growth.clone();
+                assert_eq!(copy.heightmap().cells(), growth.heightmap().cells());
+                copy.step(total);
+                assert_eq!(
+                    copy.heightmap().cells(),
+                    whole.heightmap().cells(),
+                    "{} copied at step {}",
+                    name.as_str(),
+                    total * fifth / 5
+                );
+            }
+        }
+    }
 
     /// Whether `inner` lies within `outer`, give or take `slack`.
     fn within(inner: (f32, f32), outer: (f32, f32), slack: f32) -> bool {

@@ -323,6 +323,7 @@ impl Cell {
 /// cones and probes the peaks' cells; the very first slice also sets the
 /// map to 0. After every slice the map shows the mountains as grown so
 /// far: each cell `height · raises / iterations`.
+#[derive(Clone)]
 pub struct RmpGrowth {
     width: usize,
     height: usize,

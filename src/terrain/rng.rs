@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 /// The generator every terrain algorithm draws from.
+#[derive(Clone)]
 pub struct TerrainRng(Pcg64);
 
 impl TerrainRng {
