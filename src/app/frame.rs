@@ -172,6 +172,16 @@ pub enum AppEvent {
         /// The vertical exaggeration.
         exaggeration: f32,
     },
+    /// The world shows moment `to` of its history, `length` moments long
+    /// (now, when they are equal): a scrub, or an undo coming back to now.
+    Scrubbed {
+        /// The moment shown.
+        to: u64,
+        /// The history's moments in all.
+        length: u64,
+        /// CPU milliseconds rebuilding it took.
+        ms: f64,
+    },
     /// Growth was paused, resumed or changed speed; how it goes now.
     Growth(GrowthState),
     /// A button of the controls was pressed (by a fingertip, a ray or its
@@ -290,6 +300,7 @@ impl From<WorldEvent> for AppEvent {
             WorldEvent::Redid { redone } => AppEvent::Redid { redone },
             WorldEvent::Weathered => AppEvent::Weathered,
             WorldEvent::Exaggerated { exaggeration } => AppEvent::Exaggerated { exaggeration },
+            WorldEvent::Scrubbed { to, length, ms } => AppEvent::Scrubbed { to, length, ms },
             WorldEvent::Growth(state) => AppEvent::Growth(state),
             WorldEvent::Edited {
                 kind,

@@ -9,8 +9,8 @@
 //! [`RunRecorder::finish`].
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::report::{
-    CpuTimes, EditRecord, MarkerRecord, MenuRecord, PlacementRecord, PoseRecord, RedoRecord,
-    ReseedRecord, RunReport, TimingStats, UiRecord, UndoRecord,
+    CpuTimes, EditRecord, MarkerRecord, MenuRecord, OpenedRecord, PlacementRecord, PoseRecord,
+    RedoRecord, ReseedRecord, RunReport, ScrubRecord, TimingStats, UiRecord, UndoRecord,
 };
 use crate::app::controls::{Menu, measure};
 use crate::app::frame::{AppEvent, EyeView, FrameOutput, Marker};
@@ -65,6 +65,10 @@ pub struct RunRecorder {
     undos: Vec<UndoRecord>,
     /// The redos, in order.
     redos: Vec<RedoRecord>,
+    /// The scrubs, in order.
+    scrubs: Vec<ScrubRecord>,
+    /// The saves opened, in order.
+    opened: Vec<OpenedRecord>,
     /// The buttons pressed, in order.
     ui: Vec<UiRecord>,
     /// The menus as they opened, in order.
@@ -105,6 +109,8 @@ impl RunRecorder {
             edits: Vec::new(),
             undos: Vec::new(),
             redos: Vec::new(),
+            scrubs: Vec::new(),
+            opened: Vec::new(),
             ui: Vec::new(),
             menus: Vec::new(),
             menus_on_show: Vec::new(),
@@ -195,6 +201,18 @@ impl RunRecorder {
                     frame: self.frames,
                     time,
                     redone,
+                }),
+                AppEvent::Scrubbed { to, length, ms } => self.scrubs.push(ScrubRecord {
+                    frame: self.frames,
+                    time,
+                    to: if length == 0 {
+                        1.0
+                    } else {
+                        to as f64 / length as f64
+                    },
+                    moment: to,
+                    length,
+                    ms,
                 }),
                 AppEvent::Placed { placement, cause } => self
                     .placements
@@ -312,6 +330,8 @@ impl RunRecorder {
             edits: self.edits.clone(),
             undos: self.undos.clone(),
             redos: self.redos.clone(),
+            scrubs: self.scrubs.clone(),
+            opened: self.opened.clone(),
             ui: self.ui.clone(),
             menus: self.menus.clone(),
             clicks: self.clicks,

@@ -141,6 +141,36 @@ pub struct RedoRecord {
     pub redone: Option<Undone>,
 }
 
+/// A scrub of the history: when, where to and what rebuilding it took.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ScrubRecord {
+    /// The frame it showed from.
+    pub frame: u64,
+    /// Display seconds since the run's first frame.
+    pub time: f64,
+    /// Where in the history it went: 0 its start, 1 now.
+    pub to: f64,
+    /// The moment shown, of `length` (each terrain command and growth step is one).
+    pub moment: u64,
+    /// The history's moments in all.
+    pub length: u64,
+    /// CPU milliseconds rebuilding the terrain at that moment took.
+    pub ms: f64,
+}
+
+/// A save opened: when, which, and the commands its history holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpenedRecord {
+    /// The frame it showed from.
+    pub frame: u64,
+    /// Display seconds since the run's first frame.
+    pub time: f64,
+    /// The save's folder.
+    pub folder: String,
+    /// The commands it replayed.
+    pub commands: usize,
+}
+
 /// A pose as the report lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PoseRecord {
@@ -223,6 +253,10 @@ pub struct RunReport {
     pub undos: Vec<UndoRecord>,
     /// Redos and what each did again, in order.
     pub redos: Vec<RedoRecord>,
+    /// Scrubs of the history, in order.
+    pub scrubs: Vec<ScrubRecord>,
+    /// Saves opened, in order.
+    pub opened: Vec<OpenedRecord>,
     /// Buttons pressed, in order.
     pub ui: Vec<UiRecord>,
     /// Each opening of a menu or panel, in order.

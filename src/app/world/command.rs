@@ -217,6 +217,13 @@ pub enum Command {
         /// The new rate.
         iterations_per_second: u32,
     },
+    /// Show the terrain as it stood at moment `to` of its history (each
+    /// terrain command and each growth step is one; at the history's
+    /// length or beyond: now) ("Time", "back", "forward").
+    Scrub {
+        /// The moment.
+        to: u64,
+    },
 }
 
 impl Command {
@@ -282,7 +289,8 @@ impl Command {
             | Command::Pause
             | Command::Resume
             | Command::Weather
-            | Command::Speed { .. } => Ok(()),
+            | Command::Speed { .. }
+            | Command::Scrub { .. } => Ok(()),
         }
     }
 
@@ -304,6 +312,32 @@ impl Command {
             Command::Weather => "weather",
             Command::Exaggerate { .. } => "exaggerate",
             Command::Speed { .. } => "speed",
+            Command::Scrub { .. } => "scrub",
+        }
+    }
+
+    /// Whether it changes what the world's history holds (the terrain,
+    /// its edits, what undo can take back): a reseed, a landscape, an
+    /// edit, an undo, a redo, a weather or an exaggeration. Every variant
+    /// is named, so a new command cannot join or miss the history without
+    /// a decision here.
+    pub fn changes_terrain(&self) -> bool {
+        match self {
+            Command::Reseed { .. }
+            | Command::Landscape { .. }
+            | Command::Trace { .. }
+            | Command::Lift { .. }
+            | Command::Undo
+            | Command::Redo
+            | Command::Weather
+            | Command::Exaggerate { .. } => true,
+            Command::Place { .. }
+            | Command::Scale { .. }
+            | Command::ResetPlacement
+            | Command::Pause
+            | Command::Resume
+            | Command::Speed { .. }
+            | Command::Scrub { .. } => false,
         }
     }
 
@@ -335,6 +369,8 @@ impl Command {
             // it announces), so a pause or a new speed anyone asks for goes
             // to the host and through the shared order.
             Command::Pause | Command::Resume | Command::Speed { .. } => true,
+            // A scrub moves everyone to the same moment of the same history.
+            Command::Scrub { .. } => true,
             Command::Place { .. } | Command::Scale { .. } | Command::ResetPlacement => false,
         }
     }

@@ -2,10 +2,16 @@
 pub mod command;
 pub mod edits;
 pub mod growth;
+pub mod history;
 pub mod kept;
 pub mod placement;
 pub mod surfaces;
+#[cfg(test)]
+mod tests_history;
 pub mod undo;
+use std::sync::Arc;
+use std::time::Instant;
+
 use thiserror::Error;
 
 use self::command::{Command, ReseedCause};
@@ -15,6 +21,7 @@ use self::growth::{
     CATCH_UP_ITERATIONS_PER_FRAME, GrowthSchedule, MAX_ITERATIONS_PER_FRAME,
     MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND, catch_up_frames,
 };
+use self::history::{History, Replay, Terrain};
 use self::placement::{Placement, PlacementCause};
 use self::undo::{Replaced, UndoStack, Undone};
 use crate::input::Aabb;
@@ -51,6 +58,9 @@ pub enum WorldEvent {
     },
     /// The land is drawn this many times taller than it is ("Taller", "Flatter").
     Exaggerated { exaggeration: f32 },
+    /// The world shows moment `to` of a history `length` moments long
+    /// (now, when they are equal); rebuilding it took `ms`.
+    Scrubbed { to: u64, length: u64, ms: f64 },
     /// The hologram's placement settled here.
     Placed {
         placement: Placement,
@@ -121,16 +131,10 @@ pub struct PlacementId(u64);
 
 /// The terrain, its growth and where the hologram is.
 pub struct World {
-    /// The terrain being grown.
-    growth: RecipeGrowth,
-    /// The hand edits over it, and the heights that show.
-    edits: EditLayer,
-    /// What undo can take back.
-    undo: UndoStack,
-    /// How many times taller than it is the land is drawn.
-    exaggeration: f32,
-    /// What its recipe is called.
-    recipe_name: String,
+    /// The terrain, its growth, edits and what undo can take back.
+    terrain: Terrain,
+    /// Everything that happened to it, and the moment shown.
+    history: History,
     /// When the current seed started growing.
     schedule: GrowthSchedule,
     /// Most iterations one frame applies.
@@ -143,8 +147,6 @@ pub struct World {
     placement_id: PlacementId,
     /// Whether the hologram was ever placed (growth starts with the first placement).
     ever_placed: bool,
-    /// Reseeds so far, an input to the next seed.
-    reseed_count: u64,
     /// The hologram's bounds in hologram space, kept in step with the heights.
     bounds: Aabb,
     /// Display time of the last frame, to measure time the user did not see.
@@ -166,7 +168,7 @@ impl World {
         if config.max_iterations_per_frame == 0 {
             return Err(AppError::ZeroFrameBudget);
         }
-        Ok(World {
+        let terrain = Terrain {
             growth: RecipeGrowth::new(
                 config.recipe.clone(),
                 config.width,
@@ -177,13 +179,17 @@ impl World {
             undo: UndoStack::default(),
             exaggeration: 1.0,
             recipe_name: config.recipe_name.clone(),
+            reseed_count: 0,
+        };
+        Ok(World {
+            history: History::new(&terrain),
+            terrain,
             schedule: GrowthSchedule::new(config.iterations_per_second),
             max_iterations_per_frame: config.max_iterations_per_frame,
             placement: None,
             placed_by: None,
             placement_id: PlacementId::default(),
             ever_placed: false,
-            reseed_count: 0,
             bounds: placement::hologram_bounds(0.0, 0.0),
             last_display_time_ns: None,
             frame_interval_ns: 0,
@@ -205,12 +211,65 @@ impl World {
 
     /// Applies `command` at display time `now`; what it changed, if anything
     /// a platform answers (a scale with nothing placed changes nothing).
+    /// A terrain command goes into the history; one made while an earlier
+    /// moment shows cuts the history there and goes on from it (undo gives
+    /// the cut-off history back), except an undo, which comes back to now.
     pub fn apply(&mut self, command: &Command, now: i64) -> Option<WorldEvent> {
+        if let Command::Scrub { to } = *command {
+            return Some(self.scrub(to, now));
+        }
+        if !command.changes_terrain() {
+            return self.apply_unrecorded(command, now);
+        }
+        if self.history.is_scrubbed() {
+            match command {
+                Command::Undo => return Some(self.scrub(self.history.length(), now)),
+                Command::Redo => return Some(WorldEvent::Redid { redone: None }),
+                _ => {}
+            }
+        }
+        if matches!(command, Command::Undo)
+            && let Some(event) = self.undo_branch(now)
+        {
+            return Some(event);
+        }
+        let started = Instant::now();
+        let future = self
+            .history
+            .is_scrubbed()
+            .then(|| Arc::new(self.history.cut()));
+        let pushed = self.terrain.undo.pushed();
+        let event = self.apply_unrecorded(command, now);
+        let changed = self.terrain.undo.pushed() > pushed;
+        if let Some(future) = &future {
+            if !changed {
+                // Nothing changed (an edit off the land): nothing is cut.
+                self.history.restore(future);
+                return event;
+            }
+            self.terrain.undo.mark_branch(Arc::clone(future));
+            // The cut moment is now: growth goes on from it.
+            self.schedule.resume(now, self.terrain.growth.steps_done());
+        }
+        self.history
+            .record_command(command, now, started.elapsed(), &self.terrain, future);
+        event
+    }
+
+    /// Applies `command` without noting it in the history: a command that
+    /// does not change the terrain, or one the history applies again.
+    fn apply_unrecorded(&mut self, command: &Command, now: i64) -> Option<WorldEvent> {
         match *command {
             Command::Reseed { cause, hand } => {
                 let seed = self.next_seed();
-                let recipe = self.growth.recipe().clone();
-                self.replace_terrain(Undone::Reseed, recipe, self.recipe_name.clone(), seed, now);
+                let recipe = self.terrain.growth.recipe().clone();
+                self.replace_terrain(
+                    Undone::Reseed,
+                    recipe,
+                    self.terrain.recipe_name.clone(),
+                    seed,
+                    now,
+                );
                 Some(WorldEvent::Reseeded { seed, cause, hand })
             }
             Command::Landscape { cause, name } => {
@@ -246,19 +305,19 @@ impl World {
                 Some(WorldEvent::Redid { redone })
             }
             Command::Weather => {
-                self.undo.push(Replaced::Weather {
-                    weathered_at: self.growth.weathered_at().to_vec(),
-                    steps: self.growth.steps_done(),
+                self.terrain.undo.push(Replaced::Weather {
+                    weathered_at: self.terrain.growth.weathered_at().to_vec(),
+                    steps: self.terrain.growth.steps_done(),
                 });
-                self.growth.weather_now();
+                self.terrain.growth.weather_now();
                 self.compose();
                 Some(WorldEvent::Weathered)
             }
             Command::Exaggerate { exaggeration } => {
-                self.undo.push(Replaced::Exaggeration {
-                    exaggeration: self.exaggeration,
+                self.terrain.undo.push(Replaced::Exaggeration {
+                    exaggeration: self.terrain.exaggeration,
                 });
-                self.exaggeration = exaggeration;
+                self.terrain.exaggeration = exaggeration;
                 self.compose();
                 Some(WorldEvent::Exaggerated { exaggeration })
             }
@@ -275,7 +334,8 @@ impl World {
             } => {
                 let rate = iterations_per_second
                     .clamp(MIN_ITERATIONS_PER_SECOND, MAX_ITERATIONS_PER_SECOND);
-                self.schedule.set_rate(now, self.growth.steps_done(), rate);
+                self.schedule
+                    .set_rate(now, self.terrain.growth.steps_done(), rate);
                 Some(WorldEvent::Growth(self.growth_state()))
             }
             Command::Place { cause, placement } => {
@@ -295,7 +355,73 @@ impl World {
                 self.placement_id.0 += 1;
                 None
             }
+            Command::Scrub { to } => Some(self.scrub(to, now)),
         }
+    }
+
+    /// Shows moment `to` of the history (now, at its length or beyond):
+    /// the terrain rebuilt as it stood then, not growing while in the past.
+    fn scrub(&mut self, to: u64, now: i64) -> WorldEvent {
+        let started = Instant::now();
+        let to = to.min(self.history.length());
+        let from = self.history.shown();
+        if to != from {
+            if !self.history.is_scrubbed() {
+                // Coming back to now is then a copy.
+                self.settle_edits();
+                self.history.keep(&self.terrain);
+            }
+            self.rebuild(to, now);
+            self.history.show(to);
+            if !self.history.is_scrubbed() {
+                self.schedule.resume(now, self.terrain.growth.steps_done());
+            }
+        }
+        WorldEvent::Scrubbed {
+            to,
+            length: self.history.length(),
+            ms: started.elapsed().as_secs_f64() * 1e3,
+        }
+    }
+
+    /// The terrain at moment `to`: the checkpoint before it with the steps
+    /// since applied again, edits settled.
+    fn rebuild(&mut self, to: u64, now: i64) {
+        let history = std::mem::replace(&mut self.history, History::new(&self.terrain));
+        let (terrain, replays) = history.rebuild(to);
+        self.terrain = terrain;
+        for replay in replays {
+            match replay {
+                Replay::Command(command, time_ns, branch) => {
+                    self.apply_unrecorded(command, time_ns);
+                    if let Some(future) = branch {
+                        self.terrain.undo.mark_branch(Arc::clone(future));
+                    }
+                }
+                Replay::Grow(steps) => {
+                    self.terrain.growth.step(steps);
+                }
+            }
+        }
+        self.history = history;
+        // Replayed commands restart the clock at their own times.
+        self.schedule.resume(now, self.terrain.growth.steps_done());
+        self.growth_limit = None;
+        self.settle_edits();
+    }
+
+    /// An undo of a change made at an earlier moment: back to that moment,
+    /// with the history it cut off; `None` when the last change was not one.
+    fn undo_branch(&mut self, now: i64) -> Option<WorldEvent> {
+        let Some(Replaced::Branch { .. }) = self.terrain.undo.last() else {
+            return None;
+        };
+        let Some(Replaced::Branch { kind, future }) = self.terrain.undo.pop() else {
+            unreachable!("the last change was looked at just now");
+        };
+        self.history.restore(&future);
+        self.rebuild(future.at, now);
+        Some(WorldEvent::Undid { undone: Some(kind) })
     }
 
     /// Starts `recipe` (called `recipe_name`) growing from `seed` at `now`
@@ -309,20 +435,20 @@ impl World {
         now: i64,
     ) {
         let (width, height) = (
-            self.growth.heightmap().width(),
-            self.growth.heightmap().height(),
+            self.terrain.growth.heightmap().width(),
+            self.terrain.growth.heightmap().height(),
         );
         // Built-in recipes are checked by the tests at every size the app
         // takes, and the current one already started on this map.
         let growth = RecipeGrowth::new(recipe, width, height, seed)
             .expect("a recipe that grows on this map starts again");
-        let replaced = std::mem::replace(&mut self.growth, growth);
-        let replaced_name = std::mem::replace(&mut self.recipe_name, recipe_name);
-        self.undo.push(Replaced::Terrain {
+        let replaced = std::mem::replace(&mut self.terrain.growth, growth);
+        let replaced_name = std::mem::replace(&mut self.terrain.recipe_name, recipe_name);
+        self.terrain.undo.push(Replaced::Terrain {
             kind,
             growth: Box::new(replaced),
             recipe_name: replaced_name,
-            layer: self.edits.take(),
+            layer: self.terrain.edits.take(),
         });
         self.schedule.start(now);
         // A new terrain grows by this world's clock (a shared session's
@@ -336,9 +462,9 @@ impl World {
     fn edit(&mut self, kind: Undone, edit: &Edit, hand: Option<Hand>) -> WorldEvent {
         match edit.checked() {
             Ok(edit) => {
-                let layer = self.edits.snapshot();
-                self.undo.push(Replaced::Edit { kind, layer });
-                self.edits.begin(&edit);
+                let layer = self.terrain.edits.snapshot();
+                self.terrain.undo.push(Replaced::Edit { kind, layer });
+                self.terrain.edits.begin(&edit);
                 self.compose();
                 WorldEvent::Edited {
                     kind,
@@ -358,20 +484,20 @@ impl World {
     /// as it was, or the terrain a reseed replaced, growing on from where
     /// it stood; what it took back can be redone.
     fn undo(&mut self, now: i64) -> Option<Undone> {
-        let replaced = self.undo.pop()?;
+        let replaced = self.terrain.undo.pop()?;
         let kind = replaced.kind();
         let undone = self.swap_in(replaced, now);
-        self.undo.push_redo(undone);
+        self.terrain.undo.push_redo(undone);
         Some(kind)
     }
 
     /// Does again the last command undo took back, if any is left and no
     /// new change came since: the world as it was before that undo, bit for bit.
     fn redo(&mut self, now: i64) -> Option<Undone> {
-        let replaced = self.undo.pop_redo()?;
+        let replaced = self.terrain.undo.pop_redo()?;
         let kind = replaced.kind();
         let redone = self.swap_in(replaced, now);
-        self.undo.push_undone(redone);
+        self.terrain.undo.push_undone(redone);
         Some(kind)
     }
 
@@ -381,8 +507,8 @@ impl World {
     fn swap_in(&mut self, replaced: Replaced, now: i64) -> Replaced {
         let swapped = match replaced {
             Replaced::Edit { kind, layer } => {
-                let current = self.edits.snapshot();
-                self.edits.restore(layer);
+                let current = self.terrain.edits.snapshot();
+                self.terrain.edits.restore(layer);
                 Replaced::Edit {
                     kind,
                     layer: current,
@@ -394,11 +520,11 @@ impl World {
                 recipe_name,
                 layer,
             } => {
-                let current_layer = self.edits.take();
-                let current = std::mem::replace(&mut self.growth, *growth);
-                let current_name = std::mem::replace(&mut self.recipe_name, recipe_name);
-                self.edits.restore(layer);
-                self.schedule.resume(now, self.growth.steps_done());
+                let current_layer = self.terrain.edits.take();
+                let current = std::mem::replace(&mut self.terrain.growth, *growth);
+                let current_name = std::mem::replace(&mut self.terrain.recipe_name, recipe_name);
+                self.terrain.edits.restore(layer);
+                self.schedule.resume(now, self.terrain.growth.steps_done());
                 self.growth_limit = None;
                 Replaced::Terrain {
                     kind,
@@ -408,28 +534,31 @@ impl World {
                 }
             }
             Replaced::Exaggeration { exaggeration } => Replaced::Exaggeration {
-                exaggeration: std::mem::replace(&mut self.exaggeration, exaggeration),
+                exaggeration: std::mem::replace(&mut self.terrain.exaggeration, exaggeration),
             },
+            // Undo takes these back by the history ([`World::undo_branch`]);
+            // nothing else hands one over.
+            branch @ Replaced::Branch { .. } => branch,
             Replaced::Weather {
                 weathered_at,
                 steps,
             } => {
                 let current = Replaced::Weather {
-                    weathered_at: self.growth.weathered_at().to_vec(),
-                    steps: self.growth.steps_done(),
+                    weathered_at: self.terrain.growth.weathered_at().to_vec(),
+                    steps: self.terrain.growth.steps_done(),
                 };
-                let map = self.growth.heightmap();
+                let map = self.terrain.growth.heightmap();
                 // The same recipe, map and seed grew once already.
-                self.growth = RecipeGrowth::regrown(
-                    self.growth.recipe().clone(),
+                self.terrain.growth = RecipeGrowth::regrown(
+                    self.terrain.growth.recipe().clone(),
                     map.width(),
                     map.height(),
-                    self.growth.seed(),
+                    self.terrain.growth.seed(),
                     &weathered_at,
                     steps,
                 )
                 .expect("a recipe that grew on this map grows again");
-                self.schedule.resume(now, self.growth.steps_done());
+                self.schedule.resume(now, self.terrain.growth.steps_done());
                 current
             }
         };
@@ -440,23 +569,26 @@ impl World {
     /// Brings what shows (grown heights plus edits) and the bounds in step.
     fn compose(&mut self) {
         let range = self
+            .terrain
             .edits
-            .compose(self.growth.heightmap())
-            .unwrap_or_else(|| self.growth.height_range());
+            .compose(self.terrain.growth.heightmap())
+            .unwrap_or_else(|| self.terrain.growth.height_range());
         // Every command is checked and every edit bounded: whatever the
         // world was given, its heights stay finite.
         debug_assert!(
             range.0.is_finite() && range.1.is_finite(),
             "the shown heights range over {range:?}"
         );
-        self.bounds =
-            placement::hologram_bounds(range.0 * self.exaggeration, range.1 * self.exaggeration);
+        self.bounds = placement::hologram_bounds(
+            range.0 * self.terrain.exaggeration,
+            range.1 * self.terrain.exaggeration,
+        );
     }
 
     /// Shows `lift` (a lift the hand still holds) over the terrain without
     /// applying it, or stops showing one; whether the heights changed.
     pub fn preview(&mut self, lift: Option<&Edit>) -> bool {
-        let changed = self.edits.preview(lift);
+        let changed = self.terrain.edits.preview(lift);
         if changed {
             self.compose();
         }
@@ -466,8 +598,8 @@ impl World {
     /// Finishes an edit still easing in and drops any preview, so the
     /// heights are the terrain the commands made (what a run writes at its end).
     pub fn settle_edits(&mut self) {
-        self.edits.preview(None);
-        self.edits.settle();
+        self.terrain.edits.preview(None);
+        self.terrain.edits.settle();
         self.compose();
     }
 
@@ -475,9 +607,22 @@ impl World {
     /// ignoring display time and the per-frame budget, and settles the
     /// edits: how a command log is replayed offline.
     pub fn grow_to(&mut self, iteration: usize) {
-        let behind = iteration.saturating_sub(self.growth.steps_done());
-        self.growth.step(behind);
+        let behind = iteration.saturating_sub(self.terrain.growth.steps_done());
+        self.grow_steps(behind);
         self.settle_edits();
+    }
+
+    /// Grows `steps` steps of the current seed, noted in the history; none
+    /// while an earlier moment shows. How many it grew.
+    fn grow_steps(&mut self, steps: usize) -> usize {
+        if steps == 0 || self.history.is_scrubbed() {
+            return 0;
+        }
+        let started = Instant::now();
+        let grew = self.terrain.growth.step(steps);
+        self.history
+            .record_growth(grew, started.elapsed(), &self.terrain);
+        grew
     }
 
     /// Whether growth is paused, and how fast it goes.
@@ -495,7 +640,7 @@ impl World {
     /// schedule, growing on from where the terrain stands at `now`.
     pub fn set_growth_limit(&mut self, limit: Option<usize>, now: i64) {
         if limit.is_none() && self.growth_limit.is_some() {
-            self.schedule.resume(now, self.growth.steps_done());
+            self.schedule.resume(now, self.terrain.growth.steps_done());
         }
         self.growth_limit = limit;
     }
@@ -511,8 +656,8 @@ impl World {
     /// command before applying it too ([`World::grow_to`] also settles the
     /// edits, which a log's offline replay wants and a live peer does not).
     pub fn catch_up_to(&mut self, iteration: usize) {
-        let behind = iteration.saturating_sub(self.growth.steps_done());
-        if self.growth.step(behind) > 0 {
+        let behind = iteration.saturating_sub(self.terrain.growth.steps_done());
+        if self.grow_steps(behind) > 0 {
             self.compose();
         }
     }
@@ -525,23 +670,28 @@ impl World {
     pub fn grown_checksum(&self) -> u64 {
         use sha2::{Digest, Sha256};
         let mut hasher = Sha256::new();
-        for height in self.growth.heightmap().cells() {
+        for height in self.terrain.growth.heightmap().cells() {
             hasher.update(height.to_bits().to_le_bytes());
         }
         let digest = hasher.finalize();
         u64::from_le_bytes(digest[..8].try_into().expect("a SHA-256 has 32 bytes"))
     }
 
+    /// The world's history, and the moment it shows.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
     /// Terrain commands undo can still take back.
     pub fn undo_depth(&self) -> usize {
-        self.undo.len()
+        self.terrain.undo.len()
     }
 
     /// The next seed: `mix(previous seed, reseed count)`, so a run is
     /// reproducible from its first seed.
     fn next_seed(&mut self) -> u64 {
-        self.reseed_count += 1;
-        mix(self.growth.seed(), self.reseed_count)
+        self.terrain.reseed_count += 1;
+        mix(self.terrain.growth.seed(), self.terrain.reseed_count)
     }
 
     /// Makes `placement` the settled one, as `cause` put it there.
@@ -557,10 +707,12 @@ impl World {
     /// and whether the heights changed.
     pub fn grow(&mut self, now: i64) -> (usize, bool) {
         let due = match self.growth_limit {
-            Some(limit) => limit.min(self.growth.steps_total()),
-            None => self.schedule.iterations_due(now, self.growth.steps_total()),
+            Some(limit) => limit.min(self.terrain.growth.steps_total()),
+            None => self
+                .schedule
+                .iterations_due(now, self.terrain.growth.steps_total()),
         };
-        let behind = due.saturating_sub(self.growth.steps_done());
+        let behind = due.saturating_sub(self.terrain.growth.steps_done());
         // A peer far behind its host's announcement catches up faster, by
         // the time the frame stands for: a headset drawing slowly does more
         // a frame, so being level takes the same time at any frame rate.
@@ -570,12 +722,8 @@ impl World {
         } else {
             self.max_iterations_per_frame
         };
-        let applied = if behind == 0 {
-            0
-        } else {
-            self.growth.step(behind.min(budget))
-        };
-        let edited = self.edits.advance(now);
+        let applied = self.grow_steps(behind.min(budget));
+        let edited = self.terrain.edits.advance(now);
         if applied > 0 || edited {
             self.compose();
         }
@@ -605,17 +753,20 @@ impl World {
     /// The heights that show (terrain units): the grown terrain plus its
     /// edits, an edit easing in and a lift's preview.
     pub fn heightmap(&self) -> &Heightmap {
-        self.edits.shown().unwrap_or(self.growth.heightmap())
+        self.terrain
+            .edits
+            .shown()
+            .unwrap_or(self.terrain.growth.heightmap())
     }
 
     /// The lowest and highest height now (terrain units).
     pub fn height_range(&self) -> (f32, f32) {
-        self.growth.height_range()
+        self.terrain.growth.height_range()
     }
 
     /// How many times taller than it is the land is drawn (1: true to its size).
     pub fn exaggeration(&self) -> f32 {
-        self.exaggeration
+        self.terrain.exaggeration
     }
 
     /// The hologram's bounds in hologram space (metres at 1×), relief included.
@@ -625,37 +776,37 @@ impl World {
 
     /// The current seed.
     pub fn seed(&self) -> u64 {
-        self.growth.seed()
+        self.terrain.growth.seed()
     }
 
     /// Iterations applied to the current seed so far.
     pub fn iterations_done(&self) -> usize {
-        self.growth.steps_done()
+        self.terrain.growth.steps_done()
     }
 
     /// What the terrain is made of.
     pub fn recipe(&self) -> &Recipe {
-        self.growth.recipe()
+        self.terrain.growth.recipe()
     }
 
     /// What its recipe is called: a built-in name or a file.
     pub fn recipe_name(&self) -> &str {
-        &self.recipe_name
+        &self.terrain.recipe_name
     }
 
     /// Whether every growth step of the current seed is done.
     pub fn growth_complete(&self) -> bool {
-        self.growth.is_complete()
+        self.terrain.growth.is_complete()
     }
 
     /// The built-in landscape after the current one (the first after a
     /// recipe from a file).
     pub fn next_landscape(&self) -> BuiltInName {
-        BuiltInName::after(&self.recipe_name)
+        BuiltInName::after(&self.terrain.recipe_name)
     }
 
     /// Iterations in a full growth.
     pub fn iterations_total(&self) -> usize {
-        self.growth.steps_total()
+        self.terrain.growth.steps_total()
     }
 }

@@ -1,8 +1,10 @@
 //! Undo and redo: what each terrain command (reseed, landscape, edit, weather, exaggeration) replaced, newest last, the last [`UNDO_DEPTH`] of them.
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::history::Future;
 use crate::terrain::recipe_growth::RecipeGrowth;
 
 /// Terrain commands that can be taken back, counting back from the last.
@@ -27,6 +29,7 @@ pub enum Undone {
 }
 
 /// What one terrain command replaced.
+#[derive(Clone)]
 pub enum Replaced {
     /// An edit: the edit layer as it was before.
     Edit {
@@ -59,13 +62,24 @@ pub enum Replaced {
         /// How far it had grown.
         steps: usize,
     },
+    /// A change made at an earlier moment (scrubbed back to): the history
+    /// it cut off. Undoing it goes back to that moment with the history
+    /// after it as it was; it cannot be redone.
+    Branch {
+        /// Which command made the change.
+        kind: Undone,
+        /// What it cut off.
+        future: Arc<Future>,
+    },
 }
 
 impl Replaced {
     /// Which command it was.
     pub fn kind(&self) -> Undone {
         match self {
-            Replaced::Edit { kind, .. } | Replaced::Terrain { kind, .. } => *kind,
+            Replaced::Edit { kind, .. }
+            | Replaced::Terrain { kind, .. }
+            | Replaced::Branch { kind, .. } => *kind,
             Replaced::Weather { .. } => Undone::Weather,
             Replaced::Exaggeration { .. } => Undone::Exaggeration,
         }
@@ -73,13 +87,16 @@ impl Replaced {
 }
 
 /// The commands that can still be taken back, and those undo took back
-/// that can be done again.
-#[derive(Default)]
+/// that can be done again. Shared, not copied, by the history's
+/// checkpoints: what one command replaced can be a whole growth.
+#[derive(Default, Clone)]
 pub struct UndoStack {
-    steps: VecDeque<Replaced>,
+    steps: VecDeque<Arc<Replaced>>,
     /// What each undo replaced, newest last: a redo's to put back. Any new
     /// change clears it, as a history that branched has nothing to redo.
-    undone: Vec<Replaced>,
+    undone: Vec<Arc<Replaced>>,
+    /// Commands noted so far.
+    pushed: u64,
 }
 
 impl UndoStack {
@@ -87,7 +104,30 @@ impl UndoStack {
     /// [`UNDO_DEPTH`]; nothing undone can be redone after it.
     pub fn push(&mut self, replaced: Replaced) {
         self.undone.clear();
+        self.pushed += 1;
         self.push_undone(replaced);
+    }
+
+    /// How many commands [`UndoStack::push`] noted, ever: whether a command
+    /// pushed one.
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Marks the last command noted as made at an earlier moment: undoing
+    /// it gives back `future`, the history it cut off.
+    pub fn mark_branch(&mut self, future: Arc<Future>) {
+        if let Some(last) = self.steps.pop_back() {
+            self.steps.push_back(Arc::new(Replaced::Branch {
+                kind: last.kind(),
+                future,
+            }));
+        }
+    }
+
+    /// What the last command replaced, left where it is.
+    pub fn last(&self) -> Option<&Replaced> {
+        self.steps.back().map(Arc::as_ref)
     }
 
     /// Notes what a redo replaced: it can be undone again, and what else
@@ -96,17 +136,17 @@ impl UndoStack {
         if self.steps.len() == UNDO_DEPTH {
             self.steps.pop_front();
         }
-        self.steps.push_back(replaced);
+        self.steps.push_back(Arc::new(replaced));
     }
 
     /// Notes what an undo replaced, for a redo.
     pub fn push_redo(&mut self, replaced: Replaced) {
-        self.undone.push(replaced);
+        self.undone.push(Arc::new(replaced));
     }
 
     /// What the last undo replaced, if nothing new came since.
     pub fn pop_redo(&mut self) -> Option<Replaced> {
-        self.undone.pop()
+        self.undone.pop().map(Arc::unwrap_or_clone)
     }
 
     /// How many undos can be redone.
@@ -116,7 +156,7 @@ impl UndoStack {
 
     /// What the last command replaced, if any is left.
     pub fn pop(&mut self) -> Option<Replaced> {
-        self.steps.pop_back()
+        self.steps.pop_back().map(Arc::unwrap_or_clone)
     }
 
     /// How many commands can be taken back.

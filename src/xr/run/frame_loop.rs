@@ -522,6 +522,9 @@ impl<'a> FrameLoop<'a> {
                     Some(undone) => log::info!("undid the last {undone:?}"),
                     None => log::info!("nothing left to undo"),
                 },
+                AppEvent::Scrubbed { to, length, ms } => {
+                    log::info!("the world shows moment {to} of {length} (rebuilt in {ms:.1} ms)")
+                }
                 AppEvent::Redid { redone } => match redone {
                     Some(redone) => log::info!("redid the last undone {redone:?}"),
                     None => log::info!("nothing to redo"),
