@@ -26,6 +26,11 @@ pub enum VoiceCommand {
     Undo,
     /// "redo": what the last undo took back is done again.
     Redo,
+    /// "back": the world shows the moment before the last change before
+    /// the one shown (growth included).
+    Back,
+    /// "forward": the world shows the moment after the next change, or now.
+    Forward,
     /// A button's label: it presses that button when it is on show.
     Label(&'static str),
 }
@@ -34,7 +39,7 @@ use super::controls::{every_label, says};
 
 /// Every phrase the app understands, as the speech recognizer's dictionary
 /// spells it, with its command.
-pub const PHRASES: [(&str, VoiceCommand); 7] = [
+pub const PHRASES: [(&str, VoiceCommand); 9] = [
     ("new terrain", VoiceCommand::NewTerrain),
     ("bigger", VoiceCommand::Bigger),
     ("smaller", VoiceCommand::Smaller),
@@ -42,6 +47,8 @@ pub const PHRASES: [(&str, VoiceCommand); 7] = [
     ("next landscape", VoiceCommand::NextLandscape),
     ("undo", VoiceCommand::Undo),
     ("redo", VoiceCommand::Redo),
+    ("back", VoiceCommand::Back),
+    ("forward", VoiceCommand::Forward),
 ];
 
 impl VoiceCommand {

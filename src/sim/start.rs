@@ -165,6 +165,7 @@ pub(super) fn start_run(
     };
     let driver = FrameDriver::new(driver::app_for(&start)?);
     let run = RunLoop::new(driver, start.clone(), frames)
+        .opened_from(args.world.open.as_deref())
         .in_session(session)
         .offering(network)
         .saving_into(saves);

@@ -215,6 +215,15 @@ impl Interaction {
         if input.voice == Some(VoiceCommand::Redo) {
             commands.issue(Command::Redo);
         }
+        let history = commands.world().history();
+        let moment = match input.voice {
+            Some(VoiceCommand::Back) => Some(history.back()),
+            Some(VoiceCommand::Forward) => Some(history.forward()),
+            _ => None,
+        };
+        if let Some(to) = moment {
+            commands.issue(Command::Scrub { to });
+        }
         let next_landscape_said = input.voice == Some(VoiceCommand::NextLandscape)
             && self.drawn(input, commands.world()).is_some();
         if next_landscape_said {

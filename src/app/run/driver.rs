@@ -10,8 +10,11 @@ use std::time::Instant;
 
 use thiserror::Error;
 
+use std::path::PathBuf;
+
 use super::log::{CommandLog, LogEntry, LogStart};
 use super::recorder::RunRecorder;
+use super::save;
 use super::scene::SceneBuilder;
 use crate::app::frame::{FrameInput, FrameOutput};
 use crate::app::update::App;
@@ -38,6 +41,11 @@ pub struct WorldArgs {
     /// HoloLens, the persisted anchor) and place it afresh.
     #[arg(long)]
     pub forget_placement: bool,
+    /// Go on from a save (a save-NNN folder "Save terrain" wrote): its
+    /// recipe, seed, map and history, replayed bit for bit. A folder that
+    /// is not one is one line, and the run grows its own world.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["recipe", "seed"])]
+    pub open: Option<PathBuf>,
 }
 
 impl Default for WorldArgs {
@@ -50,6 +58,7 @@ impl Default for WorldArgs {
                 height: 257,
             },
             forget_placement: false,
+            open: None,
         }
     }
 }
@@ -58,6 +67,12 @@ impl WorldArgs {
     /// Where this world starts, as the command log says it: the recipe
     /// `--recipe` names, else `default` (a name or a file).
     pub fn log_start(&self, default: &str) -> Result<LogStart, RecipeError> {
+        if let Some(dir) = &self.open {
+            match save::open_save(dir) {
+                Ok(log) => return Ok(LogStart::opening(&log)),
+                Err(line) => ::log::warn!("{line}; growing a world of its own instead"),
+            }
+        }
         let name = self.recipe.as_deref().unwrap_or(default);
         Ok(LogStart {
             recipe: name.into(),

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::app::world::command::{Applied, Command, Origin};
+use crate::app::world::history::PastStep;
 use crate::app::world::{AppConfig, AppError, World};
 use crate::terrain::recipe::Recipe;
 
@@ -39,6 +40,32 @@ pub struct LogStart {
     /// the same times.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stalls: Vec<(i64, i64)>,
+    /// The runs whose history this one goes on from (a save opened, itself
+    /// perhaps opened from another), oldest first: their terrain commands
+    /// are applied, each at its iteration, before anything of this run's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opened: Vec<PastRun>,
+}
+
+/// A run gone on from: its commands and where it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PastRun {
+    /// Its commands, in the order applied.
+    pub entries: Vec<LogEntry>,
+    /// Where it ended.
+    pub end: LogEnd,
+}
+
+impl PastRun {
+    /// Its commands a run going on from it applies again: those that
+    /// change the terrain and the scrubs (a placement or a pause was that
+    /// run's own).
+    pub fn replayed(&self) -> impl Iterator<Item = &LogEntry> {
+        self.entries.iter().filter(|entry| {
+            entry.command.changes_terrain() || matches!(entry.command, Command::Scrub { .. })
+        })
+    }
 }
 
 /// Largest side of the map a command log (or a shared session's welcome)
@@ -70,18 +97,67 @@ impl LogStart {
             width,
             height,
             stalls: Vec::new(),
+            opened: Vec::new(),
         }
     }
 
-    /// The app configuration this start grows.
+    /// The start of a run that goes on from where `log`'s run ended (a save
+    /// opened): the same recipe, seed and map, with its history.
+    pub fn opening(log: &CommandLog) -> Self {
+        let mut opened = log.start.opened.clone();
+        opened.push(PastRun {
+            entries: log.entries.clone(),
+            end: log.end.unwrap_or(LogEnd {
+                frame: log.entries.last().map_or(0, |entry| entry.frame),
+                iteration: log.entries.last().map_or(0, |entry| entry.iteration),
+            }),
+        });
+        LogStart {
+            stalls: Vec::new(),
+            opened,
+            ..log.start.clone()
+        }
+    }
+
+    /// The app configuration this start grows (with the history of the
+    /// runs it goes on from: their terrain commands and scrubs, each at its
+    /// iteration, then growth to where each ended).
     pub fn app_config(&self) -> AppConfig {
-        AppConfig::new(
+        let mut config = AppConfig::new(
             self.values.clone(),
             &self.recipe,
             self.width,
             self.height,
             self.seed,
-        )
+        );
+        for run in &self.opened {
+            for entry in run.replayed() {
+                config.past.push(PastStep::Apply {
+                    iteration: entry.iteration,
+                    command: entry.command.clone(),
+                    time_ns: entry.time_ns,
+                });
+            }
+            config.past.push(PastStep::GrowTo(run.end.iteration));
+        }
+        config
+    }
+
+    /// Whether the runs it goes on from can be replayed: each one's
+    /// commands can apply and follow one another; else what is wrong.
+    fn check_opened(&self) -> Result<(), String> {
+        for (index, run) in self.opened.iter().enumerate() {
+            for (seq, entry) in run.entries.iter().enumerate() {
+                let at = || format!("the opened run {}'s command {seq}", index + 1);
+                if entry.seq != seq as u64 {
+                    return Err(format!("{} has seq {}", at(), entry.seq));
+                }
+                if let Err(invalid) = entry.command.check() {
+                    return Err(format!("{} cannot apply: {invalid}", at()));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -211,6 +287,9 @@ impl CommandLog {
             return Err(problem(1, format!("the recipe's {error}")));
         }
         if let Err(error) = start.check_size() {
+            return Err(problem(1, error));
+        }
+        if let Err(error) = start.check_opened() {
             return Err(problem(1, error));
         }
         let mut log = CommandLog::new(start);

@@ -153,6 +153,21 @@ impl<N: Network> RunLoop<N> {
         self
     }
 
+    /// Notes in the record that the world went on from the save in
+    /// `folder`, when its start holds a history (a folder that was not a
+    /// save gave a world of its own, and nothing is noted).
+    pub fn opened_from(self, folder: Option<&std::path::Path>) -> Self {
+        let commands = {
+            let record = self.record();
+            let opened = &record.command_log().start.opened;
+            opened.last().map(|run| run.replayed().count())
+        };
+        if let (Some(folder), Some(commands)) = (folder, commands) {
+            self.record().opened(folder, commands);
+        }
+        self
+    }
+
     /// "Save terrain" writes into `folder`; without one it says so.
     pub fn saving_into(mut self, folder: Option<PathBuf>) -> Self {
         self.save_folder = folder;

@@ -278,6 +278,20 @@ impl RunRecorder {
         self.log = CommandLog::new(start);
     }
 
+    /// A save in `folder` was opened: the world goes on from its history,
+    /// `commands` long.
+    pub fn opened(&mut self, folder: &std::path::Path, commands: usize) {
+        let time = self
+            .display_ns
+            .map_or(0.0, |(first, last)| (last - first) as f64 * 1e-9);
+        self.opened.push(OpenedRecord {
+            frame: self.frames,
+            time,
+            folder: folder.display().to_string(),
+            commands,
+        });
+    }
+
     /// Frames drawn so far.
     pub fn frames(&self) -> u64 {
         self.frames

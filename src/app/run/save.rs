@@ -119,6 +119,43 @@ pub fn save_terrain(
     Ok(dir)
 }
 
+/// The command log of the save in `dir`, to open it: one line saying
+/// what is wrong when `dir` is missing, is not a save, or holds a log cut
+/// short or corrupt.
+pub fn open_save(dir: &Path) -> Result<CommandLog, String> {
+    let cannot = |why: String| format!("cannot open the save {}: {why}", dir.display());
+    if !dir.is_dir() {
+        return Err(cannot("there is no such folder".into()));
+    }
+    let file = dir.join(COMMAND_LOG_FILE);
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            return Err(cannot(format!(
+                "it is not a holoterrain save (it has no {COMMAND_LOG_FILE}); open a save-NNN folder"
+            )));
+        }
+        Err(error) => return Err(cannot(format!("{COMMAND_LOG_FILE}: {error}"))),
+    };
+    CommandLog::parse(&text).map_err(|error| cannot(format!("{COMMAND_LOG_FILE} {error}")))
+}
+
+/// The saves in `state_dir`, newest first (by number).
+pub fn saves_in(state_dir: &Path) -> Vec<PathBuf> {
+    let mut saves: Vec<(u32, PathBuf)> = std::fs::read_dir(state_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let number = name.strip_prefix("save-")?.parse::<u32>().ok()?;
+            entry.path().is_dir().then(|| (number, entry.path()))
+        })
+        .collect();
+    saves.sort_by(|a, b| b.0.cmp(&a.0));
+    saves.into_iter().map(|(_, path)| path).collect()
+}
+
 /// Makes the first `save-NNN` folder not yet in `state_dir`; creating it is
 /// what claims the number, so two saves never share one.
 fn claim_folder(state_dir: &Path) -> Result<PathBuf, SaveError> {
@@ -186,6 +223,31 @@ mod tests {
         let again = save_terrain(dir.path(), &log(), None).unwrap();
         assert_eq!(again, dir.path().join("save-003"));
         assert!(!again.join("picture.png").exists());
+    }
+
+    #[test]
+    fn a_save_opens_to_its_log_and_anything_else_is_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let saved = save_terrain(dir.path(), &log(), None).unwrap();
+        assert_eq!(open_save(&saved).unwrap(), log());
+        assert_eq!(saves_in(dir.path()), vec![saved.clone()]);
+        let foreign = dir.path().join("holiday");
+        std::fs::create_dir(&foreign).unwrap();
+        let partial = dir.path().join("save-002");
+        std::fs::create_dir(&partial).unwrap();
+        let text = log().to_jsonl();
+        std::fs::write(partial.join(COMMAND_LOG_FILE), &text[..text.len() / 2]).unwrap();
+        for (folder, says) in [
+            (dir.path().join("save-404"), "there is no such folder"),
+            (foreign, "it is not a holoterrain save"),
+            (partial.clone(), "commands.jsonl line 1: not the start line"),
+        ] {
+            let line = open_save(&folder).unwrap_err();
+            assert!(line.starts_with("cannot open the save "), "{line}");
+            assert!(line.contains(says), "{line}");
+            assert!(!line.contains('\n'), "{line}");
+        }
+        assert_eq!(saves_in(dir.path()), vec![partial, saved], "newest first");
     }
 
     #[test]

@@ -63,6 +63,20 @@ impl Step {
     }
 }
 
+/// What a world goes on from before its own commands: a saved run's
+/// history, replayed as it was made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PastStep {
+    /// Grow to `iteration` of the seed growing, then apply `command`.
+    Apply {
+        iteration: usize,
+        command: Command,
+        time_ns: i64,
+    },
+    /// Grow to this iteration of the seed growing.
+    GrowTo(usize),
+}
+
 /// The terrain at one moment.
 #[derive(Clone)]
 struct Checkpoint {

@@ -21,7 +21,7 @@ use self::growth::{
     CATCH_UP_ITERATIONS_PER_FRAME, GrowthSchedule, MAX_ITERATIONS_PER_FRAME,
     MAX_ITERATIONS_PER_SECOND, MIN_ITERATIONS_PER_SECOND, catch_up_frames,
 };
-use self::history::{History, Replay, Terrain};
+use self::history::{History, PastStep, Replay, Terrain};
 use self::placement::{Placement, PlacementCause};
 use self::undo::{Replaced, UndoStack, Undone};
 use crate::input::Aabb;
@@ -102,6 +102,8 @@ pub struct AppConfig {
     /// Most iterations one frame applies ([`MAX_ITERATIONS_PER_FRAME`] for
     /// the app; benchmarks lift it to compare with unbudgeted catch-up).
     pub max_iterations_per_frame: usize,
+    /// The history it goes on from (a save opened), replayed first.
+    pub past: Vec<PastStep>,
 }
 
 impl AppConfig {
@@ -120,6 +122,7 @@ impl AppConfig {
             seed,
             iterations_per_second: DEFAULT_ITERATIONS_PER_SECOND,
             max_iterations_per_frame: MAX_ITERATIONS_PER_FRAME,
+            past: Vec::new(),
         }
     }
 }
@@ -181,7 +184,7 @@ impl World {
             recipe_name: config.recipe_name.clone(),
             reseed_count: 0,
         };
-        Ok(World {
+        let mut world = World {
             history: History::new(&terrain),
             terrain,
             schedule: GrowthSchedule::new(config.iterations_per_second),
@@ -194,7 +197,22 @@ impl World {
             last_display_time_ns: None,
             frame_interval_ns: 0,
             growth_limit: None,
-        })
+        };
+        for step in &config.past {
+            match step {
+                PastStep::Apply {
+                    iteration,
+                    command,
+                    time_ns,
+                } => {
+                    world.grow_to(*iteration);
+                    world.apply(command, *time_ns);
+                }
+                PastStep::GrowTo(iteration) => world.grow_to(*iteration),
+            }
+        }
+        world.settle_edits();
+        Ok(world)
     }
 
     /// Starts the frame shown at `now`: display time since the last frame
@@ -340,7 +358,9 @@ impl World {
             }
             Command::Place { cause, placement } => {
                 if !self.ever_placed {
+                    // A world opened from a save grows on from where it stands.
                     self.schedule.start(now);
+                    self.schedule.resume(now, self.terrain.growth.steps_done());
                     self.ever_placed = true;
                 }
                 Some(self.settle(placement, cause))

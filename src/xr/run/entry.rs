@@ -307,6 +307,7 @@ fn run_with<B: GraphicsBinding>(
         .and_then(std::path::Path::parent)
         .map(std::path::Path::to_path_buf);
     let run = RunLoop::new(FrameDriver::new(driver::app_for(&start)?), start, 0)
+        .opened_from(args.world.open.as_deref())
         .in_session(share)
         .offering(LocalNetwork::new(
             args.shared.share_port,

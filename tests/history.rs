@@ -1,0 +1,144 @@
+//! The world's history end to end in the simulator: "back" shows the land as it stood before the last change and "forward" brings it back, bit for bit; a save opened with `--open` goes on from its terrain exactly, its report says so, and `generate --replay` of the new run's log agrees; a folder that is not a save is one line and the run goes on.
+use std::path::{Path, PathBuf};
+
+use holoterrain::app::driver::WorldArgs;
+use holoterrain::sim::{self, SimArgs};
+use holoterrain::size::Size;
+
+mod support {
+    pub mod generate;
+}
+
+const SIDE: u32 = 33;
+/// Frames past the demo's 500 iterations (8.3 s), with changes from 9 s.
+const FRAMES: u64 = 840;
+const HEAD: &str = "0.0 head 0.0 1.6 0.0 0.0 1.3 -1.0\n";
+const LIFT: &str = "9.0 lift left 1 0.4 0.6 0.05\n";
+
+fn args(dir: &Path, name: &str, events: &str) -> SimArgs {
+    let script = dir.join(format!("{name}.txt"));
+    std::fs::write(&script, format!("{HEAD}{events}")).unwrap();
+    SimArgs {
+        frames: FRAMES,
+        world: WorldArgs {
+            seed: 3,
+            size: Size {
+                width: SIDE,
+                height: SIDE,
+            },
+            ..WorldArgs::default()
+        },
+        resolution: Size {
+            width: 48,
+            height: 32,
+        },
+        script: Some(script),
+        out: dir.join(name),
+        every: 1000,
+        ..SimArgs::default()
+    }
+}
+
+fn run(args: SimArgs) -> PathBuf {
+    sim::run(&args).unwrap();
+    args.out
+}
+
+fn heights(out: &Path) -> Vec<u8> {
+    std::fs::read(out.join("terrain.f32")).unwrap()
+}
+
+fn report(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn back_shows_the_land_before_the_change_and_forward_brings_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = run(args(dir.path(), "plain", ""));
+    let lifted = run(args(dir.path(), "lifted", LIFT));
+    assert_ne!(heights(&plain), heights(&lifted));
+    let back = run(args(dir.path(), "back", &format!("{LIFT}11.0 say back\n")));
+    assert_eq!(heights(&back), heights(&plain), "before the lift");
+    let scrubs = &report(&back)["scrubs"];
+    assert_eq!(scrubs.as_array().unwrap().len(), 1, "{scrubs}");
+    let to = scrubs[0]["to"].as_f64().unwrap();
+    assert!(to > 0.5 && to < 1.0, "{scrubs}");
+    let forward = run(args(
+        dir.path(),
+        "forward",
+        &format!("{LIFT}11.0 say back\n12.0 say forward\n"),
+    ));
+    assert_eq!(heights(&forward), heights(&lifted), "back to now");
+    assert_eq!(report(&forward)["scrubs"][1]["to"], 1.0);
+    // The log replays the scrubs too.
+    support::generate::generate(
+        dir.path(),
+        &[
+            "--replay",
+            back.join("commands.jsonl").to_str().unwrap(),
+            "--format",
+            "f32",
+            "--out",
+            dir.path().join("replayed.f32").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("replayed.f32")).unwrap(),
+        heights(&back)
+    );
+}
+
+#[test]
+fn a_save_opened_goes_on_from_its_terrain_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let lifted = run(args(dir.path(), "lifted", LIFT));
+    // What "Save terrain" keeps of the run that counts for opening it.
+    let save = dir.path().join("save-001");
+    std::fs::create_dir(&save).unwrap();
+    std::fs::copy(lifted.join("commands.jsonl"), save.join("commands.jsonl")).unwrap();
+
+    let mut opening = args(dir.path(), "opened", "");
+    opening.frames = 30;
+    opening.world = WorldArgs {
+        open: Some(save.clone()),
+        ..opening.world
+    };
+    let opened = run(opening);
+    assert_eq!(heights(&opened), heights(&lifted));
+    let record = &report(&opened)["opened"];
+    assert_eq!(record[0]["folder"], save.display().to_string());
+    assert_eq!(record[0]["commands"], 1, "{record}");
+    // Undo in the opened world takes back the saved lift.
+    let mut undoing = args(dir.path(), "undone", "0.2 say undo\n");
+    undoing.frames = 30;
+    undoing.world.open = Some(save.clone());
+    let undone = run(undoing);
+    let plain = run(args(dir.path(), "plain", ""));
+    assert_eq!(heights(&undone), heights(&plain));
+    // The new run's log holds the saved history: a replay agrees.
+    let replayed = dir.path().join("replayed.f32");
+    support::generate::generate(
+        dir.path(),
+        &[
+            "--replay",
+            undone.join("commands.jsonl").to_str().unwrap(),
+            "--format",
+            "f32",
+            "--out",
+            replayed.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(std::fs::read(replayed).unwrap(), heights(&undone));
+}
+
+#[test]
+fn a_folder_that_is_not_a_save_is_one_line_and_the_run_grows_its_own_world() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = run(args(dir.path(), "plain", ""));
+    let mut opening = args(dir.path(), "foreign", "");
+    opening.world.open = Some(dir.path().to_path_buf());
+    let foreign = run(opening);
+    assert_eq!(heights(&foreign), heights(&plain));
+    assert_eq!(report(&foreign)["opened"], serde_json::json!([]));
+}
