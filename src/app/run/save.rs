@@ -152,7 +152,7 @@ pub fn saves_in(state_dir: &Path) -> Vec<PathBuf> {
             entry.path().is_dir().then(|| (number, entry.path()))
         })
         .collect();
-    saves.sort_by(|a, b| b.0.cmp(&a.0));
+    saves.sort_by_key(|save| std::cmp::Reverse(save.0));
     saves.into_iter().map(|(_, path)| path).collect()
 }
 
