@@ -49,6 +49,9 @@ enum Job {
     /// One step: the working copy done with (the heights are its, scaled
     /// back from 0..1).
     FromUnit,
+    /// A job done with, its buffers let go: a copy of the growth (the
+    /// history's checkpoint) need not carry them.
+    Finished,
 }
 
 /// A recipe growing on one map from one seed.
@@ -288,19 +291,8 @@ impl RecipeGrowth {
             Job::Mei(job) => job.slices(),
             Job::Particles(job) => job.slices(),
             Job::ToUnit | Job::FromUnit => 1,
+            Job::Finished => 0,
         }
-    }
-
-    /// Starts again, flat, from `seed`.
-    pub fn reseed(&mut self, seed: u64) {
-        self.seed = seed;
-        if let Some(generator) = &mut self.generator {
-            generator.reseed(seed);
-        }
-        // Every job was made and checked for this recipe and size once
-        // already; only the seed differs.
-        self.start()
-            .expect("a recipe that started once starts again");
     }
 
     /// Grows up to `steps` more steps; how many it did.
@@ -318,6 +310,7 @@ impl RecipeGrowth {
                             .cells_mut()
                             .copy_from_slice(generator.heightmap().cells());
                         self.map_is_current = true;
+                        self.generator = None;
                         // The range is the map's now, not the generator's.
                         map_changed = true;
                         self.current += 1;
@@ -359,9 +352,11 @@ impl RecipeGrowth {
                             true
                         }
                         Job::Faults => unreachable!("matched above"),
+                        Job::Finished => unreachable!("a finished job is never current"),
                     };
                     map_changed = true;
                     if finished {
+                        self.jobs[self.current] = Job::Finished;
                         self.current += 1;
                     }
                     1

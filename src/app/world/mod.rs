@@ -702,6 +702,12 @@ impl World {
         &self.history
     }
 
+    /// Takes the history's checkpoints after `spacing` of work (a benchmark
+    /// that wants none but the start, or one per step).
+    pub fn set_checkpoint_spacing(&mut self, spacing: std::time::Duration) {
+        self.history.set_spacing(spacing);
+    }
+
     /// Terrain commands undo can still take back.
     pub fn undo_depth(&self) -> usize {
         self.terrain.undo.len()
