@@ -193,6 +193,9 @@ pub enum AppEvent {
     /// The wearer asked to host a shared session from here ("Share
     /// session"): the platform opens it, if the headset is in none.
     ShareAsked,
+    /// The wearer asked to leave the shared session ("Leave session"): the
+    /// run loop ends this headset's part in it, and the app goes on alone.
+    LeaveAsked,
     /// A button's press began or ended: a click sounds from `at` (metres,
     /// the reference space) where the platform can play one.
     Click {

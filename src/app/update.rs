@@ -283,6 +283,10 @@ impl App {
             SessionIn::Step(step) => self.follow(step),
             SessionIn::Placement(relative, origin) => self.follow_placement(relative, origin),
             SessionIn::Heads(heads) => self.see_heads(heads),
+            SessionIn::Left => {
+                self.sharing = None;
+                self.interaction.clear_session_code();
+            }
         }
     }
 

@@ -169,15 +169,22 @@ mod tests {
         );
         assert_eq!(
             VoiceCommand::recognize("islands"),
-            Some(VoiceCommand::Label("islands"))
+            Some(VoiceCommand::Label("Islands"))
         );
+        // A landscape by its plain label; its recipe's name is no label.
+        assert_eq!(
+            VoiceCommand::recognize("mountains"),
+            Some(VoiceCommand::Label("Mountains"))
+        );
+        assert_eq!(VoiceCommand::recognize("cordillera"), None);
         // "New terrain" is a label too; the phrase keeps its meaning.
         assert_eq!(
             VoiceCommand::recognize("new terrain"),
             Some(VoiceCommand::NewTerrain)
         );
         let dictionary = VoiceCommand::dictionary();
-        assert!(dictionary.contains(&"close panel".to_string()));
+        assert!(dictionary.contains(&"close".to_string()));
+        assert!(dictionary.contains(&"leave session".to_string()));
         assert_eq!(
             dictionary
                 .iter()

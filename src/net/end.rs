@@ -46,6 +46,13 @@ impl SharedSession for Session {
             Session::Peer(peer) => peer.take_notes(),
         }
     }
+
+    fn leave(&mut self) {
+        match self {
+            Session::Host(host) => host.leave(),
+            Session::Peer(peer) => peer.say_goodbye(),
+        }
+    }
 }
 
 impl Session {

@@ -43,6 +43,8 @@ pub enum Action {
     UnpinPanel,
     /// Hide the panel.
     ClosePanel,
+    /// End this headset's part in the shared session it is in.
+    LeaveSession,
 }
 
 impl Action {
@@ -55,7 +57,7 @@ impl Action {
             Action::ResumeGrowth => "Resume growth",
             Action::PlaceHere => "Place here",
             Action::ShareSession => "Share session",
-            Action::Landscape(name) => name.as_str(),
+            Action::Landscape(name) => landscape_label(name),
             Action::Slower => "Slower",
             Action::Faster => "Faster",
             Action::Weather => "Weather",
@@ -64,10 +66,11 @@ impl Action {
             Action::Contours => "Contours",
             Action::Taller => "Taller",
             Action::Flatter => "Flatter",
-            Action::Save => "Save terrain",
-            Action::PinPanel => "Pin panel",
-            Action::UnpinPanel => "Unpin panel",
-            Action::ClosePanel => "Close panel",
+            Action::Save => "Save",
+            // One toggle: its lit bar, not its words, says which it is.
+            Action::PinPanel | Action::UnpinPanel => "Pin",
+            Action::ClosePanel => "Close",
+            Action::LeaveSession => "Leave session",
         }
     }
 
@@ -91,6 +94,7 @@ impl Action {
             Action::PinPanel => "pin panel",
             Action::UnpinPanel => "unpin panel",
             Action::ClosePanel => "close panel",
+            Action::LeaveSession => "leave session",
         }
     }
 
@@ -107,10 +111,16 @@ impl Action {
 /// Every label a button can ever show, from the buttons themselves: what
 /// a script's `press` may name and a speech recognizer listens for.
 pub fn every_label() -> Vec<&'static str> {
+    let panel = [false, true].into_iter().flat_map(|in_session| {
+        panel_groups(in_session)
+            .into_iter()
+            .flat_map(|group| group.actions)
+    });
     let mut labels: Vec<&'static str> = hand_menu_actions(false, false)
         .chain(hand_menu_actions(true, true))
-        .chain(panel_actions(false))
-        .chain(panel_actions(true))
+        .chain(title_bar_actions(false))
+        .chain(title_bar_actions(true))
+        .chain(panel)
         .map(Action::label)
         .collect();
     let mut seen = Vec::new();
@@ -130,7 +140,28 @@ pub fn says(words: &str, label: &str) -> bool {
         .eq(label.split_whitespace().map(str::to_lowercase))
 }
 
-/// The hand menu's buttons, top to bottom: "Share session" only while
+/// What a built-in landscape's button says: plain words a wearer would
+/// say aloud; the recipe keeps its file name (`--recipe`, the command log).
+pub fn landscape_label(name: BuiltInName) -> &'static str {
+    match name.as_str() {
+        "demo" => "Demo",
+        "ridges" => "Ridges",
+        "mesas" => "Mesas",
+        "highlands" => "Highlands",
+        "ranges" => "Ranges",
+        "islands" => "Islands",
+        "hillocks" => "Hills",
+        "summits" => "Peaks",
+        "valleys" => "Valleys",
+        "badlands" => "Badlands",
+        "cordillera" => "Mountains",
+        "uplands" => "Uplands",
+        // A recipe added without a label of its own shows its name.
+        other => other,
+    }
+}
+
+/// The hand menu's buttons, in reading order: "Share session" only while
 /// the headset is in no session.
 pub(super) fn hand_menu_actions(
     paused: bool,
@@ -151,29 +182,66 @@ pub(super) fn hand_menu_actions(
     all.into_iter().take(if in_session { 4 } else { 5 })
 }
 
-/// The panel's buttons: the landscapes, then the growth and panel controls.
-pub(super) fn panel_actions(pinned: bool) -> Vec<Action> {
-    Recipe::built_in_names()
-        .filter_map(BuiltInName::new)
-        .map(Action::Landscape)
-        .chain([
-            Action::Slower,
-            Action::Faster,
-            Action::Weather,
-            Action::Undo,
-            Action::Redo,
-            Action::Contours,
-            Action::Taller,
-            Action::Flatter,
-            Action::Save,
-            if pinned {
-                Action::UnpinPanel
-            } else {
-                Action::PinPanel
-            },
-            Action::ClosePanel,
-        ])
-        .collect()
+/// The buttons in the panel's title bar, left to right.
+pub(super) fn title_bar_actions(pinned: bool) -> [Action; 2] {
+    [
+        if pinned {
+            Action::UnpinPanel
+        } else {
+            Action::PinPanel
+        },
+        Action::ClosePanel,
+    ]
+}
+
+/// One group of the panel's buttons, under its heading.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PanelGroup {
+    /// The small heading over it.
+    pub(super) heading: &'static str,
+    /// Whether the growth readout shares its heading's line.
+    pub(super) readout: bool,
+    /// Its buttons, in reading order.
+    pub(super) actions: Vec<Action>,
+}
+
+/// The panel's groups, top to bottom: the landscapes, the commands, and
+/// while in a shared session, the session. Another group (or page) is
+/// another entry here; the layout takes it as it comes.
+pub(super) fn panel_groups(in_session: bool) -> Vec<PanelGroup> {
+    let mut groups = vec![
+        PanelGroup {
+            heading: "Landscapes",
+            readout: false,
+            actions: Recipe::built_in_names()
+                .filter_map(BuiltInName::new)
+                .map(Action::Landscape)
+                .collect(),
+        },
+        PanelGroup {
+            heading: "Commands",
+            readout: true,
+            actions: vec![
+                Action::Slower,
+                Action::Faster,
+                Action::Weather,
+                Action::Undo,
+                Action::Redo,
+                Action::Contours,
+                Action::Taller,
+                Action::Flatter,
+                Action::Save,
+            ],
+        },
+    ];
+    if in_session {
+        groups.push(PanelGroup {
+            heading: "Shared session",
+            readout: false,
+            actions: vec![Action::LeaveSession],
+        });
+    }
+    groups
 }
 
 #[cfg(test)]
@@ -186,9 +254,12 @@ mod tests {
         for label in [
             "New terrain",
             "Resume growth",
-            "Unpin panel",
-            "islands",
-            "Save terrain",
+            "Pin",
+            "Islands",
+            "Mountains",
+            "Hills",
+            "Leave session",
+            "Save",
         ] {
             assert!(labels.contains(&label), "{label}");
         }
@@ -196,6 +267,30 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), labels.len());
+    }
+
+    #[test]
+    fn every_built_in_landscape_has_a_plain_label_of_its_own_and_keeps_its_name() {
+        let names: Vec<BuiltInName> = Recipe::built_in_names()
+            .filter_map(BuiltInName::new)
+            .collect();
+        let labels: Vec<&str> = names.iter().map(|&name| landscape_label(name)).collect();
+        let mountains = BuiltInName::new("cordillera").unwrap();
+        assert_eq!(landscape_label(mountains), "Mountains");
+        assert_eq!(Action::Landscape(mountains).label(), "Mountains");
+        assert_eq!(mountains.as_str(), "cordillera");
+        assert_eq!(
+            landscape_label(BuiltInName::new("hillocks").unwrap()),
+            "Hills"
+        );
+        let mut distinct = labels.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), names.len(), "{labels:?}");
+        for label in labels {
+            assert_eq!(label.split_whitespace().count(), 1, "{label}");
+            assert!(every_label().contains(&label), "{label}");
+        }
     }
 
     #[test]

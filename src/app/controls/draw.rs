@@ -1,12 +1,12 @@
-//! What is drawn: the panel's backplate and title, the caption, every button in its look with its label, each hand's ray and cursor, and the ring under a fingertip; which of them each menu is made of; the colours they are drawn in, and the lowest contrast of a label on its plate.
+//! What is drawn: the panel's backplate, title bar, rules and headings, the caption, every button in its look with its label and its lit bar, each hand's ray and cursor, and the ring under a fingertip; which of them each menu is made of; the colours they are drawn in, and the lowest contrast of a text on what is behind it over every look.
 use glam::Vec3;
 
-use super::actions::panel_actions;
 use super::hit_test::Menu;
 use super::hit_test::Plane;
-use super::layout::{panel_size, title_rect};
 use super::measure::{ShownMenu, contrast_ratio, over, srgb_from_linear};
+use super::panel::{LABEL_PADDING_M, RULE_M, TextRole};
 use super::press::{HOVER_DISTANCE_M, Look, RELEASE_DEPTH_M};
+use super::ramp::{TextSize, text_in};
 use super::state::{Controls, HandState};
 use crate::input::Hand;
 use crate::input::hand::INDEX_TIP;
@@ -59,58 +59,18 @@ impl DrawnControls {
 }
 
 impl Controls {
-    /// What to draw: the panel's backplate and title, every button (its
-    /// look, the growing landscape marked) with its label, and while any
-    /// control shows, each hand's ray with a cursor where it meets a
-    /// button, and a ring under a fingertip near one.
+    /// What to draw: the panel (backplate, title bar, rules, headings and
+    /// readout), the caption, every button (its look, its lit bar when on)
+    /// with its label, and while any control shows, each hand's ray with a
+    /// cursor where it meets a button, and a ring under a fingertip near one.
     pub fn draw(&self, hands: [HandState; 2]) -> DrawnControls {
         let mut drawn = DrawnControls::default();
-        if let Some(panel) = self.panel {
-            let (width, height) = panel_size(panel_actions(panel.pinned).len());
-            let on_panel = Menu::LandscapesPanel;
-            drawn.plate(
-                on_panel,
-                UiQuad {
-                    rect: panel.plane.rect(0.0, 0.0, width, height),
-                    color: BACKPLATE,
-                    fill: UiFill::Solid,
-                },
-            );
-            let title = title_rect(&panel);
-            drawn.plate(
-                on_panel,
-                UiQuad {
-                    rect: title,
-                    color: TITLE_BAR,
-                    fill: UiFill::Solid,
-                },
-            );
-            drawn.label(
-                on_panel,
-                UiLabel {
-                    rect: inset(&title, 0.8),
-                    text: "Landscapes".into(),
-                    color: LABEL,
-                },
-            );
-        }
+        self.draw_panel(&mut drawn);
         if let Some((text, rect)) = &self.caption {
-            drawn.plate(
-                Menu::HandMenu,
-                UiQuad {
-                    rect: *rect,
-                    color: TITLE_BAR,
-                    fill: UiFill::Solid,
-                },
-            );
-            drawn.label(
-                Menu::HandMenu,
-                UiLabel {
-                    rect: inset(rect, 0.8),
-                    text: text.clone(),
-                    color: LABEL,
-                },
-            );
+            let menu = Menu::HandMenu;
+            drawn.plate(menu, solid(*rect, TITLE_BAR));
+            let slot = shrunk_across(rect, LABEL_PADDING_M);
+            drawn.label(menu, text_in(&slot, text.clone(), TextSize::Large, LABEL));
         }
         for button in &self.shown {
             let look = self.look(button.action);
@@ -124,43 +84,16 @@ impl Controls {
                 centre: button.rect.centre + sunk,
                 ..button.rect
             };
-            drawn.plate(
-                button.menu,
-                UiQuad {
-                    rect,
-                    color: match look {
-                        Look::Rest => REST,
-                        Look::Hover => HOVER,
-                        Look::Pressed => PRESSED,
-                    },
-                    fill: UiFill::Solid,
-                },
-            );
-            if button.marked {
-                drawn.plate(
-                    button.menu,
-                    UiQuad {
-                        rect: UiRect {
-                            centre: rect.centre - rect.right * 0.94 + button.normal() * 0.001,
-                            right: rect.right * 0.04,
-                            up: rect.up * 0.8,
-                        },
-                        color: MARK,
-                        fill: UiFill::Solid,
-                    },
-                );
+            drawn.plate(button.menu, solid(rect, plate_color(look, button.lit)));
+            if button.lit {
+                drawn.plate(button.menu, solid(lit_bar(&rect, button.normal()), LIT_BAR));
             }
-            drawn.label(
-                button.menu,
-                UiLabel {
-                    rect: UiRect {
-                        centre: rect.centre + button.normal() * 0.001,
-                        ..inset(&rect, 0.55)
-                    },
-                    text: button.action.label().into(),
-                    color: LABEL,
-                },
-            );
+            let slot = UiRect {
+                centre: rect.centre + button.normal() * 0.001,
+                ..shrunk_across(&rect, LABEL_PADDING_M)
+            };
+            let label = button.action.label();
+            drawn.label(button.menu, text_in(&slot, label, TextSize::Medium, LABEL));
         }
         if !self.shown.is_empty() {
             for hand in Hand::BOTH {
@@ -168,6 +101,50 @@ impl Controls {
             }
         }
         drawn
+    }
+
+    /// The panel's backplate, title bar, the rules between its groups, and
+    /// its own text (title, headings, readout).
+    fn draw_panel(&self, drawn: &mut DrawnControls) {
+        let (Some(panel), Some(layout)) = (self.panel, &self.panel_layout) else {
+            return;
+        };
+        let on_panel = Menu::LandscapesPanel;
+        let plane = panel.plane;
+        let (width, height) = (layout.width, layout.height);
+        drawn.plate(
+            on_panel,
+            solid(plane.rect(0.0, 0.0, width, height), BACKPLATE),
+        );
+        if let Some(title) = self.title_rect() {
+            drawn.plate(on_panel, solid(title, TITLE_BAR));
+        }
+        let forward = plane.normal() * 0.001;
+        for &y in &layout.rules {
+            let rule = plane.rect(0.0, y, width - 4.0 * LABEL_PADDING_M, RULE_M);
+            drawn.plate(
+                on_panel,
+                solid(
+                    UiRect {
+                        centre: rule.centre + forward,
+                        ..rule
+                    },
+                    RULE,
+                ),
+            );
+        }
+        for text in &layout.texts {
+            // A little wider than the text, so rounding never shrinks it.
+            let text_width = text.size.width_m(&text.text) * 1.01;
+            let slot = plane.rect(text.left + text_width / 2.0, text.y, text_width, 1.0);
+            let color = match text.role {
+                TextRole::Title => LABEL,
+                TextRole::Heading => HEADING,
+            };
+            let mut label = text_in(&slot, text.text.clone(), text.size, color);
+            label.rect.centre += forward;
+            drawn.label(on_panel, label);
+        }
     }
 
     /// One hand's ray and cursor, or the ring under its fingertip.
@@ -227,66 +204,123 @@ impl Controls {
     }
 }
 
+/// A solid quad over `rect` in `color`.
+fn solid(rect: UiRect, color: [f32; 4]) -> UiQuad {
+    UiQuad {
+        rect,
+        color,
+        fill: UiFill::Solid,
+    }
+}
+
+/// `rect` less `margin` at each end, across.
+fn shrunk_across(rect: &UiRect, margin: f32) -> UiRect {
+    let half = rect.right.length();
+    UiRect {
+        right: rect.right * ((half - margin).max(0.0) / half.max(f32::EPSILON)),
+        ..*rect
+    }
+}
+
+/// The lit bar along the bottom of a button's plate: a toggle that is on,
+/// the landscape growing now. As wide as most of the button and 4 mm tall
+/// (about 0.45° at the panel's distance), under its label.
+fn lit_bar(rect: &UiRect, normal: Vec3) -> UiRect {
+    let up = rect.up.normalize_or_zero();
+    let half_height = rect.up.length();
+    UiRect {
+        centre: rect.centre - up * (half_height - LIT_BAR_M / 2.0 - 0.002) + normal * 0.001,
+        right: rect.right * 0.8,
+        up: up * (LIT_BAR_M / 2.0),
+    }
+}
+
+/// How tall the lit bar is.
+const LIT_BAR_M: f32 = 0.004;
+
+/// The plate of a button in `look`, lit or not: a lit button at rest is
+/// tinted as well as barred; hovered or pressed, it takes those looks.
+fn plate_color(look: Look, lit: bool) -> [f32; 4] {
+    match (look, lit) {
+        (Look::Rest, false) => REST,
+        (Look::Rest, true) => TOGGLED,
+        (Look::Hover, _) => HOVER,
+        (Look::Pressed, _) => PRESSED,
+    }
+}
+
 // Plates are opaque (alpha 1), as Microsoft's guidance for depth-based
 // reprojection asks of UI backplates: a see-through plate would show what
 // is behind it at the depth of the plate, which moves it wrongly when the
-// runtime reprojects.
+// runtime reprojects. The looks differ by brightness, all dark enough
+// that the labels keep 4.5 : 1 on the brightest (pressed).
 
-/// A button at rest: a blue bright enough to show on an additive display.
-const REST: [f32; 4] = [0.05, 0.12, 0.32, 1.0];
+/// A button at rest: a blue that shows on an additive display.
+const REST: [f32; 4] = [0.025, 0.06, 0.17, 1.0];
 /// Hovered: brighter.
-const HOVER: [f32; 4] = [0.12, 0.28, 0.6, 1.0];
+const HOVER: [f32; 4] = [0.045, 0.1, 0.28, 1.0];
 /// Pressed: brighter still.
-const PRESSED: [f32; 4] = [0.3, 0.55, 0.95, 1.0];
-/// The growing landscape's mark.
-const MARK: [f32; 4] = [0.3, 1.0, 0.9, 1.0];
-/// The panel behind its buttons.
-const BACKPLATE: [f32; 4] = [0.03, 0.05, 0.1, 1.0];
-/// Its title bar.
-const TITLE_BAR: [f32; 4] = [0.08, 0.1, 0.18, 1.0];
-/// Text.
-const LABEL: [f32; 4] = [1.0, 1.0, 1.0, 1.0];
+const PRESSED: [f32; 4] = [0.07, 0.135, 0.38, 1.0];
+/// A toggle that is on, or the landscape growing now, at rest: teal.
+const TOGGLED: [f32; 4] = [0.015, 0.11, 0.12, 1.0];
+/// The lit bar of a toggle that is on.
+const LIT_BAR: [f32; 4] = [0.3, 1.0, 0.9, 1.0];
+/// The panel behind its buttons: darker than a button at rest.
+const BACKPLATE: [f32; 4] = [0.01, 0.015, 0.035, 1.0];
+/// Its title bar, and the caption.
+const TITLE_BAR: [f32; 4] = [0.03, 0.04, 0.08, 1.0];
+/// The rule between the panel's groups.
+const RULE: [f32; 4] = [0.12, 0.2, 0.35, 1.0];
+/// Labels: 235 of 255 in sRGB (0.83 linear), not pure white, which
+/// Microsoft's typography guidance finds too bright on an additive display.
+const LABEL: [f32; 4] = [0.83, 0.83, 0.83, 1.0];
+/// Headings and the readout: a quieter blue-grey.
+const HEADING: [f32; 4] = [0.5, 0.6, 0.78, 1.0];
 /// Rays.
 const RAY: [f32; 4] = [0.8, 0.9, 1.0, 0.6];
 /// Cursors and fingertip rings.
 const CURSOR: [f32; 4] = [1.0, 1.0, 1.0, 1.0];
 
-/// The lowest WCAG 2 contrast of a label on its plate over every look
-/// `menu`'s plates take (a button at rest, hovered and pressed; a title bar
-/// or caption), each as the display shows it: blended over the panel's
-/// backplate where it has one, and over black (see-through) behind all.
-/// There is no toggled look: "Pin panel" and "Unpin panel" are two labels
-/// on the same plate, and the growing landscape's mark lies beside its label.
+/// Every text colour `menu` draws with what is right behind it: a
+/// button's label on its plate in every look, lit or not; the caption, the
+/// title on the title bar; the headings and readout on the backplate.
+fn texts_on_plates(menu: Menu) -> Vec<([f32; 4], [f32; 4])> {
+    let mut pairs: Vec<([f32; 4], [f32; 4])> = Look::ALL
+        .into_iter()
+        .flat_map(|look| [false, true].map(|lit| (LABEL, plate_color(look, lit))))
+        .collect();
+    pairs.push((LABEL, TITLE_BAR));
+    if menu == Menu::LandscapesPanel {
+        pairs.push((HEADING, BACKPLATE));
+    }
+    pairs
+}
+
+/// The lowest WCAG 2 contrast of a text on what is behind it over every
+/// pairing [`texts_on_plates`] lists, each as the display shows it:
+/// blended over the panel's backplate where it has one, and over black
+/// (see-through) behind all.
 fn min_contrast(menu: Menu) -> f32 {
     let behind = match menu {
         Menu::HandMenu => [0.0; 3],
         Menu::LandscapesPanel => over(BACKPLATE, [0.0; 3]),
     };
-    [REST, HOVER, PRESSED, TITLE_BAR]
-        .map(|plate| {
-            let shown = over(plate, behind);
-            contrast_ratio(
-                srgb_from_linear(over(LABEL, shown)),
-                srgb_from_linear(shown),
-            )
-        })
+    texts_on_plates(menu)
         .into_iter()
+        .map(|(text, plate)| {
+            let shown = over(plate, behind);
+            contrast_ratio(srgb_from_linear(over(text, shown)), srgb_from_linear(shown))
+        })
         .fold(f32::MAX, f32::min)
-}
-
-/// `rect` shrunk to `fraction` of its height (and a little of its width), for its text.
-fn inset(rect: &UiRect, fraction: f32) -> UiRect {
-    UiRect {
-        right: rect.right * 0.9,
-        up: rect.up * fraction,
-        ..*rect
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::controls::test_support::open_panel;
+    use crate::app::controls::test_support::{button, head, open_panel, shows};
+    use crate::app::controls::{Action, Shows};
+    use crate::input::Press;
+    use crate::render::ui::drawn_cap_height;
 
     #[test]
     fn each_menu_on_show_lists_the_plates_and_labels_it_is_drawn_with() {
@@ -297,28 +331,132 @@ mod tests {
             panic!("one menu: {:?}", drawn.menus);
         };
         assert_eq!(panel.menu, Menu::LandscapesPanel);
-        // The backplate, the title bar, every button and the growing
-        // landscape's mark; no hand points at it.
+        // The backplate, the title bar, the rule between the two groups,
+        // every button, and the lit bars of the growing landscape and of
+        // "Contours" (drawn); no hand points at it.
         let buttons = controls.shown().len();
-        assert_eq!(panel.plates.len(), 2 + buttons + 1);
+        assert_eq!(panel.plates.len(), 3 + buttons + 2);
         assert_eq!(
             panel.plates,
             drawn.quads.iter().map(|quad| quad.rect).collect::<Vec<_>>()
         );
-        assert_eq!(panel.labels.len(), 1 + buttons);
+        // The title, two headings, the readout and every button's label.
+        assert_eq!(panel.labels.len(), 4 + buttons);
         assert_eq!(panel.labels, drawn.labels);
+        assert!(
+            drawn
+                .labels
+                .iter()
+                .any(|label| label.text == "Grown 25%, 60 steps/s"),
+            "{:?}",
+            drawn.labels
+        );
     }
 
     #[test]
-    fn a_pressed_button_is_the_lowest_contrast_look() {
-        // White on the opaque pressed blue: its luminance is
-        // 0.2126 × 0.3 + 0.7152 × 0.55 + 0.0722 × 0.95 = 0.5258 (linear
-        // already), so 1.05 / 0.5758 = 1.82.
-        let pressed = 0.2126 * 0.3 + 0.7152 * 0.55 + 0.0722 * 0.95;
-        let expected = 1.05 / (pressed + 0.05);
+    fn every_text_is_one_of_three_sizes_whole_and_the_session_code_the_largest() {
+        let aim =
+            crate::input::Pose::looking_at(Vec3::new(0.2, 1.3, -0.2), Vec3::new(0.2, 1.2, -1.0))
+                .unwrap();
+        let mut hands = [HandState::default(); 2];
+        hands[1] = HandState {
+            aim: Some(aim),
+            menu: Some(true),
+            ..HandState::default()
+        };
+        let mut sizes: Vec<f32> = Vec::new();
+        for (paused, session) in [
+            (false, None),
+            (true, Some("9999-pneumonoultramicroscop-orbit")),
+        ] {
+            let mut controls = Controls::default();
+            controls.act(Action::Landscapes, Some(&head()));
+            let shows = Shows {
+                paused,
+                session,
+                ..shows()
+            };
+            controls.lay_out(0, Some(&head()), hands, shows);
+            let drawn = controls.draw(hands);
+            assert_eq!(drawn.menus.len(), 2);
+            for label in &drawn.labels {
+                let drawn_cap = drawn_cap_height(label);
+                let size = TextSize::ALL
+                    .into_iter()
+                    .find(|size| (size.cap_m() - drawn_cap).abs() < 1e-6)
+                    .unwrap_or_else(|| panic!("{:?} shrunk to {drawn_cap}", label.text));
+                sizes.push(size.cap_m());
+                if label.text.starts_with("Session") {
+                    assert_eq!(size, TextSize::Large);
+                }
+                // 235 of 255, or the quieter headings: never pure white.
+                assert!(label.color[..3].iter().all(|&c| c < 0.9), "{label:?}");
+            }
+            assert_eq!(
+                drawn
+                    .labels
+                    .iter()
+                    .any(|label| label.text == "Resume growth"),
+                paused
+            );
+        }
+        sizes.sort_by(f32::total_cmp);
+        sizes.dedup();
+        assert_eq!(sizes.len(), 3, "{sizes:?}");
+    }
+
+    #[test]
+    fn every_text_keeps_4_5_to_1_in_every_look_and_the_drawn_looks_are_those_measured() {
         for menu in [Menu::HandMenu, Menu::LandscapesPanel] {
-            let lowest = min_contrast(menu);
-            assert!((lowest - expected).abs() < 1e-3, "{menu:?}: {lowest}");
+            assert!(
+                min_contrast(menu) >= 4.5,
+                "{menu:?}: {}",
+                min_contrast(menu)
+            );
+            let pairs = texts_on_plates(menu);
+            for look in Look::ALL {
+                for lit in [false, true] {
+                    assert!(pairs.contains(&(LABEL, plate_color(look, lit))));
+                }
+            }
+        }
+        // The looks differ from each other and from the backplate.
+        let mut plates = vec![BACKPLATE, REST, HOVER, PRESSED, TOGGLED];
+        plates.dedup();
+        assert_eq!(plates.len(), 5);
+        // A ray pinched on "Undo": its plate is drawn pressed, the others at
+        // rest, the growing landscape lit, each label on a measured plate.
+        let mut controls = Controls::default();
+        open_panel(&mut controls);
+        let undo = button(&controls, "Undo");
+        let from = undo.rect.centre + undo.normal() * 0.3;
+        let aim = crate::input::Pose::looking_at(from, undo.rect.centre).unwrap();
+        let mut hands = [HandState::default(); 2];
+        hands[1] = HandState {
+            aim: Some(aim),
+            press: Some(Press::Began),
+            ..HandState::default()
+        };
+        controls.touch(hands);
+        let drawn = controls.draw(hands);
+        let colour_of = |rect: UiRect| {
+            drawn
+                .quads
+                .iter()
+                .find(|quad| {
+                    quad.rect.right == rect.right
+                        && quad.rect.up == rect.up
+                        && (quad.rect.centre - rect.centre).length() < 0.01
+                })
+                .map(|quad| quad.color)
+        };
+        assert_eq!(colour_of(undo.rect), Some(PRESSED));
+        assert_eq!(colour_of(button(&controls, "Islands").rect), Some(TOGGLED));
+        assert_eq!(colour_of(button(&controls, "Redo").rect), Some(REST));
+        let pairs = texts_on_plates(Menu::LandscapesPanel);
+        for shown in controls.shown() {
+            let plate = colour_of(shown.rect).unwrap();
+            assert!(pairs.contains(&(LABEL, plate)), "{:?}", shown.action);
         }
     }
 }

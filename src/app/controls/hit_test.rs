@@ -73,8 +73,9 @@ pub struct ShownButton {
     pub menu: Menu,
     /// Where it is.
     pub rect: UiRect,
-    /// The landscape growing now (its button is marked).
-    pub marked: bool,
+    /// Its lit bar shows: the landscape growing now, or a toggle that is on
+    /// (the panel pinned, the contour lines drawn).
+    pub lit: bool,
 }
 
 impl ShownButton {

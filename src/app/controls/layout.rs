@@ -1,12 +1,14 @@
-//! Where the menus show and their buttons lie: the hand menu beside a palm or on a controller's ray, lingering when the palm drops; the panel in front at arm's length, following the head until pinned; the buttons laid out on both.
+//! Where the menus show and their buttons lie: the hand menu beside a palm or on a controller's ray, lingering when the palm drops, its buttons two columns of at most three rows under the session's code; the panel in front at arm's length, following the head until pinned, laid out from its groups (`panel`).
 use glam::Vec3;
 
 use super::actions::Action;
-use super::actions::{hand_menu_actions, panel_actions};
+use super::actions::hand_menu_actions;
 use super::hit_test::Menu;
 use super::hit_test::Plane;
 use super::hit_test::ShownButton;
 use super::palm::palm_shown;
+use super::panel::{LABEL_PADDING_M, TITLE_HEIGHT_M, panel_layout};
+use super::ramp::TextSize;
 use super::state::{Controls, HandMenu, HandState, Panel, Shows};
 use crate::input::hand::PALM;
 use crate::input::{Hand, HandJoints, Pose};
@@ -15,13 +17,19 @@ use crate::render::scene::UiRect;
 /// A button's height (and the least of its sides): Microsoft's smallest
 /// target for direct touch is 3.2 cm square.
 pub const BUTTON_HEIGHT_M: f32 = 0.034;
-/// A hand menu button's width: room for the longest label at a legible size.
+/// A hand menu button's width: room for its longest label ("Resume
+/// growth") whole at the ramp's button size.
 pub const BUTTON_WIDTH_M: f32 = 0.09;
-/// A panel button's width: four columns of them fit in the wearer's view
-/// at arm's length (HoloLens 2 shows about 43° across: 40 cm at 50 cm).
-pub const PANEL_BUTTON_WIDTH_M: f32 = 0.07;
+/// Columns of the hand menu: two, so that five buttons take three rows
+/// (Microsoft's hand menu guidance: no taller than three at its distance).
+const HAND_MENU_COLUMNS: usize = 2;
 /// Space between buttons.
-const BUTTON_GAP_M: f32 = 0.005;
+pub(super) const BUTTON_GAP_M: f32 = 0.005;
+/// The session's code over the hand menu's buttons: its line at the
+/// ramp's largest size, and a little room.
+fn caption_height() -> f32 {
+    TextSize::Large.line_m() + 2.0 * BUTTON_GAP_M
+}
 /// How long the hand menu stays where it was after the hand drops.
 pub const MENU_LINGER_NS: i64 = 1_000_000_000;
 /// The panel, opened or following, stands this far in front of the eyes...
@@ -42,12 +50,40 @@ const PANEL_FARTHEST_M: f32 = 0.6;
 const PANEL_IN_VIEW_COS: f32 = 0.82;
 /// How fast it catches up when it follows: the time constant.
 const PANEL_FOLLOW_S: f32 = 0.25;
-/// Columns of the panel's landscape buttons.
-const PANEL_COLUMNS: usize = 4;
-/// Height of the panel's title bar, which a pinch grabs to move it.
-const TITLE_HEIGHT_M: f32 = 0.03;
+/// The panel's title.
+pub(super) const PANEL_TITLE: &str = "Terrain";
 /// How far along a controller's ray its menu opens.
 const CONTROLLER_MENU_REACH_M: f32 = 0.35;
+
+/// The hand menu's width.
+fn hand_menu_width() -> f32 {
+    HAND_MENU_COLUMNS as f32 * (BUTTON_WIDTH_M + BUTTON_GAP_M) - BUTTON_GAP_M
+}
+
+/// Where the hand menu's button `index` of `buttons` lies in its plane
+/// (its centre): in reading order along rows of [`HAND_MENU_COLUMNS`],
+/// the rows centred on the plane.
+fn hand_menu_cell(index: usize, buttons: usize) -> (f32, f32) {
+    let rows = buttons.div_ceil(HAND_MENU_COLUMNS) as f32;
+    let (row, column) = (index / HAND_MENU_COLUMNS, index % HAND_MENU_COLUMNS);
+    let step_x = BUTTON_WIDTH_M + BUTTON_GAP_M;
+    let step_y = BUTTON_HEIGHT_M + BUTTON_GAP_M;
+    (
+        step_x * (column as f32 - (HAND_MENU_COLUMNS as f32 - 1.0) / 2.0),
+        step_y * ((rows - 1.0) / 2.0 - row as f32),
+    )
+}
+
+/// The growth readout: how far the terrain has grown, and how fast.
+fn readout(shows: &Shows) -> String {
+    let (done, total) = shows.grown;
+    let percent = (100 * done).checked_div(total).unwrap_or(100).min(100);
+    let state = if shows.paused { "Paused at" } else { "Grown" };
+    format!(
+        "{state} {percent}%, {} steps/s",
+        shows.iterations_per_second
+    )
+}
 
 impl Controls {
     /// Does what a press of the panel's own buttons asks; the others are the
@@ -94,47 +130,51 @@ impl Controls {
         self.shown.clear();
         self.caption = None;
         if let Some(menu) = self.hand_menu {
-            let step = BUTTON_HEIGHT_M + BUTTON_GAP_M;
-            let top = step * (menu_actions.len() as f32 - 1.0) / 2.0;
+            let buttons = menu_actions.len();
+            let top = hand_menu_cell(0, buttons).1 + BUTTON_HEIGHT_M / 2.0;
             self.caption = shows.session.map(|code| {
+                let text = format!("Session {code}");
+                let width =
+                    (TextSize::Large.width_m(&text) + 2.0 * LABEL_PADDING_M).max(hand_menu_width());
+                let height = caption_height();
                 let rect = menu
                     .plane
-                    .rect(0.0, top + step, BUTTON_WIDTH_M, TITLE_HEIGHT_M);
-                (format!("Session {code}"), rect)
+                    .rect(0.0, top + BUTTON_GAP_M + height / 2.0, width, height);
+                (text, rect)
             });
-            for (row, action) in menu_actions.enumerate() {
+            for (index, action) in menu_actions.enumerate() {
+                let (x, y) = hand_menu_cell(index, buttons);
                 self.shown.push(ShownButton {
                     action,
                     menu: Menu::HandMenu,
-                    rect: menu.plane.rect(
-                        0.0,
-                        top - step * row as f32,
-                        BUTTON_WIDTH_M,
-                        BUTTON_HEIGHT_M,
-                    ),
-                    marked: false,
+                    rect: menu.plane.rect(x, y, BUTTON_WIDTH_M, BUTTON_HEIGHT_M),
+                    lit: false,
                 });
             }
         }
-        if let Some(panel) = self.panel {
-            let actions = panel_actions(panel.pinned);
-            let (width, height) = panel_size(actions.len());
-            let step_x = PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M;
-            let step_y = BUTTON_HEIGHT_M + BUTTON_GAP_M;
-            let left = -width / 2.0 + BUTTON_GAP_M + PANEL_BUTTON_WIDTH_M / 2.0;
-            let top = height / 2.0 - TITLE_HEIGHT_M - BUTTON_GAP_M - BUTTON_HEIGHT_M / 2.0;
-            for (index, action) in actions.into_iter().enumerate() {
-                let (row, column) = (index / PANEL_COLUMNS, index % PANEL_COLUMNS);
+        self.panel_layout = self.panel.map(|panel| {
+            panel_layout(
+                PANEL_TITLE,
+                panel.pinned,
+                shows.session.is_some(),
+                &readout(&shows),
+            )
+        });
+        if let (Some(panel), Some(layout)) = (self.panel, &self.panel_layout) {
+            for button in &layout.buttons {
+                let lit = match button.action {
+                    Action::Landscape(name) => name.as_str() == shows.recipe_name,
+                    Action::UnpinPanel => true,
+                    Action::Contours => shows.contours,
+                    _ => false,
+                };
                 self.shown.push(ShownButton {
-                    action,
+                    action: button.action,
                     menu: Menu::LandscapesPanel,
-                    rect: panel.plane.rect(
-                        left + step_x * column as f32,
-                        top - step_y * row as f32,
-                        PANEL_BUTTON_WIDTH_M,
-                        BUTTON_HEIGHT_M,
-                    ),
-                    marked: matches!(action, Action::Landscape(name) if name.as_str() == shows.recipe_name),
+                    rect: panel
+                        .plane
+                        .rect(button.x, button.y, button.width, BUTTON_HEIGHT_M),
+                    lit,
                 });
             }
         }
@@ -238,23 +278,25 @@ impl Controls {
     }
 }
 
-/// The panel's width and height for `buttons` buttons.
-pub(super) fn panel_size(buttons: usize) -> (f32, f32) {
-    let rows = buttons.div_ceil(PANEL_COLUMNS) as f32;
-    let width = PANEL_COLUMNS as f32 * (PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M) + BUTTON_GAP_M;
-    let height = TITLE_HEIGHT_M + rows * (BUTTON_HEIGHT_M + BUTTON_GAP_M) + BUTTON_GAP_M;
-    (width, height)
-}
+impl Controls {
+    /// The panel's width and height, as the last update laid it out.
+    pub(super) fn panel_size(&self) -> Option<(f32, f32)> {
+        self.panel_layout
+            .as_ref()
+            .map(|layout| (layout.width, layout.height))
+    }
 
-/// The panel's title bar, which a pinch takes to move it.
-pub(super) fn title_rect(panel: &Panel) -> UiRect {
-    let (width, height) = panel_size(panel_actions(panel.pinned).len());
-    panel.plane.rect(
-        0.0,
-        height / 2.0 - TITLE_HEIGHT_M / 2.0,
-        width,
-        TITLE_HEIGHT_M,
-    )
+    /// The panel's title bar, which a pinch takes to move it.
+    pub(super) fn title_rect(&self) -> Option<UiRect> {
+        let panel = self.panel?;
+        let (width, height) = self.panel_size()?;
+        Some(panel.plane.rect(
+            0.0,
+            height / 2.0 - TITLE_HEIGHT_M / 2.0,
+            width,
+            TITLE_HEIGHT_M,
+        ))
+    }
 }
 
 /// Where the panel opens: in front of the eyes at arm's length, a little below them.
@@ -265,13 +307,13 @@ pub(super) fn in_front(head: &Pose) -> Vec3 {
 }
 
 /// The hand menu's plane for a controller aiming along `aim`: at arm's
-/// reach along its ray with the top button on the ray, facing the eyes, so
+/// reach along its ray with the first button on the ray, facing the eyes, so
 /// the controller's select presses a button without hunting for it.
 fn on_controller_ray(aim: &Pose, eye: Vec3, buttons: usize) -> Plane {
     let on_ray = aim.position + aim.forward() * CONTROLLER_MENU_REACH_M;
     let facing = Plane::facing(on_ray, eye);
-    let top = (BUTTON_HEIGHT_M + BUTTON_GAP_M) * (buttons as f32 - 1.0) / 2.0;
-    Plane::facing(on_ray - facing.up * top, eye)
+    let (x, y) = hand_menu_cell(0, buttons);
+    Plane::facing(on_ray - facing.right * x - facing.up * y, eye)
 }
 
 /// The hand menu's plane: beside the little-finger side of the palm
@@ -290,7 +332,7 @@ fn menu_beside(hand: Hand, joints: &HandJoints, eye: Vec3) -> Plane {
     } else {
         -1.0
     };
-    let beside = palm.position + facing.right * side * (0.05 + BUTTON_WIDTH_M / 2.0);
+    let beside = palm.position + facing.right * side * (0.035 + hand_menu_width() / 2.0);
     // Pushed back along the line of sight, it still shows beside the hand.
     let from_eye = beside - eye;
     let centre = eye + from_eye * (MENU_NEAREST_M / from_eye.length()).max(1.0);
@@ -325,12 +367,12 @@ mod tests {
     }
 
     #[test]
-    fn the_panel_opens_in_front_at_arms_length_with_the_growing_landscape_marked() {
+    fn the_panel_opens_in_front_at_arms_length_with_the_growing_landscape_lit() {
         let mut controls = Controls::default();
         open_panel(&mut controls);
-        let islands = button(&controls, "islands");
-        assert!(islands.marked);
-        assert!(!button(&controls, "badlands").marked);
+        let islands = button(&controls, "Islands");
+        assert!(islands.lit);
+        assert!(!button(&controls, "Badlands").lit);
         let distance = islands.rect.centre.distance(head().position);
         assert!((0.3..0.6).contains(&distance), "{distance}");
         assert!(

@@ -5,7 +5,8 @@
 //! the wearer looks at it, stays world-locked for a moment when the hand
 //! drops ([`MENU_LINGER_NS`]), then hides; a near menu follows the head
 //! at arm's length until pinned; buttons are at least 3.2 cm square
-//! ([`BUTTON_HEIGHT_M`]) and show three looks (rest, hover, pressed); a
+//! ([`BUTTON_HEIGHT_M`]) and show their looks (rest, hover, pressed, and a
+//! lit bar for a toggle that is on); every text is one of three sizes; a
 //! fingertip presses a button by pushing it in ([`PRESS_DEPTH_M`]) and
 //! lets go on the way back ([`RELEASE_DEPTH_M`]); a ray presses with an
 //! air-tap or a controller's select; every label on show is a voice
@@ -17,7 +18,8 @@
 //!
 //! Here: [`state`] the controls' state between frames and what the world
 //! asks of it; [`actions`] what the buttons do, [`layout`] where the menus show and
-//! their buttons lie, [`palm`] the palm held up, [`hit_test`] where a
+//! their buttons lie, [`panel`] the panel's groups laid out, [`ramp`] the
+//! three text sizes, [`palm`] the palm held up, [`hit_test`] where a
 //! fingertip or a ray meets a button, [`press`] the presses, [`draw`] what
 //! is drawn, [`measure`] how big a menu and its text look from the eyes and
 //! how its labels stand out; and [`legend`], the scale bar on the
@@ -29,19 +31,21 @@ mod layout;
 pub mod legend;
 pub mod measure;
 mod palm;
+mod panel;
 mod press;
+pub mod ramp;
 mod state;
 
-pub use actions::{Action, every_label, says};
+pub use actions::{Action, every_label, landscape_label, says};
 pub use draw::DrawnControls;
 pub use hit_test::Menu;
 pub use hit_test::ShownButton;
 pub use layout::{
-    BUTTON_HEIGHT_M, BUTTON_WIDTH_M, MENU_LINGER_NS, MENU_NEAREST_M, PANEL_BUTTON_WIDTH_M,
-    PANEL_NEAREST_M,
+    BUTTON_HEIGHT_M, BUTTON_WIDTH_M, MENU_LINGER_NS, MENU_NEAREST_M, PANEL_NEAREST_M,
 };
 pub use measure::{MenuMeasure, ShownMenu};
 pub use palm::palm_shown;
+pub use panel::PANEL_BUTTON_WIDTH_M;
 pub use press::{Look, PRESS_DEPTH_M, PressedBy, RELEASE_DEPTH_M, UiPress};
 pub use state::{Controls, HandState, Shows};
 

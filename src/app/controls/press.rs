@@ -3,7 +3,6 @@ use glam::Vec3;
 
 use super::actions::{Action, says};
 use super::hit_test::hit_rect;
-use super::layout::title_rect;
 use super::state::{Controls, HandState};
 use crate::input::hand::{INDEX_TIP, PALM};
 use crate::input::{Hand, HandJoints, Pose};
@@ -60,6 +59,11 @@ pub enum Look {
     Hover,
     /// Pushed in, or a pinch held on it.
     Pressed,
+}
+
+impl Look {
+    /// Every look a button takes.
+    pub const ALL: [Look; 3] = [Look::Rest, Look::Hover, Look::Pressed];
 }
 
 impl Controls {
@@ -170,8 +174,8 @@ impl Controls {
         });
         let title_hit = ray
             .filter(|_| !menu_hand && !near)
-            .zip(self.panel)
-            .and_then(|(ray, panel)| hit_rect(&title_rect(&panel), &ray).map(|t| (ray, t)))
+            .zip(self.title_rect())
+            .and_then(|(ray, title)| hit_rect(&title, &ray).map(|t| (ray, t)))
             .filter(|&(_, t)| in_front(t));
         let press = &mut self.presses[hand.index()];
         press.hovered = hit.map(|(action, _)| action);
@@ -375,9 +379,9 @@ mod tests {
     #[test]
     fn a_label_said_presses_the_button_on_show_only() {
         let mut controls = Controls::default();
-        assert_eq!(controls.hear("close panel"), None);
+        assert_eq!(controls.hear("close"), None);
         open_panel(&mut controls);
-        let press = controls.hear("  CLOSE   panel ").expect("on show");
+        let press = controls.hear("  CLOSE ").expect("on show");
         assert_eq!(
             (press.action, press.how),
             (Action::ClosePanel, PressedBy::Voice)

@@ -3,6 +3,7 @@ use glam::Vec3;
 
 use super::actions::Action;
 use super::hit_test::{Plane, ShownButton};
+use super::panel::PanelLayout;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::scene::UiRect;
 
@@ -70,6 +71,8 @@ pub struct Controls {
     /// The line over the hand menu's buttons (the session's code), and
     /// where, as the last update laid it out.
     pub(super) caption: Option<(String, UiRect)>,
+    /// The panel as the last update laid it out, while it is open.
+    pub(super) panel_layout: Option<PanelLayout>,
     /// Display time of the last update.
     pub(super) last_ns: Option<i64>,
 }
@@ -79,8 +82,14 @@ pub struct Controls {
 pub struct Shows<'a> {
     /// Growth is paused (the hand menu offers "Resume growth").
     pub paused: bool,
-    /// The recipe growing now (its landscape button is marked).
+    /// The recipe growing now (its landscape button is lit).
     pub recipe_name: &'a str,
+    /// The contour lines are drawn ("Contours" is lit).
+    pub contours: bool,
+    /// Iterations grown, of all the terrain's, for the panel's readout.
+    pub grown: (usize, usize),
+    /// How fast it grows, iterations a second, for the readout.
+    pub iterations_per_second: u32,
     /// The shared session's code, while the headset is in one: the hand
     /// menu shows it over its buttons in place of "Share session".
     pub session: Option<&'a str>,

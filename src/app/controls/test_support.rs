@@ -20,6 +20,9 @@ pub fn shows() -> Shows<'static> {
     Shows {
         paused: false,
         recipe_name: "islands",
+        contours: true,
+        grown: (100, 400),
+        iterations_per_second: 60,
         session: None,
     }
 }

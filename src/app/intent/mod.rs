@@ -155,9 +155,13 @@ impl Interaction {
     pub fn frame(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
         let head = input.head.filter(Pose::is_finite);
         let world = commands.world();
+        let growth = world.growth_state();
         let shows = Shows {
-            paused: world.growth_state().paused,
+            paused: growth.paused,
             recipe_name: world.recipe_name(),
+            contours: !self.contours_hidden,
+            grown: (world.iterations_done(), world.iterations_total()),
+            iterations_per_second: growth.iterations_per_second,
             session: self.session_code.as_deref(),
         };
         self.controls.lay_out(
@@ -275,6 +279,7 @@ impl Interaction {
             Action::Weather => {}
             Action::Save => commands.tell(AppEvent::SaveAsked),
             Action::ShareSession => commands.tell(AppEvent::ShareAsked),
+            Action::LeaveSession => commands.tell(AppEvent::LeaveAsked),
             Action::PlaceHere => {
                 if commands.world().placement().is_some() {
                     self.end_quietly();
@@ -292,6 +297,11 @@ impl Interaction {
     /// "Share session".
     pub fn set_session_code(&mut self, code: &str) {
         self.session_code = Some(code.to_owned());
+    }
+
+    /// Out of the session: the hand menu offers "Share session" again.
+    pub fn clear_session_code(&mut self) {
+        self.session_code = None;
     }
 
     /// Whether the contour lines are drawn.

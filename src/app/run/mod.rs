@@ -47,6 +47,10 @@ pub trait SharedSession {
     fn after_frame(&mut self, output: &FrameOutput);
     /// Lines for the wearer since the last call.
     fn take_notes(&mut self) -> Vec<String>;
+    /// Ends this headset's part now (the host says goodbye to every peer
+    /// and stops listening; a peer says goodbye to the host); what it did
+    /// is still there for its report.
+    fn leave(&mut self);
 }
 
 /// How a headset in no session comes to be in one while it runs.
@@ -119,6 +123,8 @@ pub struct RunLoop<N: Network> {
     network: Option<N>,
     /// Values for the next frame: a session begun between frames.
     incoming: Vec<SessionIn>,
+    /// The session the wearer left ("Leave session"), kept for its report.
+    left: Option<N::Session>,
     /// Where "Save terrain" writes `save-NNN/`.
     save_folder: Option<PathBuf>,
     /// Where the landscape grown now is kept for the next run, and what it holds.
@@ -132,6 +138,7 @@ impl<N: Network> RunLoop<N> {
             driver,
             recorder: Arc::new(Mutex::new(RunRecorder::new(start, expected_frames))),
             session: None,
+            left: None,
             network: None,
             incoming: Vec::new(),
             save_folder: None,
@@ -250,6 +257,9 @@ impl<N: Network> RunLoop<N> {
             }
             None => self.join_or_host(&output, platform),
         }
+        if output.events.contains(&AppEvent::LeaveAsked) {
+            self.leave_asked(platform);
+        }
         for event in &output.events {
             match *event {
                 AppEvent::Placed { placement, cause } => platform.placed(&placement, cause)?,
@@ -277,6 +287,22 @@ impl<N: Network> RunLoop<N> {
             self.save(picture);
         }
         Ok(Frame { output, drawn_ms })
+    }
+
+    /// "Leave session": ends this headset's part in its session, tells
+    /// the app from the next frame on, and keeps the session for the
+    /// run's report. Out of a session, nothing.
+    fn leave_asked(&mut self, platform: &mut impl Platform) {
+        let Some(mut session) = self.session.take() else {
+            return;
+        };
+        session.leave();
+        for line in session.take_notes() {
+            platform.shared_line(line);
+        }
+        platform.shared_line(format!("left session {}", session.code()));
+        self.incoming.push(SessionIn::Left);
+        self.left = Some(session);
     }
 
     /// In no session: a join by card that finished, or "Share session".
@@ -390,7 +416,8 @@ impl<N: Network> RunLoop<N> {
         Finished {
             driver: self.driver,
             recorder,
-            session: self.session,
+            // The session in at the end, else the one last left.
+            session: self.session.or(self.left),
         }
     }
 }

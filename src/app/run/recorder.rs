@@ -228,6 +228,7 @@ impl RunRecorder {
                 AppEvent::Growth(_)
                 | AppEvent::SaveAsked
                 | AppEvent::ShareAsked
+                | AppEvent::LeaveAsked
                 | AppEvent::Weathered
                 | AppEvent::Exaggerated { .. } => {}
             }

@@ -67,6 +67,9 @@ pub enum SessionIn {
     Placement(Placement, Origin),
     /// Everyone's heads relative to the card, by number.
     Heads(Vec<(u32, Pose)>),
+    /// This headset has left the session: the terrain stays as it is and
+    /// the wearer's commands apply here alone.
+    Left,
 }
 
 /// What the app hands a shared session after a frame

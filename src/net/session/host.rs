@@ -511,6 +511,14 @@ impl Host {
     /// Says goodbye to every peer (waiting up to [`FINISH_PATIENCE`] for
     /// the goodbyes to go out) and stops listening; the report.
     pub fn finish(mut self) -> (ShareReport, Vec<PeerRecord>) {
+        self.leave();
+        self.say_mismatches(None);
+        (self.report, self.records)
+    }
+
+    /// Says goodbye to every peer (waiting up to [`FINISH_PATIENCE`] for
+    /// the goodbyes to go out) and stops listening.
+    pub fn leave(&mut self) {
         self.hosting.stop.store(true, Ordering::SeqCst);
         let outboxes: Vec<_> = lock(&self.hosting.shared).peers.drain(..).collect();
         let bye = json(&HostMessage::Bye);
@@ -523,7 +531,5 @@ impl Host {
                 outbox.cut();
             }
         }
-        self.say_mismatches(None);
-        (self.report, self.records)
     }
 }

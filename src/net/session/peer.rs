@@ -393,6 +393,18 @@ impl Peer {
         std::mem::take(&mut self.notes)
     }
 
+    /// Says goodbye to the host now; the link is gone from then on.
+    pub fn say_goodbye(&mut self) {
+        self.reconnecting = None;
+        if self.gone.is_none() {
+            self.outbox.close_with(json(&PeerMessage::Bye));
+            if !self.outbox.wait_until(Instant::now() + FINISH_PATIENCE) {
+                self.outbox.cut();
+            }
+            self.gone = Some("this headset left the session".into());
+        }
+    }
+
     /// Says goodbye to the host; the report, with the host as peer 0.
     pub fn finish(mut self) -> (ShareReport, Vec<PeerRecord>) {
         if let Some(reconnecting) = self.reconnecting.take() {

@@ -550,7 +550,10 @@ impl<'a> FrameLoop<'a> {
                 AppEvent::Exaggerated { exaggeration } => {
                     log::info!("the land is drawn {exaggeration}× its height")
                 }
-                AppEvent::SaveAsked | AppEvent::ShareAsked | AppEvent::Click { .. } => {}
+                AppEvent::SaveAsked
+                | AppEvent::ShareAsked
+                | AppEvent::LeaveAsked
+                | AppEvent::Click { .. } => {}
             }
         }
     }
