@@ -188,7 +188,7 @@ fn encode_picture(picture: Picture) -> Result<Vec<u8>, SaveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::run::log::LogStart;
+    use crate::app::run::log::{LogEnd, LogStart};
 
     fn log() -> CommandLog {
         CommandLog::new(LogStart::demo(7, 33, 33))
@@ -228,14 +228,22 @@ mod tests {
     #[test]
     fn a_save_opens_to_its_log_and_anything_else_is_one_line() {
         let dir = tempfile::tempdir().unwrap();
-        let saved = save_terrain(dir.path(), &log(), None).unwrap();
-        assert_eq!(open_save(&saved).unwrap(), log());
+        // A run's log is saved ended at the frame it was saved in.
+        let ended = CommandLog {
+            end: Some(LogEnd {
+                frame: 9,
+                iteration: 9,
+            }),
+            ..log()
+        };
+        let saved = save_terrain(dir.path(), &ended, None).unwrap();
+        assert_eq!(open_save(&saved).unwrap(), ended);
         assert_eq!(saves_in(dir.path()), vec![saved.clone()]);
         let foreign = dir.path().join("holiday");
         std::fs::create_dir(&foreign).unwrap();
         let partial = dir.path().join("save-002");
         std::fs::create_dir(&partial).unwrap();
-        let text = log().to_jsonl();
+        let text = ended.to_jsonl();
         std::fs::write(partial.join(COMMAND_LOG_FILE), &text[..text.len() / 2]).unwrap();
         for (folder, says) in [
             (dir.path().join("save-404"), "there is no such folder"),
