@@ -35,7 +35,9 @@ fn main() -> ExitCode {
         world.set_checkpoint_spacing(Duration::MAX);
     }
     let started = Instant::now();
-    let landscapes: Vec<BuiltInName> = Recipe::built_in_names().filter_map(BuiltInName::new).collect();
+    let landscapes: Vec<BuiltInName> = Recipe::built_in_names()
+        .filter_map(BuiltInName::new)
+        .collect();
     for index in 0..commands {
         let done = world.iterations_done();
         world.grow_to(done + 10);
@@ -94,7 +96,7 @@ fn command(index: usize, landscapes: &[BuiltInName]) -> Command {
     if index % 37 == 36 {
         return Command::Undo;
     }
-    if index % 2 == 0 {
+    if index.is_multiple_of(2) {
         Command::Lift {
             hand: None,
             at: [spot(1), spot(2)],

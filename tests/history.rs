@@ -142,3 +142,78 @@ fn a_folder_that_is_not_a_save_is_one_line_and_the_run_grows_its_own_world() {
     assert_eq!(heights(&foreign), heights(&plain));
     assert_eq!(report(&foreign)["opened"], serde_json::json!([]));
 }
+
+/// The hand menu, then the panel turned to its history page.
+const HISTORY_PAGE: &str =
+    "10.0 palm left 1.5\n10.6 press landscapes poke\n11.4 press history poke\n";
+
+#[test]
+fn the_time_slider_goes_back_to_the_start_and_forward_to_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let lifted = run(args(dir.path(), "lifted", LIFT));
+    let start = run(args(
+        dir.path(),
+        "start",
+        &format!("{LIFT}{HISTORY_PAGE}12.0 scrub 0\n"),
+    ));
+    let flat = heights(&start);
+    assert!(
+        flat.chunks_exact(4).all(|h| h == [0; 4]),
+        "the start is flat"
+    );
+    let scrubs = &report(&start)["scrubs"];
+    assert_eq!(scrubs[0]["to"], 0.0, "{scrubs}");
+    let back = run(args(
+        dir.path(),
+        "back",
+        &format!("{LIFT}{HISTORY_PAGE}12.0 scrub 0.25\n12.8 scrub 1 ray\n"),
+    ));
+    let scrubs = report(&back)["scrubs"].clone();
+    let to = scrubs[0]["to"].as_f64().unwrap();
+    assert!((to - 0.25).abs() < 0.01, "{scrubs}");
+    assert_eq!(scrubs[1]["to"], 1.0, "{scrubs}");
+    assert_eq!(heights(&back), heights(&lifted), "now again");
+}
+
+#[test]
+fn a_save_opened_from_the_history_page_grows_its_world_where_the_hologram_stands() {
+    let dir = tempfile::tempdir().unwrap();
+    let saving = args(
+        dir.path(),
+        "kept",
+        &format!("{LIFT}10.0 palm left 1.5\n10.6 press landscapes poke\n11.4 press save poke\n"),
+    );
+    let kept = run(saving);
+    let saved_heights = heights(&kept);
+    assert!(kept.join("save-001").join("picture.png").is_file());
+    let mut opening = args(
+        dir.path(),
+        "kept",
+        "1.0 palm left 1.5\n1.6 press landscapes poke\n2.4 press history poke\n3.0 press open 1 poke\n",
+    );
+    opening.frames = 240;
+    let opened = run(opening);
+    assert_eq!(heights(&opened), saved_heights);
+    let record = report(&opened);
+    let entry = &record["opened"][0];
+    assert!(
+        entry["folder"].as_str().unwrap().ends_with("save-001"),
+        "{entry}"
+    );
+    assert_eq!(entry["commands"], 1, "{entry}");
+    // The hologram stayed where it stood: placed once by gaze, then kept.
+    let causes: Vec<&str> = record["placements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|placement| placement["cause"].as_str().unwrap())
+        .collect();
+    assert_eq!(causes.last(), Some(&"persisted"), "{causes:?}");
+    let positions: Vec<&serde_json::Value> = record["placements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|placement| &placement["position"])
+        .collect();
+    assert_eq!(positions.first(), positions.last());
+}

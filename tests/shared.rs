@@ -917,6 +917,7 @@ fn frame_at(frame: u64) -> FrameInput {
         kept: Kept::None,
         voice: None,
         shared: Vec::new(),
+        saves: None,
     }
 }
 

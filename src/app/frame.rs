@@ -141,7 +141,27 @@ pub struct FrameInput {
     /// What the shared session brought since the last frame, in order
     /// (empty outside a session); the run loop fills it in, not the platform.
     pub shared: Vec<SessionIn>,
+    /// The saves this run can open, newest first, when it keeps any; the
+    /// run loop fills it in, not the platform.
+    pub saves: Option<Arc<[SaveSummary]>>,
 }
+
+/// A save as the panel's history page shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SaveSummary {
+    /// Its folder's name (`save-003`).
+    pub name: String,
+    /// The landscape it grew last (its built-in's label, or its recipe's name).
+    pub landscape: String,
+    /// Its picture, shrunk to [`SAVE_MOSAIC`] coloured cells, rows from the
+    /// top (grey where it has no picture).
+    pub mosaic: Vec<[u8; 3]>,
+}
+
+/// Cells across and down of a save's shrunk picture: enough to tell
+/// landscapes apart at the size of a button, few enough that four saves'
+/// pictures fit the controls' quads ([`crate::render::ui::MAX_UI_QUADS`]).
+pub const SAVE_MOSAIC: (usize, usize) = (8, 6);
 
 /// Something that happened this frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -190,6 +210,9 @@ pub enum AppEvent {
     /// The wearer asked to keep the terrain ("Save terrain"): the platform
     /// writes it into its state folder.
     SaveAsked,
+    /// The wearer asked to open the save on this row of the saves the
+    /// frame's input listed: the run loop grows its world from its history.
+    OpenAsked(usize),
     /// The wearer asked to host a shared session from here ("Share
     /// session"): the platform opens it, if the headset is in none.
     ShareAsked,

@@ -156,6 +156,7 @@ mod tests {
             kept: Kept::None,
             voice: None,
             shared: Vec::new(),
+            saves: None,
         }
     }
 

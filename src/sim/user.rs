@@ -256,6 +256,7 @@ impl SimulatedUser {
             kept: Kept::None,
             voice: None,
             shared: Vec::new(),
+            saves: None,
         }
     }
 
@@ -497,16 +498,18 @@ impl GesturePose<'_> {
                 ..self.rest
             },
             Action::Palm { .. } => self.palm(),
-            Action::Press { label, with, .. } => {
+            Action::Press {
+                label, with, along, ..
+            } => {
                 let Some(button) = buttons.iter().find(|button| button.action.label() == label)
                 else {
                     return self.rest;
                 };
+                // Kept off the very edge, where a finger would slip off.
+                let at = button.rect.centre + button.rect.right * (2.0 * along - 1.0) * 0.98;
                 match with {
-                    PressWith::Poke => self.poke(button),
-                    PressWith::Ray => {
-                        self.pinching(self.raised_tip, self.raised_aim, button.rect.centre)
-                    }
+                    PressWith::Poke => self.poke(button, at),
+                    PressWith::Ray => self.pinching(self.raised_tip, self.raised_aim, at),
                 }
             }
             Action::Head { .. }
@@ -633,7 +636,7 @@ impl GesturePose<'_> {
     }
 
     /// A fingertip pushing into `button` and back out.
-    fn poke(&self, button: &ShownButton) -> HandInput {
+    fn poke(&self, button: &ShownButton, at: Vec3) -> HandInput {
         let normal = button.normal();
         // In and back out: a half sine over the press.
         let depth = if self.held {
@@ -642,7 +645,7 @@ impl GesturePose<'_> {
         } else {
             -POKE_FRONT_M
         };
-        let tip = button.rect.centre - normal * depth;
+        let tip = at - normal * depth;
         let into_button =
             Pose::looking_at(tip, tip - normal).map_or(self.yaw_only, |pose| pose.orientation);
         HandInput {

@@ -45,7 +45,24 @@ pub enum Action {
     ClosePanel,
     /// End this headset's part in the shared session it is in.
     LeaveSession,
+    /// Turn the panel to its history page (the time slider and the saves).
+    HistoryPage,
+    /// Turn the panel back to its terrain page.
+    TerrainPage,
+    /// Show the moment of the history the slider is pressed at.
+    TimeSlider,
+    /// Show the moment before the last change before the one shown.
+    Back,
+    /// Show the moment after the next change.
+    Forward,
+    /// Come back to now from an earlier moment.
+    Now,
+    /// Open the save on row `n` of the saves, newest first, from 0.
+    OpenSave(usize),
 }
+
+/// Rows of saves the history page shows, newest first.
+pub const SAVE_ROWS: usize = 4;
 
 impl Action {
     /// What its button says.
@@ -71,6 +88,13 @@ impl Action {
             Action::PinPanel | Action::UnpinPanel => "Pin",
             Action::ClosePanel => "Close",
             Action::LeaveSession => "Leave session",
+            Action::HistoryPage => "History",
+            Action::TerrainPage => "Terrain",
+            Action::TimeSlider => "Time",
+            Action::Back => "Back",
+            Action::Forward => "Forward",
+            Action::Now => "Now",
+            Action::OpenSave(row) => OPEN_LABELS.get(row).copied().unwrap_or("Open"),
         }
     }
 
@@ -95,6 +119,9 @@ impl Action {
             Action::UnpinPanel => "unpin panel",
             Action::ClosePanel => "close panel",
             Action::LeaveSession => "leave session",
+            Action::HistoryPage | Action::TerrainPage => "turn page",
+            Action::TimeSlider | Action::Back | Action::Forward | Action::Now => "scrub",
+            Action::OpenSave(_) => "open",
         }
     }
 
@@ -108,14 +135,20 @@ impl Action {
     }
 }
 
+/// What the saves' Open buttons say, row by row (said aloud, each is one).
+const OPEN_LABELS: [&str; SAVE_ROWS] = ["Open 1", "Open 2", "Open 3", "Open 4"];
+
 /// Every label a button can ever show, from the buttons themselves: what
 /// a script's `press` may name and a speech recognizer listens for.
 pub fn every_label() -> Vec<&'static str> {
-    let panel = [false, true].into_iter().flat_map(|in_session| {
-        panel_groups(in_session)
-            .into_iter()
-            .flat_map(|group| group.actions)
-    });
+    let panel = [Page::Terrain, Page::History]
+        .into_iter()
+        .flat_map(|page| {
+            [false, true]
+                .into_iter()
+                .flat_map(move |in_session| panel_groups(page, in_session, SAVE_ROWS))
+        })
+        .flat_map(|group| group.actions);
     let mut labels: Vec<&'static str> = hand_menu_actions(false, false)
         .chain(hand_menu_actions(true, true))
         .chain(title_bar_actions(false))
@@ -194,25 +227,82 @@ pub(super) fn title_bar_actions(pinned: bool) -> [Action; 2] {
     ]
 }
 
+/// The panel's pages: one shows at a time, so that the panel stays
+/// within the wearer's view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Page {
+    /// The landscapes and the commands.
+    #[default]
+    Terrain,
+    /// The time slider and the saves.
+    History,
+}
+
+impl Page {
+    /// The panel's title on this page.
+    pub fn title(self) -> &'static str {
+        match self {
+            Page::Terrain => "Terrain",
+            Page::History => "History",
+        }
+    }
+}
+
+/// What a group's heading line carries besides its heading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Readout {
+    /// Nothing.
+    None,
+    /// How far the terrain has grown, and how fast.
+    Growth,
+    /// Which moment of the history shows.
+    Moment,
+}
+
 /// One group of the panel's buttons, under its heading.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct PanelGroup {
     /// The small heading over it.
     pub(super) heading: &'static str,
-    /// Whether the growth readout shares its heading's line.
-    pub(super) readout: bool,
+    /// What shares its heading's line.
+    pub(super) readout: Readout,
     /// Its buttons, in reading order.
     pub(super) actions: Vec<Action>,
 }
 
-/// The panel's groups, top to bottom: the landscapes, the commands, and
-/// while in a shared session, the session. Another group (or page) is
-/// another entry here; the layout takes it as it comes.
-pub(super) fn panel_groups(in_session: bool) -> Vec<PanelGroup> {
+/// The groups of `page`, top to bottom. The terrain page: the landscapes,
+/// the commands, and while in a shared session, the session. The history
+/// page: the time slider and its steps, then one row for each of the
+/// `saves` newest saves (at most [`SAVE_ROWS`]), then the way back.
+pub(super) fn panel_groups(page: Page, in_session: bool, saves: usize) -> Vec<PanelGroup> {
+    if page == Page::History {
+        return vec![
+            PanelGroup {
+                heading: "Time",
+                readout: Readout::Moment,
+                actions: vec![
+                    Action::TimeSlider,
+                    Action::Back,
+                    Action::Forward,
+                    Action::Now,
+                ],
+            },
+            PanelGroup {
+                heading: "Saves, newest first",
+                readout: Readout::None,
+                actions: (0..saves.min(SAVE_ROWS)).map(Action::OpenSave).collect(),
+            },
+            PanelGroup {
+                heading: "Pages",
+                readout: Readout::None,
+                actions: vec![Action::TerrainPage],
+            },
+        ];
+    }
     let mut groups = vec![
         PanelGroup {
             heading: "Landscapes",
-            readout: false,
+            readout: Readout::None,
             actions: Recipe::built_in_names()
                 .filter_map(BuiltInName::new)
                 .map(Action::Landscape)
@@ -220,7 +310,7 @@ pub(super) fn panel_groups(in_session: bool) -> Vec<PanelGroup> {
         },
         PanelGroup {
             heading: "Commands",
-            readout: true,
+            readout: Readout::Growth,
             actions: vec![
                 Action::Slower,
                 Action::Faster,
@@ -231,13 +321,14 @@ pub(super) fn panel_groups(in_session: bool) -> Vec<PanelGroup> {
                 Action::Taller,
                 Action::Flatter,
                 Action::Save,
+                Action::HistoryPage,
             ],
         },
     ];
     if in_session {
         groups.push(PanelGroup {
             heading: "Shared session",
-            readout: false,
+            readout: Readout::None,
             actions: vec![Action::LeaveSession],
         });
     }

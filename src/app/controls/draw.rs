@@ -1,15 +1,18 @@
 //! What is drawn: the panel's backplate, title bar, rules and headings, the caption, every button in its look with its label and its lit bar, each hand's ray and cursor, and the ring under a fingertip; which of them each menu is made of; the colours they are drawn in, and the lowest contrast of a text on what is behind it over every look.
 use glam::Vec3;
 
+use super::actions::Action;
 use super::hit_test::Menu;
 use super::hit_test::Plane;
 use super::measure::{ShownMenu, contrast_ratio, over, srgb_from_linear};
-use super::panel::{LABEL_PADDING_M, RULE_M, TextRole};
+use super::panel::{LABEL_PADDING_M, PanelLayout, RULE_M, TextRole};
 use super::press::{HOVER_DISTANCE_M, Look, RELEASE_DEPTH_M};
 use super::ramp::{TextSize, text_in};
 use super::state::{Controls, HandState};
+use crate::app::frame::SAVE_MOSAIC;
 use crate::input::Hand;
 use crate::input::hand::INDEX_TIP;
+use crate::render::palette::srgb_to_linear;
 use crate::render::scene::{UiFill, UiLabel, UiQuad, UiRect};
 
 /// How long a ray is drawn when it hits nothing.
@@ -85,6 +88,9 @@ impl Controls {
                 ..button.rect
             };
             drawn.plate(button.menu, solid(rect, plate_color(look, button.lit)));
+            if button.action == Action::TimeSlider {
+                self.draw_time(&rect, button.normal(), &mut drawn.quads);
+            }
             if button.lit {
                 drawn.plate(button.menu, solid(lit_bar(&rect, button.normal()), LIT_BAR));
             }
@@ -133,17 +139,72 @@ impl Controls {
                 ),
             );
         }
+        self.draw_pictures(&plane, layout, &mut drawn.quads);
         for text in &layout.texts {
             // A little wider than the text, so rounding never shrinks it.
             let text_width = text.size.width_m(&text.text) * 1.01;
             let slot = plane.rect(text.left + text_width / 2.0, text.y, text_width, 1.0);
             let color = match text.role {
-                TextRole::Title => LABEL,
+                TextRole::Title | TextRole::Save => LABEL,
                 TextRole::Heading => HEADING,
             };
             let mut label = text_in(&slot, text.text.clone(), text.size, color);
             label.rect.centre += forward;
             drawn.label(on_panel, label);
+        }
+    }
+
+    /// The time slider's track along the bottom of its plate, and its knob
+    /// where the moment shown lies (at the right end: now).
+    fn draw_time(&self, plate: &UiRect, normal: Vec3, quads: &mut Vec<UiQuad>) {
+        let (shown, length) = self.moment;
+        let fraction = if length == 0 {
+            1.0
+        } else {
+            shown as f32 / length as f32
+        };
+        let across = plate.right.length();
+        let (right, up) = (
+            plate.right.normalize_or_zero(),
+            plate.up.normalize_or_zero(),
+        );
+        let low = plate.centre - up * plate.up.length() * 0.6 + normal * 0.0015;
+        let inset = across - 2.0 * LABEL_PADDING_M;
+        quads.push(solid(
+            UiRect {
+                centre: low,
+                right: right * inset,
+                up: up * (RULE_M / 2.0),
+            },
+            RULE,
+        ));
+        quads.push(solid(
+            UiRect {
+                centre: low + right * inset * (2.0 * fraction - 1.0) + normal * 0.0005,
+                right: right * 0.002,
+                up: up * 0.005,
+            },
+            LIT_BAR,
+        ));
+    }
+
+    /// Each listed save's picture, a mosaic of coloured cells.
+    fn draw_pictures(&self, plane: &Plane, layout: &PanelLayout, quads: &mut Vec<UiQuad>) {
+        let (columns, rows) = SAVE_MOSAIC;
+        for picture in &layout.pictures {
+            let Some(mosaic) = self.save_pictures.get(picture.row) else {
+                continue;
+            };
+            let (cell_w, cell_h) = (picture.width / columns as f32, picture.height / rows as f32);
+            for (index, rgb) in mosaic.iter().enumerate().take(columns * rows) {
+                let (column, row) = (index % columns, index / columns);
+                let x = picture.x - picture.width / 2.0 + cell_w * (column as f32 + 0.5);
+                let y = picture.y + picture.height / 2.0 - cell_h * (row as f32 + 0.5);
+                let mut rect = plane.rect(x, y, cell_w, cell_h);
+                rect.centre += plane.normal() * 0.001;
+                let linear = rgb.map(|channel| srgb_to_linear(f32::from(channel) / 255.0));
+                quads.push(solid(rect, [linear[0], linear[1], linear[2], 1.0]));
+            }
         }
     }
 
@@ -321,6 +382,41 @@ mod tests {
     use crate::app::controls::{Action, Shows};
     use crate::input::Press;
     use crate::render::ui::drawn_cap_height;
+
+    #[test]
+    fn the_time_slider_draws_its_knob_where_the_moment_shown_lies_and_each_save_its_picture() {
+        let saves = [crate::app::frame::SaveSummary {
+            name: "save-001".into(),
+            landscape: "Mesas".into(),
+            mosaic: vec![[200, 40, 10]; SAVE_MOSAIC.0 * SAVE_MOSAIC.1],
+        }];
+        let knob_at = |moment: (u64, u64)| {
+            let mut controls = Controls::default();
+            open_panel(&mut controls);
+            controls.act(Action::HistoryPage, Some(&head()));
+            let shows = Shows {
+                moment,
+                saves: &saves,
+                ..shows()
+            };
+            controls.lay_out(0, Some(&head()), [HandState::default(); 2], shows);
+            let slider = button(&controls, "Time");
+            let drawn = controls.draw([HandState::default(); 2]);
+            let knobs: Vec<&UiQuad> = drawn.quads.iter().filter(|q| q.color == LIT_BAR).collect();
+            assert_eq!(knobs.len(), 1);
+            let red = drawn
+                .quads
+                .iter()
+                .filter(|q| q.color[0] > 0.5 && q.color[1] < 0.1)
+                .count();
+            assert_eq!(red, SAVE_MOSAIC.0 * SAVE_MOSAIC.1, "the save's picture");
+            let right = slider.rect.right.normalize();
+            (knobs[0].rect.centre - slider.rect.centre).dot(right) / slider.rect.right.length()
+        };
+        let (start, middle, now) = (knob_at((0, 80)), knob_at((40, 80)), knob_at((80, 80)));
+        assert!(start < -0.9 && now > 0.9, "{start} {now}");
+        assert!(middle.abs() < 0.01, "{middle}");
+    }
 
     #[test]
     fn each_menu_on_show_lists_the_plates_and_labels_it_is_drawn_with() {

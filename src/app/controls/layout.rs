@@ -1,15 +1,15 @@
 //! Where the menus show and their buttons lie: the hand menu beside a palm or on a controller's ray, lingering when the palm drops, its buttons two columns of at most three rows under the session's code; the panel in front at arm's length, following the head until pinned, laid out from its groups (`panel`).
 use glam::Vec3;
 
-use super::actions::Action;
-use super::actions::hand_menu_actions;
+use super::actions::{Action, Page, SAVE_ROWS, hand_menu_actions};
 use super::hit_test::Menu;
 use super::hit_test::Plane;
 use super::hit_test::ShownButton;
 use super::palm::palm_shown;
-use super::panel::{LABEL_PADDING_M, TITLE_HEIGHT_M, panel_layout};
+use super::panel::{LABEL_PADDING_M, PanelWords, TITLE_HEIGHT_M, panel_layout};
 use super::ramp::TextSize;
 use super::state::{Controls, HandMenu, HandState, Panel, Shows};
+use crate::app::frame::SaveSummary;
 use crate::input::hand::PALM;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::scene::UiRect;
@@ -50,8 +50,6 @@ const PANEL_FARTHEST_M: f32 = 0.6;
 const PANEL_IN_VIEW_COS: f32 = 0.82;
 /// How fast it catches up when it follows: the time constant.
 const PANEL_FOLLOW_S: f32 = 0.25;
-/// The panel's title.
-pub(super) const PANEL_TITLE: &str = "Terrain";
 /// How far along a controller's ray its menu opens.
 const CONTROLLER_MENU_REACH_M: f32 = 0.35;
 
@@ -72,6 +70,20 @@ fn hand_menu_cell(index: usize, buttons: usize) -> (f32, f32) {
         step_x * (column as f32 - (HAND_MENU_COLUMNS as f32 - 1.0) / 2.0),
         step_y * ((rows - 1.0) / 2.0 - row as f32),
     )
+}
+
+/// Which moment of the history shows: now, or how far back.
+fn moment_readout((shown, length): (u64, u64)) -> String {
+    if shown >= length {
+        return "Now".into();
+    }
+    let percent = (100 * shown).checked_div(length).unwrap_or(0);
+    format!("Back at {percent}% of the history")
+}
+
+/// What a save's row says: its name and its landscape.
+fn save_line(save: &SaveSummary) -> String {
+    format!("{}  {}", save.name, save.landscape)
 }
 
 /// The growth readout: how far the terrain has grown, and how fast.
@@ -101,6 +113,7 @@ impl Controls {
                         plane: Plane::facing(in_front(head), head.position),
                         pinned,
                         grabbed: None,
+                        page: Page::Terrain,
                     });
                 }
             }
@@ -110,6 +123,14 @@ impl Controls {
                 }
             }
             Action::ClosePanel => self.panel = None,
+            Action::HistoryPage | Action::TerrainPage => {
+                if let Some(panel) = self.panel.as_mut() {
+                    panel.page = match action {
+                        Action::HistoryPage => Page::History,
+                        _ => Page::Terrain,
+                    };
+                }
+            }
             _ => {}
         }
     }
@@ -152,13 +173,22 @@ impl Controls {
                 });
             }
         }
+        self.moment = shows.moment;
+        let pictures = shows.saves.iter().take(SAVE_ROWS).map(|save| &save.mosaic);
+        if !pictures.clone().eq(self.save_pictures.iter()) {
+            self.save_pictures = pictures.cloned().collect();
+        }
         self.panel_layout = self.panel.map(|panel| {
-            panel_layout(
-                PANEL_TITLE,
-                panel.pinned,
-                shows.session.is_some(),
-                &readout(&shows),
-            )
+            let saves: Vec<String> = match panel.page {
+                Page::History => shows.saves.iter().take(SAVE_ROWS).map(save_line).collect(),
+                Page::Terrain => Vec::new(),
+            };
+            let words = PanelWords {
+                growth: &readout(&shows),
+                moment: &moment_readout(shows.moment),
+                saves: &saves,
+            };
+            panel_layout(panel.page, panel.pinned, shows.session.is_some(), words)
         });
         if let (Some(panel), Some(layout)) = (self.panel, &self.panel_layout) {
             for button in &layout.buttons {

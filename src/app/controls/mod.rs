@@ -36,7 +36,7 @@ mod press;
 pub mod ramp;
 mod state;
 
-pub use actions::{Action, every_label, landscape_label, says};
+pub use actions::{Action, SAVE_ROWS, every_label, landscape_label, says};
 pub use draw::DrawnControls;
 pub use hit_test::Menu;
 pub use hit_test::ShownButton;

@@ -1,5 +1,5 @@
 //! The panel's layout, made from its groups: the title bar (the title, then Pin and Close), then each group under a rule and a small heading (the growth readout on the commands' heading line), its buttons flowing along a grid of cells, each as many cells wide as its label needs at the ramp's button size. Laid out in the panel's own plane, about its centre.
-use super::actions::{Action, PanelGroup, panel_groups, title_bar_actions};
+use super::actions::{Action, Page, PanelGroup, Readout, panel_groups, title_bar_actions};
 use super::layout::{BUTTON_GAP_M, BUTTON_HEIGHT_M};
 use super::ramp::TextSize;
 
@@ -34,6 +34,8 @@ pub(super) enum TextRole {
     Title,
     /// A group's heading, or the readout beside one.
     Heading,
+    /// What a save's row says of it.
+    Save,
 }
 
 /// A line of the panel's own text, in its plane: its left edge, the
@@ -47,8 +49,19 @@ pub(super) struct PanelText {
     pub(super) role: TextRole,
 }
 
+/// Where a save's picture shows, in the panel's plane: the save's row
+/// (newest first), centre and size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct PanelPicture {
+    pub(super) row: usize,
+    pub(super) x: f32,
+    pub(super) y: f32,
+    pub(super) width: f32,
+    pub(super) height: f32,
+}
+
 /// The panel laid out: its size, the title bar's height, its buttons, its
-/// text and the rules between groups (their heights).
+/// text, the rules between groups (their heights) and the saves' pictures.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct PanelLayout {
     pub(super) width: f32,
@@ -56,11 +69,26 @@ pub(super) struct PanelLayout {
     pub(super) buttons: Vec<PanelButton>,
     pub(super) texts: Vec<PanelText>,
     pub(super) rules: Vec<f32>,
+    pub(super) pictures: Vec<PanelPicture>,
+}
+
+/// What the panel's heading lines and rows say besides its buttons.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PanelWords<'a> {
+    /// How far the terrain has grown, and how fast.
+    pub(super) growth: &'a str,
+    /// Which moment of the history shows.
+    pub(super) moment: &'a str,
+    /// Each save's line, newest first.
+    pub(super) saves: &'a [String],
 }
 
 /// The width of the button that holds `action`'s label whole: as many
-/// cells as it needs.
+/// cells as it needs (the time slider: the panel's width).
 fn cells_for(action: Action) -> usize {
+    if action == Action::TimeSlider {
+        return PANEL_COLUMNS;
+    }
     let needs = TextSize::Medium.width_m(action.label()) + 2.0 * LABEL_PADDING_M;
     let cell = PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M;
     (((needs + BUTTON_GAP_M) / cell).ceil() as usize).clamp(1, PANEL_COLUMNS)
@@ -71,19 +99,19 @@ fn cells_width(cells: usize) -> f32 {
     cells as f32 * (PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M) - BUTTON_GAP_M
 }
 
-/// The panel with `title`, pinned or not, its groups as `in_session`
-/// makes them, and `readout` beside the heading of the group that shows it.
+/// The panel on `page`, pinned or not, its groups as `in_session` makes
+/// them, with `words` on its heading lines and save rows.
 pub(super) fn panel_layout(
-    title: &str,
+    page: Page,
     pinned: bool,
     in_session: bool,
-    readout: &str,
+    words: PanelWords,
 ) -> PanelLayout {
     lay_out_groups(
-        title,
+        page.title(),
         title_bar_actions(pinned),
-        &panel_groups(in_session),
-        readout,
+        &panel_groups(page, in_session, words.saves.len()),
+        words,
     )
 }
 
@@ -93,7 +121,7 @@ fn lay_out_groups(
     title: &str,
     title_bar: [Action; 2],
     groups: &[PanelGroup],
-    readout: &str,
+    words: PanelWords,
 ) -> PanelLayout {
     let width = PANEL_COLUMNS as f32 * (PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M) + BUTTON_GAP_M;
     let (left_edge, right_edge) = (-width / 2.0, width / 2.0);
@@ -136,7 +164,12 @@ fn lay_out_groups(
             size: TextSize::Small,
             role: TextRole::Heading,
         });
-        if group.readout {
+        let readout = match group.readout {
+            Readout::None => None,
+            Readout::Growth => Some(words.growth),
+            Readout::Moment => Some(words.moment),
+        };
+        if let Some(readout) = readout {
             panel.texts.push(PanelText {
                 text: readout.into(),
                 left: right_edge - 2.0 * BUTTON_GAP_M - TextSize::Small.width_m(readout),
@@ -151,6 +184,15 @@ fn lay_out_groups(
             if column + cells > PANEL_COLUMNS {
                 column = 0;
                 y -= BUTTON_HEIGHT_M + BUTTON_GAP_M;
+            }
+            if let Action::OpenSave(row) = action {
+                // A row of its own: the picture and the save's line, then
+                // its button at the right.
+                if column > 0 {
+                    y -= BUTTON_HEIGHT_M + BUTTON_GAP_M;
+                }
+                save_row(&mut panel, row, y, words.saves.get(row));
+                column = PANEL_COLUMNS - cells;
             }
             let left =
                 left_edge + BUTTON_GAP_M + column as f32 * (PANEL_BUTTON_WIDTH_M + BUTTON_GAP_M);
@@ -174,7 +216,33 @@ fn lay_out_groups(
     for rule in &mut panel.rules {
         *rule += to_centre;
     }
+    for picture in &mut panel.pictures {
+        picture.y += to_centre;
+    }
     panel
+}
+
+/// The picture and the line of the save on `row`, on the panel's row whose
+/// bottom is at `y`.
+fn save_row(panel: &mut PanelLayout, row: usize, y: f32, line: Option<&String>) {
+    let left_edge = -panel.width / 2.0;
+    // A 3:2 picture, as the pictures a save keeps are.
+    let (height, width) = (BUTTON_HEIGHT_M, BUTTON_HEIGHT_M * 1.5);
+    let centre_y = y + BUTTON_HEIGHT_M / 2.0;
+    panel.pictures.push(PanelPicture {
+        row,
+        x: left_edge + BUTTON_GAP_M + width / 2.0,
+        y: centre_y,
+        width,
+        height,
+    });
+    panel.texts.push(PanelText {
+        text: line.cloned().unwrap_or_default(),
+        left: left_edge + 3.0 * BUTTON_GAP_M + width,
+        y: centre_y,
+        size: TextSize::Small,
+        role: TextRole::Save,
+    });
 }
 
 #[cfg(test)]
@@ -196,9 +264,19 @@ mod tests {
 
     #[test]
     fn every_group_lies_under_its_heading_and_its_buttons_do_not_overlap() {
-        for in_session in [false, true] {
-            let panel = panel_layout("Terrain", false, in_session, "Grown 10%");
-            let groups = panel_groups(in_session);
+        let saves = vec!["save-002 Mesas".to_string(), "save-001 Demo".to_string()];
+        let words = PanelWords {
+            growth: "Grown 10%",
+            moment: "Now",
+            saves: &saves,
+        };
+        for (page, in_session) in [
+            (Page::Terrain, false),
+            (Page::Terrain, true),
+            (Page::History, false),
+        ] {
+            let panel = panel_layout(page, false, in_session, words);
+            let groups = panel_groups(page, in_session, saves.len());
             assert_eq!(panel.rules.len(), groups.len() - 1);
             let headings: Vec<&PanelText> = panel
                 .texts
@@ -230,24 +308,68 @@ mod tests {
                 let label = TextSize::Medium.width_m(a.action.label());
                 assert!(label + 2.0 * LABEL_PADDING_M <= a.width + 1e-6, "{a:?}");
             }
+            // Each save's picture and line sit on its row, left of its button.
+            let rows = if page == Page::History {
+                saves.len()
+            } else {
+                0
+            };
+            assert_eq!(panel.pictures.len(), rows);
+            for picture in &panel.pictures {
+                let open = panel
+                    .buttons
+                    .iter()
+                    .find(|b| b.action == Action::OpenSave(picture.row))
+                    .unwrap();
+                assert!((open.y - picture.y).abs() < 1e-6);
+                assert!(picture.x + picture.width / 2.0 < open.x - open.width / 2.0);
+                let line = panel
+                    .texts
+                    .iter()
+                    .find(|text| text.text == saves[picture.row])
+                    .unwrap();
+                assert!(line.left > picture.x && (line.y - picture.y).abs() < 1e-6);
+            }
         }
     }
 
     #[test]
+    fn the_time_slider_spans_the_panel() {
+        let panel = panel_layout(Page::History, false, false, PanelWords::default());
+        let slider = panel
+            .buttons
+            .iter()
+            .find(|b| b.action == Action::TimeSlider)
+            .unwrap();
+        assert!((slider.width - cells_width(PANEL_COLUMNS)).abs() < 1e-6);
+        assert!(
+            !panel
+                .buttons
+                .iter()
+                .any(|b| matches!(b.action, Action::OpenSave(_)))
+        );
+    }
+
+    #[test]
     fn pin_and_close_sit_in_the_title_bar_and_another_group_adds_its_rows() {
-        let panel = panel_layout("Terrain", true, false, "");
+        let panel = panel_layout(Page::Terrain, true, false, PanelWords::default());
         let title_bar: Vec<Action> = panel.buttons[..2].iter().map(|b| b.action).collect();
         assert_eq!(title_bar, [Action::ClosePanel, Action::UnpinPanel]);
         for button in &panel.buttons[..2] {
             assert!(button.y > panel.height / 2.0 - TITLE_HEIGHT_M);
         }
-        let mut groups = panel_groups(false);
+        let mut groups = panel_groups(Page::Terrain, false, 0);
         groups.push(PanelGroup {
             heading: "More",
-            readout: false,
+            readout: Readout::None,
             actions: vec![Action::Undo; PANEL_COLUMNS + 1],
         });
-        let more = lay_out_groups("Terrain", title_bar_actions(false), &groups, "");
+        let more = lay_out_groups(
+            "Terrain",
+            title_bar_actions(false),
+            &groups,
+            PanelWords::default(),
+        );
         let added = more.height - panel.height;
         let two_rows = 2.0 * (BUTTON_HEIGHT_M + BUTTON_GAP_M) + HEADING_HEIGHT_M + BUTTON_GAP_M;
         assert!((added - two_rows).abs() < 1e-6, "{added}");

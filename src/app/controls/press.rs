@@ -40,7 +40,7 @@ impl PressedBy {
 }
 
 /// One press that acted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UiPress {
     /// The button's label.
     pub label: &'static str,
@@ -48,6 +48,9 @@ pub struct UiPress {
     pub how: PressedBy,
     /// What it did.
     pub action: Action,
+    /// Where across the button it was let go, 0 its left edge to 1 its
+    /// right (the time slider's moment); 0.5 when said.
+    pub along: f32,
 }
 
 /// How a button looks.
@@ -136,13 +139,15 @@ impl Controls {
                 None
             }
             (Some(action), Some((on, depth))) if on == action => {
-                (depth < RELEASE_DEPTH_M).then(|| {
-                    press.poked = None;
-                    UiPress {
-                        label: action.label(),
-                        how: PressedBy::Poke,
-                        action,
-                    }
+                if depth >= RELEASE_DEPTH_M {
+                    return None;
+                }
+                press.poked = None;
+                Some(UiPress {
+                    label: action.label(),
+                    how: PressedBy::Poke,
+                    action,
+                    along: tip.map_or(0.5, |tip| self.along(action, tip)),
                 })
             }
             (Some(_), _) => {
@@ -216,10 +221,14 @@ impl Controls {
                 let began_on = press.rayed.take()?;
                 let let_go_on_it =
                     state.press == Some(Press::Released) && press.hovered == Some(began_on);
+                let at = ray
+                    .zip(hit)
+                    .map(|(ray, (_, t))| ray.origin + ray.direction * t);
                 let_go_on_it.then(|| UiPress {
                     label: began_on.label(),
                     how: PressedBy::Ray,
                     action: began_on,
+                    along: at.map_or(0.5, |at| self.along(began_on, at)),
                 })
             }
         }
@@ -234,6 +243,18 @@ impl Controls {
                 label: button.action.label(),
                 how: PressedBy::Voice,
                 action: button.action,
+                along: 0.5,
+            })
+    }
+
+    /// Where across `action`'s button `point` lies: 0 its left edge, 1 its right.
+    fn along(&self, action: Action, point: Vec3) -> f32 {
+        self.shown
+            .iter()
+            .find(|button| button.action == action)
+            .map_or(0.5, |button| {
+                let (x, _, _) = button.local(point);
+                (0.5 + x / (2.0 * button.rect.right.length())).clamp(0.0, 1.0)
             })
     }
 

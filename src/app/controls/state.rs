@@ -1,9 +1,10 @@
 //! The controls' state between frames: the hand menu and the panel while they show, each hand's press in progress, the buttons on show, and what a hand and the world offer them each frame.
 use glam::Vec3;
 
-use super::actions::Action;
+use super::actions::{Action, Page};
 use super::hit_test::{Plane, ShownButton};
 use super::panel::PanelLayout;
+use crate::app::frame::SaveSummary;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::scene::UiRect;
 
@@ -34,6 +35,8 @@ pub(super) struct Panel {
     pub(super) pinned: bool,
     /// A hand moving it by its title bar, and where that hand was last frame.
     pub(super) grabbed: Option<(Hand, Vec3)>,
+    /// The page it shows.
+    pub(super) page: Page,
 }
 
 /// What a hand offers the controls this frame.
@@ -75,6 +78,11 @@ pub struct Controls {
     pub(super) panel_layout: Option<PanelLayout>,
     /// Display time of the last update.
     pub(super) last_ns: Option<i64>,
+    /// The moment of the history shown and the moments in all, for the
+    /// time slider's knob.
+    pub(super) moment: (u64, u64),
+    /// The pictures of the saves the history page lists, newest first.
+    pub(super) save_pictures: Vec<Vec<[u8; 3]>>,
 }
 
 /// What the world says that the buttons show.
@@ -93,6 +101,10 @@ pub struct Shows<'a> {
     /// The shared session's code, while the headset is in one: the hand
     /// menu shows it over its buttons in place of "Share session".
     pub session: Option<&'a str>,
+    /// The moment of the history shown, and the moments in all (equal: now).
+    pub moment: (u64, u64),
+    /// The saves that can be opened, newest first.
+    pub saves: &'a [SaveSummary],
 }
 
 impl Controls {

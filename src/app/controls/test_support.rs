@@ -24,6 +24,8 @@ pub fn shows() -> Shows<'static> {
         grown: (100, 400),
         iterations_per_second: 60,
         session: None,
+        moment: (40, 50),
+        saves: &[],
     }
 }
 

@@ -28,6 +28,9 @@ use crate::input::{
 };
 use crate::terrain::sculpt::Edit;
 
+/// How far in from each end of the time slider (as a fraction of it) its
+/// track ends: a press beyond is its end.
+const SLIDER_END: f32 = 0.02;
 /// The factor "bigger" scales the hologram by ("smaller" by its inverse).
 pub const VOICE_SCALE_STEP: f32 = 1.25;
 
@@ -163,6 +166,8 @@ impl Interaction {
             grown: (world.iterations_done(), world.iterations_total()),
             iterations_per_second: growth.iterations_per_second,
             session: self.session_code.as_deref(),
+            moment: (world.history().shown(), world.history().length()),
+            saves: input.saves.as_deref().unwrap_or_default(),
         };
         self.controls.lay_out(
             input.display_time_ns,
@@ -287,9 +292,31 @@ impl Interaction {
                     self.reset_by = Some(PlacementCause::Menu);
                 }
             }
-            Action::Landscapes | Action::PinPanel | Action::UnpinPanel | Action::ClosePanel => {
+            Action::Landscapes
+            | Action::PinPanel
+            | Action::UnpinPanel
+            | Action::ClosePanel
+            | Action::HistoryPage
+            | Action::TerrainPage => {
                 self.controls.act(press.action, head);
             }
+            Action::TimeSlider | Action::Back | Action::Forward | Action::Now => {
+                let history = commands.world().history();
+                let to = match press.action {
+                    Action::TimeSlider => {
+                        // The track's ends are a finger's width in from the
+                        // plate's: a press there is the start, or now.
+                        let along =
+                            ((press.along - SLIDER_END) / (1.0 - 2.0 * SLIDER_END)).clamp(0.0, 1.0);
+                        (f64::from(along) * history.length() as f64).round() as u64
+                    }
+                    Action::Back => history.back(),
+                    Action::Forward => history.forward(),
+                    _ => history.length(),
+                };
+                commands.issue(Command::Scrub { to });
+            }
+            Action::OpenSave(row) => commands.tell(AppEvent::OpenAsked(row)),
         }
     }
 

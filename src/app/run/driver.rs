@@ -19,6 +19,8 @@ use super::scene::SceneBuilder;
 use crate::app::frame::{FrameInput, FrameOutput};
 use crate::app::update::App;
 use crate::app::world::AppError;
+use crate::app::world::command::Command;
+use crate::app::world::placement::{Placement, PlacementCause};
 use crate::render::scene::{Display, FrameScene};
 use crate::size::Size;
 use crate::terrain::recipe::{Recipe, RecipeError};
@@ -163,6 +165,15 @@ impl FrameDriver {
         self.scenes = SceneBuilder::new();
         self.scenes.set_display(display);
         Ok(())
+    }
+
+    /// The hologram stays at `placement` in the world grown now: the next
+    /// update settles it there, as a command the log keeps.
+    pub fn keep_placement(&mut self, placement: Placement) {
+        self.app.submit(Command::Place {
+            cause: PlacementCause::Kept,
+            placement,
+        });
     }
 
     /// The app with its edits settled: the terrain its commands made,

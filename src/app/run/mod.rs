@@ -27,6 +27,8 @@ use self::driver::{Diverged, FrameDriver};
 use self::log::{CommandLog, LogStart};
 use self::recorder::RunRecorder;
 use self::save::Picture;
+use crate::app::controls::SAVE_ROWS;
+use crate::app::frame::SaveSummary;
 use crate::app::frame::{AppEvent, FrameInput, FrameOutput, Marker};
 use crate::app::shared::session::{Role, SessionIn};
 use crate::app::update::App;
@@ -127,6 +129,9 @@ pub struct RunLoop<N: Network> {
     left: Option<N::Session>,
     /// Where "Save terrain" writes `save-NNN/`.
     save_folder: Option<PathBuf>,
+    /// The saves the history page lists, newest first: their folders, and
+    /// what the app is shown of them.
+    saves: (Vec<PathBuf>, Option<Arc<[SaveSummary]>>),
     /// Where the landscape grown now is kept for the next run, and what it holds.
     landscape: Option<(PathBuf, String)>,
 }
@@ -142,6 +147,7 @@ impl<N: Network> RunLoop<N> {
             network: None,
             incoming: Vec::new(),
             save_folder: None,
+            saves: (Vec::new(), None),
             landscape: None,
         }
     }
@@ -178,7 +184,19 @@ impl<N: Network> RunLoop<N> {
     /// "Save terrain" writes into `folder`; without one it says so.
     pub fn saving_into(mut self, folder: Option<PathBuf>) -> Self {
         self.save_folder = folder;
+        self.list_saves();
         self
+    }
+
+    /// Reads the newest saves again, for the history page.
+    fn list_saves(&mut self) {
+        self.saves = match &self.save_folder {
+            Some(folder) => {
+                let (folders, summaries) = save::summaries(folder, SAVE_ROWS);
+                (folders, Some(summaries.into()))
+            }
+            None => (Vec::new(), None),
+        };
     }
 
     /// Keeps the name of the landscape grown in `file` whenever it changes.
@@ -234,6 +252,7 @@ impl<N: Network> RunLoop<N> {
         platform: &mut P,
     ) -> Result<Frame, P::Error> {
         input.shared = std::mem::take(&mut self.incoming);
+        input.saves = self.saves.1.clone();
         match (&mut self.session, &mut self.network) {
             (Some(session), _) => session.before_frame(&mut input.shared),
             (None, Some(network)) => {
@@ -285,6 +304,12 @@ impl<N: Network> RunLoop<N> {
                 None => None,
             };
             self.save(picture);
+            self.list_saves();
+        }
+        for event in &output.events {
+            if let AppEvent::OpenAsked(row) = *event {
+                self.open(row);
+            }
         }
         Ok(Frame { output, drawn_ms })
     }
@@ -369,6 +394,57 @@ impl<N: Network> RunLoop<N> {
                 platform.shared_line(line);
             }
         }
+    }
+
+    /// Grows the world of the save listed on `row` in place of this one,
+    /// the hologram staying where it is; one line when it cannot (no such
+    /// save, not a save, another map size, a shared session).
+    fn open(&mut self, row: usize) {
+        let Some(folder) = self.saves.0.get(row).cloned() else {
+            ::log::warn!("there is no save on row {} of the list", row + 1);
+            return;
+        };
+        if self.session.is_some() {
+            ::log::warn!(
+                "cannot open {} in a shared session: everyone grows the host's world; leave the session first",
+                folder.display()
+            );
+            return;
+        }
+        let log = match save::open_save(&folder) {
+            Ok(log) => log,
+            Err(line) => {
+                ::log::warn!("{line}; the world goes on");
+                return;
+            }
+        };
+        let heights = self.driver.app().heightmap();
+        let own = (heights.width(), heights.height());
+        if (log.start.width, log.start.height) != own {
+            ::log::warn!(
+                "cannot open {} here: it grows a {}x{} map, this run {}x{}; run with --open {} instead",
+                folder.display(),
+                log.start.width,
+                log.start.height,
+                own.0,
+                own.1,
+                folder.display()
+            );
+            return;
+        }
+        let start = LogStart::opening(&log);
+        let placement = self.driver.app().world().placement();
+        if let Err(error) = self.driver.grow_world_from(&start) {
+            ::log::warn!("cannot open {}: {error}", folder.display());
+            return;
+        }
+        self.record().grow_from(start.clone());
+        let commands = start.opened.last().map_or(0, |run| run.replayed().count());
+        self.record().opened(&folder, commands);
+        if let Some(placement) = placement {
+            self.driver.keep_placement(placement);
+        }
+        ::log::info!("opened {}", folder.display());
     }
 
     /// Writes `save-NNN/` into the save folder, one line either way.

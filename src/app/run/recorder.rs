@@ -87,8 +87,12 @@ pub struct RunRecorder {
     render_ms: Vec<f64>,
     /// Display time of the first update and of the latest, nanoseconds.
     display_ns: Option<(i64, i64)>,
-    /// Updates so far (drawn or not): the next one's frame in the command log.
+    /// Updates so far (drawn or not).
     updates: u64,
+    /// The update the command log's world started at (0, unless the world
+    /// started over mid-run): its frames count from there, so that a replay
+    /// of it shows each command on its own frame.
+    log_from: u64,
     /// Iterations of the current seed as of the latest update.
     iterations: usize,
     /// Every command applied so far.
@@ -121,6 +125,7 @@ impl RunRecorder {
             render_ms: Vec::with_capacity(expected_frames),
             display_ns: None,
             updates: 0,
+            log_from: 0,
             iterations: 0,
             log: CommandLog::new(start),
             markers_seen: Vec::new(),
@@ -154,9 +159,11 @@ impl RunRecorder {
     /// the commands (at the update's own index).
     pub fn updated(&mut self, display_time_ns: i64, output: &FrameOutput, update_ms: f64) {
         for applied in &output.commands {
-            self.log
-                .entries
-                .push(LogEntry::new(applied, self.updates, display_time_ns));
+            self.log.entries.push(LogEntry::new(
+                applied,
+                self.updates - self.log_from,
+                display_time_ns,
+            ));
         }
         self.updates += 1;
         self.iterations = output.iterations_done;
@@ -227,6 +234,7 @@ impl RunRecorder {
                 AppEvent::Click { .. } => self.clicks += 1,
                 AppEvent::Growth(_)
                 | AppEvent::SaveAsked
+                | AppEvent::OpenAsked(_)
                 | AppEvent::ShareAsked
                 | AppEvent::LeaveAsked
                 | AppEvent::Weathered
@@ -276,6 +284,7 @@ impl RunRecorder {
     pub fn grow_from(&mut self, start: LogStart) {
         self.seeds.push(start.seed);
         self.iterations = 0;
+        self.log_from = self.updates;
         self.log = CommandLog::new(start);
     }
 
@@ -302,7 +311,7 @@ impl RunRecorder {
     pub fn command_log(&self) -> CommandLog {
         CommandLog {
             end: Some(LogEnd {
-                frame: self.updates.saturating_sub(1),
+                frame: self.updates.saturating_sub(self.log_from + 1),
                 iteration: self.iterations,
             }),
             ..self.log.clone()

@@ -12,13 +12,17 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::app::controls::landscape_label;
+use crate::app::frame::{SAVE_MOSAIC, SaveSummary};
 use crate::app::run::log::{COMMAND_LOG_FILE, CommandLog};
+use crate::app::world::command::Command;
 use crate::app::world::placement::{self, HOLOGRAM_SIZE_M};
 use crate::atomic_file;
 use crate::render::glb;
 use crate::render::print;
 use crate::render::solid::{PrintSize, solid};
 use crate::terrain::export::{self, Format};
+use crate::terrain::recipe::BuiltInName;
 
 /// Most saves a state folder takes (`save-001` to `save-999`).
 pub const MAX_SAVES: u32 = 999;
@@ -154,6 +158,85 @@ pub fn saves_in(state_dir: &Path) -> Vec<PathBuf> {
         .collect();
     saves.sort_by_key(|save| std::cmp::Reverse(save.0));
     saves.into_iter().map(|(_, path)| path).collect()
+}
+
+/// The newest `rows` saves in `state_dir` as the history page lists them:
+/// their folders, and for each its name, the landscape it grew last and
+/// its picture shrunk to [`SAVE_MOSAIC`] (grey where it has none). A save
+/// that cannot be read is listed all the same: opening it says why not.
+pub fn summaries(state_dir: &Path, rows: usize) -> (Vec<PathBuf>, Vec<SaveSummary>) {
+    let folders: Vec<PathBuf> = saves_in(state_dir).into_iter().take(rows).collect();
+    let summaries = folders
+        .iter()
+        .map(|folder| SaveSummary {
+            name: folder
+                .file_name()
+                .map_or_else(String::new, |name| name.to_string_lossy().into_owned()),
+            landscape: open_save(folder)
+                .map(|log| landscape_of(&log))
+                .unwrap_or_else(|_| "cannot be read".into()),
+            mosaic: mosaic(&folder.join("picture.png")),
+        })
+        .collect();
+    (folders, summaries)
+}
+
+/// The landscape `log` grew last: its last landscape command's, else its
+/// start's, by its label.
+fn landscape_of(log: &CommandLog) -> String {
+    let last = log
+        .entries
+        .iter()
+        .rev()
+        .find_map(|entry| match entry.command {
+            Command::Landscape { name, .. } => Some(name),
+            _ => None,
+        });
+    match last.or_else(|| BuiltInName::new(&log.start.recipe)) {
+        Some(name) => landscape_label(name).into(),
+        None => log.start.recipe.clone(),
+    }
+}
+
+/// The picture in `png` shrunk to [`SAVE_MOSAIC`] cells, each the mean of
+/// its pixels; grey where there is no picture to read.
+fn mosaic(png: &Path) -> Vec<[u8; 3]> {
+    let (columns, rows) = SAVE_MOSAIC;
+    let grey = vec![[110, 110, 110]; columns * rows];
+    let Ok(file) = std::fs::File::open(png) else {
+        return grey;
+    };
+    let decoder = png::Decoder::new(std::io::BufReader::new(file));
+    let Ok(mut reader) = decoder.read_info() else {
+        return grey;
+    };
+    let Some(size) = reader.output_buffer_size() else {
+        return grey;
+    };
+    let mut pixels = vec![0; size];
+    let Ok(info) = reader.next_frame(&mut pixels) else {
+        return grey;
+    };
+    let channels = info.color_type.samples();
+    if info.bit_depth != png::BitDepth::Eight || channels < 3 || info.width == 0 || info.height == 0
+    {
+        return grey;
+    }
+    let (width, height) = (info.width as usize, info.height as usize);
+    let mut sums = vec![[0u64; 4]; columns * rows];
+    for y in 0..height {
+        for x in 0..width {
+            let at = (y * width + x) * channels;
+            let cell = (y * rows / height) * columns + x * columns / width;
+            for channel in 0..3 {
+                sums[cell][channel] += u64::from(pixels[at + channel]);
+            }
+            sums[cell][3] += 1;
+        }
+    }
+    sums.iter()
+        .map(|sum| [0, 1, 2].map(|channel| (sum[channel] / sum[3].max(1)) as u8))
+        .collect()
 }
 
 /// Makes the first `save-NNN` folder not yet in `state_dir`; creating it is

@@ -49,6 +49,7 @@ pub(crate) fn frame_at(frame: i64, rate: i64) -> FrameInput {
         kept: Kept::None,
         voice: None,
         shared: Vec::new(),
+        saves: None,
     }
 }
 

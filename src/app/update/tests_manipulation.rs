@@ -51,6 +51,7 @@ fn frame(frame: i64) -> FrameInput {
         kept: Kept::None,
         voice: None,
         shared: Vec::new(),
+        saves: None,
     }
 }
 

@@ -130,6 +130,9 @@ pub enum Action {
         with: PressWith,
         /// Which hand, when the script says.
         hand: Option<Hand>,
+        /// Where across the button, 0 its left edge to 1 its right (the
+        /// middle, but for `scrub`, which presses the time slider).
+        along: f32,
     },
     /// The script's clock holds here until `until` holds (the simulator's
     /// frame loop plays it; every later event comes that much later).

@@ -4,7 +4,7 @@ use glam::Vec3;
 use super::error::{ScriptError, error};
 use super::event::{Action, PressWith};
 use super::words::{parse_duration, parse_hand, parse_metres, parse_number, parse_unit};
-use crate::app::controls::{every_label, says};
+use crate::app::controls::{Action as ButtonAction, every_label, says};
 use crate::input::Hand;
 
 /// Most points a `trace` may pass through.
@@ -27,6 +27,7 @@ const TWOHAND: &str = "`TIME twohand SECONDS DEGREES SCALE` (SECONDS in 0..60, D
 const GRAB: &str = "`TIME grab left|right SECONDS DX DY DZ` (SECONDS in 0..60, metres within ±10)";
 const PALM: &str = "`TIME palm left|right SECONDS` (SECONDS in 0..60)";
 const PRESS: &str = "`TIME press LABEL [poke|ray] [left|right]` with LABEL a button's label, e.g. `4.0 press pause growth poke`";
+const SCRUB: &str = "`TIME scrub FRACTION [poke|ray] [left|right]` with FRACTION in 0..1 (0 the history's start, 1 now), pressing the history page's time slider there, e.g. `6.0 scrub 0.5`";
 
 /// `airtap left|right [away]`.
 pub(super) fn parse_airtap(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
@@ -263,7 +264,50 @@ pub(super) fn parse_press(line: usize, args: &[&str]) -> Result<Action, ScriptEr
         label,
         with: with.unwrap_or(PressWith::Poke),
         hand,
+        along: 0.5,
     })
+}
+
+/// `scrub FRACTION [poke|ray] [left|right]`: a press of the time slider at
+/// FRACTION across it.
+pub(super) fn parse_scrub(line: usize, args: &[&str]) -> Result<Action, ScriptError> {
+    let Some((fraction, rest)) = args.split_first() else {
+        return Err(error(
+            line,
+            "scrub needs the fraction of the history to go to",
+            SCRUB,
+        ));
+    };
+    let along = match fraction.parse::<f32>() {
+        Ok(along) if (0.0..=1.0).contains(&along) => along,
+        _ => {
+            return Err(error(
+                line,
+                format!("scrub's fraction `{fraction}` is not a number in 0..1"),
+                SCRUB,
+            ));
+        }
+    };
+    let mut press = vec![ButtonAction::TimeSlider.label()];
+    press.extend(rest);
+    match parse_press(line, &press) {
+        Ok(Action::Press {
+            label, with, hand, ..
+        }) => Ok(Action::Press {
+            label,
+            with,
+            hand,
+            along,
+        }),
+        _ => Err(error(
+            line,
+            format!(
+                "scrub takes `poke` or `ray` and a hand after the fraction, got `{}`",
+                rest.join(" ")
+            ),
+            SCRUB,
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 use super::error::{ScriptError, error};
 use super::event::ScriptEvent;
 use super::gestures::{
-    parse_airtap, parse_hold_or_grab, parse_lift, parse_palm, parse_press, parse_select, parse_tap,
-    parse_trace, parse_twohand,
+    parse_airtap, parse_hold_or_grab, parse_lift, parse_palm, parse_press, parse_scrub,
+    parse_select, parse_tap, parse_trace, parse_twohand,
 };
 use super::other_events::{parse_disconnect, parse_head, parse_say, parse_stall, parse_wait};
 use super::words::MAX_TIME_S;
@@ -45,6 +45,7 @@ pub(super) fn parse_event(line: usize, words: &[&str]) -> Result<ScriptEvent, Sc
         "say" => parse_say(line, args),
         "palm" => parse_palm(line, args),
         "press" => parse_press(line, args),
+        "scrub" => parse_scrub(line, args),
         "wait" => parse_wait(line, args),
         other => Err(error(line, format!("unknown event `{other}`"), ANY_EVENT)),
     }?;

@@ -551,6 +551,7 @@ impl<'a> FrameLoop<'a> {
                     log::info!("the land is drawn {exaggeration}× its height")
                 }
                 AppEvent::SaveAsked
+                | AppEvent::OpenAsked(_)
                 | AppEvent::ShareAsked
                 | AppEvent::LeaveAsked
                 | AppEvent::Click { .. } => {}

@@ -454,6 +454,7 @@ impl<B: GraphicsBinding> Session<B> {
             kept,
             voice: None,
             shared: Vec::new(),
+            saves: None,
         })
     }
 
