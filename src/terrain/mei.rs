@@ -307,29 +307,16 @@ struct MeiState {
     dt: f32,
     /// Δt · Kr.
     rain_step: f32,
-    /// Δt · g · l.
-    flux_gain: f32,
-    /// l².
-    area: f32,
-    /// 2l and l: the spans of central and one-sided differences.
-    span: [f32; 2],
-    /// l / Δt, the CFL speed limit.
-    max_speed: f32,
-    /// Δt / l: cells moved per unit of velocity.
-    cells_per_speed: f32,
+    pipes: Pipes,
+    carving: Carving,
     /// max(0, 1 − Ke · Δt).
     keep: f32,
-    capacity: f32,
-    dissolving: f32,
-    depositing: f32,
-    min_tilt: f32,
 }
 
 impl MeiState {
     fn new(width: usize, height: usize, params: &MeiParams) -> Self {
         let len = width * height;
         let dt = params.effective_time_step();
-        let l = params.cell_size;
         MeiState {
             width,
             height,
@@ -343,16 +330,14 @@ impl MeiState {
             moved: vec![0.0; len],
             dt,
             rain_step: dt * params.rain,
-            flux_gain: dt * params.gravity * l,
-            area: l * l,
-            span: [2.0 * l, l],
-            max_speed: l / dt,
-            cells_per_speed: dt / l,
+            pipes: Pipes::new(dt, params.gravity, params.cell_size),
+            carving: Carving {
+                capacity: params.capacity,
+                dissolving: params.dissolving,
+                depositing: params.depositing,
+                min_tilt: params.min_tilt,
+            },
             keep: (1.0 - params.evaporation * dt).max(0.0),
-            capacity: params.capacity,
-            dissolving: params.dissolving,
-            depositing: params.depositing,
-            min_tilt: params.min_tilt,
         }
     }
 
@@ -373,34 +358,11 @@ impl MeiState {
                 let i = y * w + x;
                 let d1 = self.water[i] + self.rain_step;
                 self.rained[i] = d1;
-                let level = b[i] + d1;
-                let neighbours = neighbours(x, y, w, h);
-                let mut f = self.flux[i];
-                let mut out = 0.0f32;
-                for (k, n) in neighbours.into_iter().enumerate() {
-                    f[k] = match n {
-                        Some(n) => {
-                            let other = b[n] + (self.water[n] + self.rain_step);
-                            (f[k] + self.flux_gain * (level - other)).max(0.0)
-                        }
-                        None => 0.0,
-                    };
-                    out += f[k];
-                }
-                if out > 0.0 {
-                    let scale = (d1 * self.area / (out * self.dt)).min(1.0);
-                    for f in &mut f {
-                        *f *= scale;
-                    }
-                }
-                self.flux[i] = f;
-
-                let (x0, x1) = (x.saturating_sub(1), (x + 1).min(w - 1));
-                let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
-                let gx = (b[y * w + x1] - b[y * w + x0]) / self.span[usize::from(x1 - x0 == 1)];
-                let gy = (b[y1 * w + x] - b[y0 * w + x]) / self.span[usize::from(y1 - y0 == 1)];
-                let g2 = gx * gx + gy * gy;
-                self.tilt[i] = (g2 / (1.0 + g2)).sqrt().max(self.min_tilt);
+                let others = neighbours(x, y, w, h)
+                    .map(|n| n.map(|n| b[n] + (self.water[n] + self.rain_step)));
+                self.flux[i] = self.pipes.flux(self.flux[i], 1.0, d1, b[i] + d1, others);
+                self.tilt[i] =
+                    ground_tilt(b, (x, y), (w, h), self.pipes.length, self.carving.min_tilt);
             }
         }
     }
@@ -423,38 +385,15 @@ impl MeiState {
                 let inflow = in_left + in_right + in_above + in_below;
                 let outflow = f[0] + f[1] + f[2] + f[3];
                 let d1 = self.rained[i];
-                let d2 = (d1 + self.dt * (inflow - outflow) / self.area).max(0.0);
-                let mean = (d1 + d2) * 0.5;
-                let limit =
-                    |flux: f32, cross: f32| (flux / cross).clamp(-self.max_speed, self.max_speed);
-                let (u, v, drift) = if mean >= MIN_VELOCITY_DEPTH {
-                    let cross = self.span[1] * mean;
-                    let through_x = (in_left - f[0] + f[1] - in_right) * 0.5;
-                    let through_y = (in_above - f[2] + f[3] - in_below) * 0.5;
-                    let out_x = limit(f[1] - f[0], cross) * self.cells_per_speed;
-                    let out_y = limit(f[3] - f[2], cross) * self.cells_per_speed;
-                    (
-                        limit(through_x, cross),
-                        limit(through_y, cross),
-                        [out_x, out_y],
-                    )
-                } else {
-                    (0.0, 0.0, [0.0, 0.0])
-                };
-                self.velocity[i] = [u, v];
+                let d2 = self.pipes.depth(d1, inflow, outflow);
+                let inflows = [in_left, in_right, in_above, in_below];
+                let (velocity, drift) = self.pipes.velocity(f, inflows, d1, d2);
+                self.velocity[i] = velocity;
                 self.drift[i] = drift;
-                let speed = (u * u + v * v).sqrt();
-                let c = self.capacity * self.tilt[i] * speed;
                 let s = self.sediment[i];
-                if c > s {
-                    let amount = self.dissolving * (c - s);
-                    b[i] -= amount;
-                    self.sediment[i] = s + amount;
-                } else {
-                    let amount = self.depositing * (s - c);
-                    b[i] += amount;
-                    self.sediment[i] = s - amount;
-                }
+                let to_ground = self.carving.exchange(self.tilt[i], velocity, s);
+                b[i] += to_ground;
+                self.sediment[i] = s - to_ground;
                 self.water[i] = d2 * self.keep;
                 self.moved[i] = 0.0;
             }
@@ -474,26 +413,8 @@ impl MeiState {
                 if s == 0.0 {
                     continue;
                 }
-                let [dx, dy] = self.drift[i];
-                let px = (x as f32 + dx).clamp(0.0, (w - 1) as f32);
-                let py = (y as f32 + dy).clamp(0.0, (h - 1) as f32);
-                let cx = (px as usize).min(w - 2);
-                let cy = (py as usize).min(h - 2);
-                let fx = px - cx as f32;
-                let fy = py - cy as f32;
-                let j = cy * w + cx;
                 let level = b[i] + self.water[i];
-                let shares = [
-                    (j, (1.0 - fx) * (1.0 - fy)),
-                    (j + 1, fx * (1.0 - fy)),
-                    (j + w, (1.0 - fx) * fy),
-                    (j + w + 1, fx * fy),
-                ];
-                for (target, weight) in shares {
-                    // Never onto ground above the water it came with.
-                    let target = if b[target] > level { i } else { target };
-                    self.moved[target] += s * weight;
-                }
+                scatter_sediment((x, y), (w, h), s, self.drift[i], level, b, &mut self.moved);
             }
         }
         if last {
@@ -523,6 +444,195 @@ fn neighbours(x: usize, y: usize, w: usize, h: usize) -> [Option<usize>; 4] {
         (y > 0).then(|| i - w),
         (y + 1 < h).then(|| i + w),
     ]
+}
+
+/// The constants of Mei's virtual pipes at one step Δt and spacing l:
+/// the flux, depth and velocity updates that both [`mei`] and the live
+/// [`WaterLayer`](super::water::WaterLayer) take.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pipes {
+    /// Δt.
+    pub dt: f32,
+    /// Δt · g · l: the flux a unit level difference adds in a step.
+    pub flux_gain: f32,
+    /// l², each pipe's cross section and each cell's area.
+    pub area: f32,
+    /// l.
+    pub length: f32,
+    /// l / Δt, the CFL speed limit.
+    pub max_speed: f32,
+    /// Δt / l: cells moved per unit of velocity.
+    pub cells_per_speed: f32,
+}
+
+impl Pipes {
+    pub fn new(dt: f32, gravity: f32, cell_size: f32) -> Self {
+        let l = cell_size;
+        Pipes {
+            dt,
+            flux_gain: dt * gravity * l,
+            area: l * l,
+            length: l,
+            max_speed: l / dt,
+            cells_per_speed: dt / l,
+        }
+    }
+
+    /// A cell's four outflows (left, right, upper, lower) after a step:
+    /// each `max(0, keep · f + Δt · g · l · (level − other))`, none where
+    /// `others` has no pipe, then Mei's scaling so that the cell sends at
+    /// most its `depth`. `keep` < 1 is a friction on the flux; 1 is Mei's
+    /// frictionless pipe (and `f · 1` is `f` to the bit).
+    #[inline]
+    pub fn flux(
+        &self,
+        previous: [f32; 4],
+        keep: f32,
+        depth: f32,
+        level: f32,
+        others: [Option<f32>; 4],
+    ) -> [f32; 4] {
+        let mut f = previous;
+        let mut out = 0.0f32;
+        for (k, other) in others.into_iter().enumerate() {
+            f[k] = match other {
+                Some(other) => (f[k] * keep + self.flux_gain * (level - other)).max(0.0),
+                None => 0.0,
+            };
+            out += f[k];
+        }
+        if out > 0.0 {
+            let scale = (depth * self.area / (out * self.dt)).min(1.0);
+            for f in &mut f {
+                *f *= scale;
+            }
+        }
+        f
+    }
+
+    /// The depth after the water moved: `max(0, d₁ + Δt · (in − out) / l²)`.
+    #[inline]
+    pub fn depth(&self, rained: f32, inflow: f32, outflow: f32) -> f32 {
+        (rained + self.dt * (inflow - outflow) / self.area).max(0.0)
+    }
+
+    /// Mei's centred velocity (u, v) through the cell and the cells its
+    /// outflow moves sediment in a step, from its outflows `out`, what its
+    /// neighbours send it `inflows` (from the left, right, upper, lower)
+    /// and its depth before and after the step; each clamped to the CFL
+    /// limit, and zero under a [`MIN_VELOCITY_DEPTH`] film.
+    #[inline]
+    pub fn velocity(
+        &self,
+        out: [f32; 4],
+        inflows: [f32; 4],
+        rained: f32,
+        depth: f32,
+    ) -> ([f32; 2], [f32; 2]) {
+        let mean = (rained + depth) * 0.5;
+        if mean >= MIN_VELOCITY_DEPTH {
+            let limit =
+                |flux: f32, cross: f32| (flux / cross).clamp(-self.max_speed, self.max_speed);
+            let [in_left, in_right, in_above, in_below] = inflows;
+            let cross = self.length * mean;
+            let through_x = (in_left - out[0] + out[1] - in_right) * 0.5;
+            let through_y = (in_above - out[2] + out[3] - in_below) * 0.5;
+            let out_x = limit(out[1] - out[0], cross) * self.cells_per_speed;
+            let out_y = limit(out[3] - out[2], cross) * self.cells_per_speed;
+            (
+                [limit(through_x, cross), limit(through_y, cross)],
+                [out_x, out_y],
+            )
+        } else {
+            ([0.0, 0.0], [0.0, 0.0])
+        }
+    }
+}
+
+/// Mei's erosion and deposition constants (Kc, Ks, Kd and the smallest
+/// tilt), shared by [`mei`] and the live water's rivers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Carving {
+    pub capacity: f32,
+    pub dissolving: f32,
+    pub depositing: f32,
+    pub min_tilt: f32,
+}
+
+impl Carving {
+    /// What moves from the suspended sediment `s` to the ground this step
+    /// (negative: dissolved from the ground): with capacity
+    /// `C = Kc · tilt · |velocity|`, `−Ks · (C − s)` if `C > s`, else
+    /// `Kd · (s − C)`. The ground gains it and the sediment loses it, so
+    /// their sum is unchanged.
+    #[inline]
+    pub fn exchange(&self, tilt: f32, velocity: [f32; 2], s: f32) -> f32 {
+        let [u, v] = velocity;
+        let speed = (u * u + v * v).sqrt();
+        let c = self.capacity * tilt * speed;
+        if c > s {
+            -(self.dissolving * (c - s))
+        } else {
+            self.depositing * (s - c)
+        }
+    }
+}
+
+/// `max(sin α, min_tilt)` of the ground `b` at (x, y), α its tilt from
+/// central differences (one-sided at the border) over spacing `length`
+/// units: `sin α = |∇b| / √(1 + |∇b|²)`.
+#[inline]
+pub(crate) fn ground_tilt(
+    b: &[f32],
+    (x, y): (usize, usize),
+    (w, h): (usize, usize),
+    length: f32,
+    min_tilt: f32,
+) -> f32 {
+    let span = [2.0 * length, length];
+    let (x0, x1) = (x.saturating_sub(1), (x + 1).min(w - 1));
+    let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
+    let gx = (b[y * w + x1] - b[y * w + x0]) / span[usize::from(x1 - x0 == 1)];
+    let gy = (b[y1 * w + x] - b[y0 * w + x]) / span[usize::from(y1 - y0 == 1)];
+    let g2 = gx * gx + gy * gy;
+    (g2 / (1.0 + g2)).sqrt().max(min_tilt)
+}
+
+/// Mei's transport traced forward: the sediment `s` of (x, y) moves by
+/// `drift` cells (clamped into the map) and is shared bilinearly among the
+/// 4 cells around that point, added into `moved`; a share aimed at ground
+/// `b` above `level` (the source's water surface) stays in the source.
+/// The shares sum to `s`, so sediment is conserved up to rounding.
+#[inline]
+pub(crate) fn scatter_sediment(
+    (x, y): (usize, usize),
+    (w, h): (usize, usize),
+    s: f32,
+    drift: [f32; 2],
+    level: f32,
+    b: &[f32],
+    moved: &mut [f32],
+) {
+    let i = y * w + x;
+    let [dx, dy] = drift;
+    let px = (x as f32 + dx).clamp(0.0, (w - 1) as f32);
+    let py = (y as f32 + dy).clamp(0.0, (h - 1) as f32);
+    let cx = (px as usize).min(w - 2);
+    let cy = (py as usize).min(h - 2);
+    let fx = px - cx as f32;
+    let fy = py - cy as f32;
+    let j = cy * w + cx;
+    let shares = [
+        (j, (1.0 - fx) * (1.0 - fy)),
+        (j + 1, fx * (1.0 - fy)),
+        (j + w, (1.0 - fx) * fy),
+        (j + w + 1, fx * fy),
+    ];
+    for (target, weight) in shares {
+        // Never onto ground above the water it came with.
+        let target = if b[target] > level { i } else { target };
+        moved[target] += s * weight;
+    }
 }
 
 #[cfg(test)]

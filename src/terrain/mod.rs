@@ -29,6 +29,7 @@ pub mod rng;
 pub mod sculpt;
 pub mod sliced;
 pub mod tiles;
+pub mod water;
 
 pub use diamond_square::DiamondSquareGrowth;
 pub use erosion::{HydraulicErosion, ThermalErosion};
@@ -42,3 +43,4 @@ pub use particles::ParticleErosion;
 pub use plates::{PlatesGrowth, PlatesParams};
 pub use rmp::{RmpGrowth, RmpParams};
 pub use sliced::Sliced;
+pub use water::{WaterLayer, WaterLedger, WaterParams, WaterSource};
