@@ -312,6 +312,55 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
 }
 
 #[test]
+fn the_hosts_scrub_moves_every_headset_to_the_same_moment_and_back() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        6,
+        "0 wait peers 1\n0.5 airtap right\n1.5 lift right 0.5 0.5 0.5 0.05\n2.5 say back\n3.0 say forward\n3.4 say forward\n3.6 wait ordered 5\n",
+        &[
+            "--size",
+            "65x65",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+        ],
+    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "peer",
+        5,
+        "3.0 wait ordered 5\n3.0 wait alone\n",
+        &["--join", &format!("{CODE}@127.0.0.1:{port}")],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+    // The air-tap, the lift and the three scrubs (back before the lift,
+    // forward to just after it, forward to now), in one order: the same
+    // terrain.
+    assert_level(&host_out, &peer_out, 5);
+    let moments = |out: &Path| -> Vec<(Value, Value)> {
+        report(out)["scrubs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|scrub| (scrub["moment"].clone(), scrub["length"].clone()))
+            .collect()
+    };
+    let host_moments = moments(&host_out);
+    assert_eq!(host_moments.len(), 3, "{host_moments:?}");
+    assert_eq!(host_moments, moments(&peer_out), "the same moments of the same history");
+    assert_ne!(host_moments[1].0, host_moments[1].1, "just after the lift");
+    assert_eq!(host_moments[2].0, host_moments[2].1, "forward again came back to now");
+}
+
+#[test]
 fn a_late_joiner_catches_up_and_ends_level_with_the_host() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
