@@ -355,9 +355,16 @@ fn the_hosts_scrub_moves_every_headset_to_the_same_moment_and_back() {
     };
     let host_moments = moments(&host_out);
     assert_eq!(host_moments.len(), 3, "{host_moments:?}");
-    assert_eq!(host_moments, moments(&peer_out), "the same moments of the same history");
+    assert_eq!(
+        host_moments,
+        moments(&peer_out),
+        "the same moments of the same history"
+    );
     assert_ne!(host_moments[1].0, host_moments[1].1, "just after the lift");
-    assert_eq!(host_moments[2].0, host_moments[2].1, "forward again came back to now");
+    assert_eq!(
+        host_moments[2].0, host_moments[2].1,
+        "forward again came back to now"
+    );
 }
 
 #[test]

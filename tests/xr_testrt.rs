@@ -1343,6 +1343,131 @@ fn saying_new_terrain_over_remoting_reseeds_with_cause_voice_as_in_the_simulator
     assert_images_match(&runtime_out, &sim_out, 1.0, 0.99);
 }
 
+/// `holoterrain generate --replay LOG --format f32` into `out`, read back.
+fn replayed_heights(log: &Path, out: &Path) -> Vec<u8> {
+    let replay = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args(["generate", "--format", "f32", "--replay"])
+        .arg(log)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run generate --replay");
+    assert_success(&replay, "generate --replay");
+    std::fs::read(out).expect("the replayed terrain")
+}
+
+/// A report's (moment, length) of each scrub.
+fn scrubs(report: &Value) -> Vec<(Value, Value)> {
+    report["scrubs"]
+        .as_array()
+        .expect("scrubs")
+        .iter()
+        .map(|scrub| (scrub["moment"].clone(), scrub["length"].clone()))
+        .collect()
+}
+
+#[test]
+fn undo_redo_back_forward_and_a_save_opened_on_the_test_runtime_are_the_simulators() {
+    let Some(manifest) = manifest("linux") else {
+        return;
+    };
+    let dir = scratch();
+    let wearer = script("remote-history.txt");
+    let (sim_out, runtime_out) = (dir.path().join("sim"), dir.path().join("runtime"));
+    let sim_report = simulate(&wearer, RESOLUTION, &sim_out);
+    assert_eq!(sim_report["undos"].as_array().map(Vec::len), Some(1));
+    assert_eq!(sim_report["redos"].as_array().map(Vec::len), Some(1));
+    let sim_scrubs = scrubs(&sim_report);
+    assert_eq!(sim_scrubs.len(), 3, "{sim_scrubs:?}");
+    assert_eq!(
+        sim_scrubs[2].0, sim_scrubs[2].1,
+        "the second forward is now"
+    );
+    let report = dir.path().join("xr.json");
+    let output = remote_run(&manifest, &wearer, &runtime_out, &report, &[]);
+    assert_success(&output, "xr --remote saying undo, redo, back and forward");
+    let xr_report = json(&report);
+    assert_same_run(&xr_report, &sim_report);
+    assert_eq!(scrubs(&xr_report), sim_scrubs);
+    assert_eq!(xr_report["redos"], sim_report["redos"]);
+    let sim_heights = std::fs::read(sim_out.join("terrain.f32")).expect("the terrain");
+    assert_eq!(
+        replayed_heights(
+            &report.with_file_name("commands.jsonl"),
+            &dir.path().join("xr.f32")
+        ),
+        sim_heights,
+        "xr's log grows the simulator's terrain"
+    );
+
+    // That run's log, opened by xr and by the simulator: the same world.
+    let save = dir.path().join("save-001");
+    std::fs::create_dir(&save).expect("a save folder");
+    std::fs::copy(sim_out.join("commands.jsonl"), save.join("commands.jsonl"))
+        .expect("the saved log");
+    let looking = dir.path().join("looking.txt");
+    std::fs::write(&looking, "# the wearer only looks\n").expect("a script");
+    let (opened_sim, opened_runtime) = (dir.path().join("opened-sim"), dir.path().join("opened"));
+    let sim = Command::new(env!("CARGO_BIN_EXE_holoterrain"))
+        .args([
+            "sim",
+            "--frames",
+            "60",
+            "--size",
+            MAP,
+            "--resolution",
+            RESOLUTION,
+        ])
+        .arg("--open")
+        .arg(&save)
+        .arg("--script")
+        .arg(&looking)
+        .arg("--out")
+        .arg(&opened_sim)
+        .output()
+        .expect("run holoterrain sim --open");
+    assert_success(&sim, "sim --open");
+    let opened_report = dir.path().join("opened.json");
+    let xr = run_on_runtime(
+        &manifest,
+        &environment(&looking, MAP, SEED, RESOLUTION, &opened_runtime),
+        &[
+            "xr",
+            "--frames",
+            "60",
+            "--size",
+            MAP,
+            "--open",
+            save.to_str().expect("a UTF-8 path"),
+            "--validation",
+            "--report",
+            opened_report.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_success(&xr, "xr --open on the test runtime");
+    let xr_opened = json(&opened_report);
+    let sim_opened = json(&opened_sim.join("report.json"));
+    // The air-tap, the lift, undo, redo and three scrubs.
+    assert_eq!(
+        xr_opened["opened"][0]["commands"], 7,
+        "{}",
+        xr_opened["opened"]
+    );
+    assert_eq!(
+        xr_opened["opened"][0]["commands"],
+        sim_opened["opened"][0]["commands"]
+    );
+    assert_eq!(xr_opened["iterations"], sim_opened["iterations"]);
+    assert_eq!(
+        replayed_heights(
+            &opened_report.with_file_name("commands.jsonl"),
+            &dir.path().join("xr-opened.f32")
+        ),
+        std::fs::read(opened_sim.join("terrain.f32")).expect("the terrain"),
+        "xr goes on from the save as the simulator does"
+    );
+}
+
 /// The report's `ui` presses as (frame, label, how, did).
 fn ui_presses(report: &Value) -> Vec<(Value, Value, Value, Value)> {
     report["ui"]
