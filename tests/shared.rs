@@ -1249,6 +1249,41 @@ fn a_non_finite_or_unbounded_command_closes_that_peer_and_nothing_is_ordered() {
 }
 
 #[test]
+fn a_peers_scrubs_are_refused_once_with_a_line_and_move_nothing() {
+    let mut table = Table::new(19);
+    let mut hostile = Hostile::join(table.port(), CODE);
+    for to in [0, 5, u64::MAX] {
+        hostile
+            .send(&PeerMessage::Command {
+                command: AppCommand::Scrub { to },
+            })
+            .unwrap();
+    }
+    table.run_until("refused them", Duration::from_secs(10), |table| {
+        !table.said("scrub").is_empty()
+    });
+    for _ in 0..10 {
+        table.frame();
+    }
+    let said = table.said("scrub");
+    assert_eq!(said.len(), 1, "{:#?}", table.notes);
+    assert!(
+        said[0].contains("refused peer 1's scrub, and its scrubs from now on"),
+        "{said:?}"
+    );
+    assert_eq!(table.host.commands_ordered(), 0, "a scrub got through");
+    // Still in the session: its lift is ordered.
+    hostile
+        .send(&PeerMessage::Command { command: lift(1) })
+        .unwrap();
+    table.run_until("ordered the lift", Duration::from_secs(10), |table| {
+        table.host.commands_ordered() == 1
+    });
+    assert!(table.said("kicked").is_empty(), "{:#?}", table.notes);
+    drop(hostile);
+}
+
+#[test]
 fn a_flood_closes_the_connection_and_the_flooder_is_told_why() {
     for (message, count, why) in [
         (

@@ -55,6 +55,8 @@ pub struct Host {
     submitted: u64,
     /// Peers told that the history is full (one line each).
     refused_commands: BTreeSet<u32>,
+    /// Peers told their scrubs are refused (each told once).
+    refused_scrubs: BTreeSet<u32>,
     /// Peers whose first checksum mismatch was said (later ones go to the
     /// report only).
     mismatched: BTreeSet<u32>,
@@ -124,6 +126,7 @@ impl Host {
             grew,
             submitted: 0,
             refused_commands: BTreeSet::new(),
+            refused_scrubs: BTreeSet::new(),
             mismatched: BTreeSet::new(),
             held_mismatches: Vec::new(),
             kicked: BTreeSet::new(),
@@ -266,6 +269,18 @@ impl Host {
 
     fn heard(&mut self, into: &mut Vec<SessionIn>, peer: u32, message: PeerMessage) {
         match message {
+            // Rebuilding a moment costs every headset up to a tenth of a
+            // second: a peer sending scrubs at its command rate could stall
+            // them all, so only the host moves the session through time.
+            PeerMessage::Command {
+                command: Command::Scrub { .. },
+            } => {
+                if self.refused_scrubs.insert(peer) {
+                    self.notes.push(format!(
+                        "refused peer {peer}'s scrub, and its scrubs from now on: only the host moves the session through its history"
+                    ));
+                }
+            }
             PeerMessage::Command { command } if command.is_terrain() => {
                 // Refused before ordering: nothing of it reaches the order,
                 // the history or any other headset.
