@@ -95,10 +95,10 @@ pub struct Future {
 }
 
 /// What to do again, from a checkpoint to a moment.
-pub enum Replay<'a> {
+pub enum Replay {
     /// Apply this command at this display time (marked as a change made
     /// in the past, cutting off this history).
-    Command(&'a Command, i64, Option<&'a Arc<Future>>),
+    Command(Command, i64, Option<Arc<Future>>),
     /// Grow this many steps.
     Grow(usize),
 }
@@ -235,7 +235,7 @@ impl History {
 
     /// The terrain of the checkpoint at or before `moment`, and what to do
     /// again from it to reach `moment` (clamped to now).
-    pub fn rebuild(&self, moment: u64) -> (Terrain, Vec<Replay<'_>>) {
+    pub fn rebuild(&self, moment: u64) -> (Terrain, Vec<Replay>) {
         let moment = moment.min(self.length);
         let index = self
             .checkpoints
@@ -259,7 +259,7 @@ impl History {
                     command,
                     time_ns,
                     branch,
-                } => replays.push(Replay::Command(command, *time_ns, branch.as_ref())),
+                } => replays.push(Replay::Command(command.clone(), *time_ns, branch.clone())),
                 Step::Grew { .. } => {
                     let until = end.min(moment);
                     replays.push(Replay::Grow((until - at) as usize));

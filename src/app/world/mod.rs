@@ -407,15 +407,14 @@ impl World {
     /// The terrain at moment `to`: the checkpoint before it with the steps
     /// since applied again, edits settled.
     fn rebuild(&mut self, to: u64, now: i64) {
-        let history = std::mem::replace(&mut self.history, History::new(&self.terrain));
-        let (terrain, replays) = history.rebuild(to);
+        let (terrain, replays) = self.history.rebuild(to);
         self.terrain = terrain;
         for replay in replays {
             match replay {
                 Replay::Command(command, time_ns, branch) => {
-                    self.apply_unrecorded(command, time_ns);
+                    self.apply_unrecorded(&command, time_ns);
                     if let Some(future) = branch {
-                        self.terrain.undo.mark_branch(Arc::clone(future));
+                        self.terrain.undo.mark_branch(future);
                     }
                 }
                 Replay::Grow(steps) => {
@@ -423,7 +422,6 @@ impl World {
                 }
             }
         }
-        self.history = history;
         // Replayed commands restart the clock at their own times.
         self.schedule.resume(now, self.terrain.growth.steps_done());
         self.growth_limit = None;
