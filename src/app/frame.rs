@@ -161,7 +161,7 @@ pub struct SaveSummary {
 /// Cells across and down of a save's shrunk picture: enough to tell
 /// landscapes apart at the size of a button, few enough that four saves'
 /// pictures fit the controls' quads ([`crate::render::ui::MAX_UI_QUADS`]).
-pub const SAVE_MOSAIC: (usize, usize) = (8, 6);
+pub const SAVE_MOSAIC: (usize, usize) = (9, 6);
 
 /// Something that happened this frame.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -29,6 +29,7 @@ pub mod grid;
 pub mod offscreen;
 pub mod palette;
 pub mod print;
+pub mod relief;
 pub mod scene;
 pub mod shader_interface;
 pub mod solid;

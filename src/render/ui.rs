@@ -36,7 +36,7 @@ const LAST_CHAR: u8 = b'~';
 const GLYPH_COUNT: usize = (LAST_CHAR - FIRST_CHAR + 1) as usize;
 
 /// Most quads a frame draws (the panel's history page, with four saves'
-/// pictures of 48 cells each, takes about 240); those past it are left out.
+/// pictures of 54 cells each, takes about 240); those past it are left out.
 pub const MAX_UI_QUADS: usize = 384;
 /// Most glyphs (characters with ink; spaces take none) a frame draws
 /// across all its labels; glyphs past it are left out.

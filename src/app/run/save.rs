@@ -1,4 +1,4 @@
-//! "Save terrain": a new folder `save-NNN/` in the state folder holding the terrain its commands made (`terrain.png`, 16-bit, `terrain.glb`, and `terrain.3mf` to print), its `recipe.toml`, the `commands.jsonl` that grows it again, and `picture.png` of the moment.
+//! "Save terrain": a new folder `save-NNN/` in the state folder holding the terrain its commands made (`terrain.png`, 16-bit, `terrain.glb`, and `terrain.3mf` to print), its `recipe.toml`, the `commands.jsonl` that grows it again, and `picture.png` of the moment (the frame the platform drew, or where it cannot read one back, the land from above).
 //!
 //! The heights are the command log replayed offline, exactly what
 //! `holoterrain generate --replay commands.jsonl` writes, so the saved
@@ -20,6 +20,7 @@ use crate::app::world::placement::{self, HOLOGRAM_SIZE_M};
 use crate::atomic_file;
 use crate::render::glb;
 use crate::render::print;
+use crate::render::relief::{RELIEF_SIZE, relief};
 use crate::render::solid::{PrintSize, solid};
 use crate::terrain::export::{self, Format};
 use crate::terrain::recipe::BuiltInName;
@@ -84,7 +85,16 @@ pub fn save_terrain(
         })?;
     let recipe = world.recipe().to_toml();
     let commands = log.to_jsonl();
-    let picture_png = picture.map(encode_picture).transpose()?;
+    // Where the platform cannot read its frame back, the land from above.
+    let picture = picture.unwrap_or_else(|| {
+        let (width, height) = RELIEF_SIZE;
+        Picture {
+            width,
+            height,
+            rgb: relief(heights, glb::Paint::of(world.recipe())),
+        }
+    });
+    let picture_png = encode_picture(picture)?;
 
     let write_error = |path: &Path, source| SaveError::Write {
         path: path.to_path_buf(),
@@ -101,16 +111,14 @@ pub fn save_terrain(
         "picture.png",
     ]
     .map(|name| dir.join(name));
-    let mut files: Vec<(&Path, &[u8])> = vec![
+    let files: Vec<(&Path, &[u8])> = vec![
         (&paths[0], &png16),
         (&paths[1], &glb),
         (&paths[2], &three_mf),
         (&paths[3], recipe.as_bytes()),
         (&paths[4], commands.as_bytes()),
+        (&paths[5], &picture_png),
     ];
-    if let Some(png) = &picture_png {
-        files.push((&paths[5], png));
-    }
     if let Err((path, source)) = atomic_file::write_all(&files) {
         // File by file, then the folder: std's remove_dir_all on Windows
         // calls ntdll's NtOpenFile, which a HoloLens 2 (UWP) app may not.
@@ -305,7 +313,12 @@ mod tests {
         assert_eq!(std::fs::read(saved.join("terrain.3mf")).unwrap(), want);
         let again = save_terrain(dir.path(), &log(), None).unwrap();
         assert_eq!(again, dir.path().join("save-003"));
-        assert!(!again.join("picture.png").exists());
+        // No frame to read back: the land from above.
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(again.join("picture.png")).unwrap(),
+        ));
+        let info = decoder.read_info().unwrap().info().clone();
+        assert_eq!((info.width, info.height), RELIEF_SIZE);
     }
 
     #[test]
