@@ -6,12 +6,70 @@
 //! The heights the world holds are `grown + layer` (summed in that order,
 //! so a replay that settles every edit at once ends with the same bits as
 //! a run that eased them in).
+use std::sync::Arc;
+
 use crate::terrain::Heightmap;
 use crate::terrain::Sliced;
 use crate::terrain::sculpt::{Edit, EditRaster, edit_change};
 
 /// How long an edit takes to ease in once rasterised, nanoseconds of display time.
 pub const EDIT_EASE_NS: i64 = 500_000_000;
+
+/// Rows in one band of a [`BandedLayer`]: an edit's reach is a few
+/// bands, so a snapshot shares the rest with the layer that goes on.
+pub const BAND_ROWS: usize = 16;
+
+/// Every settled edit's change summed in order, held in bands of
+/// [`BAND_ROWS`] rows (the last one shorter), each shared until an edit
+/// changes it: the undo steps and history checkpoints that keep the
+/// layer as it was then hold only the bands edits have changed since.
+#[derive(Debug, Clone)]
+pub struct BandedLayer {
+    width: usize,
+    height: usize,
+    bands: Vec<Arc<[f32]>>,
+}
+
+impl BandedLayer {
+    /// All zeros on a `width`×`height` map, the full bands sharing one
+    /// allocation until edited.
+    fn zeros(width: usize, height: usize) -> Self {
+        let full: Arc<[f32]> = vec![0.0; width * BAND_ROWS].into();
+        let bands = (0..height)
+            .step_by(BAND_ROWS)
+            .map(|top| match (height - top).min(BAND_ROWS) {
+                BAND_ROWS => full.clone(),
+                rows => vec![0.0; width * rows].into(),
+            })
+            .collect();
+        BandedLayer {
+            width,
+            height,
+            bands,
+        }
+    }
+
+    /// Adds `change` (one value a cell, row by row) cell by cell. A band
+    /// the change leaves all zeros is not written, so it stays shared;
+    /// the sums start at +0 and so never become -0, which makes adding
+    /// a zero leave every bit as it was.
+    fn add(&mut self, change: &[f32]) {
+        assert_eq!(
+            change.len(),
+            self.width * self.height,
+            "a change of this map"
+        );
+        let band_cells = self.width * BAND_ROWS;
+        for (band, change) in self.bands.iter_mut().zip(change.chunks(band_cells)) {
+            if change.iter().all(|&cell| cell == 0.0) {
+                continue;
+            }
+            for (sum, change) in Arc::make_mut(band).iter_mut().zip(change) {
+                *sum += change;
+            }
+        }
+    }
+}
 
 /// An edit on its way in.
 #[derive(Debug, Clone)]
@@ -32,7 +90,7 @@ pub struct EditLayer {
     width: usize,
     height: usize,
     /// Every settled edit's change, summed in order; `None` before the first.
-    layer: Option<Vec<f32>>,
+    layer: Option<BandedLayer>,
     /// The edit easing in.
     in_flight: Option<InFlight>,
     /// A lift's change while the hand still holds it: shown, not applied.
@@ -113,12 +171,9 @@ impl EditLayer {
             return false;
         };
         flight.raster.run_to_end(&mut flight.change);
-        let layer = self
-            .layer
-            .get_or_insert_with(|| vec![0.0; self.width * self.height]);
-        for (sum, change) in layer.iter_mut().zip(flight.change.cells()) {
-            *sum += change;
-        }
+        self.layer
+            .get_or_insert_with(|| BandedLayer::zeros(self.width, self.height))
+            .add(flight.change.cells());
         true
     }
 
@@ -134,20 +189,22 @@ impl EditLayer {
 
     /// Settles the edit in flight and hands over the layer (for undo),
     /// leaving none.
-    pub fn take(&mut self) -> Option<Vec<f32>> {
+    pub fn take(&mut self) -> Option<BandedLayer> {
         self.settle();
         self.shown = None;
         self.layer.take()
     }
 
-    /// The settled layer as it is now, after settling the edit in flight (for undo).
-    pub fn snapshot(&mut self) -> Option<Vec<f32>> {
+    /// The settled layer as it is now, after settling the edit in flight
+    /// (for undo): it shares every band with the layer until an edit
+    /// changes that band.
+    pub fn snapshot(&mut self) -> Option<BandedLayer> {
         self.settle();
         self.layer.clone()
     }
 
     /// Puts back a layer [`Self::take`] or [`Self::snapshot`] handed out.
-    pub fn restore(&mut self, layer: Option<Vec<f32>>) {
+    pub fn restore(&mut self, layer: Option<BandedLayer>) {
         self.in_flight = None;
         self.layer = layer;
         if self.is_empty() {
@@ -166,8 +223,10 @@ impl EditLayer {
         let out = shown.cells_mut();
         out.copy_from_slice(grown.cells());
         if let Some(layer) = &self.layer {
-            for (height, change) in out.iter_mut().zip(layer) {
-                *height += change;
+            for (rows, band) in out.chunks_mut(self.width * BAND_ROWS).zip(&layer.bands) {
+                for (height, change) in rows.iter_mut().zip(band.iter()) {
+                    *height += change;
+                }
             }
         }
         if let Some(flight) = &self.in_flight {
@@ -199,6 +258,59 @@ mod tests {
             at: [0.5, 0.5],
             height,
         }
+    }
+
+    /// The bits of every cell of `layer`, row by row.
+    fn bits(layer: &BandedLayer) -> Vec<u32> {
+        layer
+            .bands
+            .iter()
+            .flat_map(|band| band.iter().map(|cell| cell.to_bits()))
+            .collect()
+    }
+
+    #[test]
+    fn a_snapshot_shares_the_bands_a_lift_leaves_alone() {
+        let (width, height) = (65, 65);
+        let mut layer = EditLayer::new(width, height);
+        layer.begin(&Edit::Lift {
+            at: [0.2, 0.2],
+            height: 0.1,
+        });
+        let before = layer.snapshot().expect("one edit settled");
+        assert_eq!(before.bands.len(), 5, "four bands of 16 rows and one of 1");
+        assert_eq!(before.bands[4].len(), width);
+
+        let small = Edit::Lift {
+            at: [0.5, 0.9],
+            height: 0.05,
+        };
+        let change = edit_change(&small, width, height);
+        let touched: Vec<bool> = change
+            .cells()
+            .chunks(width * BAND_ROWS)
+            .map(|band| band.iter().any(|&cell| cell != 0.0))
+            .collect();
+        let count = touched.iter().filter(|&&band| band).count();
+        assert!(
+            (1..touched.len()).contains(&count),
+            "the lift reaches some bands, not all: {touched:?}"
+        );
+        layer.begin(&small);
+        let after = layer.snapshot().expect("two edits settled");
+        for (index, (old, new)) in before.bands.iter().zip(&after.bands).enumerate() {
+            assert_eq!(
+                Arc::ptr_eq(old, new),
+                !touched[index],
+                "band {index} is shared exactly when the lift leaves it alone"
+            );
+        }
+        assert_ne!(bits(&before), bits(&after));
+
+        let old_bits = bits(&before);
+        layer.restore(Some(before));
+        let restored = layer.snapshot().expect("the first edit's layer");
+        assert_eq!(bits(&restored), old_bits, "restore gives the old bits back");
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::edits::BandedLayer;
 use super::history::Future;
 use crate::terrain::recipe_growth::RecipeGrowth;
 
@@ -36,7 +37,7 @@ pub enum Replaced {
         /// Which edit.
         kind: Undone,
         /// The layer before it (`None`: no edits).
-        layer: Option<Vec<f32>>,
+        layer: Option<BandedLayer>,
     },
     /// A new terrain: the growth it replaced, as it stood, with its edits.
     Terrain {
@@ -47,7 +48,7 @@ pub enum Replaced {
         /// What its recipe is called.
         recipe_name: String,
         /// Its edit layer.
-        layer: Option<Vec<f32>>,
+        layer: Option<BandedLayer>,
     },
     /// A "Taller" or "Flatter": the exaggeration before it.
     Exaggeration {
