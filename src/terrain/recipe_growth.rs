@@ -248,6 +248,16 @@ impl RecipeGrowth {
         self.weathered_at.push(self.done);
     }
 
+    /// A copy without the buffers it keeps only to reuse (the erosion's
+    /// working copy between erosions): what the history's checkpoints keep.
+    pub fn without_scratch(&self) -> RecipeGrowth {
+        let mut copy = self.clone();
+        if !copy.eroding {
+            copy.unit_map = None;
+        }
+        copy
+    }
+
     /// The steps at which "Weather" started erosion, in order.
     pub fn weathered_at(&self) -> &[usize] {
         &self.weathered_at

@@ -244,6 +244,18 @@ impl EditLayer {
     }
 
     /// The heights that show, once [`Self::compose`] made them.
+    /// A copy without the heights that show, which the next composition
+    /// makes again (a checkpoint keeps only what the edits are).
+    pub fn without_shown(&self) -> EditLayer {
+        EditLayer {
+            layer: self.layer.clone(),
+            in_flight: self.in_flight.clone(),
+            preview: self.preview.clone(),
+            shown: None,
+            ..*self
+        }
+    }
+
     pub fn shown(&self) -> Option<&Heightmap> {
         self.shown.as_ref()
     }

@@ -39,6 +39,21 @@ pub struct Terrain {
     pub reseed_count: u64,
 }
 
+impl Terrain {
+    /// A copy for a checkpoint: without the heights the edits compose (a
+    /// rebuild composes them again) or the growth's reusable buffers.
+    fn kept(&self) -> Terrain {
+        Terrain {
+            growth: self.growth.without_scratch(),
+            edits: self.edits.without_shown(),
+            undo: self.undo.clone(),
+            exaggeration: self.exaggeration,
+            recipe_name: self.recipe_name.clone(),
+            reseed_count: self.reseed_count,
+        }
+    }
+}
+
 /// One thing that happened to the terrain.
 #[derive(Clone)]
 pub enum Step {
@@ -130,7 +145,7 @@ impl History {
             scrubbed: None,
             checkpoints: vec![Checkpoint {
                 moment: 0,
-                terrain: Arc::new(terrain.clone()),
+                terrain: Arc::new(terrain.kept()),
             }],
             since: Duration::ZERO,
             spacing: FIRST_SPACING,
@@ -218,7 +233,7 @@ impl History {
         }
         self.checkpoints.push(Checkpoint {
             moment: self.length,
-            terrain: Arc::new(terrain.clone()),
+            terrain: Arc::new(terrain.kept()),
         });
         if self.checkpoints.len() > MAX_CHECKPOINTS + 1 {
             // Keep the start, the newest, and every other one between.
