@@ -71,7 +71,13 @@ fn back_shows_the_land_before_the_change_and_forward_brings_it_back() {
     ));
     assert_eq!(heights(&forward), heights(&lifted), "back to now");
     assert_eq!(report(&forward)["scrubs"][1]["to"], 1.0);
-    // The log replays the scrubs too.
+    // The log replays the scrubs too: frame by frame, and offline.
+    let mut replaying = args(dir.path(), "replayed-run", "");
+    replaying.script = None;
+    replaying.replay = Some(back.join("commands.jsonl"));
+    let replayed_run = run(replaying);
+    assert_eq!(heights(&replayed_run), heights(&back));
+    assert_eq!(report(&replayed_run)["scrubs"].as_array().unwrap().len(), 1);
     support::generate::generate(
         dir.path(),
         &[
