@@ -209,6 +209,7 @@ fn idle_frame(time_ns: i64) -> FrameInput {
         kept: Kept::None,
         voice: None,
         shared: Vec::new(),
+        saves: None,
     }
 }
 
