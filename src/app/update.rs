@@ -1,5 +1,6 @@
 //! The app's state between frames and its update, the one place a frame's commands are ordered: the interaction's, the shared session's and the replayed, then growth.
 use crate::app::controls;
+use crate::app::controls::toast::Toasts;
 use crate::app::frame::{self, AppEvent, FrameInput, FrameOutput, Marker};
 use crate::app::intent::manipulation::Manipulation;
 use crate::app::intent::{Commands, Interaction};
@@ -32,6 +33,8 @@ pub struct App {
     /// alone too, so that a session hosted later checks its peers against
     /// the commands made before.
     checksums: Vec<(u64, u64)>,
+    /// The toast on show, if any.
+    toasts: Toasts,
 }
 
 impl App {
@@ -43,6 +46,7 @@ impl App {
             next_seq: 0,
             sharing: None,
             checksums: Vec::new(),
+            toasts: Toasts::default(),
         })
     }
 
@@ -240,6 +244,12 @@ impl App {
         };
         let (iterations_applied, grown) = self.world.grow(now);
         let shared = self.session_out();
+        let toast = match replayed {
+            Some(_) => None,
+            None => self
+                .toasts
+                .begin(now, &events, input.saved.as_ref(), input.head.as_ref()),
+        };
         FrameOutput {
             model: self
                 .interaction
@@ -263,9 +273,13 @@ impl App {
             ui: match replayed {
                 // A replay has no wearer, so no controls to show.
                 Some(_) => frame::OwnedUiLayer::default(),
-                None => self.with_head_markers(self.interaction.ui(input), input),
+                None => self.with_toast(
+                    self.with_head_markers(self.interaction.ui(input), input),
+                    now,
+                ),
             },
             shared,
+            toast,
         }
     }
 
@@ -300,6 +314,15 @@ impl App {
             head,
             checksums: std::mem::take(&mut self.checksums),
         })
+    }
+
+    /// `ui` with the toast on show at `now` over it, if one is.
+    fn with_toast(&self, mut ui: frame::OwnedUiLayer, now: i64) -> frame::OwnedUiLayer {
+        if let Some((plate, line)) = self.toasts.drawn(now) {
+            ui.quads.push(plate);
+            ui.labels.push(line);
+        }
+        ui
     }
 
     /// `ui` with the other people at the table marked, where the card

@@ -6,6 +6,7 @@ use glam::{Quat, Vec3};
 use super::tests::{app, frame_at};
 use super::*;
 use crate::app::shared::session::Ordered;
+use crate::app::voice::VoiceCommand;
 use crate::app::world::command::ReseedCause;
 use crate::input::Hand;
 use crate::terrain::recipe::BuiltInName;
@@ -455,4 +456,71 @@ fn a_peers_non_finite_or_unbounded_commands_change_nothing_and_are_never_ordered
     let placed = host.placement();
     host.update(&frame_at(31, 60));
     assert_eq!(host.placement(), placed);
+}
+
+#[test]
+fn in_a_session_speech_with_no_menu_open_does_nothing_and_alone_the_same_words_act() {
+    let said = [
+        (20, VoiceCommand::NewTerrain),
+        (25, VoiceCommand::Bigger),
+        (30, VoiceCommand::Undo),
+        (35, VoiceCommand::Label("Save terrain")),
+    ];
+    for in_session in [false, true] {
+        let mut app = app();
+        let mut outputs = Vec::new();
+        for frame in 0..40 {
+            let mut input = frame_at(frame, 60);
+            if frame == 0 && in_session {
+                input.shared.push(SessionIn::Began {
+                    role: Role::Host,
+                    code: "7-guitar-orbit".into(),
+                });
+            }
+            input.voice = said
+                .iter()
+                .find(|(at, _)| *at == frame)
+                .map(|&(_, words)| words);
+            outputs.push(app.update(&input));
+        }
+        assert!(
+            app.world().placement().is_some(),
+            "placed, so words could act"
+        );
+        let commands: Vec<&Command> = outputs[20..]
+            .iter()
+            .flat_map(|output| &output.commands)
+            .map(|applied| &applied.command)
+            .collect();
+        let events: Vec<&AppEvent> = outputs[20..]
+            .iter()
+            .flat_map(|output| &output.events)
+            .collect();
+        let toasts: Vec<&String> = outputs.iter().filter_map(|o| o.toast.as_ref()).collect();
+        if in_session {
+            assert!(commands.is_empty(), "{commands:?}");
+            assert!(
+                !events
+                    .iter()
+                    .any(|event| matches!(event, AppEvent::Heard(_) | AppEvent::Undid { .. })),
+                "{events:?}"
+            );
+            assert!(toasts.is_empty(), "{toasts:?}");
+        } else {
+            assert!(
+                matches!(commands[0], Command::Reseed { .. }),
+                "{commands:?}"
+            );
+            assert!(commands.iter().any(|c| matches!(c, Command::Scale { .. })));
+            assert!(commands.iter().any(|c| matches!(c, Command::Undo)));
+            assert_eq!(
+                toasts,
+                [
+                    "Heard: new terrain",
+                    "Heard: bigger",
+                    "Undid the new terrain"
+                ]
+            );
+        }
+    }
 }
