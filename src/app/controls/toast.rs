@@ -69,12 +69,11 @@ fn toast_of(event: &AppEvent) -> Option<String> {
     }
 }
 
-/// `line` with its first letter a capital: a log's line as a toast.
-fn capitalised(line: &str) -> String {
-    let mut letters = line.chars();
-    letters.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(letters).collect()
-    })
+/// The reason at the end of a failed save's line (after its last `: `,
+/// where the line names what failed): what a toast has room for; the log
+/// keeps the whole line.
+fn reason(line: &str) -> &str {
+    line.rsplit(": ").next().unwrap_or(line)
 }
 
 /// `text` cut to [`MAX_TOAST_CHARS`], an ellipsis marking the cut.
@@ -100,7 +99,7 @@ impl Toasts {
     ) -> Option<String> {
         let mut begun = saved.map(|outcome| match outcome {
             SaveOutcome::Saved(name) => (format!("Saved as {name}"), false),
-            SaveOutcome::Failed(why) => (fitted(&capitalised(why)), true),
+            SaveOutcome::Failed(why) => (fitted(&format!("Save failed: {}", reason(why))), true),
         });
         for event in events {
             if let Some(text) = toast_of(event) {
@@ -212,7 +211,16 @@ mod tests {
                 .into(),
         );
         let text = toasts.begin(0, &[], Some(&failed), Some(&head())).unwrap();
-        assert!(text.starts_with("Cannot save the terrain into"), "{text}");
+        assert_eq!(text, "Save failed: No space left on device");
+        let nowhere = SaveOutcome::Failed(
+            "the terrain is not saved: this run keeps nothing (no state folder) and more words"
+                .into(),
+        );
+        let text = toasts.begin(0, &[], Some(&nowhere), Some(&head())).unwrap();
+        assert!(
+            text.starts_with("Save failed: this run keeps nothing"),
+            "{text}"
+        );
         assert!(text.chars().count() <= MAX_TOAST_CHARS && text.ends_with("..."));
         let (_, warning) = toasts.drawn(0).unwrap();
         assert_ne!(
