@@ -193,6 +193,9 @@ pub enum AppEvent {
         /// What it took back.
         undone: Option<Undone>,
     },
+    /// In a shared session this headset hosts, the wearer's undo was not
+    /// ordered: the last change is someone else's.
+    UndoRefused,
     /// A redo did again what the last undo took back, or found none (`None`).
     Redid {
         /// What it did again.

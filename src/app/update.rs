@@ -564,8 +564,18 @@ impl FrameCommands<'_> {
             let checksum = self.world.grown_checksum();
             self.checksums.push((*self.next_seq, checksum));
         }
-        self.events
-            .extend(self.world.apply(&command, self.now).map(AppEvent::from));
+        if self.undo_refused(&command, origin) {
+            return;
+        }
+        let noted = self.world.changes_noted();
+        let event = self.world.apply(&command, self.now);
+        if let Some(sharing) = self.sharing.as_mut()
+            && sharing.role == Role::Host
+        {
+            let changed = self.world.changes_noted() > noted;
+            sharing.authors.note(origin, changed, event.as_ref());
+        }
+        self.events.extend(event.map(AppEvent::from));
         self.applied.push(Applied {
             seq: *self.next_seq,
             origin,
@@ -573,6 +583,32 @@ impl FrameCommands<'_> {
             iteration,
         });
         *self.next_seq += 1;
+    }
+
+    /// Whether the host drops `command` unordered: an undo from `origin`
+    /// when the change on top is someone else's (an undo that comes back
+    /// from an earlier moment to now takes back nothing, and goes on).
+    fn undo_refused(&mut self, command: &Command, origin: Origin) -> bool {
+        let Some(sharing) = self.sharing.as_ref() else {
+            return false;
+        };
+        let refused = sharing.role == Role::Host
+            && matches!(command, Command::Undo)
+            && !self.world.history().is_scrubbed()
+            && self.world.undo_depth() > 0
+            && !sharing.authors.may_undo(origin);
+        if refused {
+            let maker = sharing.authors.on_top();
+            ::log::info!(
+                "did not order an undo from {}: the last change was made by {}",
+                origin.describe(),
+                maker.describe()
+            );
+            if origin == Origin::Local {
+                self.events.push(AppEvent::UndoRefused);
+            }
+        }
+        refused
     }
 
     /// Applies the frame's reseed; what the frame's commands changed, the

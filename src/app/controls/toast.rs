@@ -62,6 +62,7 @@ fn toast_of(event: &AppEvent) -> Option<String> {
     match *event {
         AppEvent::Undid { undone: Some(kind) } => Some(format!("Undid the {}", change(kind))),
         AppEvent::Undid { undone: None } => Some("Nothing to undo".into()),
+        AppEvent::UndoRefused => Some("Not undone: someone else changed it last".into()),
         AppEvent::Redid { redone: Some(kind) } => Some(format!("Redid the {}", change(kind))),
         AppEvent::Redid { redone: None } => Some("Nothing to redo".into()),
         AppEvent::Heard(voice) => Some(format!("Heard: {}", voice.phrase().to_lowercase())),

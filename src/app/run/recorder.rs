@@ -253,7 +253,7 @@ impl RunRecorder {
                     }
                     *self.sounds.entry(sound.name()).or_default() += 1;
                 }
-                AppEvent::Heard(_) => {}
+                AppEvent::Heard(_) | AppEvent::UndoRefused => {}
                 AppEvent::Growth(_)
                 | AppEvent::SaveAsked
                 | AppEvent::OpenAsked(_)

@@ -555,7 +555,8 @@ impl<'a> FrameLoop<'a> {
                 | AppEvent::OpenAsked(_)
                 | AppEvent::ShareAsked
                 | AppEvent::LeaveAsked
-                | AppEvent::Sound { .. } => {}
+                | AppEvent::Sound { .. }
+                | AppEvent::UndoRefused => {}
                 AppEvent::Heard(voice) => log::info!("heard \"{}\"", voice.phrase()),
             }
         }
