@@ -316,3 +316,156 @@ fn leave_session_ends_this_headsets_part_and_the_hand_menu_offers_share_session_
     .map(|(label, did)| (label.to_owned(), did.to_owned()));
     assert_eq!(pressed, expected);
 }
+
+/// How many times `ear`'s samples change sign in the `seconds` from
+/// `start`: twice the cycles a sound there holds.
+fn sign_changes(frames: &[[i16; 2]], ear: usize, start: f64, seconds: f64) -> usize {
+    let from = (start * 48_000.0) as usize;
+    let to = from + (seconds * 48_000.0) as usize;
+    frames[from..to]
+        .windows(2)
+        .filter(|pair| pair[0][ear] != 0 && (pair[0][ear] < 0) != (pair[1][ear] < 0))
+        .count()
+}
+
+#[test]
+fn a_release_clicks_higher_than_its_press_and_tracing_grabbing_and_letting_go_sound() {
+    let dir = tempfile::tempdir().unwrap();
+    // A press of "Landscapes" (its press and its release), then a fault
+    // traced for a second, then the controller grabs the hologram and lets go.
+    let script = "1.0 palm left 1.5\n1.6 press landscapes poke\n3.0 trace right 1.0 0.1 0.45 0.9 0.45\n5.0 grab right 0.5 0.1 0 0\n";
+    let out = run_with(dir.path(), "feedback", script, 390, true);
+    let report = report(&out);
+    assert_eq!(report["clicks"], 2);
+    let counted = &report["sounds"];
+    assert_eq!(
+        (&counted["press"], &counted["release"]),
+        (&1.into(), &1.into())
+    );
+    assert_eq!(
+        (&counted["grab"], &counted["let_go"]),
+        (&1.into(), &1.into())
+    );
+    // One grain every 4 frames for about a second of tracing.
+    let grains = counted["tracing"].as_u64().unwrap();
+    assert!((12..=18).contains(&grains), "{grains} grains");
+
+    let frames = wav_frames(&std::fs::read(out.join("clicks.wav")).unwrap());
+    let heard = sounds(&frames);
+    // Press, release, the loop (one sound: no silence between grains),
+    // grab, let-go.
+    assert_eq!(heard.len(), 5, "{heard:?}");
+    let click = 0.004;
+    let press = sign_changes(&frames, 1, heard[0].0, click);
+    let release = sign_changes(&frames, 1, heard[1].0, click);
+    assert!(
+        release * 4 >= press * 5,
+        "release {release} against press {press}"
+    );
+    let (loop_start, loop_peak) = heard[2];
+    assert!((3.0..3.5).contains(&loop_start), "{heard:?}");
+    let click_peak = heard[0].1[0].max(heard[0].1[1]);
+    assert!(
+        loop_peak[0].max(loop_peak[1]) * 3 < click_peak,
+        "the loop is soft: {heard:?}"
+    );
+    let grab = sign_changes(&frames, 0, heard[3].0, 0.02);
+    let let_go = sign_changes(&frames, 0, heard[4].0, 0.02);
+    assert!((5.0..5.2).contains(&heard[3].0), "{heard:?}");
+    assert!(
+        let_go * 4 >= grab * 5,
+        "let-go {let_go} against grab {grab}"
+    );
+}
+
+/// The menu tour run with "Save terrain" writing into `state`.
+fn tour_saving_into(dir: &Path, name: &str, state: PathBuf) -> PathBuf {
+    let out = dir.join(name);
+    let path = dir.join(format!("{name}.txt"));
+    std::fs::write(&path, TOUR).unwrap();
+    let args = SimArgs {
+        frames: 540,
+        world: WorldArgs {
+            seed: 5,
+            size: Size {
+                width: 33,
+                height: 33,
+            },
+            ..WorldArgs::default()
+        },
+        resolution: Size {
+            width: 64,
+            height: 36,
+        },
+        script: Some(path),
+        out: out.clone(),
+        every: 1000,
+        state: Some(state),
+        ..SimArgs::default()
+    };
+    sim::run(&args).unwrap();
+    out
+}
+
+/// The report's toasts as (frame, text).
+fn toasts(report: &serde_json::Value) -> Vec<(u64, String)> {
+    report["toasts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|toast| {
+            (
+                toast["frame"].as_u64().unwrap(),
+                toast["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_save_an_undo_and_words_heard_show_toasts_and_a_failed_save_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let out = tour_saving_into(dir.path(), "saved", state.clone());
+    let saved = report(&out);
+    let shown = toasts(&saved);
+    let texts: Vec<&str> = shown.iter().map(|(_, text)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Heard: resume growth",
+            "Undid the landscape",
+            "Saved as save-001"
+        ],
+        "{shown:?}"
+    );
+    assert!(state.join("save-001").is_dir());
+    // The save's toast shows on the frame after its press.
+    let save_press = saved["ui"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|press| press["label"] == "Save")
+        .unwrap();
+    assert_eq!(save_press["did"], "save");
+    assert_eq!(shown[2].0, save_press["frame"].as_u64().unwrap() + 1);
+
+    // A state "folder" that is a file: the save cannot be written.
+    let blocked = dir.path().join("blocked");
+    std::fs::write(&blocked, "not a folder").unwrap();
+    let out = tour_saving_into(dir.path(), "failed", blocked);
+    let failed = report(&out);
+    let shown = toasts(&failed);
+    let last = &shown.last().unwrap().1;
+    assert!(last.starts_with("Save failed: "), "{shown:?}");
+    assert!(
+        !last.contains("blocked"),
+        "the reason, not the path: {last}"
+    );
+    let did: Vec<String> = presses(&failed)
+        .into_iter()
+        .filter(|(label, _, _)| label == "Save")
+        .map(|(_, _, did)| did)
+        .collect();
+    assert_eq!(did, ["save failed"]);
+}

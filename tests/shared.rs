@@ -173,17 +173,24 @@ fn wait_for_line(dir: &Path, name: &str, text: &str, patience: Duration) {
     }
 }
 
+// In a session speech acts only while the speaker's menu is open: each
+// `say` comes with the palm up (the hand menu open from 0.3 s before the
+// palm's time). Each "undo" takes back its speaker's own change: the
+// peer's its lift (said before the host's trace comes), the host's its trace.
 const HOST_SCRIPT: &str = "\
 0.5 airtap right
+1.3 palm left 0.6
 1.5 say next landscape
-2.2 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
-3.4 say undo
+3.0 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
+3.8 palm left 0.6
+4.0 say undo
 ";
 
 const PEER_SCRIPT: &str = "\
 0.9 airtap left
 1.9 lift left 0.5 0.5 0.5 0.05
-2.9 say undo
+2.75 palm right 0.5
+2.95 say undo
 ";
 
 #[test]
@@ -196,8 +203,8 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
     let (host, host_out) = sim(
         dir.path(),
         "host",
-        6,
-        &format!("0 wait peers 1\n{HOST_SCRIPT}3.5 wait ordered 7\n"),
+        7,
+        &format!("0 wait peers 1\n{HOST_SCRIPT}4.1 wait ordered 7\n"),
         &[
             "--size",
             "65x65",
@@ -259,6 +266,14 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
     for kind in ["reseed", "landscape", "trace", "lift", "undo"] {
         assert!(kinds.iter().any(|k| k == kind), "no {kind}: {kinds:?}");
     }
+    // Each undo took back its speaker's own change: the peer's lift, the host's trace.
+    let undone: Vec<Value> = host_report["undos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|undo| undo["undone"].clone())
+        .collect();
+    assert_eq!(undone, ["lift", "trace"]);
 
     assert_eq!(
         fs::read(host_out.join("terrain.png")).unwrap(),
@@ -312,6 +327,136 @@ fn a_host_and_a_peer_end_with_the_same_terrain_and_the_same_order() {
 }
 
 #[test]
+fn speech_in_a_session_with_the_menu_closed_does_nothing_on_any_headset() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    // Both say what would reseed, undo and scale alone, with no menu open;
+    // then the host, its palm up, says "new terrain" once: only that and
+    // the first air-tap are ordered.
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        5,
+        "0 wait peers 1\n0.5 airtap right\n1.1 say new terrain\n1.4 say undo\n1.7 say bigger\n2.0 say next landscape\n2.6 palm left 0.6\n2.9 say new terrain\n3.0 wait ordered 2\n",
+        &[
+            "--size",
+            "33x33",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+        ],
+    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "peer",
+        4,
+        "1.0 say next landscape\n1.3 say undo\n1.6 say smaller\n1.9 say new terrain\n2.5 wait ordered 2\n2.5 wait alone\n",
+        &["--join", &format!("{CODE}@127.0.0.1:{port}")],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+
+    assert_level(&host_out, &peer_out, 2);
+    let kinds: Vec<Value> = shared_commands(&host_out)
+        .into_iter()
+        .map(|(origin, _, command)| serde_json::json!([origin, command["reseed"]["cause"]]))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            serde_json::json!(["local", "airtap"]),
+            serde_json::json!(["local", "menu"])
+        ],
+        "the air-tap, then the one new terrain said with the menu open (its button's label)"
+    );
+    for out in [&host_out, &peer_out] {
+        let report = report(out);
+        assert_eq!(report["undos"], serde_json::json!([]), "{}", out.display());
+        assert_eq!(report["hologram_scale"], 1.0, "{}", out.display());
+        assert_eq!(report["reseeds"].as_array().unwrap().len(), 2);
+    }
+    // Only the words heard with the menu open show a toast.
+    let toasts: Vec<Value> = report(&host_out)["toasts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|toast| toast["text"].clone())
+        .collect();
+    assert_eq!(toasts, [serde_json::json!("Heard: new terrain")]);
+    assert_eq!(report(&peer_out)["toasts"], serde_json::json!([]));
+}
+
+#[test]
+fn an_undo_takes_back_only_the_speakers_own_change_and_every_headset_ends_level() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    // The host reseeds, waits for the peer's lift, then says "undo": the
+    // change on top is the peer's, so nothing is ordered. The peer's own
+    // "undo" later takes its lift back.
+    let (host, host_out) = sim(
+        dir.path(),
+        "host",
+        4,
+        "0 wait peers 1\n0.2 airtap right\n0.5 wait ordered 2\n1.0 palm left 0.6\n1.2 say undo\n1.8 wait ordered 3\n",
+        &[
+            "--size",
+            "33x33",
+            "--share",
+            CODE,
+            "--share-port",
+            &port,
+            "--unlisted",
+        ],
+    );
+    wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
+    let (peer, peer_out) = sim(
+        dir.path(),
+        "peer",
+        5,
+        "1.0 lift left 0.4 0.5 0.5 0.05\n2.8 palm right 0.5\n3.0 say undo\n3.1 wait ordered 3\n3.1 wait alone\n",
+        &["--join", &format!("{CODE}@127.0.0.1:{port}")],
+    );
+    finished(host, dir.path(), "host");
+    finished(peer, dir.path(), "peer");
+
+    assert_level(&host_out, &peer_out, 3);
+    let ordered: Vec<(Value, Value)> = shared_commands(&host_out)
+        .into_iter()
+        .map(|(origin, _, command)| (origin, command))
+        .collect();
+    assert_eq!(
+        ordered[2],
+        (serde_json::json!({"peer": 1}), serde_json::json!("undo"))
+    );
+    for out in [&host_out, &peer_out] {
+        let undone: Vec<Value> = report(out)["undos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|undo| undo["undone"].clone())
+            .collect();
+        assert_eq!(undone, ["lift"], "{}", out.display());
+    }
+    let host_toasts: Vec<Value> = report(&host_out)["toasts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|toast| toast["text"].clone())
+        .collect();
+    assert!(
+        host_toasts.contains(&serde_json::json!(
+            "Not undone: someone else changed it last"
+        )),
+        "{host_toasts:?}"
+    );
+}
+
+#[test]
 fn the_hosts_scrub_moves_every_headset_to_the_same_moment_and_back() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
@@ -320,7 +465,7 @@ fn the_hosts_scrub_moves_every_headset_to_the_same_moment_and_back() {
         dir.path(),
         "host",
         6,
-        "0 wait peers 1\n0.5 airtap right\n1.5 lift right 0.5 0.5 0.5 0.05\n2.5 say back\n3.0 say forward\n3.4 say forward\n3.6 wait ordered 5\n",
+        "0 wait peers 1\n0.5 airtap right\n1.5 lift right 0.5 0.5 0.5 0.05\n2.3 palm left 1.3\n2.5 say back\n3.0 say forward\n3.4 say forward\n3.6 wait ordered 5\n",
         &[
             "--size",
             "65x65",
@@ -374,12 +519,12 @@ fn a_late_joiner_catches_up_and_ends_level_with_the_host() {
     let port = free_port().to_string();
     // All the host's commands but its undo are made before the joiner
     // comes: the host then waits for it, and undoes once it is in.
-    let (host_script, undo) = HOST_SCRIPT.split_at(HOST_SCRIPT.find("3.4").unwrap());
+    let (host_script, undo) = HOST_SCRIPT.split_at(HOST_SCRIPT.find("3.8").unwrap());
     let (host, host_out) = sim(
         dir.path(),
         "host",
         6,
-        &format!("{host_script}3.0 wait peers 1\n{undo}"),
+        &format!("{host_script}3.6 wait peers 1\n{undo}"),
         &[
             "--size",
             "65x65",
@@ -505,14 +650,14 @@ fn share_session_on_the_hand_menu_hosts_from_where_the_world_stands() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
     // Alone first: an air-tap and a lifted hill, then the menu's button
-    // hosts; the peer's air-tap and the host's undo come after the join
-    // (the host waits for the air-tap), and the host ends 2 s after its
-    // undo, having heard the peer's checksums.
+    // hosts; the peer's air-tap and its undo of it come after the join
+    // (the host waits for both), and the host ends 2 s after, having
+    // heard the peer's checksums.
     let (host, host_out) = sim(
         dir.path(),
         "host",
         6,
-        "0.5 airtap right\n1.0 lift right 0.5 0.5 0.5 0.05\n1.6 palm left 1.5\n2.2 press share session poke\n3.3 wait peers 1\n3.3 wait ordered 3\n3.8 say undo\n",
+        "0.5 airtap right\n1.0 lift right 0.5 0.5 0.5 0.05\n1.6 palm left 1.5\n2.2 press share session poke\n3.3 wait peers 1\n3.3 wait ordered 4\n",
         &["--size", "33x33", "--share-port", &port, "--unlisted"],
     );
     wait_for_line(dir.path(), "host", "hosting session", PATIENCE);
@@ -529,7 +674,7 @@ fn share_session_on_the_hand_menu_hosts_from_where_the_world_stands() {
         dir.path(),
         "peer",
         3,
-        "1.0 airtap left\n1.5 wait ordered 4\n1.5 wait alone\n",
+        "1.0 airtap left\n1.4 palm right 0.4\n1.6 say undo\n1.7 wait ordered 4\n1.7 wait alone\n",
         &["--join", &format!("{code}@127.0.0.1:{port}")],
     );
     finished(host, dir.path(), "host");
@@ -618,13 +763,13 @@ fn a_peer_whose_link_drops_reaches_the_host_again_and_ends_level_with_it() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
-    // The host undoes once it has the peer's two commands (the second made
-    // while the link is down), and ends 2 s later.
+    // The host makes a new terrain once it has the peer's two commands (the
+    // second made while the link is down), and ends 2 s later.
     let (host, host_out) = sim(
         dir.path(),
         "host",
         5,
-        "0 wait peers 1\n0.5 airtap right\n2.0 say next landscape\n2.5 wait ordered 4\n3.0 say undo\n",
+        "0 wait peers 1\n0.5 airtap right\n1.8 palm left 0.5\n2.0 say next landscape\n2.5 wait ordered 4\n2.8 palm left 0.5\n3.0 say new terrain\n",
         &[
             "--size",
             "33x33",
@@ -754,7 +899,7 @@ fn headsets_in_two_rooms_put_the_hologram_on_the_same_spot_of_the_card() {
         dir.path(),
         "peer",
         5,
-        "1.0 head 1.6 1.55 0.1 1.2 0.72 -1.0\n3.5 say bigger\n3.6 wait alone\n",
+        "1.0 head 1.6 1.55 0.1 1.2 0.72 -1.0\n3.3 palm left 0.4\n3.5 say bigger\n3.6 wait alone\n",
         &[
             "--join",
             &format!("{CODE}@127.0.0.1:{port}"),
@@ -974,6 +1119,7 @@ fn frame_at(frame: u64) -> FrameInput {
         voice: None,
         shared: Vec::new(),
         saves: None,
+        saved: None,
     }
 }
 

@@ -17,6 +17,7 @@ use super::world::undo::Undone;
 use crate::input::{Hand, HandJoints, Pose};
 use crate::render::camera::{perspective_from_fov, view_from_pose};
 use crate::render::scene::{EyeView as RenderEyeView, NearFade};
+use crate::sound::Sound;
 use crate::terrain::recipe::PaletteName;
 use crate::terrain::sculpt::Ignored;
 
@@ -144,6 +145,18 @@ pub struct FrameInput {
     /// The saves this run can open, newest first, when it keeps any; the
     /// run loop fills it in, not the platform.
     pub saves: Option<Arc<[SaveSummary]>>,
+    /// How the save asked for on the frame before went, for its toast; the
+    /// run loop fills it in, not the platform.
+    pub saved: Option<SaveOutcome>,
+}
+
+/// How a "Save terrain" went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveOutcome {
+    /// Written, into the save folder of this name (`save-003`).
+    Saved(String),
+    /// Not written, for this reason (the line the log has).
+    Failed(String),
 }
 
 /// A save as the panel's history page shows it.
@@ -180,6 +193,9 @@ pub enum AppEvent {
         /// What it took back.
         undone: Option<Undone>,
     },
+    /// In a shared session this headset hosts, the wearer's undo was not
+    /// ordered: the last change is someone else's.
+    UndoRefused,
     /// A redo did again what the last undo took back, or found none (`None`).
     Redid {
         /// What it did again.
@@ -219,12 +235,19 @@ pub enum AppEvent {
     /// The wearer asked to leave the shared session ("Leave session"): the
     /// run loop ends this headset's part in it, and the app goes on alone.
     LeaveAsked,
-    /// A button's press began or ended: a click sounds from `at` (metres,
-    /// the reference space) where the platform can play one.
-    Click {
-        /// Where the button is.
+    /// A sound to play from `at` (metres, the reference space) where the
+    /// platform can play one: a click as a button's press begins (press)
+    /// or ends (release), a grab or let-go of the hologram, a grain of the
+    /// loop heard while a fault is traced.
+    Sound {
+        /// Which.
+        sound: Sound,
+        /// Where it comes from.
         at: glam::Vec3,
     },
+    /// The wearer said a phrase or a label on show, and the app listened
+    /// (in a shared session, only with the speaker's menu or panel open).
+    Heard(VoiceCommand),
     /// The hologram's placement changed and is settled here: placed at the
     /// start, put onto a surface, or left where a manipulation ended (not on
     /// the frames in between, while it follows the hands). The platform
@@ -316,6 +339,8 @@ pub struct FrameOutput {
     pub ui: OwnedUiLayer,
     /// What goes to the shared session, while in one.
     pub shared: Option<SessionOut>,
+    /// The toast this frame began, if any (`ui` draws it while it shows).
+    pub toast: Option<String>,
 }
 
 impl From<WorldEvent> for AppEvent {
@@ -389,6 +414,7 @@ impl FrameOutput {
             marks: OwnedSurfaceMarks::default(),
             ui: OwnedUiLayer::default(),
             shared: None,
+            toast: None,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The app's state between frames and its update, the one place a frame's commands are ordered: the interaction's, the shared session's and the replayed, then growth.
 use crate::app::controls;
+use crate::app::controls::toast::Toasts;
 use crate::app::frame::{self, AppEvent, FrameInput, FrameOutput, Marker};
 use crate::app::intent::manipulation::Manipulation;
 use crate::app::intent::{Commands, Interaction};
@@ -32,6 +33,8 @@ pub struct App {
     /// alone too, so that a session hosted later checks its peers against
     /// the commands made before.
     checksums: Vec<(u64, u64)>,
+    /// The toast on show, if any.
+    toasts: Toasts,
 }
 
 impl App {
@@ -43,6 +46,7 @@ impl App {
             next_seq: 0,
             sharing: None,
             checksums: Vec::new(),
+            toasts: Toasts::default(),
         })
     }
 
@@ -240,6 +244,12 @@ impl App {
         };
         let (iterations_applied, grown) = self.world.grow(now);
         let shared = self.session_out();
+        let toast = match replayed {
+            Some(_) => None,
+            None => self
+                .toasts
+                .begin(now, &events, input.saved.as_ref(), input.head.as_ref()),
+        };
         FrameOutput {
             model: self
                 .interaction
@@ -263,9 +273,13 @@ impl App {
             ui: match replayed {
                 // A replay has no wearer, so no controls to show.
                 Some(_) => frame::OwnedUiLayer::default(),
-                None => self.with_head_markers(self.interaction.ui(input), input),
+                None => self.with_toast(
+                    self.with_head_markers(self.interaction.ui(input), input),
+                    now,
+                ),
             },
             shared,
+            toast,
         }
     }
 
@@ -300,6 +314,15 @@ impl App {
             head,
             checksums: std::mem::take(&mut self.checksums),
         })
+    }
+
+    /// `ui` with the toast on show at `now` over it, if one is.
+    fn with_toast(&self, mut ui: frame::OwnedUiLayer, now: i64) -> frame::OwnedUiLayer {
+        if let Some((plate, line)) = self.toasts.drawn(now) {
+            ui.quads.push(plate);
+            ui.labels.push(line);
+        }
+        ui
     }
 
     /// `ui` with the other people at the table marked, where the card
@@ -541,8 +564,18 @@ impl FrameCommands<'_> {
             let checksum = self.world.grown_checksum();
             self.checksums.push((*self.next_seq, checksum));
         }
-        self.events
-            .extend(self.world.apply(&command, self.now).map(AppEvent::from));
+        if self.undo_refused(&command, origin) {
+            return;
+        }
+        let noted = self.world.changes_noted();
+        let event = self.world.apply(&command, self.now);
+        if let Some(sharing) = self.sharing.as_mut()
+            && sharing.role == Role::Host
+        {
+            let changed = self.world.changes_noted() > noted;
+            sharing.authors.note(origin, changed, event.as_ref());
+        }
+        self.events.extend(event.map(AppEvent::from));
         self.applied.push(Applied {
             seq: *self.next_seq,
             origin,
@@ -550,6 +583,32 @@ impl FrameCommands<'_> {
             iteration,
         });
         *self.next_seq += 1;
+    }
+
+    /// Whether the host drops `command` unordered: an undo from `origin`
+    /// when the change on top is someone else's (an undo that comes back
+    /// from an earlier moment to now takes back nothing, and goes on).
+    fn undo_refused(&mut self, command: &Command, origin: Origin) -> bool {
+        let Some(sharing) = self.sharing.as_ref() else {
+            return false;
+        };
+        let refused = sharing.role == Role::Host
+            && matches!(command, Command::Undo)
+            && !self.world.history().is_scrubbed()
+            && self.world.undo_depth() > 0
+            && !sharing.authors.may_undo(origin);
+        if refused {
+            let maker = sharing.authors.on_top();
+            ::log::info!(
+                "did not order an undo from {}: the last change was made by {}",
+                origin.describe(),
+                maker.describe()
+            );
+            if origin == Origin::Local {
+                self.events.push(AppEvent::UndoRefused);
+            }
+        }
+        refused
     }
 
     /// Applies the frame's reseed; what the frame's commands changed, the

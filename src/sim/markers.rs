@@ -157,6 +157,7 @@ mod tests {
             voice: None,
             shared: Vec::new(),
             saves: None,
+            saved: None,
         }
     }
 

@@ -17,7 +17,7 @@ use crate::input::Pose;
 use crate::render::backend::{OffscreenOptions, StereoRenderer};
 use crate::render::offscreen;
 use crate::render::scene::FrameScene;
-use crate::sound::Recording;
+use crate::sound::{Recording, Sound};
 
 /// What the simulator does for the run loop each frame.
 pub(super) struct SimPlatform {
@@ -73,9 +73,9 @@ impl Platform for SimPlatform {
         Ok(())
     }
 
-    fn click(&mut self, at: Vec3, head: Option<Pose>) {
-        if let Some(sound) = self.sound.as_mut() {
-            sound.click(self.time_ns, at, head);
+    fn sound(&mut self, sound: Sound, at: Vec3, head: Option<Pose>) {
+        if let Some(recording) = self.sound.as_mut() {
+            recording.play(sound, self.time_ns, at, head);
         }
     }
 

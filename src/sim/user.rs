@@ -257,6 +257,7 @@ impl SimulatedUser {
             voice: None,
             shared: Vec::new(),
             saves: None,
+            saved: None,
         }
     }
 

@@ -1,4 +1,4 @@
-//! The controls' clicks as sound: the synthesized click, where the wearer hears it from (the button's place relative to the head), the mixer that lays clicks into stereo samples, and (`output`) the audio device they play on.
+//! The app's sounds: the synthesized press and release clicks, grab and let-go, the soft loop of a fault being traced; where the wearer hears each from (its place relative to the head), the mixer that lays them into stereo samples, and (`output`) the audio device they play on.
 //!
 //! Everything here but `output` is pure and deterministic: the same clicks
 //! at the same sample times give the same samples on every run. Where the
@@ -15,13 +15,26 @@ use crate::input::geometry::Pose;
 
 /// How long a click lasts, seconds: short enough to read as a tick.
 const CLICK_SECONDS: f64 = 0.004;
-/// The click's pitch, hertz: a high tick, well inside what small speakers play.
-const CLICK_HZ: f64 = 2_500.0;
-/// How fast the tick dies away (its envelope's time constant), seconds.
+/// How fast a tick dies away (its envelope's time constant), seconds.
 const CLICK_DECAY_SECONDS: f64 = 0.0008;
-/// The click's peak before placement: loud enough to hear, with headroom
-/// for several clicks at once.
+/// A click's peak before placement: loud enough to hear, with headroom
+/// for several sounds at once.
 const CLICK_PEAK: f32 = 0.5;
+/// How long grab and let-go last, seconds: a soft knock, not a tick.
+const KNOCK_SECONDS: f64 = 0.05;
+/// How fast a knock dies away, seconds.
+const KNOCK_DECAY_SECONDS: f64 = 0.012;
+/// A knock's peak: below a click's, as it comes with every grab.
+const KNOCK_PEAK: f32 = 0.35;
+/// How often the app starts a grain of the tracing loop while a fault is
+/// drawn, seconds: four frames at 60 Hz.
+pub const TRACE_GRAIN_PERIOD_SECONDS: f64 = 1.0 / 15.0;
+/// The tracing loop's pitch, hertz: a whole number of cycles per grain
+/// period (16), so overlapping grains add in phase into one steady hum.
+const TRACE_HZ: f64 = 240.0;
+/// The tracing loop's peak: soft, under everything else (it plays for as
+/// long as the stroke lasts).
+const TRACE_PEAK: f32 = 0.08;
 /// The largest interaural time difference, seconds: a sound straight to
 /// one side reaches the far ear about this much later (a head about 17 cm
 /// across, by Woodworth's formula).
@@ -29,24 +42,107 @@ const MAX_ITD_SECONDS: f64 = 0.00066;
 /// The far ear's gain for a sound straight to one side: about 6 dB down,
 /// the head's shadow at the click's pitch.
 const FAR_EAR_GAIN_AT_SIDE: f32 = 0.5;
-/// Within this distance, metres, a click is at full loudness; beyond it,
+/// Within this distance, metres, a sound is at full loudness; beyond it,
 /// it falls off as 1/distance.
 const FULL_LOUDNESS_M: f32 = 0.6;
 
-/// The click's samples, mono, at `rate` samples a second: a sine tick
-/// under a fast exponential decay, starting and ending at zero so it does
-/// not pop.
-pub fn click(rate: u32) -> Vec<f32> {
+/// Which sound plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sound {
+    /// A button's press began.
+    Press,
+    /// A button's press ended: higher than the press, so the two are told
+    /// apart by ear.
+    Release,
+    /// A hand took hold of the hologram.
+    Grab,
+    /// The hand let it go: higher than the grab.
+    LetGo,
+    /// One grain of the soft loop heard while a fault is traced; the app
+    /// starts one every [`TRACE_GRAIN_PERIOD_SECONDS`] and they overlap.
+    Tracing,
+}
+
+impl Sound {
+    /// Every sound, in the order the mixer keeps their samples.
+    pub const ALL: [Sound; 5] = [
+        Sound::Press,
+        Sound::Release,
+        Sound::Grab,
+        Sound::LetGo,
+        Sound::Tracing,
+    ];
+
+    /// The lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sound::Press => "press",
+            Sound::Release => "release",
+            Sound::Grab => "grab",
+            Sound::LetGo => "let_go",
+            Sound::Tracing => "tracing",
+        }
+    }
+
+    /// Its samples, mono, at `rate` samples a second, starting and ending
+    /// at zero so that none pops.
+    pub fn samples(self, rate: u32) -> Vec<f32> {
+        match self {
+            Sound::Press => decaying(
+                rate,
+                2_000.0,
+                CLICK_SECONDS,
+                CLICK_DECAY_SECONDS,
+                CLICK_PEAK,
+            ),
+            Sound::Release => decaying(
+                rate,
+                3_000.0,
+                CLICK_SECONDS,
+                CLICK_DECAY_SECONDS,
+                CLICK_PEAK,
+            ),
+            Sound::Grab => decaying(rate, 420.0, KNOCK_SECONDS, KNOCK_DECAY_SECONDS, KNOCK_PEAK),
+            Sound::LetGo => decaying(rate, 630.0, KNOCK_SECONDS, KNOCK_DECAY_SECONDS, KNOCK_PEAK),
+            Sound::Tracing => grain(rate),
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A sine at `hz` under a fast exponential decay, `seconds` long, its last
+/// samples faded to zero.
+fn decaying(rate: u32, hz: f64, seconds: f64, decay_seconds: f64, peak: f32) -> Vec<f32> {
     let rate = f64::from(rate);
-    let length = (CLICK_SECONDS * rate).round() as usize;
+    let length = (seconds * rate).round() as usize;
     (0..length)
         .map(|index| {
             let t = index as f64 / rate;
-            let envelope = libm::exp(-t / CLICK_DECAY_SECONDS);
+            let envelope = libm::exp(-t / decay_seconds);
             // The last sample's fade keeps the end at zero.
             let fade = (length - 1 - index) as f64 / (length.max(2) - 1) as f64;
-            let phase = 2.0 * std::f64::consts::PI * CLICK_HZ * t;
-            (libm::sin(phase) * envelope * fade) as f32 * CLICK_PEAK
+            let phase = 2.0 * std::f64::consts::PI * hz * t;
+            (libm::sin(phase) * envelope * fade) as f32 * peak
+        })
+        .collect()
+}
+
+/// One grain of the tracing loop: two grain periods of a low sine under a
+/// raised cosine, so grains started one period apart overlap by half and
+/// add up to a steady level.
+fn grain(rate: u32) -> Vec<f32> {
+    let rate = f64::from(rate);
+    let length = (2.0 * TRACE_GRAIN_PERIOD_SECONDS * rate).round() as usize;
+    (0..length)
+        .map(|index| {
+            let t = index as f64 / rate;
+            let window =
+                0.5 - 0.5 * libm::cos(2.0 * std::f64::consts::PI * index as f64 / length as f64);
+            let phase = 2.0 * std::f64::consts::PI * TRACE_HZ * t;
+            (libm::sin(phase) * window) as f32 * TRACE_PEAK
         })
         .collect()
 }
@@ -104,30 +200,35 @@ impl Placement {
     }
 }
 
-/// Clicks laid into interleaved stereo samples as they come due: a click
-/// scheduled at a sample time sounds from then on, in whichever blocks of
+/// Sounds laid into interleaved stereo samples as they come due: a sound
+/// scheduled at a sample time plays from then on, in whichever blocks of
 /// samples cover it.
 #[derive(Debug, Clone)]
 pub struct Mixer {
-    /// The click's samples at the mixer's rate.
-    click: Vec<f32>,
-    /// Clicks still (partly) to be written: when each starts (the sample
-    /// time, each ear's delay still to add) and where from.
-    voices: Vec<(u64, Placement)>,
+    /// Each sound's samples at the mixer's rate, in [`Sound::ALL`]'s order.
+    samples: [Vec<f32>; Sound::ALL.len()],
+    /// Sounds still (partly) to be written: when each starts (the sample
+    /// time, each ear's delay still to add), where from, and which.
+    voices: Vec<(u64, Placement, Sound)>,
 }
 
 impl Mixer {
-    /// A mixer at `rate` samples a second, no clicks due.
+    /// A mixer at `rate` samples a second, no sounds due.
     pub fn new(rate: u32) -> Mixer {
         Mixer {
-            click: click(rate),
+            samples: Sound::ALL.map(|sound| sound.samples(rate)),
             voices: Vec::new(),
         }
     }
 
-    /// A click from `placement` starting at sample time `at`.
-    pub fn schedule(&mut self, at: u64, placement: Placement) {
-        self.voices.push((at, placement));
+    /// `sound` from `placement` starting at sample time `at`.
+    pub fn schedule(&mut self, at: u64, placement: Placement, sound: Sound) {
+        self.voices.push((at, placement, sound));
+    }
+
+    /// How many samples `sound` lasts at the mixer's rate.
+    pub fn length(&self, sound: Sound) -> u64 {
+        self.samples[sound.index()].len() as u64
     }
 
     /// Whether no click is still to be (fully) written.
@@ -142,19 +243,22 @@ impl Mixer {
         out.fill(0.0);
         let frames = (out.len() / 2) as u64;
         let end = start + frames;
-        let length = self.click.len() as u64;
-        for &(at, placement) in &self.voices {
+        for &(at, placement, sound) in &self.voices {
+            let samples = &self.samples[sound.index()];
+            let length = samples.len() as u64;
             for ear in 0..2 {
                 let begin = at + u64::from(placement.delay[ear]);
                 let from = begin.max(start);
                 let to = (begin + length).min(end);
                 for time in from..to {
-                    let sample = self.click[(time - begin) as usize] * placement.gain[ear];
+                    let sample = samples[(time - begin) as usize] * placement.gain[ear];
                     out[(time - start) as usize * 2 + ear] += sample;
                 }
             }
         }
-        self.voices.retain(|&(at, placement)| {
+        let samples = &self.samples;
+        self.voices.retain(|&(at, placement, sound)| {
+            let length = samples[sound.index()].len() as u64;
             at + u64::from(placement.delay[0].max(placement.delay[1])) + length > end
         });
     }
@@ -179,14 +283,15 @@ impl Default for Recording {
 }
 
 impl Recording {
-    /// A click from `at` as heard from `head`, in the frame shown at
+    /// `sound` from `at` as heard from `head`, in the frame shown at
     /// `display_ns` (nanoseconds from the run's first frame).
-    pub fn click(&mut self, display_ns: i64, at: Vec3, head: Option<Pose>) {
+    pub fn play(&mut self, sound: Sound, display_ns: i64, at: Vec3, head: Option<Pose>) {
         let sample = (i128::from(display_ns.max(0)) * i128::from(RECORDING_RATE) + 500_000_000)
             / 1_000_000_000;
         self.mixer.schedule(
             u64::try_from(sample).unwrap_or(u64::MAX),
             Placement::of(at, head, RECORDING_RATE),
+            sound,
         );
     }
 
@@ -234,7 +339,7 @@ mod tests {
     fn mixed(clicks: &[(u64, Placement)], frames: usize) -> Vec<f32> {
         let mut mixer = Mixer::new(RATE);
         for &(at, placement) in clicks {
-            mixer.schedule(at, placement);
+            mixer.schedule(at, placement, Sound::Press);
         }
         let mut out = vec![0.0; frames * 2];
         mixer.fill(0, &mut out);
@@ -251,13 +356,13 @@ mod tests {
 
     #[test]
     fn the_click_is_short_starts_and_ends_quiet_and_is_the_same_each_time() {
-        let samples = click(RATE);
+        let samples = Sound::Press.samples(RATE);
         assert_eq!(samples.len(), 192); // 4 ms at 48 kHz
         assert_eq!(samples[0], 0.0);
         assert_eq!(*samples.last().unwrap(), 0.0);
         let peak = samples.iter().fold(0.0f32, |m, s| m.max(s.abs()));
         assert!(peak > 0.2 && peak <= CLICK_PEAK, "peak {peak}");
-        assert_eq!(samples, click(RATE));
+        assert_eq!(samples, Sound::Press.samples(RATE));
     }
 
     #[test]
@@ -325,7 +430,12 @@ mod tests {
         let head = Pose::new(Vec3::new(0.0, 1.6, 0.0), Quat::IDENTITY);
         let mut recording = Recording::default();
         // Half a second in, from the right.
-        recording.click(500_000_000, Vec3::new(0.4, 1.6, -0.1), Some(head));
+        recording.play(
+            Sound::Press,
+            500_000_000,
+            Vec3::new(0.4, 1.6, -0.1),
+            Some(head),
+        );
         let bytes = recording.finish(1.0);
         assert_eq!(&bytes[..4], b"RIFF");
         assert_eq!(bytes.len(), 44 + 48_000 * 4);
@@ -353,7 +463,11 @@ mod tests {
             512,
         );
         let mut mixer = Mixer::new(RATE);
-        mixer.schedule(90, Placement::of(Vec3::X, Some(Pose::IDENTITY), RATE));
+        mixer.schedule(
+            90,
+            Placement::of(Vec3::X, Some(Pose::IDENTITY), RATE),
+            Sound::Press,
+        );
         let mut pieces = Vec::new();
         for block in 0..8 {
             let mut out = vec![0.0; 128];
@@ -361,6 +475,63 @@ mod tests {
             pieces.extend(out);
         }
         assert_eq!(pieces, whole);
+        assert!(mixer.is_idle());
+    }
+
+    /// How many times `samples` change sign: twice the cycles they hold.
+    fn sign_changes(samples: &[f32]) -> usize {
+        samples
+            .windows(2)
+            .filter(|pair| (pair[0] < 0.0) != (pair[1] < 0.0) && pair[0] != 0.0)
+            .count()
+    }
+
+    #[test]
+    fn a_release_is_higher_than_a_press_and_a_let_go_than_a_grab() {
+        let press = Sound::Press.samples(RATE);
+        let release = Sound::Release.samples(RATE);
+        assert_eq!(press.len(), release.len(), "the same length, another pitch");
+        assert!(
+            sign_changes(&release) * 4 >= sign_changes(&press) * 5,
+            "release {} against press {}",
+            sign_changes(&release),
+            sign_changes(&press)
+        );
+        let grab = Sound::Grab.samples(RATE);
+        let let_go = Sound::LetGo.samples(RATE);
+        assert!(sign_changes(&let_go) * 4 >= sign_changes(&grab) * 5);
+        // A knock is lower and longer than any click.
+        assert!(sign_changes(&grab) * press.len() < sign_changes(&press) * grab.len());
+        for sound in Sound::ALL {
+            let samples = sound.samples(RATE);
+            assert_eq!(samples[0], 0.0, "{sound:?} starts quiet");
+            assert!(samples.last().unwrap().abs() < 1e-3, "{sound:?} ends quiet");
+        }
+    }
+
+    #[test]
+    fn tracing_grains_one_period_apart_hum_steadily_and_softly() {
+        let period = (TRACE_GRAIN_PERIOD_SECONDS * f64::from(RATE)).round() as u64;
+        let mut mixer = Mixer::new(RATE);
+        for grain in 0..8 {
+            mixer.schedule(grain * period, Placement::CENTRE, Sound::Tracing);
+        }
+        let mut out = vec![0.0; 2 * 9 * period as usize];
+        mixer.fill(0, &mut out);
+        let left: Vec<f32> = out.iter().step_by(2).copied().collect();
+        // Between the first grain's end and the last's, in slices of one period.
+        let levels: Vec<f32> = (2..8)
+            .map(|slice| {
+                let part = &left[slice * period as usize..(slice + 1) * period as usize];
+                (part.iter().map(|s| s * s).sum::<f32>() / part.len() as f32).sqrt()
+            })
+            .collect();
+        let (low, high) = levels
+            .iter()
+            .fold((f32::MAX, 0.0f32), |(l, h), x| (l.min(*x), h.max(*x)));
+        assert!(low > 0.0 && high / low < 1.05, "{levels:?}");
+        let peak = left.iter().fold(0.0f32, |m, s| m.max(s.abs()));
+        assert!(peak < CLICK_PEAK / 3.0, "soft: {peak}");
         assert!(mixer.is_idle());
     }
 }

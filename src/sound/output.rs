@@ -12,6 +12,7 @@
 use glam::Vec3;
 
 use crate::input::geometry::Pose;
+use crate::sound::Sound;
 
 /// Where clicks play: the device, or nowhere.
 pub struct Speaker {
@@ -53,22 +54,22 @@ impl Speaker {
         }
     }
 
-    /// Plays a click from `at` (the reference space, metres) as heard by
+    /// Plays `sound` from `at` (the reference space, metres) as heard by
     /// the head at `head`, for the frame shown at `display_ns`; nothing
     /// without a device.
-    pub fn click(&self, at: Vec3, head: Option<Pose>, display_ns: i64) {
+    pub fn play(&self, sound: Sound, at: Vec3, head: Option<Pose>, display_ns: i64) {
         #[cfg(any(
             all(target_os = "linux", target_arch = "x86_64"),
             all(windows, not(target_vendor = "uwp"))
         ))]
         if let Some(device) = &self.device {
-            device.click(at, head, display_ns);
+            device.play(sound, at, head, display_ns);
         }
         #[cfg(not(any(
             all(target_os = "linux", target_arch = "x86_64"),
             all(windows, not(target_vendor = "uwp"))
         )))]
-        let _ = (at, head, display_ns);
+        let _ = (sound, at, head, display_ns);
     }
 }
 
@@ -101,14 +102,14 @@ mod device {
     use glam::Vec3;
 
     use crate::input::geometry::Pose;
-    use crate::sound::{Mixer, Placement};
+    use crate::sound::{Mixer, Placement, Sound};
 
     /// An open output stream and the way to its callback.
     pub struct Device {
         /// Kept so the stream keeps playing; dropping it stops it.
         _stream: Stream,
         /// To the callback: each click's placement and its frame's display time.
-        clicks: Sender<(Placement, i64)>,
+        clicks: Sender<(Placement, i64, Sound)>,
         /// The clicks handed over, and those the callback has finished playing.
         sent: AtomicU64,
         played: Arc<AtomicU64>,
@@ -160,13 +161,13 @@ mod device {
             format!("{} at {} Hz", self.name, self.rate)
         }
 
-        /// Hands a click to the callback; never blocks.
-        pub fn click(&self, at: Vec3, head: Option<Pose>, display_ns: i64) {
+        /// Hands a sound to the callback; never blocks.
+        pub fn play(&self, sound: Sound, at: Vec3, head: Option<Pose>, display_ns: i64) {
             // A send fails only once the stream's callback is gone, when
             // there is nothing left to play on.
             if self
                 .clicks
-                .send((Placement::of(at, head, self.rate), display_ns))
+                .send((Placement::of(at, head, self.rate), display_ns, sound))
                 .is_ok()
             {
                 self.sent.fetch_add(1, Ordering::Relaxed);
@@ -197,7 +198,7 @@ mod device {
     fn build<T>(
         device: &cpal::Device,
         config: &StreamConfig,
-        received: Receiver<(Placement, i64)>,
+        received: Receiver<(Placement, i64, Sound)>,
         played: Arc<AtomicU64>,
     ) -> Result<Stream, cpal::BuildStreamError>
     where
@@ -213,13 +214,12 @@ mod device {
         let mut last: Option<(u64, i64)> = None;
         // Each click's last sample time, until it has been played.
         let mut playing: Vec<u64> = Vec::new();
-        let click_length = crate::sound::click(rate).len() as u64;
         let mut stereo = Vec::new();
         let warned = Arc::new(AtomicBool::new(false));
         device.build_output_stream(
             config,
             move |data: &mut [T], _| {
-                while let Ok((placement, display_ns)) = received.try_recv() {
+                while let Ok((placement, display_ns, sound)) = received.try_recv() {
                     let lead = (MAX_LEAD_SECONDS * f64::from(rate)) as u64;
                     let at = match last {
                         Some((last_at, last_ns)) => {
@@ -230,9 +230,9 @@ mod device {
                         None => time,
                     };
                     last = Some((at, display_ns));
-                    mixer.schedule(at, placement);
+                    mixer.schedule(at, placement, sound);
                     let delay = placement.delay[0].max(placement.delay[1]);
-                    playing.push(at + u64::from(delay) + click_length);
+                    playing.push(at + u64::from(delay) + mixer.length(sound));
                 }
                 let frames = data.len() / channels;
                 // Grows to the device's block size once, then is reused.

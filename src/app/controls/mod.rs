@@ -22,8 +22,9 @@
 //! three text sizes, [`palm`] the palm held up, [`hit_test`] where a
 //! fingertip or a ray meets a button, [`press`] the presses, [`draw`] what
 //! is drawn, [`measure`] how big a menu and its text look from the eyes and
-//! how its labels stand out; and [`legend`], the scale bar on the
-//! hologram's base.
+//! how its labels stand out; [`legend`], the scale bar on the
+//! hologram's base; and [`toast`], the short lines that say what a save,
+//! an undo or speech did.
 mod actions;
 mod draw;
 mod hit_test;
@@ -35,6 +36,7 @@ mod panel;
 mod press;
 pub mod ramp;
 mod state;
+pub mod toast;
 
 pub use actions::{Action, SAVE_ROWS, every_label, landscape_label, says};
 pub use draw::DrawnControls;

@@ -6,6 +6,7 @@ use super::hit_test::hit_rect;
 use super::state::{Controls, HandState};
 use crate::input::hand::{INDEX_TIP, PALM};
 use crate::input::{Hand, HandJoints, Pose};
+use crate::sound::Sound;
 
 /// How far in a fingertip pushes a button before it is pressed.
 pub const PRESS_DEPTH_M: f32 = 0.008;
@@ -90,20 +91,23 @@ impl Controls {
         self.clicks.clear();
         for (was, now) in before.iter().flatten().zip(after.iter().flatten()) {
             let clicked = match (was, now) {
-                (None, Some(action)) | (Some(action), None) => Some(*action),
+                (None, Some(action)) => Some((Sound::Press, *action)),
+                (Some(action), None) => Some((Sound::Release, *action)),
                 _ => None,
             };
-            if let Some(button) =
-                clicked.and_then(|action| self.shown.iter().find(|button| button.action == action))
-            {
-                self.clicks.push(button.rect.centre);
+            if let Some((sound, button)) = clicked.and_then(|(sound, action)| {
+                let button = self.shown.iter().find(|button| button.action == action)?;
+                Some((sound, button))
+            }) {
+                self.clicks.push((sound, button.rect.centre));
             }
         }
         pressed
     }
 
-    /// Where this frame's clicks sound: each button whose press began or ended.
-    pub fn clicks(&self) -> &[Vec3] {
+    /// This frame's clicks and where they sound: a press from each button
+    /// whose press began, a release from each whose press ended.
+    pub fn clicks(&self) -> &[(Sound, Vec3)] {
         &self.clicks
     }
 
@@ -379,14 +383,18 @@ mod tests {
         assert!(frame(&mut controls, on, Press::Began).is_empty());
         assert_eq!(
             controls.clicks(),
-            [faster.rect.centre],
+            [(Sound::Press, faster.rect.centre)],
             "a press clicks as it begins"
         );
         assert!(controls.holds(Hand::Right));
         assert_eq!(controls.look(Action::Faster), Look::Pressed);
         let presses = frame(&mut controls, on, Press::Released);
         assert_eq!(presses.len(), 1);
-        assert_eq!(controls.clicks().len(), 1, "and as it ends");
+        assert_eq!(
+            controls.clicks(),
+            [(Sound::Release, faster.rect.centre)],
+            "and a release, higher, as it ends"
+        );
         assert_eq!(
             (presses[0].action, presses[0].how),
             (Action::Faster, PressedBy::Ray)

@@ -67,8 +67,8 @@ pub struct Controls {
     /// "Landscapes" closed the hand menu: a palm still up does not bring
     /// it back until it drops and is raised again.
     pub(super) palm_spent: bool,
-    /// Where the last touch's clicks sound.
-    pub(super) clicks: Vec<Vec3>,
+    /// The last touch's clicks, and where each sounds.
+    pub(super) clicks: Vec<(crate::sound::Sound, Vec3)>,
     /// The buttons on show, as the last update laid them out.
     pub(super) shown: Vec<ShownButton>,
     /// The line over the hand menu's buttons (the session's code), and

@@ -4,6 +4,7 @@
 //! before it applied; reseeds wait in the frame's [`Commands`], which keeps
 //! the first asked for and applies it last.
 pub mod aim;
+pub mod feedback;
 pub mod focus;
 pub mod manipulation;
 mod pointing;
@@ -11,6 +12,7 @@ pub mod stroke;
 use glam::{Vec2, Vec3};
 
 use self::aim::AimedAt;
+use self::feedback::HoldSounds;
 use self::focus::{Focus, Strength, Target};
 use self::manipulation::Manipulation;
 use self::pointing::{HandHits, Pointing};
@@ -144,6 +146,8 @@ pub struct Interaction {
     /// Whether the wearer turned the contour lines off ("Contours"): a
     /// way of looking, each headset's own, so not a command.
     contours_hidden: bool,
+    /// The sounds of grabbing the hologram and tracing a fault.
+    hold_sounds: HoldSounds,
 }
 
 impl Interaction {
@@ -175,11 +179,20 @@ impl Interaction {
             control_hands(input, [None; 2]),
             shows,
         );
+        // In company, talk is not a command: speech acts only while the
+        // speaker's own hand menu or panel is open (outside a session, always).
+        let listening = self.session_code.is_none() || !self.controls.shown().is_empty();
+        let said = input.voice.filter(|_| listening);
         // A label on show, said, presses its button and is nothing else.
-        let heard = input
-            .voice
-            .and_then(|voice| self.controls.hear(voice.phrase()));
-        let voice = if heard.is_some() { None } else { input.voice };
+        let heard = said.and_then(|voice| self.controls.hear(voice.phrase()));
+        let voice = if heard.is_some() { None } else { said };
+        // Told (and toasted): a phrase, and a label whose button is on show.
+        let understood = heard
+            .map(|press| VoiceCommand::Label(press.label))
+            .or(voice.filter(|voice| !matches!(voice, VoiceCommand::Label(_))));
+        if let Some(voice) = understood {
+            commands.tell(AppEvent::Heard(voice));
+        }
         if let Some(press) = heard {
             self.press(press, head.as_ref(), input, commands);
         }
@@ -240,6 +253,26 @@ impl Interaction {
                 cause: ReseedCause::Voice,
                 name: commands.world().next_landscape(),
             });
+        }
+        self.sound_holds(input, commands);
+    }
+
+    /// Sounds a grab or let-go of the hologram, and the tracing loop, from
+    /// where the hologram is drawn.
+    fn sound_holds(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        let at = self
+            .drawn(input, commands.world())
+            .map_or(Vec3::ZERO, |placement| placement.pose.position);
+        let tracing = self
+            .stroke
+            .as_ref()
+            .is_some_and(|(_, stroke)| stroke.is_tracing());
+        let holding = self.manipulation.is_some();
+        for (sound, at) in self
+            .hold_sounds
+            .sounds(input.display_time_ns, holding, tracing, at)
+        {
+            commands.tell(AppEvent::Sound { sound, at });
         }
     }
 
@@ -533,8 +566,8 @@ impl Interaction {
             ..hand
         });
         let pressed = self.controls.touch(hands);
-        for &at in self.controls.clicks() {
-            commands.tell(AppEvent::Click { at });
+        for &(sound, at) in self.controls.clicks() {
+            commands.tell(AppEvent::Sound { sound, at });
         }
         for hand in Hand::BOTH {
             if self.controls.holds(hand) {

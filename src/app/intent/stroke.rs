@@ -136,6 +136,11 @@ impl Stroke {
         }
     }
 
+    /// Whether it is tracing a fault (not a lift, not yet undecided).
+    pub fn is_tracing(&self) -> bool {
+        matches!(self.mode, Mode::Trace { .. })
+    }
+
     /// The path drawn so far, thinned as it will apply.
     pub fn path(&self) -> Vec<Vec2> {
         match &self.mode {

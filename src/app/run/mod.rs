@@ -28,14 +28,15 @@ use self::log::{CommandLog, LogStart};
 use self::recorder::RunRecorder;
 use self::save::Picture;
 use crate::app::controls::SAVE_ROWS;
-use crate::app::frame::SaveSummary;
 use crate::app::frame::{AppEvent, FrameInput, FrameOutput, Marker};
+use crate::app::frame::{SaveOutcome, SaveSummary};
 use crate::app::shared::session::{Role, SessionIn};
 use crate::app::update::App;
 use crate::app::world::placement::{Placement, PlacementCause};
 use crate::atomic_file;
 use crate::input::{Hand, Pose};
 use crate::render::scene::{Display, FrameScene};
+use crate::sound::Sound;
 
 /// This headset's end of a shared session, as the run loop drives it.
 pub trait SharedSession {
@@ -99,8 +100,8 @@ pub trait Platform {
     fn pulse(&mut self, _hand: Hand) -> Result<(), Self::Error> {
         Ok(())
     }
-    /// A click from `at` (metres, the platform's space), heard from `head`.
-    fn click(&mut self, _at: Vec3, _head: Option<Pose>) {}
+    /// `sound` from `at` (metres, the platform's space), heard from `head`.
+    fn sound(&mut self, _sound: Sound, _at: Vec3, _head: Option<Pose>) {}
     /// One line about the shared session, for the wearer.
     fn shared_line(&mut self, line: String);
 }
@@ -134,6 +135,8 @@ pub struct RunLoop<N: Network> {
     saves: (Vec<PathBuf>, Option<Arc<[SaveSummary]>>),
     /// Where the landscape grown now is kept for the next run, and what it holds.
     landscape: Option<(PathBuf, String)>,
+    /// How the last save went, for the next frame's toast.
+    saved: Option<SaveOutcome>,
 }
 
 impl<N: Network> RunLoop<N> {
@@ -149,6 +152,7 @@ impl<N: Network> RunLoop<N> {
             save_folder: None,
             saves: (Vec::new(), None),
             landscape: None,
+            saved: None,
         }
     }
 
@@ -253,6 +257,7 @@ impl<N: Network> RunLoop<N> {
     ) -> Result<Frame, P::Error> {
         input.shared = std::mem::take(&mut self.incoming);
         input.saves = self.saves.1.clone();
+        input.saved = self.saved.take();
         match (&mut self.session, &mut self.network) {
             (Some(session), _) => session.before_frame(&mut input.shared),
             (None, Some(network)) => {
@@ -286,7 +291,7 @@ impl<N: Network> RunLoop<N> {
                 AppEvent::Reseeded {
                     hand: Some(hand), ..
                 } => platform.pulse(hand)?,
-                AppEvent::Click { at } => platform.click(at, input.head),
+                AppEvent::Sound { sound, at } => platform.sound(sound, at, input.head),
                 _ => {}
             }
         }
@@ -447,17 +452,35 @@ impl<N: Network> RunLoop<N> {
         ::log::info!("opened {}", folder.display());
     }
 
-    /// Writes `save-NNN/` into the save folder, one line either way.
-    fn save(&self, picture: Option<Picture>) {
-        let Some(folder) = &self.save_folder else {
-            ::log::warn!("the terrain is not saved: this run keeps nothing (no state folder)");
-            return;
+    /// Writes `save-NNN/` into the save folder, one line either way; how
+    /// it went reaches the app on the next frame (its toast) and the record
+    /// (a failure's press did `save failed`).
+    fn save(&mut self, picture: Option<Picture>) {
+        let outcome = match &self.save_folder {
+            None => {
+                Err("the terrain is not saved: this run keeps nothing (no state folder)".to_owned())
+            }
+            Some(folder) => {
+                let log = self.record().command_log();
+                save::save_terrain(folder, &log, picture)
+                    .map_err(|error| error.to_string())
+                    .map(|saved| {
+                        ::log::info!("saved the terrain into {}", saved.display());
+                        saved.file_name().map_or_else(
+                            || saved.display().to_string(),
+                            |name| name.to_string_lossy().into_owned(),
+                        )
+                    })
+            }
         };
-        let log = self.record().command_log();
-        match save::save_terrain(folder, &log, picture) {
-            Ok(saved) => ::log::info!("saved the terrain into {}", saved.display()),
-            Err(error) => ::log::warn!("{error}"),
-        }
+        self.saved = Some(match outcome {
+            Ok(name) => SaveOutcome::Saved(name),
+            Err(why) => {
+                ::log::warn!("{why}");
+                self.record().save_failed();
+                SaveOutcome::Failed(why)
+            }
+        });
     }
 
     /// Writes the landscape's name when it changed since it was last kept.

@@ -7,16 +7,20 @@
 //! Per frame a platform calls [`RunRecorder::updated`] after `App::update`
 //! and, when it drew the frame, [`RunRecorder::drawn`]; at the end
 //! [`RunRecorder::finish`].
+use std::collections::BTreeMap;
+
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::report::{
     CpuTimes, EditRecord, MarkerRecord, MenuRecord, OpenedRecord, PlacementRecord, PoseRecord,
-    RedoRecord, ReseedRecord, RunReport, ScrubRecord, TimingStats, UiRecord, UndoRecord,
+    RedoRecord, ReseedRecord, RunReport, ScrubRecord, TimingStats, ToastRecord, UiRecord,
+    UndoRecord,
 };
 use crate::app::controls::{Menu, measure};
 use crate::app::frame::{AppEvent, EyeView, FrameOutput, Marker};
 use crate::app::update::App;
 use crate::app::world::placement::Placement;
 use crate::input::Pose;
+use crate::sound::Sound;
 use crate::terrain::recipe::Recipe;
 
 /// The app's world as a report needs it, kept where a report made away
@@ -77,6 +81,10 @@ pub struct RunRecorder {
     menus_on_show: Vec<Menu>,
     /// Clicks asked for: a press beginning or ending.
     clicks: u64,
+    /// Sounds asked for, by name.
+    sounds: BTreeMap<&'static str, u64>,
+    /// The toasts begun, in order.
+    toasts: Vec<ToastRecord>,
     /// Frames drawn.
     frames: u64,
     /// The most iterations any one update applied.
@@ -119,6 +127,8 @@ impl RunRecorder {
             menus: Vec::new(),
             menus_on_show: Vec::new(),
             clicks: 0,
+            sounds: BTreeMap::new(),
+            toasts: Vec::new(),
             frames: 0,
             max_iterations_per_frame: 0,
             update_ms: Vec::with_capacity(expected_frames),
@@ -176,6 +186,12 @@ impl RunRecorder {
             self.max_iterations_per_frame.max(output.iterations_applied);
         let time = (display_time_ns - first_ns) as f64 * 1e-9;
         self.note_menus(output);
+        if let Some(text) = &output.toast {
+            self.toasts.push(ToastRecord {
+                frame: self.frames,
+                text: text.clone(),
+            });
+        }
         for event in &output.events {
             match *event {
                 AppEvent::Reseeded { seed, cause, .. } => {
@@ -231,7 +247,13 @@ impl RunRecorder {
                     how: press.how,
                     did: press.action.did(),
                 }),
-                AppEvent::Click { .. } => self.clicks += 1,
+                AppEvent::Sound { sound, .. } => {
+                    if matches!(sound, Sound::Press | Sound::Release) {
+                        self.clicks += 1;
+                    }
+                    *self.sounds.entry(sound.name()).or_default() += 1;
+                }
+                AppEvent::Heard(_) | AppEvent::UndoRefused => {}
                 AppEvent::Growth(_)
                 | AppEvent::SaveAsked
                 | AppEvent::OpenAsked(_)
@@ -240,6 +262,23 @@ impl RunRecorder {
                 | AppEvent::Weathered
                 | AppEvent::Exaggerated { .. } => {}
             }
+        }
+    }
+
+    /// Notes that the save the last "Save terrain" asked for failed: its
+    /// press did `save failed`, not `save`.
+    pub fn save_failed(&mut self) {
+        // The press of this update (the frame it was drawn in, or the one
+        // before that drawing counted): an older save's press stays as it went.
+        let this_update = self.frames.saturating_sub(1);
+        if let Some(press) = self
+            .ui
+            .iter_mut()
+            .rev()
+            .take_while(|press| press.frame >= this_update)
+            .find(|press| press.did == "save")
+        {
+            press.did = "save failed";
         }
     }
 
@@ -359,6 +398,8 @@ impl RunRecorder {
             ui: self.ui.clone(),
             menus: self.menus.clone(),
             clicks: self.clicks,
+            sounds: self.sounds.clone(),
+            toasts: self.toasts.clone(),
             hologram_pose: placement.map(|placement| PoseRecord::from(placement.pose)),
             hologram_scale: placement.map(|placement| placement.scale),
             cpu_ms: CpuTimes {

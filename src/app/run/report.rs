@@ -2,6 +2,8 @@
 //!
 //! The simulator's report.json and `holoterrain xr --report` share these
 //! records, so one reader understands both.
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::terrain::recipe::Recipe;
@@ -79,6 +81,15 @@ pub struct UiRecord {
     pub how: PressedBy,
     /// What it did.
     pub did: &'static str,
+}
+
+/// A toast as it began.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToastRecord {
+    /// The frame it began on.
+    pub frame: u64,
+    /// What it says.
+    pub text: String,
 }
 
 /// A menu or panel as it opened: how big it and its smallest text look
@@ -264,6 +275,11 @@ pub struct RunReport {
     /// Clicks the controls sounded (or, with no audio device, would have):
     /// one as each press begins and one as it ends.
     pub clicks: u64,
+    /// Every sound asked for, by name (`press`, `release`, `grab`,
+    /// `let_go`, `tracing`: the tracing loop's grains), with how many times.
+    pub sounds: BTreeMap<&'static str, u64>,
+    /// The toasts shown, in order: on which frame each began, and its line.
+    pub toasts: Vec<ToastRecord>,
     /// Where the hologram was at the end (null if it never was placed).
     pub hologram_pose: Option<PoseRecord>,
     /// Its scale at the end (1 = 0.5 m across; null if never placed).

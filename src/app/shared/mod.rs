@@ -4,7 +4,10 @@
 //! the world, so that every headset holds the host's heights bit for bit:
 //! - The host applies commands as a lone app does (its wearer's, and the
 //!   peers' handed in as [`SessionIn::Command`]); every terrain
-//!   command it applied, with its iteration, is the shared order.
+//!   command it applied, with its iteration, is the shared order. An
+//!   "undo" is ordered only when the change on top is the speaker's own
+//!   ([`authors`]): one that is not is dropped there, so no peer, log or
+//!   replay ever sees it.
 //! - A peer never applies its wearer's terrain commands: they wait in the
 //!   outbox ([`SessionOut::outbox`]) for the network to send them to
 //!   the host, and come back in the host's order as [`Step::Apply`]. It
@@ -23,10 +26,12 @@
 //! placement relative to the card passes between them, the host's to every
 //! peer and a peer's wearer's through the host, so that everyone's
 //! hologram stands on the same spot of the table.
+pub mod authors;
 pub mod colocation;
 pub mod session;
 use std::collections::VecDeque;
 
+use self::authors::Authors;
 use self::colocation::Card;
 pub use self::session::{Ordered, Role, SessionIn, SessionOut, Step};
 use crate::app::world::command::{Command, Origin};
@@ -55,6 +60,9 @@ pub(super) struct Sharing {
     pub head: Option<Pose>,
     /// Everyone's heads relative to the card, as the host last told.
     pub heads: Vec<(u32, Pose)>,
+    /// Who made the changes undo can take back (kept by the host, which
+    /// alone decides whether an undo is ordered).
+    pub authors: Authors,
 }
 
 impl Sharing {
@@ -69,6 +77,7 @@ impl Sharing {
             me: (role == Role::Host).then_some(0),
             head: None,
             heads: Vec::new(),
+            authors: Authors::default(),
         }
     }
 }

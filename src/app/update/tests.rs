@@ -50,6 +50,7 @@ pub(crate) fn frame_at(frame: i64, rate: i64) -> FrameInput {
         voice: None,
         shared: Vec::new(),
         saves: None,
+        saved: None,
     }
 }
 
@@ -679,7 +680,10 @@ fn a_voice_command_before_placement_does_not_reseed() {
             input.voice = Some(VoiceCommand::NewTerrain);
         }
     });
-    assert!(outputs.iter().all(|out| out.events.is_empty()));
+    // Heard (and so toasted), but nothing else happens.
+    let events: Vec<&AppEvent> = outputs.iter().flat_map(|out| &out.events).collect();
+    assert_eq!(events, [&AppEvent::Heard(VoiceCommand::NewTerrain)]);
+    assert!(outputs[1].commands.is_empty());
 }
 
 #[test]

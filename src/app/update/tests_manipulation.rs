@@ -52,6 +52,7 @@ fn frame(frame: i64) -> FrameInput {
         voice: None,
         shared: Vec::new(),
         saves: None,
+        saved: None,
     }
 }
 

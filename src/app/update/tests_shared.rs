@@ -6,6 +6,7 @@ use glam::{Quat, Vec3};
 use super::tests::{app, frame_at};
 use super::*;
 use crate::app::shared::session::Ordered;
+use crate::app::voice::VoiceCommand;
 use crate::app::world::command::ReseedCause;
 use crate::input::Hand;
 use crate::terrain::recipe::BuiltInName;
@@ -80,8 +81,11 @@ fn a_peer_follows_the_hosts_order_bit_for_bit_and_never_grows_past_it() {
                 name: BuiltInName::new("islands").unwrap(),
             }),
             120 => host.submit(trace.clone()),
-            150 => peer.submit(Command::Undo),
-            200 => peer.submit(Command::Undo),
+            // Each undo takes back its speaker's own change: the host's
+            // trace and landscape, then the peer's lift beneath them.
+            150 => host.submit(Command::Undo),
+            200 => host.submit(Command::Undo),
+            250 => peer.submit(Command::Undo),
             _ => {}
         }
         // The peer's wearer's commands wait for the host.
@@ -140,9 +144,10 @@ fn a_peer_follows_the_hosts_order_bit_for_bit_and_never_grows_past_it() {
         .filter(|applied| applied.command.is_terrain())
         .map(|applied| (applied.origin, applied.command.clone()))
         .collect();
-    assert_eq!(shared.len(), 6, "{shared:?}");
+    assert_eq!(shared.len(), 7, "{shared:?}");
     assert_eq!(shared[1], (Origin::Peer(1), lift));
     assert_eq!(shared[3], (Origin::Host, trace));
+    assert_eq!(shared[6], (Origin::Peer(1), Command::Undo));
     assert_eq!(host.seed(), peer.seed());
     assert_eq!(host.iterations_done(), peer.iterations_done());
     assert_eq!(bits(&host), bits(&peer), "the heights differ");
@@ -455,4 +460,129 @@ fn a_peers_non_finite_or_unbounded_commands_change_nothing_and_are_never_ordered
     let placed = host.placement();
     host.update(&frame_at(31, 60));
     assert_eq!(host.placement(), placed);
+}
+
+#[test]
+fn in_a_session_speech_with_no_menu_open_does_nothing_and_alone_the_same_words_act() {
+    let said = [
+        (20, VoiceCommand::NewTerrain),
+        (25, VoiceCommand::Bigger),
+        (30, VoiceCommand::Undo),
+        (35, VoiceCommand::Label("Save terrain")),
+    ];
+    for in_session in [false, true] {
+        let mut app = app();
+        let mut outputs = Vec::new();
+        for frame in 0..40 {
+            let mut input = frame_at(frame, 60);
+            if frame == 0 && in_session {
+                input.shared.push(SessionIn::Began {
+                    role: Role::Host,
+                    code: "7-guitar-orbit".into(),
+                });
+            }
+            input.voice = said
+                .iter()
+                .find(|(at, _)| *at == frame)
+                .map(|&(_, words)| words);
+            outputs.push(app.update(&input));
+        }
+        assert!(
+            app.world().placement().is_some(),
+            "placed, so words could act"
+        );
+        let commands: Vec<&Command> = outputs[20..]
+            .iter()
+            .flat_map(|output| &output.commands)
+            .map(|applied| &applied.command)
+            .collect();
+        let events: Vec<&AppEvent> = outputs[20..]
+            .iter()
+            .flat_map(|output| &output.events)
+            .collect();
+        let toasts: Vec<&String> = outputs.iter().filter_map(|o| o.toast.as_ref()).collect();
+        if in_session {
+            assert!(commands.is_empty(), "{commands:?}");
+            assert!(
+                !events
+                    .iter()
+                    .any(|event| matches!(event, AppEvent::Heard(_) | AppEvent::Undid { .. })),
+                "{events:?}"
+            );
+            assert!(toasts.is_empty(), "{toasts:?}");
+        } else {
+            assert!(
+                matches!(commands[0], Command::Reseed { .. }),
+                "{commands:?}"
+            );
+            assert!(commands.iter().any(|c| matches!(c, Command::Scale { .. })));
+            assert!(commands.iter().any(|c| matches!(c, Command::Undo)));
+            assert_eq!(
+                toasts,
+                [
+                    "Heard: new terrain",
+                    "Heard: bigger",
+                    "Undid the new terrain"
+                ]
+            );
+        }
+    }
+}
+
+#[test]
+fn the_host_orders_an_undo_only_when_the_change_on_top_is_the_speakers_own() {
+    let mut host = app();
+    host.share(Role::Host);
+    let lift = |hand| Command::Lift {
+        hand: Some(hand),
+        at: [0.5, 0.5],
+        height: 0.1,
+    };
+    let mut ordered = Vec::new();
+    let mut toasts = Vec::new();
+    let mut frame = 0;
+    let mut step = |host: &mut App, command: Command, origin: Origin| {
+        host.submit_from(command, origin);
+        let output = host.update(&frame_at(frame, 60));
+        frame += 1;
+        ordered.extend(
+            output
+                .commands
+                .iter()
+                .filter(|applied| applied.command.is_terrain())
+                .map(|applied| (applied.command.kind(), applied.origin)),
+        );
+        toasts.extend(output.toast);
+        output.events
+    };
+    step(&mut host, lift(Hand::Right), Origin::Local);
+    step(&mut host, lift(Hand::Left), Origin::Peer(1));
+    let events = step(&mut host, Command::Undo, Origin::Local);
+    assert!(events.contains(&AppEvent::UndoRefused), "{events:?}");
+    let before = bits(&host);
+    let events = step(&mut host, Command::Undo, Origin::Peer(1));
+    assert!(events.contains(&AppEvent::Undid {
+        undone: Some(crate::app::world::undo::Undone::Lift)
+    }));
+    assert_ne!(bits(&host), before, "the peer's lift was taken back");
+    // Now the host's own lift is on top, and the peer has none left.
+    assert!(step(&mut host, Command::Undo, Origin::Peer(1)).is_empty());
+    let events = step(&mut host, Command::Undo, Origin::Local);
+    assert!(
+        events
+            .iter()
+            .any(|event| matches!(event, AppEvent::Undid { undone: Some(_) }))
+    );
+    let kinds: Vec<(&str, Origin)> = ordered;
+    assert_eq!(
+        kinds,
+        [
+            ("lift", Origin::Local),
+            ("lift", Origin::Peer(1)),
+            ("undo", Origin::Peer(1)),
+            ("undo", Origin::Local),
+        ],
+        "a refused undo is never ordered"
+    );
+    assert_eq!(toasts[0], "Not undone: someone else changed it last");
 }

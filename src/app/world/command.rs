@@ -196,7 +196,9 @@ pub enum Command {
         /// How high its peak rises, terrain units (negative: a basin).
         height: f32,
     },
-    /// Take back the last terrain command (reseed, landscape, edit), whoever made it.
+    /// Take back the last terrain command (reseed, landscape, edit). The
+    /// world takes it back whoever made it; a shared session's host orders
+    /// an undo only when its speaker made it (`crate::app::shared::authors`).
     Undo,
     /// Do again what the last undo took back, unless a change came since.
     Redo,

@@ -711,6 +711,12 @@ impl World {
         self.terrain.undo.len()
     }
 
+    /// How many changes undo was ever handed (redos aside): whether a
+    /// command made one.
+    pub fn changes_noted(&self) -> u64 {
+        self.terrain.undo.pushed()
+    }
+
     /// The next seed: `mix(previous seed, reseed count)`, so a run is
     /// reproducible from its first seed.
     fn next_seed(&mut self) -> u64 {

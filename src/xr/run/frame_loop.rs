@@ -34,6 +34,7 @@ use crate::input::Hand;
 use crate::input::geometry::Pose;
 use crate::net::{LocalNetwork, PeerRecord, ShareReport};
 use crate::render::scene::{Display, FrameScene};
+use crate::sound::Sound;
 use crate::sound::output::Speaker;
 use crate::xr::error::XrError;
 use crate::xr::graphics::GraphicsBinding;
@@ -554,7 +555,9 @@ impl<'a> FrameLoop<'a> {
                 | AppEvent::OpenAsked(_)
                 | AppEvent::ShareAsked
                 | AppEvent::LeaveAsked
-                | AppEvent::Click { .. } => {}
+                | AppEvent::Sound { .. }
+                | AppEvent::UndoRefused => {}
+                AppEvent::Heard(voice) => log::info!("heard \"{}\"", voice.phrase()),
             }
         }
     }
@@ -600,8 +603,8 @@ impl<B: GraphicsBinding> Platform for XrPlatform<'_, '_, B> {
         self.session.pulse(hand)
     }
 
-    fn click(&mut self, at: Vec3, head: Option<Pose>) {
-        self.speaker.click(at, head, self.time.as_nanos());
+    fn sound(&mut self, sound: Sound, at: Vec3, head: Option<Pose>) {
+        self.speaker.play(sound, at, head, self.time.as_nanos());
     }
 
     fn shared_line(&mut self, line: String) {

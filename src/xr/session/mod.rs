@@ -455,6 +455,7 @@ impl<B: GraphicsBinding> Session<B> {
             voice: None,
             shared: Vec::new(),
             saves: None,
+            saved: None,
         })
     }
 
