@@ -210,6 +210,7 @@ fn idle_frame(time_ns: i64) -> FrameInput {
         voice: None,
         shared: Vec::new(),
         saves: None,
+        saved: None,
     }
 }
 
