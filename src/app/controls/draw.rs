@@ -2,6 +2,7 @@
 use glam::Vec3;
 
 use super::actions::Action;
+use super::cursor::Cursor;
 use super::hit_test::Menu;
 use super::hit_test::Plane;
 use super::measure::{ShownMenu, contrast_ratio, over, srgb_from_linear};
@@ -64,8 +65,10 @@ impl DrawnControls {
 impl Controls {
     /// What to draw: the panel (backplate, title bar, rules, headings and
     /// readout), the caption, every button (its look, its lit bar when on)
-    /// with its label, and while any control shows, each hand's ray with a
-    /// cursor where it meets a button, and a ring under a fingertip near one.
+    /// with its label, each hand's ray with a cursor where it lands on a
+    /// button, the panel or the hologram (and while any control shows, its
+    /// ray alone when it lands on nothing), and a ring under a fingertip
+    /// near a button.
     pub fn draw(&self, hands: [HandState; 2]) -> DrawnControls {
         let mut drawn = DrawnControls::default();
         self.draw_panel(&mut drawn);
@@ -101,10 +104,8 @@ impl Controls {
             let label = button.action.label();
             drawn.label(button.menu, text_in(&slot, label, TextSize::Medium, LABEL));
         }
-        if !self.shown.is_empty() {
-            for hand in Hand::BOTH {
-                self.draw_pointer(hand, hands[hand.index()], &mut drawn.quads);
-            }
+        for hand in Hand::BOTH {
+            self.draw_pointer(hand, hands[hand.index()], &mut drawn.quads);
         }
         drawn
     }
@@ -236,7 +237,25 @@ impl Controls {
             return;
         };
         let ray = aim.forward_ray();
-        let length = press.ray_hit.unwrap_or(RAY_IDLE_LENGTH_M);
+        // The nearest first: a button or the panel, else the hologram.
+        let landed = match press.ray_hit {
+            Some(length) => {
+                let end = ray.origin + ray.direction * length;
+                Some(Cursor {
+                    point: end,
+                    normal: Plane::facing(end, ray.origin).normal(),
+                    distance: length,
+                    targeted: press.hovered.is_some(),
+                })
+            }
+            None => state.lands_on,
+        };
+        if landed.is_none() && self.shown.is_empty() {
+            return;
+        }
+        let length = landed.map_or(RAY_IDLE_LENGTH_M, |cursor| {
+            (cursor.point - ray.origin).length()
+        });
         let end = ray.origin + ray.direction * length;
         // A thin strip along the ray, turned edge-on to nothing in particular:
         // its width is across the ray and the world's up, or x when vertical.
@@ -250,17 +269,8 @@ impl Controls {
             color: RAY,
             fill: UiFill::Solid,
         });
-        if press.ray_hit.is_some() {
-            let facing = Plane::facing(end, ray.origin);
-            quads.push(UiQuad {
-                rect: UiRect {
-                    centre: end + facing.normal() * 0.003,
-                    right: facing.right * 0.006,
-                    up: facing.up * 0.006,
-                },
-                color: CURSOR,
-                fill: UiFill::Ring,
-            });
+        if let Some(cursor) = landed {
+            cursor.push(quads);
         }
     }
 }

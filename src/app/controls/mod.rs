@@ -21,10 +21,11 @@
 //! their buttons lie, [`panel`] the panel's groups laid out, [`ramp`] the
 //! three text sizes, [`palm`] the palm held up, [`hit_test`] where a
 //! fingertip or a ray meets a button, [`press`] the presses, [`draw`] what
-//! is drawn, [`measure`] how big a menu and its text look from the eyes and
+//! is drawn, [`cursor`] the cursors where rays and the gaze land, [`measure`] how big a menu and its text look from the eyes and
 //! how its labels stand out; and [`legend`], the scale bar on the
 //! hologram's base.
 mod actions;
+mod cursor;
 mod draw;
 mod hit_test;
 mod layout;
@@ -37,6 +38,7 @@ pub mod ramp;
 mod state;
 
 pub use actions::{Action, SAVE_ROWS, every_label, landscape_label, says};
+pub use cursor::Cursor;
 pub use draw::DrawnControls;
 pub use hit_test::Menu;
 pub use hit_test::ShownButton;

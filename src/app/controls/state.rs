@@ -54,6 +54,8 @@ pub struct HandState<'a> {
     /// hologram): a button beyond is behind it, and the ray does not reach
     /// it (the pointer pipeline's nearest hit first).
     pub hidden_beyond: Option<f32>,
+    /// Where its ray lands on the hologram, for its cursor.
+    pub lands_on: Option<super::cursor::Cursor>,
 }
 
 /// The controls' state between frames.

@@ -10,12 +10,12 @@ mod pointing;
 pub mod stroke;
 use glam::{Vec2, Vec3};
 
-use self::aim::AimedAt;
+use self::aim::{AimedAt, Landing};
 use self::focus::{Focus, Strength, Target};
 use self::manipulation::Manipulation;
 use self::pointing::{HandHits, Pointing};
 use self::stroke::Stroke;
-use crate::app::controls::{Action, Controls, HandState, Shows, UiPress};
+use crate::app::controls::{Action, Controls, Cursor, HandState, Shows, UiPress};
 use crate::app::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
 use crate::app::voice::VoiceCommand;
 use crate::app::world::command::{Command, ReseedCause, exaggeration_after};
@@ -141,6 +141,10 @@ pub struct Interaction {
     control_hands: [Option<Press>; 2],
     /// The shared session's code, while the headset is in one.
     session_code: Option<String>,
+    /// Where each hand's ray landed on the hologram this frame.
+    landings: [Option<Landing>; 2],
+    /// Where the head's gaze landed on it this frame.
+    gaze: Option<Landing>,
     /// Whether the wearer turned the contour lines off ("Contours"): a
     /// way of looking, each headset's own, so not a command.
     contours_hidden: bool,
@@ -343,7 +347,22 @@ impl Interaction {
 
     /// What to draw of the controls for this frame's hands.
     pub fn ui(&self, input: &FrameInput) -> OwnedUiLayer {
-        let drawn = self.controls.draw(control_hands(input, self.control_hands));
+        let mut hands = control_hands(input, self.control_hands);
+        for hand in Hand::BOTH {
+            let state = &mut hands[hand.index()];
+            // A hand's ray on the hologram: its pinch or select acts there.
+            state.lands_on = state
+                .aim
+                .zip(self.landings[hand.index()])
+                .map(|(aim, landing)| cursor_at(landing, &aim, true));
+        }
+        let mut drawn = self.controls.draw(hands);
+        let gaze = input
+            .head
+            .filter(Pose::is_finite)
+            .zip(self.gaze)
+            .map(|(head, landing)| cursor_at(landing, &head, false));
+        self.controls.draw_gaze(gaze, hands, &mut drawn.quads);
         OwnedUiLayer {
             quads: drawn.quads,
             labels: drawn.labels,
@@ -455,6 +474,7 @@ impl Interaction {
         let presses = self.recognise_presses(input);
         let drawn = self.drawn(input, commands.world());
         let pointing = Pointing::new(drawn, commands.world(), input.head.as_ref());
+        self.gaze = pointing.gaze();
         let (pressed, presses) = self.controls_first(input, presses, &pointing, commands);
         let positions = input.hands.each_ref().map(hand_position);
         let grips = input
@@ -463,14 +483,9 @@ impl Interaction {
             .map(|hand| hand.grip.filter(Pose::is_finite));
         for hand in Hand::BOTH {
             let index = hand.index();
-            let (pinch, controller) = presses[index];
-            let sculpting = self
-                .stroke
-                .as_ref()
-                .is_some_and(|(_, stroke)| stroke.hand == hand);
-            let needs_aim = pinch == Press::Began || controller == Press::Began || sculpting;
             let heights = commands.world().heightmap();
-            let hits = pointing.hand(&input.hands[index], needs_aim, heights);
+            let hits = pointing.hand(&input.hands[index], heights);
+            self.landings[index] = hits.landing;
             let at = HandAt {
                 hand,
                 drawn,
@@ -588,8 +603,10 @@ impl Interaction {
                 Pointer::Pinch => &mut self.recognizers[index].hold,
                 Pointer::Controller => &mut self.recognizers[index].controller_hold,
             };
-            // A controller's click reseeds wherever it points, as its
-            // press always did; its hold acts only on what it aims at.
+            // A pinch acts only where a cursor shows: the hand's ray, or
+            // else the gaze, on the land or the base. A controller's click
+            // reseeds wherever it points, as its press always did (scripts
+            // and runtimes rely on it); its hold acts only on what it aims at.
             let hold = recognizer.update(press, now, position, || {
                 drawn.is_some() && (pointer == Pointer::Controller || hits.aimed)
             });
@@ -859,6 +876,16 @@ fn hand_position(hand: &HandInput) -> Option<Vec3> {
         .or_else(|| pose_position(&hand.aim))
 }
 
+/// A cursor where `landing` is, seen from `from`.
+fn cursor_at(landing: Landing, from: &Pose, targeted: bool) -> Cursor {
+    Cursor {
+        point: landing.point,
+        normal: landing.normal,
+        distance: (landing.point - from.position).length(),
+        targeted,
+    }
+}
+
 /// What each hand offers the controls: its joints, its aim and `presses`.
 fn control_hands(input: &FrameInput, presses: [Option<Press>; 2]) -> [HandState<'_>; 2] {
     Hand::BOTH.map(|hand| {
@@ -869,6 +896,7 @@ fn control_hands(input: &FrameInput, presses: [Option<Press>; 2]) -> [HandState<
             press: presses[hand.index()],
             menu: hand_input.menu,
             hidden_beyond: None,
+            lands_on: None,
         }
     })
 }
