@@ -225,6 +225,13 @@ pub enum AppEvent {
         /// Where the button is.
         at: glam::Vec3,
     },
+    /// The hand coach showed (`shown`) or went, its gesture done.
+    Coach {
+        /// The gesture it shows.
+        what: crate::app::intent::coach::Coached,
+        /// Whether it showed (else it went).
+        shown: bool,
+    },
     /// The hologram's placement changed and is settled here: placed at the
     /// start, put onto a surface, or left where a manipulation ended (not on
     /// the frames in between, while it follows the hands). The platform

@@ -128,6 +128,11 @@ impl Controls {
                 .is_some_and(|panel| panel.grabbed.is_some_and(|(grabbing, _)| grabbing == hand))
     }
 
+    /// Whether the hand menu shows.
+    pub fn hand_menu_open(&self) -> bool {
+        self.hand_menu.is_some()
+    }
+
     /// Whether the panel is open.
     pub fn panel_open(&self) -> bool {
         self.panel.is_some()

@@ -4,6 +4,7 @@
 //! before it applied; reseeds wait in the frame's [`Commands`], which keeps
 //! the first asked for and applies it last.
 pub mod aim;
+pub mod coach;
 pub mod focus;
 pub mod manipulation;
 mod pointing;
@@ -11,15 +12,16 @@ pub mod stroke;
 use glam::{Vec2, Vec3};
 
 use self::aim::{AimedAt, Landing};
+use self::coach::{Coach, Coached, Doings};
 use self::focus::{Focus, Strength, Target};
 use self::manipulation::Manipulation;
 use self::pointing::{HandHits, Pointing};
 use self::stroke::Stroke;
-use crate::app::controls::{Action, Controls, Cursor, HandState, Shows, UiPress};
+use crate::app::controls::{Action, Controls, Cursor, HandState, Shows, UiPress, draw_coach};
 use crate::app::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
 use crate::app::voice::VoiceCommand;
 use crate::app::world::command::{Command, ReseedCause, exaggeration_after};
-use crate::app::world::placement::{self, Placement, PlacementCause};
+use crate::app::world::placement::{self, HOLOGRAM_SIZE_M, Placement, PlacementCause};
 use crate::app::world::surfaces::{self, Surface};
 use crate::app::world::{PlacementId, World};
 use crate::input::hand::{PALM, joints_are_finite};
@@ -141,6 +143,13 @@ pub struct Interaction {
     control_hands: [Option<Press>; 2],
     /// The shared session's code, while the headset is in one.
     session_code: Option<String>,
+    /// The hand coach.
+    coach: Coach,
+    /// A gesture acted this frame (for the coach).
+    acted: bool,
+    /// Where the hologram was drawn this frame (the air-tap coach stands
+    /// beside it).
+    hologram_at: Option<Placement>,
     /// Where each hand's ray landed on the hologram this frame.
     landings: [Option<Landing>; 2],
     /// Where the head's gaze landed on it this frame.
@@ -157,9 +166,30 @@ impl Interaction {
         self.pinned = Some(world.placement_id());
     }
 
-    /// Turns this frame's input into commands: voice placement commands,
-    /// the first placement, gestures, then voice's "new terrain".
+    /// Turns this frame's input into commands (voice placement commands,
+    /// the first placement, gestures, then voice's "new terrain"), and
+    /// tells when the hand coach shows or goes.
     pub fn frame(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        self.acted = false;
+        self.act_on(input, commands);
+        self.hologram_at = self.drawn(input, commands.world());
+        let pressing = self
+            .control_hands
+            .iter()
+            .any(|press| matches!(press, Some(Press::Began | Press::Held)));
+        let doings = Doings {
+            placed: commands.world().placement().is_some(),
+            acted: self.acted || self.manipulation.is_some() || self.stroke.is_some(),
+            menu_open: self.controls.hand_menu_open(),
+            busy: pressing || input.voice.is_some() || self.controls.panel_open(),
+        };
+        if let Some((what, shown)) = self.coach.update(input.display_time_ns, doings) {
+            commands.tell(AppEvent::Coach { what, shown });
+        }
+    }
+
+    /// The frame's commands, as [`Self::frame`] says.
+    fn act_on(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
         let head = input.head.filter(Pose::is_finite);
         let world = commands.world();
         let growth = world.growth_state();
@@ -185,6 +215,7 @@ impl Interaction {
             .and_then(|voice| self.controls.hear(voice.phrase()));
         let voice = if heard.is_some() { None } else { input.voice };
         if let Some(press) = heard {
+            self.acted = true;
             self.press(press, head.as_ref(), input, commands);
         }
         let input = &FrameInput {
@@ -212,6 +243,7 @@ impl Interaction {
             });
         }
         for press in self.gestures(input, commands) {
+            self.acted = true;
             self.press(press, head.as_ref(), input, commands);
         }
         let new_terrain_said = input.voice == Some(VoiceCommand::NewTerrain)
@@ -363,6 +395,19 @@ impl Interaction {
             .zip(self.gaze)
             .map(|(head, landing)| cursor_at(landing, &head, false));
         self.controls.draw_gaze(gaze, hands, &mut drawn.quads);
+        if let Some((what, seconds)) = self.coach.showing(input.display_time_ns)
+            && let Some(head) = input.head.filter(Pose::is_finite)
+            && let Some(centre) = coach_at(what, &head, self.hologram_at)
+        {
+            draw_coach(
+                what,
+                seconds,
+                centre,
+                head.position,
+                &mut drawn.quads,
+                &mut drawn.labels,
+            );
+        }
         OwnedUiLayer {
             quads: drawn.quads,
             labels: drawn.labels,
@@ -652,6 +697,7 @@ impl Interaction {
         .into_iter()
         .find_map(|(fired, cause)| fired.then_some(cause));
         if let Some(cause) = reseed {
+            self.acted = true;
             commands.issue(Command::Reseed {
                 cause,
                 hand: Some(hand),
@@ -874,6 +920,30 @@ fn hand_position(hand: &HandInput) -> Option<Vec3> {
         |pose: &Option<Pose>| pose.filter(Pose::is_finite).map(|pose: Pose| pose.position);
     palm.or_else(|| pose_position(&hand.grip))
         .or_else(|| pose_position(&hand.aim))
+}
+
+/// Where the coach for `what` stands for the wearer at `head`: the
+/// air-tap at the hologram's near right corner, raised, within reach of
+/// the eye (about 0.75 m, where its line keeps 0.65°); the palm at arm's
+/// length, low and to the right, where a hand is raised.
+fn coach_at(what: Coached, head: &Pose, hologram: Option<Placement>) -> Option<Vec3> {
+    let level = |v: Vec3| Vec3::new(v.x, 0.0, v.z).normalize_or(Vec3::NEG_Z);
+    match what {
+        Coached::AirTap => {
+            let at = hologram?;
+            let towards = level(head.position - at.pose.position);
+            let right = Vec3::Y.cross(towards);
+            let corner = HOLOGRAM_SIZE_M / 2.0 * at.scale;
+            let centre = at.pose.position + right * corner + Vec3::Y * 0.15;
+            let distance = (head.position - centre).length();
+            Some(centre + (head.position - centre) / distance * (distance - 0.75).max(0.0))
+        }
+        Coached::Palm => {
+            let forward = level(head.orientation * Vec3::NEG_Z);
+            let right = forward.cross(Vec3::Y);
+            Some(head.position + forward * 0.45 - Vec3::Y * 0.12 + right * 0.1)
+        }
+    }
 }
 
 /// A cursor where `landing` is, seen from `from`.

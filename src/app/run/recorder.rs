@@ -9,8 +9,9 @@
 //! [`RunRecorder::finish`].
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::report::{
-    CpuTimes, EditRecord, MarkerRecord, MenuRecord, OpenedRecord, PlacementRecord, PoseRecord,
-    RedoRecord, ReseedRecord, RunReport, ScrubRecord, TimingStats, UiRecord, UndoRecord,
+    CoachRecord, CpuTimes, EditRecord, MarkerRecord, MenuRecord, OpenedRecord, PlacementRecord,
+    PoseRecord, RedoRecord, ReseedRecord, RunReport, ScrubRecord, TimingStats, UiRecord,
+    UndoRecord,
 };
 use crate::app::controls::{Menu, measure};
 use crate::app::frame::{AppEvent, EyeView, FrameOutput, Marker};
@@ -69,6 +70,8 @@ pub struct RunRecorder {
     scrubs: Vec<ScrubRecord>,
     /// The saves opened, in order.
     opened: Vec<OpenedRecord>,
+    /// The hand coach showing and going, in order.
+    coach: Vec<CoachRecord>,
     /// The buttons pressed, in order.
     ui: Vec<UiRecord>,
     /// The menus as they opened, in order.
@@ -115,6 +118,7 @@ impl RunRecorder {
             redos: Vec::new(),
             scrubs: Vec::new(),
             opened: Vec::new(),
+            coach: Vec::new(),
             ui: Vec::new(),
             menus: Vec::new(),
             menus_on_show: Vec::new(),
@@ -232,6 +236,12 @@ impl RunRecorder {
                     did: press.action.did(),
                 }),
                 AppEvent::Click { .. } => self.clicks += 1,
+                AppEvent::Coach { what, shown } => self.coach.push(CoachRecord {
+                    frame: self.frames,
+                    time,
+                    event: if shown { "shown" } else { "gone" },
+                    what: what.name(),
+                }),
                 AppEvent::Growth(_)
                 | AppEvent::SaveAsked
                 | AppEvent::OpenAsked(_)
@@ -356,6 +366,7 @@ impl RunRecorder {
             redos: self.redos.clone(),
             scrubs: self.scrubs.clone(),
             opened: self.opened.clone(),
+            coach: self.coach.clone(),
             ui: self.ui.clone(),
             menus: self.menus.clone(),
             clicks: self.clicks,
