@@ -16,6 +16,9 @@ use crate::input::hand::INDEX_TIP;
 use crate::render::palette::srgb_to_linear;
 use crate::render::scene::{UiFill, UiLabel, UiQuad, UiRect};
 
+/// How long a ray or fingertip stays on a button before it says how to
+/// say it.
+pub const SAY_HINT_NS: i64 = 1_000_000_000;
 /// How long a ray is drawn when it hits nothing.
 const RAY_IDLE_LENGTH_M: f32 = 0.5;
 
@@ -105,6 +108,7 @@ impl Controls {
             drawn.label(button.menu, text_in(&slot, label, TextSize::Medium, LABEL));
         }
         for hand in Hand::BOTH {
+            self.draw_say_hint(hand, &mut drawn);
             self.draw_pointer(hand, hands[hand.index()], &mut drawn.quads);
         }
         drawn
@@ -153,6 +157,46 @@ impl Controls {
             label.rect.centre += forward;
             drawn.label(on_panel, label);
         }
+    }
+
+    /// "Say '…'" over the button `hand` has been on for [`SAY_HINT_NS`]
+    /// (see it, say it), on a plate of its own.
+    fn draw_say_hint(&self, hand: Hand, drawn: &mut DrawnControls) {
+        let Some((action, since)) = self.hovered_since[hand.index()] else {
+            return;
+        };
+        let long_enough = self.last_ns.is_some_and(|now| now - since >= SAY_HINT_NS);
+        let Some(button) = self
+            .shown
+            .iter()
+            .find(|button| button.action == action)
+            .filter(|_| long_enough)
+        else {
+            return;
+        };
+        let text = format!("Say '{}'", action.label());
+        let size = TextSize::Small;
+        let width = size.width_m(&text) + 2.0 * LABEL_PADDING_M;
+        let height = size.line_m() + LABEL_PADDING_M;
+        let (right, up) = (
+            button.rect.right.normalize_or_zero(),
+            button.rect.up.normalize_or_zero(),
+        );
+        // Just over the button, and a little nearer than it, so the
+        // buttons above do not hide it.
+        let rect = UiRect {
+            centre: button.rect.centre
+                + up * (button.rect.up.length() + height / 2.0)
+                + button.normal() * 0.004,
+            right: right * (width / 2.0),
+            up: up * (height / 2.0),
+        };
+        drawn.plate(button.menu, solid(rect, TITLE_BAR));
+        let slot = UiRect {
+            centre: rect.centre + button.normal() * 0.001,
+            ..shrunk_across(&rect, LABEL_PADDING_M)
+        };
+        drawn.label(button.menu, text_in(&slot, text, size, LABEL));
     }
 
     /// The time slider's track along the bottom of its plate, and its knob
@@ -446,8 +490,9 @@ mod tests {
             panel.plates,
             drawn.quads.iter().map(|quad| quad.rect).collect::<Vec<_>>()
         );
-        // The title, two headings, the readout and every button's label.
-        assert_eq!(panel.labels.len(), 4 + buttons);
+        // The title, two headings, the readout, every button's label and
+        // the two lines of phrases always heard.
+        assert_eq!(panel.labels.len(), 4 + buttons + 2);
         assert_eq!(panel.labels, drawn.labels);
         assert!(
             drawn
@@ -564,5 +609,43 @@ mod tests {
             let plate = colour_of(shown.rect).unwrap();
             assert!(pairs.contains(&(LABEL, plate)), "{:?}", shown.action);
         }
+    }
+
+    #[test]
+    fn a_ray_on_a_button_for_a_second_shows_how_to_say_it_over_it() {
+        let mut controls = Controls::default();
+        open_panel(&mut controls);
+        let on = |controls: &Controls, label: &str| {
+            let shown = button(controls, label);
+            let from = shown.rect.centre + shown.normal() * 0.3;
+            let mut hands = [HandState::default(); 2];
+            hands[1] = HandState {
+                aim: crate::input::Pose::looking_at(from, shown.rect.centre),
+                ..HandState::default()
+            };
+            hands
+        };
+        let hint_at = |controls: &mut Controls, now: i64, label: &str| {
+            let hands = on(controls, label);
+            controls.lay_out(now, Some(&head()), hands, shows());
+            controls.touch(hands);
+            let drawn = controls.draw(hands);
+            drawn
+                .labels
+                .iter()
+                .find(|text| text.text.starts_with("Say '"))
+                .map(|text| (text.text.clone(), text.rect.centre))
+        };
+        assert_eq!(hint_at(&mut controls, 0, "Undo"), None);
+        assert_eq!(hint_at(&mut controls, SAY_HINT_NS / 2, "Undo"), None);
+        let (text, at) = hint_at(&mut controls, SAY_HINT_NS, "Undo").unwrap();
+        assert_eq!(text, "Say 'Undo'");
+        let undo = button(&controls, "Undo");
+        let above = (at - undo.rect.centre).dot(undo.rect.up.normalize());
+        assert!(above > undo.rect.up.length(), "over the button: {above}");
+        // Moved to another button: its own second starts again.
+        assert_eq!(hint_at(&mut controls, SAY_HINT_NS + 1, "Redo"), None);
+        let (text, _) = hint_at(&mut controls, 2 * SAY_HINT_NS + 1, "Redo").unwrap();
+        assert_eq!(text, "Say 'Redo'");
     }
 }

@@ -80,6 +80,9 @@ pub struct Controls {
     pub(super) panel_layout: Option<PanelLayout>,
     /// Display time of the last update.
     pub(super) last_ns: Option<i64>,
+    /// The button each hand's ray or fingertip has been on, and since when
+    /// (for its "Say …" hint).
+    pub(super) hovered_since: [Option<(Action, i64)>; 2],
     /// The moment of the history shown and the moments in all, for the
     /// time slider's knob.
     pub(super) moment: (u64, u64),
