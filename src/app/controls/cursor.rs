@@ -17,8 +17,8 @@ pub struct Cursor {
     pub point: Vec3,
     /// The surface's outward unit normal there: the cursor lies across it.
     pub normal: Vec3,
-    /// How far the pointer is from it, metres: the cursor grows with it,
-    /// so it keeps about the same size in view.
+    /// How far the eyes (else the pointer) are from it, metres: the cursor
+    /// grows with it, so it keeps about the same size in view.
     pub distance: f32,
     /// A pinch or select now would act on what it is on.
     pub targeted: bool,

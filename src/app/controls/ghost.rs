@@ -12,8 +12,11 @@ const GHOST: [f32; 4] = [0.45, 0.75, 1.0, 0.35];
 const GLOW: [f32; 4] = [0.8, 0.95, 1.0, 0.7];
 /// Its line of text.
 const LINE: [f32; 4] = [0.83, 0.83, 0.83, 1.0];
-/// How wide the finger bones are drawn.
+/// How wide the finger bones are drawn, at full size.
 const FINGER_M: f32 = 0.014;
+/// The ghost's size to a real hand's: small enough to stay in view beside
+/// what it points to, large enough to read as a hand.
+const GHOST_SCALE: f32 = 0.6;
 /// Seconds one showing of the air-tap takes, then again.
 const AIR_TAP_CYCLE_S: f32 = 2.0;
 /// Seconds one turn of the palm to the face takes, then again.
@@ -49,6 +52,7 @@ pub fn draw_coach(
     labels: &mut Vec<UiLabel>,
 ) {
     let plane = Plane::facing(centre, eye);
+    let shrunk = |point: Vec2| point * GHOST_SCALE;
     let (hand, flip, text) = match what {
         Coached::AirTap => {
             let closed = pinch_closed(seconds % AIR_TAP_CYCLE_S);
@@ -64,11 +68,13 @@ pub fn draw_coach(
             };
             if closed > 0.95 {
                 // The tap itself: a ring where index and thumb meet, widening.
-                let at = plane.rect(hand.index.x, hand.index.y, 0.0, 0.0).centre;
-                let grow = 0.012 + 0.02 * ((seconds % AIR_TAP_CYCLE_S) - 0.85).max(0.0);
+                let tip = shrunk(hand.index);
+                let at = plane.rect(tip.x, tip.y, 0.0, 0.0).centre;
+                let grow =
+                    (0.012 + 0.02 * ((seconds % AIR_TAP_CYCLE_S) - 0.85).max(0.0)) * GHOST_SCALE;
                 quads.push(ring(&plane, at, grow));
             }
-            (hand, 1.0, "Air-tap the land: new terrain")
+            (hand, 1.0, "Air-tap: new terrain")
         }
         Coached::Palm => {
             let phase = seconds % PALM_CYCLE_S;
@@ -87,8 +93,9 @@ pub fn draw_coach(
             if turn >= 1.0 {
                 // The menu it brings, beside the little finger.
                 for row in 0..3 {
-                    let y = 0.07 - 0.035 * row as f32;
-                    let mut plate = plane.rect(0.085 * flip, y, 0.06, 0.028);
+                    let y = (0.07 - 0.035 * row as f32) * GHOST_SCALE;
+                    let (width, height) = (0.06 * GHOST_SCALE, 0.028 * GHOST_SCALE);
+                    let mut plate = plane.rect(0.085 * flip * GHOST_SCALE, y, width, height);
                     plate.centre += plane.normal() * 0.001;
                     quads.push(UiQuad {
                         rect: plate,
@@ -97,12 +104,13 @@ pub fn draw_coach(
                     });
                 }
             }
-            (hand, flip, "Hold your palm up: the menu")
+            (hand, flip, "Palm up: the menu")
         }
     };
-    let at = |point: Vec2| Vec2::new(point.x * flip, point.y);
+    let at = |point: Vec2| shrunk(Vec2::new(point.x * flip, point.y));
+    let palm_width = 0.08 * flip.abs().max(0.15) * GHOST_SCALE;
     quads.push(UiQuad {
-        rect: plane.rect(0.0, 0.0, 0.08 * flip.abs().max(0.15), 0.09),
+        rect: plane.rect(0.0, 0.0, palm_width, 0.09 * GHOST_SCALE),
         color: GHOST,
         fill: UiFill::Solid,
     });
@@ -114,7 +122,8 @@ pub fn draw_coach(
         quads.push(bone(&plane, at(knuckle), at(tip)));
     }
     quads.push(bone(&plane, at(THUMB_ROOT), at(hand.thumb)));
-    let slot = plane.rect(0.0, -0.075, 0.3, 0.02);
+    // Over the hand: under it lies what it points to.
+    let slot = plane.rect(0.0, 0.16 * GHOST_SCALE, 0.3, 0.02);
     labels.push(text_in(&slot, text, TextSize::Large, LINE));
 }
 
@@ -129,7 +138,7 @@ fn pinch_closed(phase: f32) -> f32 {
 fn bone(plane: &Plane, from: Vec2, to: Vec2) -> UiQuad {
     let along = to - from;
     let middle = (from + to) / 2.0;
-    let across = along.perp().normalize_or(Vec2::X) * (FINGER_M / 2.0);
+    let across = along.perp().normalize_or(Vec2::X) * (FINGER_M * GHOST_SCALE / 2.0);
     let in_room = |v: Vec2| plane.right * v.x + plane.up * v.y;
     UiQuad {
         rect: UiRect {
@@ -185,18 +194,18 @@ mod tests {
             (tip(&quads[quads.len() - 5]) - tip(&quads[quads.len() - 1])).length()
         };
         assert!(
-            tips(&open) > 0.05 && tips(&shut) < 0.01,
+            tips(&open) > 0.03 && tips(&shut) < 0.006,
             "{} {}",
             tips(&open),
             tips(&shut)
         );
-        assert_eq!(labels[0].text, "Air-tap the land: new terrain");
+        assert_eq!(labels[0].text, "Air-tap: new terrain");
         let (back, _) = draw(Coached::Palm, 0.1);
         let (palm, labels) = draw(Coached::Palm, 1.5);
         assert_eq!(palm.len(), back.len() + 3, "the ghost menu's three plates");
-        assert!(labels[0].text.contains("palm"));
+        assert!(labels[0].text.contains("Palm"));
         // Turned over: the thumb is on the other side.
         let thumb_x = |quads: &[UiQuad]| quads[quads.len() - 1].rect.centre.x;
-        assert!(thumb_x(&back) < -0.03 && thumb_x(&palm) > 0.03);
+        assert!(thumb_x(&back) < -0.02 && thumb_x(&palm) > 0.02);
     }
 }

@@ -380,18 +380,18 @@ impl Interaction {
     /// What to draw of the controls for this frame's hands.
     pub fn ui(&self, input: &FrameInput) -> OwnedUiLayer {
         let mut hands = control_hands(input, self.control_hands);
+        // Cursors keep their size in view: they grow with the eyes' distance.
+        let eyes = input.head.filter(Pose::is_finite);
         for hand in Hand::BOTH {
             let state = &mut hands[hand.index()];
             // A hand's ray on the hologram: its pinch or select acts there.
-            state.lands_on = state
-                .aim
+            state.lands_on = eyes
+                .or(state.aim)
                 .zip(self.landings[hand.index()])
-                .map(|(aim, landing)| cursor_at(landing, &aim, true));
+                .map(|(from, landing)| cursor_at(landing, &from, true));
         }
         let mut drawn = self.controls.draw(hands);
-        let gaze = input
-            .head
-            .filter(Pose::is_finite)
+        let gaze = eyes
             .zip(self.gaze)
             .map(|(head, landing)| cursor_at(landing, &head, false));
         self.controls.draw_gaze(gaze, hands, &mut drawn.quads);
@@ -924,8 +924,8 @@ fn hand_position(hand: &HandInput) -> Option<Vec3> {
 
 /// Where the coach for `what` stands for the wearer at `head`: the
 /// air-tap at the hologram's near right corner, raised, within reach of
-/// the eye (about 0.75 m, where its line keeps 0.65°); the palm at arm's
-/// length, low and to the right, where a hand is raised.
+/// the eye (about 0.75 m, where its line keeps 0.65°); the palm a little
+/// beyond arm's length, low and to the right, where a hand is raised.
 fn coach_at(what: Coached, head: &Pose, hologram: Option<Placement>) -> Option<Vec3> {
     let level = |v: Vec3| Vec3::new(v.x, 0.0, v.z).normalize_or(Vec3::NEG_Z);
     match what {
@@ -934,14 +934,15 @@ fn coach_at(what: Coached, head: &Pose, hologram: Option<Placement>) -> Option<V
             let towards = level(head.position - at.pose.position);
             let right = Vec3::Y.cross(towards);
             let corner = HOLOGRAM_SIZE_M / 2.0 * at.scale;
-            let centre = at.pose.position + right * corner + Vec3::Y * 0.15;
+            let centre = at.pose.position + right * corner + Vec3::Y * 0.1;
             let distance = (head.position - centre).length();
             Some(centre + (head.position - centre) / distance * (distance - 0.75).max(0.0))
         }
         Coached::Palm => {
-            let forward = level(head.orientation * Vec3::NEG_Z);
-            let right = forward.cross(Vec3::Y);
-            Some(head.position + forward * 0.45 - Vec3::Y * 0.12 + right * 0.1)
+            // In the head's own view, however it is pitched.
+            let (forward, up) = (head.orientation * Vec3::NEG_Z, head.orientation * Vec3::Y);
+            let right = forward.cross(up);
+            Some(head.position + forward * 0.55 - up * 0.08 + right * 0.12)
         }
     }
 }

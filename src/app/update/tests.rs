@@ -757,7 +757,7 @@ fn a_ray_on_the_land_draws_a_cursor_lying_on_it_targeted_and_the_idle_gaze_one_d
     let seen = |quad: &crate::render::scene::UiQuad, from: Vec3| {
         across(quad) / (quad.rect.centre - from).length()
     };
-    assert!(seen(&idle, EYE) < seen(&ring, above) * 0.8);
+    assert!(seen(&idle, EYE) < seen(&ring, EYE) * 0.8);
     assert!(idle.color[0] < ring.color[0] && idle.color[3] < ring.color[3]);
     // A hand raised with its ray off the hologram: its pinch would go
     // where the gaze is, so the gaze cursor is targeted.
