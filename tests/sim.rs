@@ -339,8 +339,13 @@ fn a_capture_is_written_beside_every_frame_with_the_background_transparent() {
             opaque * 20 > alphas.len(),
             "frame {frame}: {opaque} opaque pixels"
         );
-        // No water in the demo: land and base are all opaque.
-        assert_eq!(partial, 0, "frame {frame}");
+        // No water in the demo: land and base are all opaque; at 1 s the
+        // hand raised to air-tap draws its see-through ray to its cursor.
+        if frame == 60 {
+            assert!(partial > 0, "frame {frame}: no ray");
+        } else {
+            assert_eq!(partial, 0, "frame {frame}");
+        }
     }
     assert!(!out.path().join("capture-00001.png").exists());
 }
@@ -451,4 +456,55 @@ fn each_capture_has_its_depth_beside_it_where_it_shows_anything() {
         "depth samples {farthest} to {nearest}"
     );
     assert!(!out.path().join("depth-00001.png").exists());
+}
+
+/// Six seconds of nothing after the hologram is placed (on the first
+/// frame) show the air-tap coach; the air-tap makes it go on the frame it
+/// reseeds; six seconds more show the palm-up coach, which goes when the
+/// palm brings the hand menu.
+#[test]
+fn the_hand_coach_shows_after_six_idle_seconds_and_goes_once_its_gesture_is_done() {
+    let out = tempfile::tempdir().unwrap();
+    sim::run(&SimArgs {
+        frames: 60 * 16,
+        ..small_run(out.path(), "coach.txt")
+    })
+    .unwrap();
+    let report = read_report(out.path());
+    let coach: Vec<(u64, &str, &str)> = report["coach"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            (
+                entry["frame"].as_u64().unwrap(),
+                entry["event"].as_str().unwrap(),
+                entry["what"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let events: Vec<(&str, &str)> = coach
+        .iter()
+        .map(|&(_, event, what)| (event, what))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("shown", "airtap"),
+            ("gone", "airtap"),
+            ("shown", "palm"),
+            ("gone", "palm")
+        ],
+        "{coach:?}"
+    );
+    let reseeds = report["reseeds"].as_array().unwrap();
+    assert_eq!(reseeds.len(), 1);
+    let tapped = reseeds[0]["frame"].as_u64().unwrap();
+    assert_eq!(coach[0].0, 360, "6 s after the first frame");
+    assert_eq!(coach[1].0, tapped, "gone as the air-tap reseeds");
+    assert_eq!(coach[2].0, tapped + 360, "6 s after the air-tap");
+    // The palm is raised from 14.7 s; the menu opens on it.
+    assert!((14 * 60..16 * 60).contains(&coach[3].0), "{coach:?}");
+    let menus = report["menus"].as_array().unwrap();
+    assert_eq!(menus[0]["frame"].as_u64(), Some(coach[3].0));
 }

@@ -248,6 +248,13 @@ pub enum AppEvent {
     /// The wearer said a phrase or a label on show, and the app listened
     /// (in a shared session, only with the speaker's menu or panel open).
     Heard(VoiceCommand),
+    /// The hand coach showed (`shown`) or went, its gesture done.
+    Coach {
+        /// The gesture it shows.
+        what: crate::app::intent::coach::Coached,
+        /// Whether it showed (else it went).
+        shown: bool,
+    },
     /// The hologram's placement changed and is settled here: placed at the
     /// start, put onto a surface, or left where a manipulation ended (not on
     /// the frames in between, while it follows the hands). The platform

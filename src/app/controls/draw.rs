@@ -2,6 +2,7 @@
 use glam::Vec3;
 
 use super::actions::Action;
+use super::cursor::Cursor;
 use super::hit_test::Menu;
 use super::hit_test::Plane;
 use super::measure::{ShownMenu, contrast_ratio, over, srgb_from_linear};
@@ -15,6 +16,9 @@ use crate::input::hand::INDEX_TIP;
 use crate::render::palette::srgb_to_linear;
 use crate::render::scene::{UiFill, UiLabel, UiQuad, UiRect};
 
+/// How long a ray or fingertip stays on a button before it says how to
+/// say it.
+pub const SAY_HINT_NS: i64 = 1_000_000_000;
 /// How long a ray is drawn when it hits nothing.
 const RAY_IDLE_LENGTH_M: f32 = 0.5;
 
@@ -64,8 +68,10 @@ impl DrawnControls {
 impl Controls {
     /// What to draw: the panel (backplate, title bar, rules, headings and
     /// readout), the caption, every button (its look, its lit bar when on)
-    /// with its label, and while any control shows, each hand's ray with a
-    /// cursor where it meets a button, and a ring under a fingertip near one.
+    /// with its label, each hand's ray with a cursor where it lands on a
+    /// button, the panel or the hologram (and while any control shows, its
+    /// ray alone when it lands on nothing), and a ring under a fingertip
+    /// near a button.
     pub fn draw(&self, hands: [HandState; 2]) -> DrawnControls {
         let mut drawn = DrawnControls::default();
         self.draw_panel(&mut drawn);
@@ -101,10 +107,9 @@ impl Controls {
             let label = button.action.label();
             drawn.label(button.menu, text_in(&slot, label, TextSize::Medium, LABEL));
         }
-        if !self.shown.is_empty() {
-            for hand in Hand::BOTH {
-                self.draw_pointer(hand, hands[hand.index()], &mut drawn.quads);
-            }
+        for hand in Hand::BOTH {
+            self.draw_say_hint(hand, &mut drawn);
+            self.draw_pointer(hand, hands[hand.index()], &mut drawn.quads);
         }
         drawn
     }
@@ -152,6 +157,46 @@ impl Controls {
             label.rect.centre += forward;
             drawn.label(on_panel, label);
         }
+    }
+
+    /// "Say '…'" over the button `hand` has been on for [`SAY_HINT_NS`]
+    /// (see it, say it), on a plate of its own.
+    fn draw_say_hint(&self, hand: Hand, drawn: &mut DrawnControls) {
+        let Some((action, since)) = self.hovered_since[hand.index()] else {
+            return;
+        };
+        let long_enough = self.last_ns.is_some_and(|now| now - since >= SAY_HINT_NS);
+        let Some(button) = self
+            .shown
+            .iter()
+            .find(|button| button.action == action)
+            .filter(|_| long_enough)
+        else {
+            return;
+        };
+        let text = format!("Say '{}'", action.label());
+        let size = TextSize::Small;
+        let width = size.width_m(&text) + 2.0 * LABEL_PADDING_M;
+        let height = size.line_m() + LABEL_PADDING_M;
+        let (right, up) = (
+            button.rect.right.normalize_or_zero(),
+            button.rect.up.normalize_or_zero(),
+        );
+        // Just over the button, and a little nearer than it, so the
+        // buttons above do not hide it.
+        let rect = UiRect {
+            centre: button.rect.centre
+                + up * (button.rect.up.length() + height / 2.0)
+                + button.normal() * 0.004,
+            right: right * (width / 2.0),
+            up: up * (height / 2.0),
+        };
+        drawn.plate(button.menu, solid(rect, TITLE_BAR));
+        let slot = UiRect {
+            centre: rect.centre + button.normal() * 0.001,
+            ..shrunk_across(&rect, LABEL_PADDING_M)
+        };
+        drawn.label(button.menu, text_in(&slot, text, size, LABEL));
     }
 
     /// The time slider's track along the bottom of its plate, and its knob
@@ -236,7 +281,25 @@ impl Controls {
             return;
         };
         let ray = aim.forward_ray();
-        let length = press.ray_hit.unwrap_or(RAY_IDLE_LENGTH_M);
+        // The nearest first: a button or the panel, else the hologram.
+        let landed = match press.ray_hit {
+            Some(length) => {
+                let end = ray.origin + ray.direction * length;
+                Some(Cursor {
+                    point: end,
+                    normal: Plane::facing(end, ray.origin).normal(),
+                    distance: length,
+                    targeted: press.hovered.is_some(),
+                })
+            }
+            None => state.lands_on,
+        };
+        if landed.is_none() && self.shown.is_empty() {
+            return;
+        }
+        let length = landed.map_or(RAY_IDLE_LENGTH_M, |cursor| {
+            (cursor.point - ray.origin).length()
+        });
         let end = ray.origin + ray.direction * length;
         // A thin strip along the ray, turned edge-on to nothing in particular:
         // its width is across the ray and the world's up, or x when vertical.
@@ -250,17 +313,8 @@ impl Controls {
             color: RAY,
             fill: UiFill::Solid,
         });
-        if press.ray_hit.is_some() {
-            let facing = Plane::facing(end, ray.origin);
-            quads.push(UiQuad {
-                rect: UiRect {
-                    centre: end + facing.normal() * 0.003,
-                    right: facing.right * 0.006,
-                    up: facing.up * 0.006,
-                },
-                color: CURSOR,
-                fill: UiFill::Ring,
-            });
+        if let Some(cursor) = landed {
+            cursor.push(quads);
         }
     }
 }
@@ -436,8 +490,9 @@ mod tests {
             panel.plates,
             drawn.quads.iter().map(|quad| quad.rect).collect::<Vec<_>>()
         );
-        // The title, two headings, the readout and every button's label.
-        assert_eq!(panel.labels.len(), 4 + buttons);
+        // The title, two headings, the readout, every button's label and
+        // the two lines of phrases always heard.
+        assert_eq!(panel.labels.len(), 4 + buttons + 2);
         assert_eq!(panel.labels, drawn.labels);
         assert!(
             drawn
@@ -554,5 +609,43 @@ mod tests {
             let plate = colour_of(shown.rect).unwrap();
             assert!(pairs.contains(&(LABEL, plate)), "{:?}", shown.action);
         }
+    }
+
+    #[test]
+    fn a_ray_on_a_button_for_a_second_shows_how_to_say_it_over_it() {
+        let mut controls = Controls::default();
+        open_panel(&mut controls);
+        let on = |controls: &Controls, label: &str| {
+            let shown = button(controls, label);
+            let from = shown.rect.centre + shown.normal() * 0.3;
+            let mut hands = [HandState::default(); 2];
+            hands[1] = HandState {
+                aim: crate::input::Pose::looking_at(from, shown.rect.centre),
+                ..HandState::default()
+            };
+            hands
+        };
+        let hint_at = |controls: &mut Controls, now: i64, label: &str| {
+            let hands = on(controls, label);
+            controls.lay_out(now, Some(&head()), hands, shows());
+            controls.touch(hands);
+            let drawn = controls.draw(hands);
+            drawn
+                .labels
+                .iter()
+                .find(|text| text.text.starts_with("Say '"))
+                .map(|text| (text.text.clone(), text.rect.centre))
+        };
+        assert_eq!(hint_at(&mut controls, 0, "Undo"), None);
+        assert_eq!(hint_at(&mut controls, SAY_HINT_NS / 2, "Undo"), None);
+        let (text, at) = hint_at(&mut controls, SAY_HINT_NS, "Undo").unwrap();
+        assert_eq!(text, "Say 'Undo'");
+        let undo = button(&controls, "Undo");
+        let above = (at - undo.rect.centre).dot(undo.rect.up.normalize());
+        assert!(above > undo.rect.up.length(), "over the button: {above}");
+        // Moved to another button: its own second starts again.
+        assert_eq!(hint_at(&mut controls, SAY_HINT_NS + 1, "Redo"), None);
+        let (text, _) = hint_at(&mut controls, 2 * SAY_HINT_NS + 1, "Redo").unwrap();
+        assert_eq!(text, "Say 'Redo'");
     }
 }

@@ -21,12 +21,15 @@
 //! their buttons lie, [`panel`] the panel's groups laid out, [`ramp`] the
 //! three text sizes, [`palm`] the palm held up, [`hit_test`] where a
 //! fingertip or a ray meets a button, [`press`] the presses, [`draw`] what
-//! is drawn, [`measure`] how big a menu and its text look from the eyes and
+//! is drawn, [`cursor`] the cursors where rays and the gaze land, [`ghost`] the hand
+//! coach's ghost hand, [`measure`] how big a menu and its text look from the eyes and
 //! how its labels stand out; [`legend`], the scale bar on the
 //! hologram's base; and [`toast`], the short lines that say what a save,
 //! an undo or speech did.
 mod actions;
+mod cursor;
 mod draw;
+mod ghost;
 mod hit_test;
 mod layout;
 pub mod legend;
@@ -39,7 +42,9 @@ mod state;
 pub mod toast;
 
 pub use actions::{Action, SAVE_ROWS, every_label, landscape_label, says};
+pub use cursor::Cursor;
 pub use draw::DrawnControls;
+pub use ghost::draw_coach;
 pub use hit_test::Menu;
 pub use hit_test::ShownButton;
 pub use layout::{

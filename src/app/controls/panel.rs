@@ -2,6 +2,7 @@
 use super::actions::{Action, Page, PanelGroup, Readout, panel_groups, title_bar_actions};
 use super::layout::{BUTTON_GAP_M, BUTTON_HEIGHT_M};
 use super::ramp::TextSize;
+use crate::app::voice::PHRASES;
 
 /// A cell of the panel's grid, and so its narrowest button: five across
 /// fit the wearer's view at arm's length (HoloLens 2 shows about 43°
@@ -107,12 +108,65 @@ pub(super) fn panel_layout(
     in_session: bool,
     words: PanelWords,
 ) -> PanelLayout {
-    lay_out_groups(
+    let mut panel = lay_out_groups(
         page.title(),
         title_bar_actions(pinned),
         &panel_groups(page, in_session, words.saves.len()),
         words,
-    )
+    );
+    if page == Page::Terrain {
+        add_phrases(&mut panel);
+    }
+    panel
+}
+
+/// Adds, under the last group, the phrases always heard (whatever shows),
+/// in as many lines as the panel's width needs: "Say: new terrain,
+/// bigger, …". The panel grows by those lines, less than a row of buttons.
+fn add_phrases(panel: &mut PanelLayout) {
+    // The buttons' size, not the headings': the panel's bottom edge is the
+    // farthest from the eyes, where the small size would fall under 0.65°.
+    let size = TextSize::Medium;
+    let spacing = size.line_m() * 1.15;
+    let room = panel.width - 4.0 * BUTTON_GAP_M;
+    let mut lines: Vec<String> = vec!["Say:".into()];
+    for (index, (phrase, _)) in PHRASES.iter().enumerate() {
+        let last = lines.len() - 1;
+        let comma = if index + 1 < PHRASES.len() { "," } else { "" };
+        let longer = format!("{} {phrase}{comma}", lines[last]);
+        if size.width_m(&longer) <= room {
+            lines[last] = longer;
+        } else {
+            lines.push(format!("{phrase}{comma}"));
+        }
+    }
+    let grown = lines.len() as f32 * spacing + BUTTON_GAP_M;
+    let bottom = -panel.height / 2.0;
+    // The panel stays centred on its plane: what was there moves up by
+    // half the lines, and they fill the bottom.
+    for button in &mut panel.buttons {
+        button.y += grown / 2.0;
+    }
+    for text in &mut panel.texts {
+        text.y += grown / 2.0;
+    }
+    for rule in &mut panel.rules {
+        *rule += grown / 2.0;
+    }
+    for picture in &mut panel.pictures {
+        picture.y += grown / 2.0;
+    }
+    let left = -panel.width / 2.0 + 2.0 * BUTTON_GAP_M;
+    for (row, line) in lines.into_iter().enumerate() {
+        panel.texts.push(PanelText {
+            text: line,
+            left,
+            y: bottom + grown / 2.0 - spacing * (row as f32 + 0.5),
+            size,
+            role: TextRole::Heading,
+        });
+    }
+    panel.height += grown;
 }
 
 /// Lays out the title bar and `groups` top to bottom, from the top edge
@@ -370,8 +424,61 @@ mod tests {
             &groups,
             PanelWords::default(),
         );
-        let added = more.height - panel.height;
+        let plain = lay_out_groups(
+            "Terrain",
+            title_bar_actions(false),
+            &panel_groups(Page::Terrain, false, 0),
+            PanelWords::default(),
+        );
+        let added = more.height - plain.height;
         let two_rows = 2.0 * (BUTTON_HEIGHT_M + BUTTON_GAP_M) + HEADING_HEIGHT_M + BUTTON_GAP_M;
         assert!((added - two_rows).abs() < 1e-6, "{added}");
+    }
+
+    #[test]
+    fn the_terrain_page_lists_every_phrase_always_heard_under_its_buttons_in_less_than_a_row() {
+        let panel = panel_layout(Page::Terrain, false, false, PanelWords::default());
+        let plain = lay_out_groups(
+            "Terrain",
+            title_bar_actions(false),
+            &panel_groups(Page::Terrain, false, 0),
+            PanelWords::default(),
+        );
+        let lines: Vec<&PanelText> = panel.texts[plain.texts.len()..].iter().collect();
+        assert!(lines[0].text.starts_with("Say: new terrain,"), "{lines:?}");
+        let said: String = lines
+            .iter()
+            .map(|line| line.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (phrase, _) in PHRASES {
+            assert!(said.contains(phrase), "{phrase} in {said}");
+        }
+        let lowest_button = panel
+            .buttons
+            .iter()
+            .map(|button| button.y - BUTTON_HEIGHT_M / 2.0)
+            .fold(f32::MAX, f32::min);
+        for line in &lines {
+            assert!(line.left + line.size.width_m(&line.text) <= panel.width / 2.0);
+            assert!(
+                line.y + HEADING_HEIGHT_M / 2.0 <= lowest_button + 1e-6,
+                "{line:?}"
+            );
+            assert!(line.y - HEADING_HEIGHT_M / 2.0 >= -panel.height / 2.0 - 1e-6);
+        }
+        let grown = panel.height - plain.height;
+        assert!(
+            grown > 0.0 && grown < BUTTON_HEIGHT_M + BUTTON_GAP_M,
+            "{grown}"
+        );
+        // The history page has its own words.
+        let history = panel_layout(Page::History, false, false, PanelWords::default());
+        assert!(
+            history
+                .texts
+                .iter()
+                .all(|text| !text.text.starts_with("Say"))
+        );
     }
 }

@@ -86,6 +86,7 @@ impl Controls {
                 pressed.push(press);
             }
         }
+        self.note_hovers();
         // A press beginning or ending clicks, from its button.
         let after = self.presses.map(|press| [press.poked, press.rayed]);
         self.clicks.clear();
@@ -103,6 +104,22 @@ impl Controls {
             }
         }
         pressed
+    }
+
+    /// Notes since when each hand's ray or fingertip has been on the
+    /// button it is on.
+    fn note_hovers(&mut self) {
+        let now = self.last_ns.unwrap_or(0);
+        for hand in Hand::BOTH {
+            let press = self.presses[hand.index()];
+            let on = press.hovered.or(press.touching.map(|(action, _)| action));
+            let since = &mut self.hovered_since[hand.index()];
+            *since = match (on, *since) {
+                (Some(action), Some((was, at))) if was == action => Some((was, at)),
+                (Some(action), _) => Some((action, now)),
+                (None, _) => None,
+            };
+        }
     }
 
     /// This frame's clicks and where they sound: a press from each button

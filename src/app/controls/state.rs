@@ -54,6 +54,8 @@ pub struct HandState<'a> {
     /// hologram): a button beyond is behind it, and the ray does not reach
     /// it (the pointer pipeline's nearest hit first).
     pub hidden_beyond: Option<f32>,
+    /// Where its ray lands on the hologram, for its cursor.
+    pub lands_on: Option<super::cursor::Cursor>,
 }
 
 /// The controls' state between frames.
@@ -78,6 +80,9 @@ pub struct Controls {
     pub(super) panel_layout: Option<PanelLayout>,
     /// Display time of the last update.
     pub(super) last_ns: Option<i64>,
+    /// The button each hand's ray or fingertip has been on, and since when
+    /// (for its "Say …" hint).
+    pub(super) hovered_since: [Option<(Action, i64)>; 2],
     /// The moment of the history shown and the moments in all, for the
     /// time slider's knob.
     pub(super) moment: (u64, u64),
@@ -124,6 +129,11 @@ impl Controls {
             || self
                 .panel
                 .is_some_and(|panel| panel.grabbed.is_some_and(|(grabbing, _)| grabbing == hand))
+    }
+
+    /// Whether the hand menu shows.
+    pub fn hand_menu_open(&self) -> bool {
+        self.hand_menu.is_some()
     }
 
     /// Whether the panel is open.

@@ -40,17 +40,47 @@ fn above_land(point: Vec3, land: Land<'_>) -> (f32, Vec2) {
     (probe.height_above_surface, Vec2::new(probe.u, probe.v))
 }
 
+/// Where a ray lands on the hologram: what it meets, and where in the
+/// room, with the outward normal of the surface there (for a cursor that
+/// lies on it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Landing {
+    /// The land's (u, v), or the base.
+    pub at: AimedAt,
+    /// The point met, in the room.
+    pub point: Vec3,
+    /// The surface's outward unit normal there, in the room.
+    pub normal: Vec3,
+}
+
 /// What `ray` (in the room) meets first on the hologram at `placement`
 /// with `land` inside `bounds` (hologram space), if anything: entering
 /// the bounds below the land means the base or the sides; entering above,
 /// the first point where it passes into the land is the surface it aims at.
 pub fn aim(ray: &Ray, placement: &Placement, land: Land<'_>, bounds: Aabb) -> Option<AimedAt> {
+    land_on(ray, placement, land, bounds).map(|landing| landing.at)
+}
+
+/// Where `ray` lands on the hologram, as [`aim`] finds it, with the point
+/// and the surface's normal there.
+pub fn land_on(ray: &Ray, placement: &Placement, land: Land<'_>, bounds: Aabb) -> Option<Landing> {
     let local = placement.ray_to_local(ray);
     let (entry, exit) = bounds.span(&local)?;
     let at = |t: f32| local.origin + local.direction * t;
+    let in_room = |point: Vec3, normal: Vec3| {
+        (
+            placement.to_room(point),
+            placement.pose.orientation * normal,
+        )
+    };
     let (above, _) = above_land(at(entry), land);
     if above < 0.0 {
-        return Some(AimedAt::Base);
+        let (point, normal) = in_room(at(entry), face_normal(at(entry), bounds));
+        return Some(Landing {
+            at: AimedAt::Base,
+            point,
+            normal,
+        });
     }
     let heights = land.heights;
     let sample = HOLOGRAM_SIZE_M / (heights.width().max(heights.height()) - 1) as f32;
@@ -71,11 +101,43 @@ pub fn aim(ray: &Ray, placement: &Placement, land: Land<'_>, bounds: Aabb) -> Op
                 }
             }
             let (_, uv) = above_land(at(inside), land);
-            return Some(AimedAt::Surface(uv));
+            let (point, normal) = in_room(at(inside), land_normal(land, uv, sample));
+            return Some(Landing {
+                at: AimedAt::Surface(uv),
+                point,
+                normal,
+            });
         }
         outside = t;
     }
     None
+}
+
+/// The land's upward unit normal at `uv` (hologram space), from its slope
+/// across one `sample` (metres) either way.
+fn land_normal(land: Land<'_>, uv: Vec2, sample: f32) -> Vec3 {
+    let step = sample / HOLOGRAM_SIZE_M;
+    let slope = |du: f32, dv: f32| {
+        (land.y_m(uv.x + du, uv.y + dv) - land.y_m(uv.x - du, uv.y - dv)) / (2.0 * sample)
+    };
+    Vec3::new(-slope(step, 0.0), 1.0, -slope(0.0, step)).normalize()
+}
+
+/// The outward normal of the face of `bounds` nearest `point` (a point on
+/// it, where a ray entered).
+fn face_normal(point: Vec3, bounds: Aabb) -> Vec3 {
+    let faces = [
+        (point.x - bounds.min.x, -Vec3::X),
+        (bounds.max.x - point.x, Vec3::X),
+        (point.y - bounds.min.y, -Vec3::Y),
+        (bounds.max.y - point.y, Vec3::Y),
+        (point.z - bounds.min.z, -Vec3::Z),
+        (bounds.max.z - point.z, Vec3::Z),
+    ];
+    faces
+        .into_iter()
+        .min_by(|a, b| a.0.abs().total_cmp(&b.0.abs()))
+        .map_or(Vec3::Y, |(_, normal)| normal)
 }
 
 #[cfg(test)]
@@ -180,5 +242,56 @@ mod tests {
             aim(&ray, &placement(), Land::new(&map, 1.0), bounds(&map)),
             None
         );
+    }
+
+    #[test]
+    fn a_landing_lies_on_the_land_with_its_slope_and_on_the_base_facing_out() {
+        // A slope rising along +x: 0.1 high across the map.
+        let mut map = Heightmap::flat(33, 33).unwrap();
+        for y in 0..33 {
+            for x in 0..33 {
+                map.set(x, y, 0.1 * x as f32 / 32.0);
+            }
+        }
+        let land = Land::new(&map, 1.0);
+        let target = placement().to_room(surface_point_at(land, 0.5, 0.5));
+        let from = target + Vec3::new(0.0, 0.5, 0.5);
+        let landing = land_on(
+            &Ray::new(from, target - from),
+            &placement(),
+            land,
+            bounds(&map),
+        )
+        .expect("the ray meets the slope");
+        assert!(
+            (landing.point - target).length() < 2e-3,
+            "{:?}",
+            landing.point
+        );
+        // Rising 0.1 m (times the map's vertical scale) over 0.5 m along x:
+        // the normal leans back along -x, and stays unit length.
+        let rise = land.y_m(1.0, 0.5) - land.y_m(0.0, 0.5);
+        let expected = Vec3::new(-rise / HOLOGRAM_SIZE_M, 1.0, 0.0).normalize();
+        assert!(
+            landing.normal.abs_diff_eq(expected, 1e-3),
+            "{}",
+            landing.normal
+        );
+        // From the front, low: the base's front face, facing the ray back.
+        let mut box_with_base = bounds(&map);
+        box_with_base.min.y -= 0.03;
+        let from = placement().to_room(Vec3::new(0.0, -0.015, 0.6));
+        let ray = Ray::new(
+            from,
+            placement().to_room(Vec3::new(0.0, -0.015, 0.0)) - from,
+        );
+        let base = land_on(&ray, &placement(), land, box_with_base).unwrap();
+        assert_eq!(base.at, AimedAt::Base);
+        assert!(base.normal.abs_diff_eq(Vec3::Z, 1e-5), "{}", base.normal);
+        assert!((base.point.z - placement().to_room(Vec3::new(0.0, 0.0, 0.25)).z).abs() < 1e-4);
+    }
+
+    fn surface_point_at(land: Land<'_>, u: f32, v: f32) -> Vec3 {
+        crate::app::world::placement::surface_point(land, u, v)
     }
 }

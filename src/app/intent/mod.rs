@@ -4,6 +4,7 @@
 //! before it applied; reseeds wait in the frame's [`Commands`], which keeps
 //! the first asked for and applies it last.
 pub mod aim;
+pub mod coach;
 pub mod feedback;
 pub mod focus;
 pub mod manipulation;
@@ -11,17 +12,18 @@ mod pointing;
 pub mod stroke;
 use glam::{Vec2, Vec3};
 
-use self::aim::AimedAt;
+use self::aim::{AimedAt, Landing};
+use self::coach::{Coach, Coached, Doings};
 use self::feedback::HoldSounds;
 use self::focus::{Focus, Strength, Target};
 use self::manipulation::Manipulation;
 use self::pointing::{HandHits, Pointing};
 use self::stroke::Stroke;
-use crate::app::controls::{Action, Controls, HandState, Shows, UiPress};
+use crate::app::controls::{Action, Controls, Cursor, HandState, Shows, UiPress, draw_coach};
 use crate::app::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
 use crate::app::voice::VoiceCommand;
 use crate::app::world::command::{Command, ReseedCause, exaggeration_after};
-use crate::app::world::placement::{self, Placement, PlacementCause};
+use crate::app::world::placement::{self, HOLOGRAM_SIZE_M, Placement, PlacementCause};
 use crate::app::world::surfaces::{self, Surface};
 use crate::app::world::{PlacementId, World};
 use crate::input::hand::{PALM, joints_are_finite};
@@ -143,6 +145,17 @@ pub struct Interaction {
     control_hands: [Option<Press>; 2],
     /// The shared session's code, while the headset is in one.
     session_code: Option<String>,
+    /// The hand coach.
+    coach: Coach,
+    /// A gesture acted this frame (for the coach).
+    acted: bool,
+    /// Where the hologram was drawn this frame (the air-tap coach stands
+    /// beside it).
+    hologram_at: Option<Placement>,
+    /// Where each hand's ray landed on the hologram this frame.
+    landings: [Option<Landing>; 2],
+    /// Where the head's gaze landed on it this frame.
+    gaze: Option<Landing>,
     /// Whether the wearer turned the contour lines off ("Contours"): a
     /// way of looking, each headset's own, so not a command.
     contours_hidden: bool,
@@ -157,9 +170,30 @@ impl Interaction {
         self.pinned = Some(world.placement_id());
     }
 
-    /// Turns this frame's input into commands: voice placement commands,
-    /// the first placement, gestures, then voice's "new terrain".
+    /// Turns this frame's input into commands (voice placement commands,
+    /// the first placement, gestures, then voice's "new terrain"), and
+    /// tells when the hand coach shows or goes.
     pub fn frame(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
+        self.acted = false;
+        self.act_on(input, commands);
+        self.hologram_at = self.drawn(input, commands.world());
+        let pressing = self
+            .control_hands
+            .iter()
+            .any(|press| matches!(press, Some(Press::Began | Press::Held)));
+        let doings = Doings {
+            placed: commands.world().placement().is_some(),
+            acted: self.acted || self.manipulation.is_some() || self.stroke.is_some(),
+            menu_open: self.controls.hand_menu_open(),
+            busy: pressing || input.voice.is_some() || self.controls.panel_open(),
+        };
+        if let Some((what, shown)) = self.coach.update(input.display_time_ns, doings) {
+            commands.tell(AppEvent::Coach { what, shown });
+        }
+    }
+
+    /// The frame's commands, as [`Self::frame`] says.
+    fn act_on(&mut self, input: &FrameInput, commands: &mut dyn Commands) {
         let head = input.head.filter(Pose::is_finite);
         let world = commands.world();
         let growth = world.growth_state();
@@ -194,6 +228,7 @@ impl Interaction {
             commands.tell(AppEvent::Heard(voice));
         }
         if let Some(press) = heard {
+            self.acted = true;
             self.press(press, head.as_ref(), input, commands);
         }
         let input = &FrameInput {
@@ -221,6 +256,7 @@ impl Interaction {
             });
         }
         for press in self.gestures(input, commands) {
+            self.acted = true;
             self.press(press, head.as_ref(), input, commands);
         }
         let new_terrain_said = input.voice == Some(VoiceCommand::NewTerrain)
@@ -376,7 +412,35 @@ impl Interaction {
 
     /// What to draw of the controls for this frame's hands.
     pub fn ui(&self, input: &FrameInput) -> OwnedUiLayer {
-        let drawn = self.controls.draw(control_hands(input, self.control_hands));
+        let mut hands = control_hands(input, self.control_hands);
+        // Cursors keep their size in view: they grow with the eyes' distance.
+        let eyes = input.head.filter(Pose::is_finite);
+        for hand in Hand::BOTH {
+            let state = &mut hands[hand.index()];
+            // A hand's ray on the hologram: its pinch or select acts there.
+            state.lands_on = eyes
+                .or(state.aim)
+                .zip(self.landings[hand.index()])
+                .map(|(from, landing)| cursor_at(landing, &from, true));
+        }
+        let mut drawn = self.controls.draw(hands);
+        let gaze = eyes
+            .zip(self.gaze)
+            .map(|(head, landing)| cursor_at(landing, &head, false));
+        self.controls.draw_gaze(gaze, hands, &mut drawn.quads);
+        if let Some((what, seconds)) = self.coach.showing(input.display_time_ns)
+            && let Some(head) = input.head.filter(Pose::is_finite)
+            && let Some(centre) = coach_at(what, &head, self.hologram_at)
+        {
+            draw_coach(
+                what,
+                seconds,
+                centre,
+                head.position,
+                &mut drawn.quads,
+                &mut drawn.labels,
+            );
+        }
         OwnedUiLayer {
             quads: drawn.quads,
             labels: drawn.labels,
@@ -488,6 +552,7 @@ impl Interaction {
         let presses = self.recognise_presses(input);
         let drawn = self.drawn(input, commands.world());
         let pointing = Pointing::new(drawn, commands.world(), input.head.as_ref());
+        self.gaze = pointing.gaze();
         let (pressed, presses) = self.controls_first(input, presses, &pointing, commands);
         let positions = input.hands.each_ref().map(hand_position);
         let grips = input
@@ -496,14 +561,9 @@ impl Interaction {
             .map(|hand| hand.grip.filter(Pose::is_finite));
         for hand in Hand::BOTH {
             let index = hand.index();
-            let (pinch, controller) = presses[index];
-            let sculpting = self
-                .stroke
-                .as_ref()
-                .is_some_and(|(_, stroke)| stroke.hand == hand);
-            let needs_aim = pinch == Press::Began || controller == Press::Began || sculpting;
             let heights = commands.world().heightmap();
-            let hits = pointing.hand(&input.hands[index], needs_aim, heights);
+            let hits = pointing.hand(&input.hands[index], heights);
+            self.landings[index] = hits.landing;
             let at = HandAt {
                 hand,
                 drawn,
@@ -621,8 +681,10 @@ impl Interaction {
                 Pointer::Pinch => &mut self.recognizers[index].hold,
                 Pointer::Controller => &mut self.recognizers[index].controller_hold,
             };
-            // A controller's click reseeds wherever it points, as its
-            // press always did; its hold acts only on what it aims at.
+            // A pinch acts only where a cursor shows: the hand's ray, or
+            // else the gaze, on the land or the base. A controller's click
+            // reseeds wherever it points, as its press always did (scripts
+            // and runtimes rely on it); its hold acts only on what it aims at.
             let hold = recognizer.update(press, now, position, || {
                 drawn.is_some() && (pointer == Pointer::Controller || hits.aimed)
             });
@@ -668,6 +730,7 @@ impl Interaction {
         .into_iter()
         .find_map(|(fired, cause)| fired.then_some(cause));
         if let Some(cause) = reseed {
+            self.acted = true;
             commands.issue(Command::Reseed {
                 cause,
                 hand: Some(hand),
@@ -892,6 +955,41 @@ fn hand_position(hand: &HandInput) -> Option<Vec3> {
         .or_else(|| pose_position(&hand.aim))
 }
 
+/// Where the coach for `what` stands for the wearer at `head`: the
+/// air-tap at the hologram's near right corner, raised, within reach of
+/// the eye (about 0.75 m, where its line keeps 0.65°); the palm a little
+/// beyond arm's length, low and to the right, where a hand is raised.
+fn coach_at(what: Coached, head: &Pose, hologram: Option<Placement>) -> Option<Vec3> {
+    let level = |v: Vec3| Vec3::new(v.x, 0.0, v.z).normalize_or(Vec3::NEG_Z);
+    match what {
+        Coached::AirTap => {
+            let at = hologram?;
+            let towards = level(head.position - at.pose.position);
+            let right = Vec3::Y.cross(towards);
+            let corner = HOLOGRAM_SIZE_M / 2.0 * at.scale;
+            let centre = at.pose.position + right * corner + Vec3::Y * 0.1;
+            let distance = (head.position - centre).length();
+            Some(centre + (head.position - centre) / distance * (distance - 0.75).max(0.0))
+        }
+        Coached::Palm => {
+            // In the head's own view, however it is pitched.
+            let (forward, up) = (head.orientation * Vec3::NEG_Z, head.orientation * Vec3::Y);
+            let right = forward.cross(up);
+            Some(head.position + forward * 0.55 - up * 0.08 + right * 0.12)
+        }
+    }
+}
+
+/// A cursor where `landing` is, seen from `from`.
+fn cursor_at(landing: Landing, from: &Pose, targeted: bool) -> Cursor {
+    Cursor {
+        point: landing.point,
+        normal: landing.normal,
+        distance: (landing.point - from.position).length(),
+        targeted,
+    }
+}
+
 /// What each hand offers the controls: its joints, its aim and `presses`.
 fn control_hands(input: &FrameInput, presses: [Option<Press>; 2]) -> [HandState<'_>; 2] {
     Hand::BOTH.map(|hand| {
@@ -902,6 +1000,7 @@ fn control_hands(input: &FrameInput, presses: [Option<Press>; 2]) -> [HandState<
             press: presses[hand.index()],
             menu: hand_input.menu,
             hidden_beyond: None,
+            lands_on: None,
         }
     })
 }

@@ -1,14 +1,15 @@
-//! What each hand points at this frame, found once: its pointers (the aim ray of a pinch or a controller's select, the index fingertip) and the head's gaze, hit-tested against the hologram as drawn (its bounds, then the land or the base the ray meets first), for the recognisers and the tools that consume the presses.
+//! What each hand points at this frame, found once: its pointers (the aim ray of a pinch or a controller's select, the index fingertip) and the head's gaze, hit-tested against the hologram as drawn (the land or the base each ray lands on first), for the recognisers, the tools that consume the presses and the cursors drawn where they land.
 //!
 //! The order of the frame's hit tests is the pointer pipeline's: the
 //! controls' buttons first (a press that begins on a button is theirs until
 //! it ends, [`crate::app::controls::Controls::touch`]); then, for what is
-//! left, the hologram's bounds (whether a press is aimed at it: by the
-//! hand's ray, or by the gaze when the hand's ray misses), and only for a
-//! press beginning or a sculpt under way the ray march to the land or the
-//! base ([`super::aim::aim`], the nearest of the two); the fingertip is
-//! probed against the land for a tap.
-use super::aim::{AimedAt, Land, aim};
+//! left, the ray march to the land or the base ([`super::aim::land_on`],
+//! the nearest of the two) for each hand's ray and the gaze: a press is
+//! aimed at the hologram when its hand's ray lands on it, or the gaze does
+//! when the hand's ray misses. A ray that crosses the hologram's box but
+//! misses the land lands nowhere, so it shows no cursor and nothing acts
+//! on it. The fingertip is probed against the land for a tap.
+use super::aim::{AimedAt, Land, Landing, land_on};
 use crate::app::frame::HandInput;
 use crate::app::world::World;
 use crate::app::world::placement::{self, Placement};
@@ -25,48 +26,51 @@ pub(super) struct Pointing {
     bounds: Aabb,
     /// How many times taller than it is the land is drawn.
     exaggeration: f32,
-    /// Whether the head's gaze meets its bounds.
-    gaze_hits: bool,
+    /// Where the head's gaze lands on it.
+    gaze: Option<Landing>,
 }
 
 /// What one hand's pointers meet.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct HandHits {
-    /// The hand's aim ray, or else the head's gaze, meets the hologram's
-    /// bounds: a press now is aimed at the hologram.
+    /// The hand's aim ray, or else the head's gaze, lands on the
+    /// hologram: a press now is aimed at it.
     pub aimed: bool,
-    /// What the aim ray meets first, the land (its uv) or the base; only
-    /// when asked for (the ray march is the frame's dearest hit test).
+    /// What the aim ray meets first, the land (its uv) or the base.
     pub aimed_at: Option<AimedAt>,
+    /// Where the aim ray lands, for its cursor.
+    pub landing: Option<Landing>,
     /// The index fingertip over or in the land, at the fingertip's own
     /// depth whatever the hologram's scale.
     pub probe: Option<SurfaceProbe>,
 }
 
 impl Pointing {
-    /// The hologram `drawn` where the frame draws it, in `world`, and the
-    /// gaze from `head`.
+    /// The hologram `drawn` where the frame draws it, in `world`, and
+    /// where the gaze from `head` lands on it.
     pub fn new(drawn: Option<Placement>, world: &World, head: Option<&Pose>) -> Self {
         let mut pointing = Pointing {
             drawn,
             bounds: world.bounds(),
             exaggeration: world.exaggeration(),
-            gaze_hits: false,
+            gaze: None,
         };
-        pointing.gaze_hits = head.is_some_and(|head| pointing.meets_bounds(head));
+        pointing.gaze = head.and_then(|head| pointing.land(head, world.heightmap()));
         pointing
     }
 
-    /// Whether the ray forward from `from` meets the hologram's bounds. A
-    /// pose with NaNs in it could slip through the slab test, so only finite
-    /// poses aim.
-    fn meets_bounds(&self, from: &Pose) -> bool {
-        from.is_finite()
-            && self.drawn.is_some_and(|placement| {
-                self.bounds
-                    .hit(&placement.ray_to_local(&from.forward_ray()))
-                    .is_some()
-            })
+    /// Where the ray forward from `from` lands on the land of `heights`
+    /// or the base. A pose with NaNs in it could slip through the slab
+    /// test, so only finite poses aim.
+    fn land(&self, from: &Pose, heights: &Heightmap) -> Option<Landing> {
+        let placement = self.drawn.filter(|_| from.is_finite())?;
+        let land = Land::new(heights, self.exaggeration);
+        land_on(&from.forward_ray(), &placement, land, self.bounds)
+    }
+
+    /// Where the head's gaze lands on the hologram.
+    pub fn gaze(&self) -> Option<Landing> {
+        self.gaze
     }
 
     /// How far along `aim`'s ray the hologram's bounds are entered: what
@@ -77,18 +81,10 @@ impl Pointing {
     }
 
     /// What `hand`'s pointers meet on the land of `heights` (as the hands
-    /// before it left them); the land or base its ray meets only when
-    /// `needs_aim` (a press beginning, or this hand's sculpt).
-    pub fn hand(&self, hand: &HandInput, needs_aim: bool, heights: &Heightmap) -> HandHits {
-        let aimed = self.gaze_hits || hand.aim.as_ref().is_some_and(|aim| self.meets_bounds(aim));
-        let aimed_at = self
-            .drawn
-            .zip(hand.aim.filter(Pose::is_finite))
-            .filter(|_| needs_aim)
-            .and_then(|(placement, aim_pose)| {
-                let land = Land::new(heights, self.exaggeration);
-                aim(&aim_pose.forward_ray(), &placement, land, self.bounds)
-            });
+    /// before it left them).
+    pub fn hand(&self, hand: &HandInput, heights: &Heightmap) -> HandHits {
+        let landing = hand.aim.and_then(|aim| self.land(&aim, heights));
+        let aimed = landing.is_some() || self.gaze.is_some();
         let probe = self
             .drawn
             .zip(hand.joints.as_ref())
@@ -102,7 +98,8 @@ impl Pointing {
             });
         HandHits {
             aimed,
-            aimed_at,
+            aimed_at: landing.map(|landing| landing.at),
+            landing,
             probe,
         }
     }

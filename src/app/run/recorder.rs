@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 
 use super::log::{CommandLog, LogEnd, LogEntry, LogStart};
 use super::report::{
-    CpuTimes, EditRecord, MarkerRecord, MenuRecord, OpenedRecord, PlacementRecord, PoseRecord,
-    RedoRecord, ReseedRecord, RunReport, ScrubRecord, TimingStats, ToastRecord, UiRecord,
-    UndoRecord,
+    CoachRecord, CpuTimes, EditRecord, MarkerRecord, MenuRecord, OpenedRecord, PlacementRecord,
+    PoseRecord, RedoRecord, ReseedRecord, RunReport, ScrubRecord, TimingStats, ToastRecord,
+    UiRecord, UndoRecord,
 };
 use crate::app::controls::{Menu, measure};
 use crate::app::frame::{AppEvent, EyeView, FrameOutput, Marker};
@@ -73,6 +73,8 @@ pub struct RunRecorder {
     scrubs: Vec<ScrubRecord>,
     /// The saves opened, in order.
     opened: Vec<OpenedRecord>,
+    /// The hand coach showing and going, in order.
+    coach: Vec<CoachRecord>,
     /// The buttons pressed, in order.
     ui: Vec<UiRecord>,
     /// The menus as they opened, in order.
@@ -123,6 +125,7 @@ impl RunRecorder {
             redos: Vec::new(),
             scrubs: Vec::new(),
             opened: Vec::new(),
+            coach: Vec::new(),
             ui: Vec::new(),
             menus: Vec::new(),
             menus_on_show: Vec::new(),
@@ -254,6 +257,12 @@ impl RunRecorder {
                     *self.sounds.entry(sound.name()).or_default() += 1;
                 }
                 AppEvent::Heard(_) | AppEvent::UndoRefused => {}
+                AppEvent::Coach { what, shown } => self.coach.push(CoachRecord {
+                    frame: self.frames,
+                    time,
+                    event: if shown { "shown" } else { "gone" },
+                    what: what.name(),
+                }),
                 AppEvent::Growth(_)
                 | AppEvent::SaveAsked
                 | AppEvent::OpenAsked(_)
@@ -395,6 +404,7 @@ impl RunRecorder {
             redos: self.redos.clone(),
             scrubs: self.scrubs.clone(),
             opened: self.opened.clone(),
+            coach: self.coach.clone(),
             ui: self.ui.clone(),
             menus: self.menus.clone(),
             clicks: self.clicks,

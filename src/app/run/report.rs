@@ -68,6 +68,19 @@ pub struct ReseedRecord {
     pub seed: u64,
 }
 
+/// The hand coach showing or going.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CoachRecord {
+    /// The frame it showed or went on.
+    pub frame: u64,
+    /// Display seconds since the run's first frame.
+    pub time: f64,
+    /// `"shown"`, or `"gone"` (its gesture done).
+    pub event: &'static str,
+    /// The gesture it shows: `"airtap"` or `"palm"`.
+    pub what: &'static str,
+}
+
 /// A button pressed: when, which, how and what it did.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct UiRecord {
@@ -270,6 +283,8 @@ pub struct RunReport {
     pub opened: Vec<OpenedRecord>,
     /// Buttons pressed, in order.
     pub ui: Vec<UiRecord>,
+    /// The hand coach showing and going, in order.
+    pub coach: Vec<CoachRecord>,
     /// Each opening of a menu or panel, in order.
     pub menus: Vec<MenuRecord>,
     /// Clicks the controls sounded (or, with no audio device, would have):

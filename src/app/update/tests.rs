@@ -698,3 +698,80 @@ fn a_gesture_and_a_voice_command_on_one_frame_reseed_once_by_the_gesture() {
     });
     assert_eq!(reseeds(&outputs[4]), vec![ReseedCause::Select]);
 }
+
+/// The rings of `output`'s controls layer, with the normal each lies across.
+fn rings(output: &FrameOutput) -> Vec<(crate::render::scene::UiQuad, Vec3)> {
+    output
+        .ui
+        .quads
+        .iter()
+        .filter(|quad| quad.fill == crate::render::scene::UiFill::Ring)
+        .map(|quad| (*quad, quad.rect.right.cross(quad.rect.up).normalize()))
+        .collect()
+}
+
+#[test]
+fn a_ray_on_the_land_draws_a_cursor_lying_on_it_targeted_and_the_idle_gaze_one_differs() {
+    let mut app = app();
+    run(&mut app, 3, |_, _| {});
+    let placement = app.placement().unwrap();
+    // Nothing points at the hologram yet: the level gaze passes over it.
+    assert!(rings(&app.update(&frame_at(3, 60))).is_empty());
+    let (heights, exaggeration) = (app.heightmap().clone(), app.world().exaggeration());
+    let land = crate::app::world::placement::Land::new(&heights, exaggeration);
+    let target = placement.to_room(crate::app::world::placement::surface_point(land, 0.6, 0.5));
+    let above = Vec3::new(0.2, 1.5, -0.5);
+    let mut input = frame_at(4, 60);
+    right_hand(&mut input, above, 0.05, target);
+    let output = app.update(&input);
+    let [(ring, normal)] = rings(&output)[..] else {
+        panic!("one cursor: {:?}", output.ui.quads);
+    };
+    // On the land (2 mm off it), lying across its normal: still flat
+    // this early, so straight up, not turned to face the hand.
+    let local = placement.to_local(ring.rect.centre);
+    let probe = crate::app::world::placement::probe_surface(local, land).unwrap();
+    assert!(
+        (probe.height_above_surface - 0.002).abs() < 1e-3,
+        "{probe:?}"
+    );
+    assert!(normal.abs().abs_diff_eq(Vec3::Y, 1e-3), "{normal}");
+    // Targeted: a dot inside it, and a ray from the hand.
+    let dots = output
+        .ui
+        .quads
+        .iter()
+        .filter(|quad| (quad.rect.centre - ring.rect.centre).length() < 0.002)
+        .count();
+    assert_eq!(dots, 2, "the ring and its dot");
+    // The head looking down at the land with no hand: the gaze cursor,
+    // idle: smaller, dimmer, no dot.
+    let mut input = frame_at(5, 60);
+    input.head = Pose::looking_at(EYE, target);
+    let output = app.update(&input);
+    let [(idle, idle_normal)] = rings(&output)[..] else {
+        panic!("one gaze cursor: {:?}", output.ui.quads);
+    };
+    // Across the land's normal (the land has begun to grow: near, not
+    // exactly, up), not turned to the eyes 17° above the land.
+    assert!(idle_normal.y.abs() > 0.999, "{idle_normal}");
+    assert!((ring.rect.centre - target).length() < 0.005);
+    assert_eq!(output.ui.quads.len(), 1, "no dot, no ray");
+    let across = |quad: &crate::render::scene::UiQuad| quad.rect.right.length();
+    let seen = |quad: &crate::render::scene::UiQuad, from: Vec3| {
+        across(quad) / (quad.rect.centre - from).length()
+    };
+    assert!(seen(&idle, EYE) < seen(&ring, EYE) * 0.8);
+    assert!(idle.color[0] < ring.color[0] && idle.color[3] < ring.color[3]);
+    // A hand raised with its ray off the hologram: its pinch would go
+    // where the gaze is, so the gaze cursor is targeted.
+    let mut input = frame_at(6, 60);
+    input.head = Pose::looking_at(EYE, target);
+    right_hand(&mut input, HAND, 0.05, AWAY);
+    let output = app.update(&input);
+    let [(gaze, _)] = rings(&output)[..] else {
+        panic!("one gaze cursor: {:?}", output.ui.quads);
+    };
+    assert_eq!(gaze.color, ring.color);
+    assert!((gaze.rect.centre - idle.rect.centre).length() < 0.01);
+}

@@ -548,6 +548,15 @@ impl<'a> FrameLoop<'a> {
                     });
                 }
                 AppEvent::Weathered => log::info!("weathering the land now"),
+                AppEvent::Coach { what, shown } => log::info!(
+                    "the hand coach ({}) {}",
+                    what.name(),
+                    if shown {
+                        "shows"
+                    } else {
+                        "went, its gesture done"
+                    }
+                ),
                 AppEvent::Exaggerated { exaggeration } => {
                     log::info!("the land is drawn {exaggeration}× its height")
                 }
