@@ -4,6 +4,7 @@
 //! before it applied; reseeds wait in the frame's [`Commands`], which keeps
 //! the first asked for and applies it last.
 pub mod aim;
+mod buttons;
 pub mod coach;
 pub mod feedback;
 pub mod focus;
@@ -19,10 +20,10 @@ use self::focus::{Focus, Strength, Target};
 use self::manipulation::Manipulation;
 use self::pointing::{HandHits, Pointing};
 use self::stroke::Stroke;
-use crate::app::controls::{Action, Controls, Cursor, HandState, Shows, UiPress, draw_coach};
+use crate::app::controls::{Controls, Cursor, HandState, Shows, UiPress, draw_coach};
 use crate::app::frame::{AppEvent, FrameInput, HandInput, Kept, OwnedSurfaceMarks, OwnedUiLayer};
 use crate::app::voice::VoiceCommand;
-use crate::app::world::command::{Command, ReseedCause, exaggeration_after};
+use crate::app::world::command::{Command, ReseedCause};
 use crate::app::world::placement::{self, HOLOGRAM_SIZE_M, Placement, PlacementCause};
 use crate::app::world::surfaces::{self, Surface};
 use crate::app::world::{PlacementId, World};
@@ -32,9 +33,6 @@ use crate::input::{
 };
 use crate::terrain::sculpt::Edit;
 
-/// How far in from each end of the time slider (as a fraction of it) its
-/// track ends: a press beyond is its end.
-const SLIDER_END: f32 = 0.02;
 /// The factor "bigger" scales the hologram by ("smaller" by its inverse).
 pub const VOICE_SCALE_STEP: f32 = 1.25;
 
@@ -309,83 +307,6 @@ impl Interaction {
             .sounds(input.display_time_ns, holding, tracing, at)
         {
             commands.tell(AppEvent::Sound { sound, at });
-        }
-    }
-
-    /// Does what a pressed button says, and tells of the press.
-    fn press(
-        &mut self,
-        press: UiPress,
-        head: Option<&Pose>,
-        input: &FrameInput,
-        commands: &mut dyn Commands,
-    ) {
-        commands.tell(AppEvent::Pressed(press));
-        let drawn = self.drawn(input, commands.world()).is_some();
-        match press.action {
-            Action::NewTerrain if drawn => commands.issue(Command::Reseed {
-                cause: ReseedCause::Menu,
-                hand: None,
-            }),
-            Action::Landscape(name) if drawn => commands.issue(Command::Landscape {
-                cause: ReseedCause::Menu,
-                name,
-            }),
-            Action::NewTerrain | Action::Landscape(_) => {}
-            Action::PauseGrowth => commands.issue(Command::Pause),
-            Action::ResumeGrowth => commands.issue(Command::Resume),
-            Action::Slower | Action::Faster => {
-                let rate = commands.world().growth_state().iterations_per_second;
-                commands.issue(Command::Speed {
-                    iterations_per_second: press.action.rate_after(rate),
-                });
-            }
-            Action::Undo => commands.issue(Command::Undo),
-            Action::Redo => commands.issue(Command::Redo),
-            Action::Contours => self.contours_hidden = !self.contours_hidden,
-            Action::Taller | Action::Flatter => {
-                let now = commands.world().exaggeration();
-                commands.issue(Command::Exaggerate {
-                    exaggeration: exaggeration_after(now, press.action == Action::Taller),
-                });
-            }
-            Action::Weather if drawn => commands.issue(Command::Weather),
-            Action::Weather => {}
-            Action::Save => commands.tell(AppEvent::SaveAsked),
-            Action::ShareSession => commands.tell(AppEvent::ShareAsked),
-            Action::LeaveSession => commands.tell(AppEvent::LeaveAsked),
-            Action::PlaceHere => {
-                if commands.world().placement().is_some() {
-                    self.end_quietly();
-                    commands.issue(Command::ResetPlacement);
-                    self.reset_by = Some(PlacementCause::Menu);
-                }
-            }
-            Action::Landscapes
-            | Action::PinPanel
-            | Action::UnpinPanel
-            | Action::ClosePanel
-            | Action::HistoryPage
-            | Action::TerrainPage => {
-                self.controls.act(press.action, head);
-            }
-            Action::TimeSlider | Action::Back | Action::Forward | Action::Now => {
-                let history = commands.world().history();
-                let to = match press.action {
-                    Action::TimeSlider => {
-                        // The track's ends are a finger's width in from the
-                        // plate's: a press there is the start, or now.
-                        let along =
-                            ((press.along - SLIDER_END) / (1.0 - 2.0 * SLIDER_END)).clamp(0.0, 1.0);
-                        (f64::from(along) * history.length() as f64).round() as u64
-                    }
-                    Action::Back => history.back(),
-                    Action::Forward => history.forward(),
-                    _ => history.length(),
-                };
-                commands.issue(Command::Scrub { to });
-            }
-            Action::OpenSave(row) => commands.tell(AppEvent::OpenAsked(row)),
         }
     }
 
