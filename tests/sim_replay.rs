@@ -31,6 +31,9 @@ fn scripted(out: &Path, script_name: &str, frames: u64) -> SimArgs {
         script: Some(script(script_name)),
         out: out.to_path_buf(),
         every: 10,
+        // The world alone: a replay has no wearer, so no controls, cursors
+        // or hand coach to draw.
+        hide_controls: true,
         ..SimArgs::default()
     }
 }

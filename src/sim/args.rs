@@ -98,6 +98,11 @@ pub struct SimArgs {
     /// depth-NNNNN.png (16-bit grey: 0 where nothing was drawn, nearer brighter).
     #[arg(long)]
     pub capture: bool,
+    /// Draw the hologram without the wearer's own controls (menus, rays,
+    /// cursors, the hand coach, toasts) in the frames and captures: the
+    /// world alone, as a replay of the run's log draws it.
+    #[arg(long)]
+    pub hide_controls: bool,
     /// The capture's size, WIDTHxHEIGHT pixels [with --device hololens2:
     /// 1280x840, and any size must be about 3:2].
     #[arg(
@@ -134,6 +139,7 @@ impl Default for SimArgs {
             state: None,
             blend: Display::Additive,
             capture: false,
+            hide_controls: false,
             capture_size: Size {
                 width: capture::DEFAULT_CAPTURE_SIZE.0,
                 height: capture::DEFAULT_CAPTURE_SIZE.1,

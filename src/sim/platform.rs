@@ -16,7 +16,7 @@ use crate::app::save::Picture;
 use crate::input::Pose;
 use crate::render::backend::{OffscreenOptions, StereoRenderer};
 use crate::render::offscreen;
-use crate::render::scene::FrameScene;
+use crate::render::scene::{FrameScene, UiLayer};
 use crate::sound::{Recording, Sound};
 
 /// What the simulator does for the run loop each frame.
@@ -29,6 +29,8 @@ pub(super) struct SimPlatform {
     placement_file: Option<PathBuf>,
     /// The frame's display time, for the clicks.
     pub time_ns: i64,
+    /// Whether the wearer's controls are left out of the pictures.
+    hide_controls: bool,
 }
 
 impl SimPlatform {
@@ -43,6 +45,7 @@ impl SimPlatform {
             sound: args.sound.then(Recording::default),
             placement_file,
             time_ns: 0,
+            hide_controls: args.hide_controls,
         })
     }
 }
@@ -51,7 +54,14 @@ impl Platform for SimPlatform {
     type Error = SimError;
 
     fn draw(&mut self, scene: &FrameScene<'_>) -> Result<(), SimError> {
-        Ok(self.renderers.0.render(scene)?)
+        Ok(self.renderers.0.render(&FrameScene {
+            ui: if self.hide_controls {
+                UiLayer::default()
+            } else {
+                scene.ui
+            },
+            ..*scene
+        })?)
     }
 
     fn picture(&mut self) -> Result<Option<Picture>, SimError> {
@@ -171,6 +181,11 @@ pub(super) fn write_snapshot(
     if let Some(scene) = driver.scene_with_every_height(output) {
         capture_renderer.render(&FrameScene {
             views: [camera; 2],
+            ui: if args.hide_controls {
+                UiLayer::default()
+            } else {
+                scene.ui
+            },
             ..scene
         })?;
         let image = capture_renderer.read_back()?;

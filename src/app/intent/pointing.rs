@@ -6,9 +6,10 @@
 //! left, the ray march to the land or the base ([`super::aim::land_on`],
 //! the nearest of the two) for each hand's ray and the gaze: a press is
 //! aimed at the hologram when its hand's ray lands on it, or the gaze does
-//! when the hand's ray misses. A ray that crosses the hologram's box but
-//! misses the land lands nowhere, so it shows no cursor and nothing acts
-//! on it. The fingertip is probed against the land for a tap.
+//! when the hand's ray misses (or either meets the hologram's box: an
+//! air-tap into it acts as it always did). A ray that crosses the box but
+//! misses the land lands nowhere, so it shows no cursor. The fingertip is
+//! probed against the land for a tap.
 use super::aim::{AimedAt, Land, Landing, land_on};
 use crate::app::frame::HandInput;
 use crate::app::world::World;
@@ -28,6 +29,8 @@ pub(super) struct Pointing {
     exaggeration: f32,
     /// Where the head's gaze lands on it.
     gaze: Option<Landing>,
+    /// Whether the head's gaze meets its bounds.
+    gaze_hits: bool,
 }
 
 /// What one hand's pointers meet.
@@ -54,8 +57,10 @@ impl Pointing {
             bounds: world.bounds(),
             exaggeration: world.exaggeration(),
             gaze: None,
+            gaze_hits: false,
         };
         pointing.gaze = head.and_then(|head| pointing.land(head, world.heightmap()));
+        pointing.gaze_hits = head.is_some_and(|head| pointing.meets_bounds(head));
         pointing
     }
 
@@ -66,6 +71,18 @@ impl Pointing {
         let placement = self.drawn.filter(|_| from.is_finite())?;
         let land = Land::new(heights, self.exaggeration);
         land_on(&from.forward_ray(), &placement, land, self.bounds)
+    }
+
+    /// Whether the ray forward from `from` meets the hologram's bounds. A
+    /// pose with NaNs in it could slip through the slab test, so only
+    /// finite poses aim.
+    fn meets_bounds(&self, from: &Pose) -> bool {
+        from.is_finite()
+            && self.drawn.is_some_and(|placement| {
+                self.bounds
+                    .hit(&placement.ray_to_local(&from.forward_ray()))
+                    .is_some()
+            })
     }
 
     /// Where the head's gaze lands on the hologram.
@@ -84,7 +101,14 @@ impl Pointing {
     /// before it left them).
     pub fn hand(&self, hand: &HandInput, heights: &Heightmap) -> HandHits {
         let landing = hand.aim.and_then(|aim| self.land(&aim, heights));
-        let aimed = landing.is_some() || self.gaze.is_some();
+        // An air-tap into the hologram's box still reseeds where its ray
+        // passes over the land without landing (a pinch aimed at the
+        // hologram, as every run so far made them); the cursor shows only
+        // where a ray lands.
+        let aimed = landing.is_some()
+            || self.gaze.is_some()
+            || self.gaze_hits
+            || hand.aim.as_ref().is_some_and(|aim| self.meets_bounds(aim));
         let probe = self
             .drawn
             .zip(hand.joints.as_ref())
