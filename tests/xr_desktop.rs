@@ -504,19 +504,20 @@ fn desktop_simulator_window_keys_and_mouse_drive_the_app() {
     xvfb.screenshot(&compositor, &out.join("controller-menu.png"));
     click_select(&xvfb, &app, 3);
     app.wait_line("pressed ray New terrain", 1);
-    // Tilt the controller down (right mouse button dragged while Left Alt
+    // Turn the controller right (right mouse button dragged while Left Alt
     // holds the right controller) a little at a time until its ray is on
-    // the next button, then press that one: the landscapes panel opens.
+    // the next button, beside it in the menu's second column, then press
+    // that one: the landscapes panel opens.
     xvfb.xdotool(&["keydown", "Alt_L"]);
     xvfb.xdotool(&["mousedown", "3"]);
     let deadline = Instant::now() + PATIENCE;
     while app.count("ray right on Landscapes") == 0 {
         assert!(
             Instant::now() < deadline,
-            "tilting the controller down never brought its ray onto \"Landscapes\"; output:\n{}",
+            "turning the controller right never brought its ray onto \"Landscapes\"; output:\n{}",
             app.text()
         );
-        xvfb.xdotool(&["mousemove_relative", "--", "0", "2"]);
+        xvfb.xdotool(&["mousemove_relative", "--", "2", "0"]);
         app.wait_frames(1);
     }
     xvfb.xdotool(&["mouseup", "3"]);

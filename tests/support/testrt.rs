@@ -387,16 +387,18 @@ pub const SHARE_CODE: &str = "7-guitar-orbit";
 
 /// A shared session's host script (the simulator's clock): an air-tap, a
 /// landscape, a traced fault and an undo (the landscape and the undo said
-/// with the hand menu up: in a session speech acts only then); then the host looks at the
+/// with the hand menu up: in a session speech acts only then; the trace
+/// after the menu has gone, so that its ray meets the land, not a button);
+/// then the host looks at the
 /// session's card on its table (tests/data/rooms/shared-host.txt). Each
 /// test adds the waits its session needs (`wait`, docs/simulator.md).
 pub const SHARED_HOST_SCRIPT: &str = "\
 0.5 airtap right
-1.2 palm left 0.6
+1.1 palm left 0.5
 1.5 say next landscape
-2.2 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
-3.1 palm left 0.6
-3.4 say undo
+2.7 trace right 0.5 0.1 0.45 0.5 0.3 0.9 0.45
+3.5 palm left 0.5
+3.7 say undo
 4.0 head 0.3 1.6 -1.2 0.5 0.75 -2.3
 ";
 
