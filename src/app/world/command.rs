@@ -348,33 +348,26 @@ impl Command {
         matches!(self, Command::Reseed { .. } | Command::Landscape { .. })
     }
 
-    /// Whether it changes the terrain or its growth (a reseed, a landscape,
-    /// an edit, an undo, a weather, an exaggeration, a pause, a resume or a
-    /// speed): what a
-    /// shared session orders for everyone. Placement stays
-    /// each headset's own until the headsets share a marker. Every variant
-    /// is named, so a new command cannot join or miss the shared order
-    /// without a decision here.
+    /// Whether a shared session orders it for everyone: what changes the
+    /// history ([`Command::changes_terrain`], which names every variant),
+    /// and what paces growth or moves through time (a pause, a resume, a
+    /// speed, a scrub). Placement stays each headset's own until the
+    /// headsets share a marker.
     pub fn is_terrain(&self) -> bool {
-        match self {
-            Command::Reseed { .. }
-            | Command::Landscape { .. }
-            | Command::Trace { .. }
-            | Command::Lift { .. }
-            | Command::Undo
-            | Command::Redo
-            | Command::Weather
-            // Undo takes it back like a terrain change, so it must stand in
-            // the same order on every headset.
-            | Command::Exaggerate { .. } => true,
-            // The host's growth paces every peer (peers grow only as far as
-            // it announces), so a pause or a new speed anyone asks for goes
-            // to the host and through the shared order.
-            Command::Pause | Command::Resume | Command::Speed { .. } => true,
-            // A scrub moves everyone to the same moment of the same history.
-            Command::Scrub { .. } => true,
-            Command::Place { .. } | Command::Scale { .. } | Command::ResetPlacement => false,
-        }
+        // Every change the history holds must stand in the same order on
+        // every headset (undo takes an exaggeration back like an edit).
+        self.changes_terrain()
+            || match self {
+                // The host's growth paces every peer (peers grow only as far
+                // as it announces), so a pause or a new speed anyone asks
+                // for goes to the host and through the shared order; a scrub
+                // moves everyone to the same moment of the same history.
+                Command::Pause
+                | Command::Resume
+                | Command::Speed { .. }
+                | Command::Scrub { .. } => true,
+                _ => false,
+            }
     }
 }
 
